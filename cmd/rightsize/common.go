@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/target"
+)
+
+// targetFlags are the flags every command that opens a target shares.
+type targetFlags struct {
+	spec     string
+	pgBin    string
+	dataDir  string
+	settings []string
+}
+
+func (f *targetFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", "embedded, or postgres://user:pass@host:port/db")
+	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
+	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")
+	cmd.Flags().StringArrayVar(&f.settings, "pg-setting", nil, "server setting of the embedded target, name=value (repeatable)")
+}
+
+func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*target.Target, error) {
+	settings := map[string]string{}
+	for _, s := range f.settings {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, badInput(fmt.Errorf("--pg-setting %q: want name=value", s))
+		}
+		settings[k] = v
+	}
+	if pool == 0 {
+		pool = runtime.NumCPU()
+	}
+	t, err := target.Open(ctx, f.spec, target.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1})
+	if err != nil {
+		if errors.Is(err, target.ErrBadTarget) {
+			return nil, badInput(err)
+		}
+		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
+	}
+	return t, nil
+}
+
+// readySchema reads the build metadata and turns a missing or incomplete
+// schema into a bad-input error that says how to fix it.
+func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
+	m, err := t.ReadMeta(ctx)
+	if errors.Is(err, engine.ErrNoSchema) {
+		return m, badInput(fmt.Errorf("%s has no rightsize TPC-C schema; build one first: rightsize build --target %s --warehouses N", t.Name, t.Spec))
+	}
+	if err != nil {
+		return m, badInput(err)
+	}
+	if !m.Complete {
+		return m, badInput(fmt.Errorf("the TPC-C schema in %s is incomplete (an interrupted build); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses))
+	}
+	return m, nil
+}

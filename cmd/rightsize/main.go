@@ -1,0 +1,80 @@
+// Command rightsize measures the smallest, cheapest database configuration
+// that still meets a transaction throughput and latency: TPC-C-derived
+// build, run and check, on an embedded PostgreSQL or an existing server.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries an exit code: 2 for bad input, 1 for a failed check.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// badInput wraps err as a bad-input error (exit code 2).
+func badInput(err error) error { return &exitError{code: 2, err: err} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "rightsize:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(2)
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rightsize",
+		Short:         "Find the smallest database server that still meets your throughput and latency",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
+	root.PersistentFlags().Lookup("cpuprofile").Hidden = true
+	var profFile *os.File
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		profFile = f
+		return pprof.StartCPUProfile(f)
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if profFile != nil {
+			pprof.StopCPUProfile()
+			profFile.Close()
+		}
+	}
+	root.AddCommand(newBuildCmd(), newRunCmd(), newCheckCmd(), newQuickstartCmd(), newEnginesCmd())
+	return root
+}

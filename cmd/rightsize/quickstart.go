@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func newQuickstartCmd() *cobra.Command {
+	var tf targetFlags
+	cmd := &cobra.Command{
+		Use:   "quickstart",
+		Short: "Start the embedded PostgreSQL, build 1 warehouse, run 1 and 4 users, check",
+		Long: `quickstart shows the whole tool in about two minutes: it starts the embedded
+PostgreSQL (downloaded once and cached), builds 1 warehouse, runs 1 and then 4
+virtual users for 20 s each after a 10 s ramp-up, checks consistency and prints
+the summary.`,
+		Example: `  rightsize quickstart
+  rightsize quickstart --pg-bin /usr/lib/postgresql/15/bin`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			start := time.Now()
+			ctx := cmd.Context()
+			fmt.Fprintln(cmd.ErrOrStderr(), "starting the embedded PostgreSQL...")
+			t, err := tf.open(ctx, true, 2)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			if _, err := buildWith(cmd, t, 1, 2, 1); err != nil {
+				return err
+			}
+			if _, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second}); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "consistency:")
+			if err := checkWith(cmd, t); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "quickstart done in %.0f s\n", time.Since(start).Seconds())
+			return nil
+		},
+	}
+	tf.register(cmd)
+	return cmd
+}

@@ -1,0 +1,451 @@
+// Package driver runs virtual users against an engine: the TPC-C mix from a
+// deck per user, optional keying and think times, retries of serialization
+// failures and deadlocks, reconnection after a lost connection, HdrHistogram
+// latencies and per-second throughput, for one step (a number of users with
+// a ramp-up and a measured duration) at a time.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// Target is what the driver needs from an engine.
+type Target interface {
+	NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor, error)
+	Classify(err error) engine.ErrClass
+}
+
+// StepConfig describes one step.
+type StepConfig struct {
+	Users          int
+	Rampup         time.Duration
+	Duration       time.Duration
+	Mode           engine.Mode
+	KeyingThinking bool
+	Warehouses     int
+	Constants      tpcc.Constants // with CLastRun set
+	Seed           uint64
+	// MaxRetries bounds retries of one transaction (serialization failures, deadlocks).
+	MaxRetries int
+	// ServerCPU, when set, returns the database server's cumulative CPU
+	// time; it is sampled at the same instants as the driver's own CPU.
+	ServerCPU func() time.Duration
+}
+
+// TxnStats are the figures of one transaction type over the measured interval.
+type TxnStats struct {
+	Count     int64 // completed, including rolled-back New-Orders
+	Rollbacks int64 // New-Orders rolled back by the simulated user error
+	Retries   int64
+	Errors    int64
+	// FirstError is the text of the first error of this type, if any.
+	FirstError string
+	Hist       *hdrhistogram.Histogram `json:"-"`
+}
+
+// Window is the latency of one 10 s window of the step (ramp-up included).
+type Window struct {
+	Start time.Duration // offset from the step start
+	Hists [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+}
+
+// StepResult is everything measured in one step.
+type StepResult struct {
+	Users             int
+	StepStart         time.Time // users started
+	MeasureStart      time.Time // ramp-up over
+	MeasureEnd        time.Time
+	Txn               [tpcc.NumTxnTypes]TxnStats
+	SkippedDeliveries int64
+	Reconnects        int64
+	DriverCPU         time.Duration // this process's user+system CPU during the measured interval
+	ServerCPU         time.Duration // the server's CPU during the measured interval (0 when unknown)
+	PerSecondTxn      []int64       // completed transactions per second since StepStart
+	PerSecondNewOrder []int64
+	Windows           []Window
+	Partial           bool // interrupted before the end of the measured interval
+}
+
+// Measured is the length of the measured interval.
+func (s *StepResult) Measured() time.Duration { return s.MeasureEnd.Sub(s.MeasureStart) }
+
+// Completed is the number of completed transactions in the measured interval.
+func (s *StepResult) Completed() int64 {
+	var n int64
+	for _, t := range s.Txn {
+		n += t.Count
+	}
+	return n
+}
+
+// TPM is completed transactions (all types) per minute.
+func (s *StepResult) TPM() float64 { return perMinute(s.Completed(), s.Measured()) }
+
+// NOPM is completed New-Orders per minute (rolled-back ones included, as the
+// spec counts them; Rollbacks tells how many).
+func (s *StepResult) NOPM() float64 { return perMinute(s.Txn[tpcc.NewOrderTxn].Count, s.Measured()) }
+
+// DriverCPUPerTxn is the driver's CPU time per completed transaction in µs.
+func (s *StepResult) DriverCPUPerTxn() float64 {
+	if n := s.Completed(); n > 0 {
+		return float64(s.DriverCPU.Microseconds()) / float64(n)
+	}
+	return 0
+}
+
+func perMinute(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Minutes()
+}
+
+// SelfCPU returns this process's user+system CPU time.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ErrAllUsersFailed is returned when no virtual user could connect.
+var ErrAllUsersFailed = errors.New("no virtual user could connect")
+
+// RunStep runs one step. Cancelling ctx ends it early: the result is then
+// marked Partial and covers what was measured until then.
+func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, error) {
+	if cfg.Users < 1 {
+		return nil, fmt.Errorf("users must be at least 1 (got %d)", cfg.Users)
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 10
+	}
+	// Connect every user first so connection time is not measured.
+	execs := make([]tpcc.Executor, cfg.Users)
+	var connErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range execs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			e, err := tgt.NewExecutor(ctx, cfg.Mode)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if connErr == nil {
+					connErr = err
+				}
+				return
+			}
+			execs[i] = e
+		}()
+	}
+	wg.Wait()
+	if connErr != nil {
+		for _, e := range execs {
+			if e != nil {
+				_ = e.Close(context.Background())
+			}
+		}
+		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, connErr)
+	}
+
+	stepStart := time.Now()
+	res := &StepResult{Users: cfg.Users, StepStart: stepStart}
+	measureStart := stepStart.Add(cfg.Rampup)
+	measureEnd := measureStart.Add(cfg.Duration)
+	seconds := int((cfg.Rampup + cfg.Duration) / time.Second)
+	rec := newRecorder(stepStart, seconds)
+	stats := make([]userStats, cfg.Users)
+
+	stop := make(chan struct{}) // closed at the end of the measured interval
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+
+	for i := range cfg.Users {
+		wg.Add(1)
+		u := &user{
+			id: i, cfg: &cfg, tgt: tgt, exec: execs[i], rec: rec, stats: &stats[i],
+			measureStart: measureStart, measureEnd: measureEnd, stop: stop,
+		}
+		go func() { defer wg.Done(); u.run(runCtx) }()
+	}
+
+	// Window rotation and the measured interval's CPU.
+	var cpuStart, srvStart time.Duration
+	serverCPU := cfg.ServerCPU
+	if serverCPU == nil {
+		serverCPU = func() time.Duration { return 0 }
+	}
+	windowTick := time.NewTicker(WindowLength)
+	defer windowTick.Stop()
+	rampDone := time.NewTimer(cfg.Rampup)
+	endTimer := time.NewTimer(time.Until(measureEnd))
+	defer rampDone.Stop()
+	defer endTimer.Stop()
+	winStart := time.Duration(0)
+	ended := false
+	for !ended {
+		select {
+		case <-rampDone.C:
+			cpuStart, srvStart = SelfCPU(), serverCPU()
+		case <-windowTick.C:
+			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
+			winStart += WindowLength
+		case <-endTimer.C:
+			ended = true
+		case <-ctx.Done():
+			res.Partial = true
+			ended = true
+		}
+	}
+	now := time.Now()
+	if now.Before(measureStart) { // interrupted during ramp-up
+		cpuStart, srvStart = SelfCPU(), serverCPU()
+		measureStart = now
+	}
+	res.DriverCPU = SelfCPU() - cpuStart
+	res.ServerCPU = serverCPU() - srvStart
+	res.MeasureStart, res.MeasureEnd = measureStart, measureEnd
+	if res.Partial && now.Before(measureEnd) {
+		res.MeasureEnd = now
+	}
+	close(stop)
+	// In-flight transactions may finish (they are not counted); then cancel.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cancelRun()
+		<-done
+	}
+	if winStart < time.Since(stepStart) {
+		res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
+	}
+
+	hists := rec.merged()
+	for t := range res.Txn {
+		res.Txn[t].Hist = hists[t]
+	}
+	for i := range stats {
+		s := &stats[i]
+		for t := range res.Txn {
+			if res.Txn[t].FirstError == "" && s.firstErr[t] != nil {
+				res.Txn[t].FirstError = s.firstErr[t].Error()
+			}
+			res.Txn[t].Count += s.count[t]
+			res.Txn[t].Retries += s.retries[t]
+			res.Txn[t].Errors += s.errors[t]
+		}
+		res.Txn[tpcc.NewOrderTxn].Rollbacks += s.rollbacks
+		res.SkippedDeliveries += s.skipped
+		res.Reconnects += s.reconnects
+	}
+	n := min(seconds, int(res.MeasureEnd.Sub(stepStart)/time.Second)+1)
+	res.PerSecondTxn = make([]int64, n)
+	res.PerSecondNewOrder = make([]int64, n)
+	for i := range n {
+		res.PerSecondTxn[i] = rec.perSecTxn[i].Load()
+		res.PerSecondNewOrder[i] = rec.perSecNO[i].Load()
+	}
+	return res, nil
+}
+
+// ServerCPUPerTxn is the server's CPU time per completed transaction in µs
+// (0 when unknown).
+func (s *StepResult) ServerCPUPerTxn() float64 {
+	if n := s.Completed(); n > 0 && s.ServerCPU > 0 {
+		return float64(s.ServerCPU.Microseconds()) / float64(n)
+	}
+	return 0
+}
+
+// userStats are one user's counters over the measured interval; only that
+// user writes them, and they are read after it stops.
+type userStats struct {
+	count, retries, errors         [tpcc.NumTxnTypes]int64
+	firstErr                       [tpcc.NumTxnTypes]error
+	rollbacks, skipped, reconnects int64
+	_                              [64]byte
+}
+
+type user struct {
+	id                       int
+	cfg                      *StepConfig
+	tgt                      Target
+	exec                     tpcc.Executor
+	rec                      *recorder
+	stats                    *userStats
+	measureStart, measureEnd time.Time
+	stop                     chan struct{}
+
+	no  tpcc.NewOrderInput
+	nor tpcc.NewOrderResult
+	p   tpcc.PaymentInput
+	pr  tpcc.PaymentResult
+	os  tpcc.OrderStatusInput
+	osr tpcc.OrderStatusResult
+	d   tpcc.DeliveryInput
+	dr  tpcc.DeliveryResult
+	sl  tpcc.StockLevelInput
+	slr tpcc.StockLevelResult
+}
+
+// sleep waits d or until the step stops; it reports whether to go on.
+func (u *user) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-u.stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (u *user) stopped() bool {
+	select {
+	case <-u.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (u *user) run(ctx context.Context) {
+	cfg := u.cfg
+	r := tpcc.NewRand(cfg.Seed, uint64(u.id)+1<<32)
+	home := u.id%cfg.Warehouses + 1
+	dist := (u.id/cfg.Warehouses)%tpcc.DistrictsPerWarehouse + 1
+	in := tpcc.NewInputs(r, cfg.Constants, cfg.Warehouses, home, dist)
+	deck := tpcc.NewDeck(r)
+	defer func() {
+		if u.exec != nil {
+			_ = u.exec.Close(context.Background())
+		}
+	}()
+	for !u.stopped() && ctx.Err() == nil {
+		t := deck.Deal()
+		switch t {
+		case tpcc.NewOrderTxn:
+			in.NewOrder(&u.no)
+		case tpcc.PaymentTxn:
+			in.Payment(&u.p)
+		case tpcc.OrderStatusTxn:
+			in.OrderStatus(&u.os)
+		case tpcc.DeliveryTxn:
+			in.Delivery(&u.d)
+		case tpcc.StockLevelTxn:
+			in.StockLevel(&u.sl)
+		}
+		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.KeyingTime(t)) {
+			return
+		}
+		if u.exec == nil && !u.reconnect(ctx) {
+			return
+		}
+		start := time.Now()
+		var err error
+		for attempt := 0; ; attempt++ {
+			err = u.do(ctx, t)
+			if err == nil || ctx.Err() != nil || u.tgt.Classify(err) != engine.ErrRetry || attempt >= cfg.MaxRetries {
+				break
+			}
+			if u.measured(time.Now()) {
+				u.stats.retries[t]++
+			}
+		}
+		end := time.Now()
+		if ctx.Err() != nil {
+			return
+		}
+		measured := u.measured(end)
+		if err != nil {
+			if measured {
+				u.stats.errors[t]++
+			}
+			if u.stats.firstErr[t] == nil {
+				u.stats.firstErr[t] = err
+			}
+			if u.tgt.Classify(err) == engine.ErrConnection {
+				_ = u.exec.Close(context.Background())
+				u.exec = nil
+				if !u.reconnect(ctx) {
+					return
+				}
+			}
+		} else {
+			u.rec.record(u.id, t, end.Sub(start), end, measured)
+			if measured {
+				u.stats.count[t]++
+				if t == tpcc.NewOrderTxn && u.nor.RolledBack {
+					u.stats.rollbacks++
+				}
+				if t == tpcc.DeliveryTxn {
+					u.stats.skipped += int64(u.dr.Skipped)
+				}
+			}
+		}
+		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.ThinkTime(t, r)) {
+			return
+		}
+	}
+}
+
+func (u *user) measured(t time.Time) bool {
+	return !t.Before(u.measureStart) && t.Before(u.measureEnd)
+}
+
+// reconnect retries with exponential backoff (100 ms .. 5 s) until it
+// succeeds or the step stops.
+func (u *user) reconnect(ctx context.Context) bool {
+	backoff := 100 * time.Millisecond
+	for {
+		e, err := u.tgt.NewExecutor(ctx, u.cfg.Mode)
+		if err == nil {
+			u.exec = e
+			u.stats.reconnects++
+			return true
+		}
+		if !u.sleep(ctx, backoff) {
+			return false
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (u *user) do(ctx context.Context, t tpcc.TxnType) error {
+	switch t {
+	case tpcc.NewOrderTxn:
+		return u.exec.NewOrder(ctx, &u.no, &u.nor)
+	case tpcc.PaymentTxn:
+		return u.exec.Payment(ctx, &u.p, &u.pr)
+	case tpcc.OrderStatusTxn:
+		return u.exec.OrderStatus(ctx, &u.os, &u.osr)
+	case tpcc.DeliveryTxn:
+		return u.exec.Delivery(ctx, &u.d, &u.dr)
+	default:
+		return u.exec.StockLevel(ctx, &u.sl, &u.slr)
+	}
+}

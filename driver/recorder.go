@@ -1,0 +1,112 @@
+package driver
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// Latencies are recorded in microseconds, 1 µs .. 60 s, 3 significant digits.
+const (
+	histMin     = 1
+	histMax     = 60_000_000
+	histSigFigs = 3
+	// WindowLength is the span of one latency window of the time series.
+	WindowLength = 10 * time.Second
+	shards       = 16
+)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigFigs) }
+
+// recorder collects latencies of one step from many virtual users. Users
+// are spread over shards so they rarely contend for a lock.
+type recorder struct {
+	shards [shards]shard
+	// per-second completed transactions and New-Orders since step start
+	perSecTxn, perSecNO []atomic.Int64
+	stepStart           time.Time
+}
+
+type shard struct {
+	mu   sync.Mutex
+	step [tpcc.NumTxnTypes]*hdrhistogram.Histogram // measured interval
+	win  [tpcc.NumTxnTypes]*hdrhistogram.Histogram // current 10 s window
+	_    [64]byte
+}
+
+func newRecorder(stepStart time.Time, seconds int) *recorder {
+	r := &recorder{stepStart: stepStart, perSecTxn: make([]atomic.Int64, seconds+1), perSecNO: make([]atomic.Int64, seconds+1)}
+	for i := range r.shards {
+		for t := range tpcc.NumTxnTypes {
+			r.shards[i].step[t] = newHist()
+			r.shards[i].win[t] = newHist()
+		}
+	}
+	return r
+}
+
+func clampUs(d time.Duration) int64 {
+	us := d.Microseconds()
+	if us < histMin {
+		return histMin
+	}
+	if us > histMax {
+		return histMax
+	}
+	return us
+}
+
+// record adds one completed transaction that ended at end.
+func (r *recorder) record(user int, t tpcc.TxnType, lat time.Duration, end time.Time, measured bool) {
+	if sec := int(end.Sub(r.stepStart) / time.Second); sec >= 0 && sec < len(r.perSecTxn) {
+		r.perSecTxn[sec].Add(1)
+		if t == tpcc.NewOrderTxn {
+			r.perSecNO[sec].Add(1)
+		}
+	}
+	us := clampUs(lat)
+	s := &r.shards[user%shards]
+	s.mu.Lock()
+	_ = s.win[t].RecordValue(us)
+	if measured {
+		_ = s.step[t].RecordValue(us)
+	}
+	s.mu.Unlock()
+}
+
+// rotate closes the current window and returns its merged histograms.
+func (r *recorder) rotate() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
+	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+	for t := range out {
+		out[t] = newHist()
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		for t := range out {
+			out[t].Merge(s.win[t])
+			s.win[t].Reset()
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// merged returns the measured-interval histograms of every type.
+func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
+	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+	for t := range out {
+		out[t] = newHist()
+		for i := range r.shards {
+			s := &r.shards[i]
+			s.mu.Lock()
+			out[t].Merge(s.step[t])
+			s.mu.Unlock()
+		}
+	}
+	return out
+}

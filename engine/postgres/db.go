@@ -1,0 +1,215 @@
+// Package postgres is the PostgreSQL engine: DDL, COPY bulk load, PL/pgSQL
+// procedures and pipelined client-side statements for the five
+// transactions, and server counters from pg_stat_database.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// DB is an open PostgreSQL benchmark database.
+type DB struct {
+	dsn    string
+	pool   *pgxpool.Pool
+	dbname string
+}
+
+// Open connects to dsn with a pool of up to poolSize connections (loaders,
+// index builds) and verifies the server answers.
+func Open(ctx context.Context, dsn string, poolSize int) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", err)
+	}
+	if poolSize < 2 {
+		poolSize = 2
+	}
+	cfg.MaxConns = int32(poolSize)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	return &DB{dsn: dsn, pool: pool, dbname: cfg.ConnConfig.Database}, nil
+}
+
+// EnsureDatabase connects to the server of dsn (via its "postgres"
+// database) and creates dsn's database if it does not exist.
+func EnsureDatabase(ctx context.Context, dsn string) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("parse PostgreSQL DSN: %w", err)
+	}
+	name := cfg.Database
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.Host, cfg.Port, err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return fmt.Errorf("create database %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Engine implements engine.DB.
+func (db *DB) Engine() string { return "postgres" }
+
+// Caps implements engine.DB.
+func (db *DB) Caps() engine.Caps { return Caps }
+
+// Caps are PostgreSQL's capabilities.
+var Caps = engine.Caps{Procedures: true, Statements: true, Server: true}
+
+// Pool exposes the connection pool (tests and probes).
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Close implements engine.DB.
+func (db *DB) Close() error { db.pool.Close(); return nil }
+
+// Version implements engine.DB.
+func (db *DB) Version(ctx context.Context) (string, error) {
+	var v string
+	err := db.pool.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	return "PostgreSQL " + v, err
+}
+
+var settingNames = []string{"server_version", "shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
+	"max_connections", "synchronous_commit", "fsync", "full_page_writes", "wal_level", "max_wal_size", "checkpoint_timeout",
+	"default_transaction_isolation", "max_parallel_workers_per_gather", "huge_pages", "random_page_cost", "data_checksums"}
+
+// Settings implements engine.DB.
+func (db *DB) Settings(ctx context.Context) (map[string]string, error) {
+	rows, err := db.pool.Query(ctx, "SELECT name, setting || COALESCE(unit, '') FROM pg_settings WHERE name = ANY($1)", settingNames)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// QueryInt implements engine.DB.
+func (db *DB) QueryInt(ctx context.Context, sql string) (int64, error) {
+	var n int64
+	err := db.pool.QueryRow(ctx, sql).Scan(&n)
+	return n, err
+}
+
+// CheckSQL implements engine.DB: PostgreSQL runs the portable SQL as is.
+func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
+
+// WriteMeta implements engine.DB.
+func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = db.pool.Exec(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, $1)
+ON CONFLICT (id) DO UPDATE SET meta = EXCLUDED.meta`, string(b))
+	if err != nil {
+		return fmt.Errorf("write rightsize_meta: %w", err)
+	}
+	return nil
+}
+
+// ReadMeta implements engine.DB.
+func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
+	var m engine.Meta
+	var s string
+	err := db.pool.QueryRow(ctx, "SELECT meta FROM rightsize_meta WHERE id = 1").Scan(&s)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" || errors.Is(err, pgx.ErrNoRows) {
+		return m, engine.ErrNoSchema
+	}
+	if err != nil {
+		return m, fmt.Errorf("read rightsize_meta: %w", err)
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return m, fmt.Errorf("decode rightsize_meta: %w", err)
+	}
+	return m, nil
+}
+
+// TableSizes implements engine.DB.
+func (db *DB) TableSizes(ctx context.Context) ([]engine.TableSize, error) {
+	var out []engine.TableSize
+	for _, t := range tpcc.Tables {
+		s := engine.TableSize{Table: t}
+		err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM `+string(t)+`),
+ pg_table_size($1::regclass), pg_indexes_size($1::regclass)`, string(t)).Scan(&s.Rows, &s.DataBytes, &s.IndexBytes)
+		if err != nil {
+			return nil, fmt.Errorf("size of %s: %w", t, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Counters implements engine.DB.
+func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
+	var c engine.Counters
+	err := db.pool.QueryRow(ctx, `SELECT xact_commit, xact_rollback, blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()`).
+		Scan(&c.Commits, &c.Rollbacks, &c.BlocksRead, &c.BlocksHit)
+	if err != nil {
+		return c, fmt.Errorf("read pg_stat_database: %w", err)
+	}
+	// WAL position and checkpoints: best effort (columns moved between versions).
+	_ = db.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&c.WALBytes)
+	_ = db.pool.QueryRow(ctx, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`).Scan(&c.Checkpoints)
+	return c, nil
+}
+
+// Classify implements engine.DB.
+func (db *DB) Classify(err error) engine.ErrClass { return classify(err) }
+
+func classify(err error) engine.ErrClass {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "40001" || pgErr.Code == "40P01":
+			return engine.ErrRetry
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57P"):
+			return engine.ErrConnection
+		}
+		return engine.ErrOther
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return engine.ErrConnection
+	}
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) || strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF") ||
+		strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "broken pipe") {
+		return engine.ErrConnection
+	}
+	return engine.ErrOther
+}

@@ -1,0 +1,114 @@
+// Package target turns a --target value into an open engine.DB: "embedded"
+// starts a managed PostgreSQL (package instance), "postgres://..." connects to
+// an existing server.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/instance"
+)
+
+// Options configure how a target is opened.
+type Options struct {
+	PGBin      string            // installed PostgreSQL binaries for the embedded target
+	DataDir    string            // data directory of the embedded target
+	Settings   map[string]string // server settings of the embedded target
+	PoolSize   int               // connections for loaders and index builds
+	CreateDB   bool              // create the database if missing (build)
+	Database   string            // database name on the embedded server (default "tpcc")
+	ServerPort uint32            // fixed port for the embedded server (0: any free one)
+}
+
+// Target is an open benchmark database plus what it took to get it.
+type Target struct {
+	engine.DB
+	Spec     string             // the --target value
+	Name     string             // display name: "embedded" or the DSN without password
+	Instance *instance.Postgres // the managed server, nil for external targets
+}
+
+// Close closes the database and stops a managed server.
+func (t *Target) Close() error {
+	err := t.DB.Close()
+	if t.Instance != nil {
+		if serr := t.Instance.Stop(); err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// ErrBadTarget marks a target spec that cannot be understood.
+var ErrBadTarget = errors.New("bad target")
+
+// EmbeddedSettings are the server settings the embedded target starts with
+// unless overridden.
+var EmbeddedSettings = map[string]string{
+	"shared_buffers":     "512MB",
+	"max_connections":    "300",
+	"max_wal_size":       "4GB",
+	"checkpoint_timeout": "15min",
+}
+
+// Open opens spec.
+func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
+	if opt.Database == "" {
+		opt.Database = "tpcc"
+	}
+	switch {
+	case spec == "" || spec == "embedded":
+		settings := map[string]string{}
+		for k, v := range EmbeddedSettings {
+			settings[k] = v
+		}
+		for k, v := range opt.Settings {
+			settings[k] = v
+		}
+		inst, err := instance.StartPostgres(ctx, instance.PostgresConfig{BinDir: opt.PGBin, DataDir: opt.DataDir, Settings: settings, Port: opt.ServerPort})
+		if err != nil {
+			return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
+		}
+		dsn := inst.DSN(opt.Database)
+		if err := postgres.EnsureDatabase(ctx, dsn); err != nil {
+			_ = inst.Stop()
+			return nil, err
+		}
+		db, err := postgres.Open(ctx, dsn, opt.PoolSize)
+		if err != nil {
+			_ = inst.Stop()
+			return nil, err
+		}
+		return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Instance: inst}, nil
+	case strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://"):
+		if opt.CreateDB {
+			if err := postgres.EnsureDatabase(ctx, spec); err != nil {
+				return nil, err
+			}
+		}
+		db, err := postgres.Open(ctx, spec, opt.PoolSize)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+	}
+	return nil, fmt.Errorf("%w %q: use embedded or postgres://user:pass@host:port/db", ErrBadTarget, spec)
+}
+
+// Redact removes the password from a URL-style DSN.
+func Redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,118 @@
+package tpcc
+
+import (
+	"math/rand/v2"
+)
+
+// Rand is the workload's deterministic random source (PCG), with the TPC-C
+// primitives of clause 2.1 and 4.3.2 on top. It is not safe for concurrent use:
+// give every loader and virtual user its own.
+type Rand struct {
+	r *rand.Rand
+}
+
+// NewRand returns a Rand seeded from seed and a stream number, so independent
+// parts of the workload (a table of one warehouse, one virtual user) draw
+// independent, reproducible sequences.
+func NewRand(seed, stream uint64) *Rand {
+	return &Rand{r: rand.New(rand.NewPCG(seed, stream^0x9e3779b97f4a7c15))}
+}
+
+// Uint64 returns a uniformly distributed 64-bit value.
+func (r *Rand) Uint64() uint64 { return r.r.Uint64() }
+
+// Float64 returns a uniform value in [0, 1).
+func (r *Rand) Float64() float64 { return r.r.Float64() }
+
+// Int returns random(lo, hi): a uniform integer in [lo, hi] inclusive.
+func (r *Rand) Int(lo, hi int) int { return lo + r.r.IntN(hi-lo+1) }
+
+// Shuffle permutes n elements with swap.
+func (r *Rand) Shuffle(n int, swap func(i, j int)) { r.r.Shuffle(n, swap) }
+
+// NURand is the non-uniform random function of clause 2.1.6:
+// (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x.
+func (r *Rand) NURand(a, c, x, y int) int {
+	return (((r.Int(0, a) | r.Int(x, y)) + c) % (y - x + 1)) + x
+}
+
+const (
+	alnum  = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	digits = "0123456789"
+	upper  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+// appendChars appends n characters drawn uniformly from alphabet (len < 64),
+// using every 64-bit draw for several characters.
+func (r *Rand) appendChars(buf []byte, n int, alphabet string) []byte {
+	k := uint64(len(alphabet))
+	// per 64-bit draw we can take floor(64 / log2(k)) characters with
+	// negligible bias; 62 symbols -> 10 characters, 10 symbols -> 19.
+	per := 10
+	if k <= 26 {
+		per = 13
+	}
+	if k <= 10 {
+		per = 19
+	}
+	for n > 0 {
+		x := r.r.Uint64()
+		m := min(per, n)
+		for range m {
+			buf = append(buf, alphabet[x%k])
+			x /= k
+		}
+		n -= m
+	}
+	return buf
+}
+
+// AString appends an a-string of random length in [lo, hi] (clause 4.3.2.2).
+func (r *Rand) AString(buf []byte, lo, hi int) []byte {
+	return r.appendChars(buf, r.Int(lo, hi), alnum)
+}
+
+// NString appends an n-string (digits) of random length in [lo, hi].
+func (r *Rand) NString(buf []byte, lo, hi int) []byte {
+	return r.appendChars(buf, r.Int(lo, hi), digits)
+}
+
+// State appends two random upper-case letters.
+func (r *Rand) State(buf []byte) []byte { return r.appendChars(buf, 2, upper) }
+
+// Zip appends a zip code: 4 random digits followed by "11111" (clause 4.3.2.7).
+func (r *Rand) Zip(buf []byte) []byte {
+	return append(r.appendChars(buf, 4, digits), "11111"...)
+}
+
+// Original appends an a-string of length [26, 50] that, in 10 % of calls,
+// holds "ORIGINAL" at a random position (clause 4.3.3.1, I_DATA and S_DATA).
+func (r *Rand) Original(buf []byte) []byte {
+	start := len(buf)
+	buf = r.AString(buf, 26, 50)
+	if r.r.IntN(10) == 0 {
+		n := len(buf) - start
+		pos := r.r.IntN(n - 8 + 1)
+		copy(buf[start+pos:], "ORIGINAL")
+	}
+	return buf
+}
+
+// Fixed-point helpers: amounts are integers of cents, rates integers of 1/10000.
+
+// Cents returns a random amount in [lo, hi] cents.
+func (r *Rand) Cents(lo, hi int) int64 { return int64(r.Int(lo, hi)) }
+
+var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"}
+
+// LastName returns the C_LAST for a number in [0, 999] (clause 4.3.2.3).
+func LastName(n int) string {
+	return syllables[n/100] + syllables[(n/10)%10] + syllables[n%10]
+}
+
+// AppendLastName appends the C_LAST for n to buf.
+func AppendLastName(buf []byte, n int) []byte {
+	buf = append(buf, syllables[n/100]...)
+	buf = append(buf, syllables[(n/10)%10]...)
+	return append(buf, syllables[n%10]...)
+}

@@ -1,0 +1,286 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"time"
+)
+
+// TxnType is one of the five transactions.
+type TxnType uint8
+
+// The five transaction types, in report order.
+const (
+	NewOrderTxn TxnType = iota
+	PaymentTxn
+	OrderStatusTxn
+	DeliveryTxn
+	StockLevelTxn
+	NumTxnTypes
+)
+
+var txnNames = [NumTxnTypes]string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+// String returns the snake_case name used in JSON and the store.
+func (t TxnType) String() string { return txnNames[t] }
+
+// OrderLineInput is one line of a New-Order.
+type OrderLineInput struct {
+	ItemID    int32
+	SupplyWID int32
+	Quantity  int32
+}
+
+// NewOrderInput holds the inputs of clause 2.4.1. Lines are sorted by
+// (supply warehouse, item) so concurrent orders lock stock in one order; the
+// invalid item of a rolled-back order sorts last.
+type NewOrderInput struct {
+	WID, DID, CID int32
+	Lines         []OrderLineInput
+	AllLocal      bool
+}
+
+// NewOrderResult is what a New-Order returns.
+type NewOrderResult struct {
+	OID        int32
+	Total      float64 // display total, clause 2.4.2.2
+	RolledBack bool    // the simulated user error (unused item) rolled it back
+}
+
+// PaymentInput holds the inputs of clause 2.5.1.
+type PaymentInput struct {
+	WID, DID   int32
+	CWID, CDID int32
+	CID        int32  // when !ByName
+	CLast      string // when ByName
+	ByName     bool
+	Amount     float64 // [1.00, 5000.00], two decimals
+}
+
+// PaymentResult is what a Payment returns.
+type PaymentResult struct {
+	CID     int32
+	Balance float64
+}
+
+// OrderStatusInput holds the inputs of clause 2.6.1.
+type OrderStatusInput struct {
+	WID, DID int32
+	CID      int32
+	CLast    string
+	ByName   bool
+}
+
+// OrderStatusResult is what an Order-Status returns.
+type OrderStatusResult struct {
+	CID     int32
+	Balance float64
+	OID     int32
+	Lines   int32
+}
+
+// DeliveryInput holds the inputs of clause 2.7.1.
+type DeliveryInput struct {
+	WID       int32
+	CarrierID int32
+}
+
+// DeliveryResult is what a Delivery returns.
+type DeliveryResult struct {
+	Delivered int32 // districts with an order delivered
+	Skipped   int32 // districts with no undelivered order (clause 2.7.4.2)
+}
+
+// StockLevelInput holds the inputs of clause 2.8.1.
+type StockLevelInput struct {
+	WID, DID  int32
+	Threshold int32
+}
+
+// StockLevelResult is what a Stock-Level returns.
+type StockLevelResult struct {
+	LowStock int32
+}
+
+// Executor runs the five transactions on one database connection. Engines
+// implement it once per mode (stored procedures, client-side statements). A
+// New-Order with an unused item returns RolledBack=true and a nil error.
+type Executor interface {
+	NewOrder(ctx context.Context, in *NewOrderInput, out *NewOrderResult) error
+	Payment(ctx context.Context, in *PaymentInput, out *PaymentResult) error
+	OrderStatus(ctx context.Context, in *OrderStatusInput, out *OrderStatusResult) error
+	Delivery(ctx context.Context, in *DeliveryInput, out *DeliveryResult) error
+	StockLevel(ctx context.Context, in *StockLevelInput, out *StockLevelResult) error
+	Close(ctx context.Context) error
+}
+
+// ErrNoSuchCustomer is returned when a by-name lookup finds nobody (cannot
+// happen on a correctly built database).
+var ErrNoSuchCustomer = errors.New("tpcc: no customer with that last name")
+
+// Inputs draws transaction inputs for one terminal (virtual user): a fixed
+// home warehouse and, for Stock-Level, a fixed district (clause 2.8.1).
+type Inputs struct {
+	r          *Rand
+	c          Constants
+	warehouses int
+	home, dist int32
+}
+
+// NewInputs returns an input generator for a terminal with home warehouse
+// home and district dist, in a database of warehouses warehouses.
+func NewInputs(r *Rand, c Constants, warehouses int, home, dist int) *Inputs {
+	return &Inputs{r: r, c: c, warehouses: warehouses, home: int32(home), dist: int32(dist)}
+}
+
+func (g *Inputs) otherWarehouse() int32 {
+	w := int32(g.r.Int(1, g.warehouses-1))
+	if w >= g.home {
+		w++
+	}
+	return w
+}
+
+func (g *Inputs) customerID() int32 { return int32(g.r.NURand(ACID, g.c.CID, 1, CustomersPerDistrict)) }
+func (g *Inputs) lastName() string  { return LastName(g.r.NURand(ALast, g.c.CLastRun, 0, 999)) }
+
+// NewOrder fills in (reusing its Lines slice). Item ids are distinct within
+// an order, so every engine treats the lines alike.
+func (g *Inputs) NewOrder(in *NewOrderInput) {
+	in.WID = g.home
+	in.DID = int32(g.r.Int(1, DistrictsPerWarehouse))
+	in.CID = g.customerID()
+	n := g.r.Int(MinOrderLines, MaxOrderLines)
+	rollback := g.r.Int(1, 100) == 1
+	in.Lines = in.Lines[:0]
+	in.AllLocal = true
+	for i := 0; i < n; i++ {
+		var item int32
+		if rollback && i == n-1 {
+			item = InvalidItemID
+		} else {
+		draw:
+			item = int32(g.r.NURand(AItem, g.c.CItem, 1, NumItems))
+			for _, l := range in.Lines {
+				if l.ItemID == item {
+					goto draw
+				}
+			}
+		}
+		supply := g.home
+		if g.warehouses > 1 && g.r.Int(1, 100) == 1 {
+			supply = g.otherWarehouse()
+			in.AllLocal = false
+		}
+		in.Lines = append(in.Lines, OrderLineInput{ItemID: item, SupplyWID: supply, Quantity: int32(g.r.Int(1, 10))})
+	}
+	slices.SortFunc(in.Lines, func(a, b OrderLineInput) int {
+		if a.ItemID == InvalidItemID || b.ItemID == InvalidItemID {
+			return int(a.ItemID - b.ItemID) // the invalid item stays last
+		}
+		if a.SupplyWID != b.SupplyWID {
+			return int(a.SupplyWID - b.SupplyWID)
+		}
+		return int(a.ItemID - b.ItemID)
+	})
+}
+
+// Payment fills in.
+func (g *Inputs) Payment(in *PaymentInput) {
+	in.WID = g.home
+	in.DID = int32(g.r.Int(1, DistrictsPerWarehouse))
+	in.Amount = float64(g.r.Int(100, 500000)) / 100
+	if g.warehouses == 1 || g.r.Int(1, 100) <= 85 {
+		in.CWID, in.CDID = in.WID, in.DID
+	} else {
+		in.CWID = g.otherWarehouse()
+		in.CDID = int32(g.r.Int(1, DistrictsPerWarehouse))
+	}
+	in.ByName = g.r.Int(1, 100) <= 60
+	in.CID, in.CLast = 0, ""
+	if in.ByName {
+		in.CLast = g.lastName()
+	} else {
+		in.CID = g.customerID()
+	}
+}
+
+// OrderStatus fills in.
+func (g *Inputs) OrderStatus(in *OrderStatusInput) {
+	in.WID = g.home
+	in.DID = int32(g.r.Int(1, DistrictsPerWarehouse))
+	in.ByName = g.r.Int(1, 100) <= 60
+	in.CID, in.CLast = 0, ""
+	if in.ByName {
+		in.CLast = g.lastName()
+	} else {
+		in.CID = g.customerID()
+	}
+}
+
+// Delivery fills in.
+func (g *Inputs) Delivery(in *DeliveryInput) {
+	in.WID = g.home
+	in.CarrierID = int32(g.r.Int(1, 10))
+}
+
+// StockLevel fills in.
+func (g *Inputs) StockLevel(in *StockLevelInput) {
+	in.WID = g.home
+	in.DID = g.dist
+	in.Threshold = int32(g.r.Int(10, 20))
+}
+
+// Deck deals transaction types from a shuffled 100-card deck of
+// 45 New-Order, 43 Payment, 4 Order-Status, 4 Delivery and 4 Stock-Level
+// cards, reshuffled when exhausted (clause 5.2.4.2).
+type Deck struct {
+	r     *Rand
+	cards [100]TxnType
+	next  int
+}
+
+// NewDeck returns a shuffled deck.
+func NewDeck(r *Rand) *Deck {
+	d := &Deck{r: r}
+	i := 0
+	for t, n := range [NumTxnTypes]int{45, 43, 4, 4, 4} {
+		for range n {
+			d.cards[i] = TxnType(t)
+			i++
+		}
+	}
+	d.shuffle()
+	return d
+}
+
+func (d *Deck) shuffle() {
+	d.r.Shuffle(len(d.cards), func(i, j int) { d.cards[i], d.cards[j] = d.cards[j], d.cards[i] })
+	d.next = 0
+}
+
+// Deal returns the next card.
+func (d *Deck) Deal() TxnType {
+	if d.next == len(d.cards) {
+		d.shuffle()
+	}
+	t := d.cards[d.next]
+	d.next++
+	return t
+}
+
+var keying = [NumTxnTypes]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+var meanThink = [NumTxnTypes]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
+
+// KeyingTime is the minimum keying time of clause 5.2.5.7.
+func KeyingTime(t TxnType) time.Duration { return keying[t] }
+
+// ThinkTime draws a think time from the negative exponential distribution
+// of clause 5.2.5.4, truncated at 10 times the mean.
+func ThinkTime(t TxnType, r *Rand) time.Duration {
+	u := 1 - r.Float64() // (0, 1]
+	mean := float64(meanThink[t])
+	return time.Duration(math.Min(-math.Log(u)*mean, 10*mean))
+}
