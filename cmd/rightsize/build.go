@@ -15,6 +15,8 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -52,13 +54,18 @@ func newBuildCmd() *cobra.Command {
 }
 
 // buildWith builds into an open target and prints progress and a summary.
-func buildWith(cmd *cobra.Command, t interface {
-	loader.Builder
-}, warehouses, loaders int, seed uint64) (loader.Result, error) {
+func buildWith(cmd *cobra.Command, t *target.Target, warehouses, loaders int, seed uint64) (loader.Result, error) {
 	ctx := cmd.Context()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	obs := newBuildProgress(ctx, errOut, warehouses)
+	srvCPU := serverCPU(t)
+	var srv0 time.Duration
+	if srvCPU != nil {
+		srv0 = srvCPU()
+	}
+	drv0 := telemetry.SelfCPU()
 	res, err := loader.Build(ctx, t, loader.Config{Warehouses: warehouses, Loaders: loaders, Seed: seed, Version: version, Observer: obs})
+	drvCPU := telemetry.SelfCPU() - drv0
 	obs.wait()
 	if err != nil {
 		if errors.Is(err, loader.ErrInterrupted) || ctx.Err() != nil {
@@ -68,6 +75,11 @@ func buildWith(cmd *cobra.Command, t interface {
 	}
 	fmt.Fprintf(out, "built %d warehouses: %d rows, %.1f MiB in %.1f s (load %.1f s, indexes+procedures+analyze %.1f s)\n",
 		warehouses, res.Rows, float64(res.Bytes)/(1<<20), res.Total.Seconds(), res.Load.Seconds(), res.Indexes.Seconds())
+	fmt.Fprintf(out, "build CPU: rightsize %.1f s", drvCPU.Seconds())
+	if srvCPU != nil {
+		fmt.Fprintf(out, ", server %.1f s", (srvCPU() - srv0).Seconds())
+	}
+	fmt.Fprintln(out)
 	return res, nil
 }
 

@@ -35,9 +35,9 @@ func isCode(err error, code string) bool {
 
 // procExec runs each transaction as one stored-procedure call.
 type procExec struct {
-	conn           *pgx.Conn
-	items, supply  []int32
-	qty            []int32
+	conn          *pgx.Conn
+	items, supply []int32
+	qty           []int32
 }
 
 func (e *procExec) Close(ctx context.Context) error { return e.conn.Close(ctx) }

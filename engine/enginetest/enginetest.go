@@ -1,0 +1,346 @@
+// Package enginetest is the engine-conformance suite: every engine runs the
+// same tests against a real database (build, cardinalities, both modes
+// equal, the New-Order rollback, a run followed by check, retries).
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// Harness tells the suite how to reach an engine.
+type Harness struct {
+	// Open returns a fresh, empty database (dropped by the harness at t.Cleanup).
+	Open func(t testing.TB) engine.DB
+	// RetryableError provokes a real retryable error (deadlock or
+	// serialization failure) on db and returns it; nil skips that test.
+	RetryableError func(t testing.TB, db engine.DB) error
+}
+
+const seed = 20261122
+
+// Build loads 1 warehouse into db and fails the test on error.
+func Build(t testing.TB, db engine.DB) loader.Result {
+	t.Helper()
+	res, err := loader.Build(context.Background(), db, loader.Config{Warehouses: 1, Loaders: 2, Seed: seed, Version: "test"})
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return res
+}
+
+func queryInt(t testing.TB, db engine.DB, sql string) int64 {
+	t.Helper()
+	n, err := db.QueryInt(context.Background(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// Run runs the whole suite.
+func Run(t *testing.T, h Harness) {
+	db := h.Open(t)
+	Build(t, db)
+	ctx := context.Background()
+
+	t.Run("cardinalities", func(t *testing.T) {
+		for _, tab := range tpcc.Tables {
+			got := queryInt(t, db, "SELECT count(*) FROM "+string(tab))
+			want := tpcc.InitialRows(tab, 1)
+			if tab == tpcc.OrderLine {
+				want = queryInt(t, db, "SELECT sum(o_ol_cnt) FROM orders")
+			}
+			if got != want {
+				t.Errorf("%s: %d rows, want %d", tab, got, want)
+			}
+		}
+		if n := queryInt(t, db, "SELECT count(*) FROM customer WHERE c_credit = 'BC'"); n < 2700 || n > 3300 {
+			t.Errorf("BC customers %d, want about 3000", n)
+		}
+	})
+
+	t.Run("checks-after-build", func(t *testing.T) {
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range results {
+			if !r.Passed() || r.Skipped {
+				t.Errorf("%s %s: %d violations (skipped %v)", r.Check.ID, r.Check.Name, r.Violations, r.Skipped)
+			}
+		}
+	})
+
+	meta, err := db.ReadMeta(ctx)
+	if err != nil || !meta.Complete || meta.Warehouses != 1 {
+		t.Fatalf("meta %+v, %v", meta, err)
+	}
+	consts := meta.Constants.WithRunConstants(tpcc.NewRand(1, 1))
+
+	for _, mode := range db.Caps().Modes() {
+		t.Run("rollback-"+string(mode), func(t *testing.T) {
+			testRollback(t, db, mode)
+		})
+	}
+
+	if modes := db.Caps().Modes(); len(modes) == 2 {
+		t.Run("modes-equal", func(t *testing.T) {
+			other := h.Open(t)
+			Build(t, other)
+			testModesEqual(t, consts, map[engine.Mode]engine.DB{modes[0]: db, modes[1]: other})
+		})
+	}
+
+	t.Run("run-then-check", func(t *testing.T) {
+		for _, mode := range db.Caps().Modes() {
+			res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
+				Mode: mode, Warehouses: 1, Constants: consts, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ty, s := range res.Txn {
+				if s.Errors > 0 {
+					t.Errorf("%s %s: %d errors, first: %s", mode, tpcc.TxnType(ty), s.Errors, s.FirstError)
+				}
+			}
+			if res.Completed() == 0 || res.TPM() <= 0 {
+				t.Errorf("%s: nothing completed", mode)
+			}
+		}
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range results {
+			if !r.Passed() {
+				t.Errorf("after run: %s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
+			}
+		}
+	})
+
+	if h.RetryableError != nil {
+		t.Run("retryable-error-is-retried", func(t *testing.T) {
+			rerr := h.RetryableError(t, db)
+			if rerr == nil {
+				t.Fatal("no error provoked")
+			}
+			if c := db.Classify(rerr); c != engine.ErrRetry {
+				t.Fatalf("%v classified %v, want retry", rerr, c)
+			}
+			ft := &failOnce{DB: db, err: rerr}
+			res, err := driver.RunStep(ctx, ft, driver.StepConfig{Users: 1, Duration: time.Second, Mode: db.Caps().DefaultMode(),
+				Warehouses: 1, Constants: consts, Seed: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var retries, errs int64
+			for _, s := range res.Txn {
+				retries += s.Retries
+				errs += s.Errors
+			}
+			if retries != 1 || errs != 0 {
+				t.Fatalf("retries %d errors %d, want 1 and 0", retries, errs)
+			}
+		})
+	}
+}
+
+// failOnce makes the first transaction of its executors fail with err
+// (a real engine error), to see the driver retry it.
+type failOnce struct {
+	engine.DB
+	err   error
+	fired atomic.Bool
+}
+
+func (f *failOnce) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor, error) {
+	e, err := f.DB.NewExecutor(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &failingExec{Executor: e, f: f}, nil
+}
+
+type failingExec struct {
+	tpcc.Executor
+	f *failOnce
+}
+
+func (e *failingExec) fail() error {
+	if e.f.fired.CompareAndSwap(false, true) {
+		return e.f.err
+	}
+	return nil
+}
+
+func (e *failingExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
+	if err := e.fail(); err != nil {
+		return err
+	}
+	return e.Executor.NewOrder(ctx, in, out)
+}
+
+func (e *failingExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
+	if err := e.fail(); err != nil {
+		return err
+	}
+	return e.Executor.Payment(ctx, in, out)
+}
+
+func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
+	ctx := context.Background()
+	ex, err := db.NewExecutor(ctx, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close(ctx)
+	next := "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3"
+	before := queryInt(t, db, next)
+	orders := queryInt(t, db, "SELECT count(*) FROM orders")
+	lines := queryInt(t, db, "SELECT count(*) FROM order_line")
+	stock := queryInt(t, db, "SELECT sum(s_order_cnt) FROM stock WHERE s_w_id = 1")
+	in := tpcc.NewOrderInput{WID: 1, DID: 3, CID: 42, AllLocal: true, Lines: []tpcc.OrderLineInput{
+		{ItemID: 10, SupplyWID: 1, Quantity: 3}, {ItemID: 20, SupplyWID: 1, Quantity: 4}, {ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1}}}
+	var out tpcc.NewOrderResult
+	if err := ex.NewOrder(ctx, &in, &out); err != nil {
+		t.Fatalf("rolled-back new order returned an error: %v", err)
+	}
+	if !out.RolledBack {
+		t.Fatal("new order with an unused item was not rolled back")
+	}
+	if got := queryInt(t, db, next); got != before {
+		t.Errorf("d_next_o_id moved %d -> %d", before, got)
+	}
+	if got := queryInt(t, db, "SELECT count(*) FROM orders"); got != orders {
+		t.Errorf("orders %d -> %d: the rolled-back order was left behind", orders, got)
+	}
+	if got := queryInt(t, db, "SELECT count(*) FROM order_line"); got != lines {
+		t.Errorf("order lines %d -> %d", lines, got)
+	}
+	if got := queryInt(t, db, "SELECT sum(s_order_cnt) FROM stock WHERE s_w_id = 1"); got != stock {
+		t.Errorf("stock updates not rolled back: s_order_cnt %d -> %d", stock, got)
+	}
+	// The connection is usable afterwards and a valid order commits.
+	in.Lines = in.Lines[:2]
+	if err := ex.NewOrder(ctx, &in, &out); err != nil || out.RolledBack || int64(out.OID) != before {
+		t.Fatalf("valid new order after rollback: %+v, %v (want o_id %d)", out, err, before)
+	}
+}
+
+// stateQueries summarise the database state without timestamps.
+var stateQueries = []string{
+	"SELECT sum(d_next_o_id) FROM district",
+	"SELECT CAST(round(sum(w_ytd) * 100) AS bigint) FROM warehouse",
+	"SELECT CAST(round(sum(d_ytd) * 100) AS bigint) FROM district",
+	"SELECT CAST(round(sum(c_balance) * 100) AS bigint) FROM customer",
+	"SELECT CAST(round(sum(c_ytd_payment) * 100) AS bigint) FROM customer",
+	"SELECT sum(c_payment_cnt) + 1000 * sum(c_delivery_cnt) FROM customer",
+	"SELECT sum(length(c_data)) FROM customer",
+	"SELECT sum(s_quantity) + 7 * sum(s_ytd) + 13 * sum(s_order_cnt) + 17 * sum(s_remote_cnt) FROM stock",
+	"SELECT count(*) FROM orders",
+	"SELECT sum(o_c_id) + sum(COALESCE(o_carrier_id, 0)) FROM orders",
+	"SELECT count(*) FROM new_order",
+	"SELECT count(*) FROM order_line",
+	"SELECT sum(ol_i_id) + sum(ol_quantity) + count(ol_delivery_d) FROM order_line",
+	"SELECT CAST(round(sum(ol_amount) * 100) AS bigint) FROM order_line",
+	"SELECT count(*) FROM history",
+	"SELECT CAST(round(sum(h_amount) * 100) AS bigint) + sum(length(h_data)) FROM history",
+}
+
+func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]engine.DB) {
+	ctx := context.Background()
+	outputs := map[engine.Mode][]string{}
+	states := map[engine.Mode][]int64{}
+	for mode, db := range dbs {
+		ex, err := db.NewExecutor(ctx, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := tpcc.NewInputs(tpcc.NewRand(77, 1), consts, 1, 1, 4)
+		deck := tpcc.NewDeck(tpcc.NewRand(77, 2))
+		var log []string
+		for i := 0; i < 400; i++ {
+			var s string
+			var err error
+			switch ty := deck.Deal(); ty {
+			case tpcc.NewOrderTxn:
+				var in tpcc.NewOrderInput
+				var out tpcc.NewOrderResult
+				g.NewOrder(&in)
+				err = ex.NewOrder(ctx, &in, &out)
+				s = fmt.Sprintf("NO o=%d rb=%v total=%.2f", out.OID, out.RolledBack, out.Total)
+			case tpcc.PaymentTxn:
+				var in tpcc.PaymentInput
+				var out tpcc.PaymentResult
+				g.Payment(&in)
+				err = ex.Payment(ctx, &in, &out)
+				s = fmt.Sprintf("P c=%d bal=%.2f", out.CID, out.Balance)
+			case tpcc.OrderStatusTxn:
+				var in tpcc.OrderStatusInput
+				var out tpcc.OrderStatusResult
+				g.OrderStatus(&in)
+				err = ex.OrderStatus(ctx, &in, &out)
+				s = fmt.Sprintf("OS c=%d bal=%.2f o=%d lines=%d", out.CID, out.Balance, out.OID, out.Lines)
+			case tpcc.DeliveryTxn:
+				var in tpcc.DeliveryInput
+				var out tpcc.DeliveryResult
+				g.Delivery(&in)
+				err = ex.Delivery(ctx, &in, &out)
+				s = fmt.Sprintf("D %d/%d", out.Delivered, out.Skipped)
+			case tpcc.StockLevelTxn:
+				var in tpcc.StockLevelInput
+				var out tpcc.StockLevelResult
+				g.StockLevel(&in)
+				err = ex.StockLevel(ctx, &in, &out)
+				s = fmt.Sprintf("SL %d", out.LowStock)
+			}
+			if err != nil {
+				t.Fatalf("%s: transaction %d: %v", mode, i, err)
+			}
+			log = append(log, s)
+		}
+		ex.Close(ctx)
+		outputs[mode] = log
+		for _, q := range stateQueries {
+			states[mode] = append(states[mode], queryInt(t, db, q))
+		}
+	}
+	var modes []engine.Mode
+	for m := range dbs {
+		modes = append(modes, m)
+	}
+	a, b := modes[0], modes[1]
+	for i := range outputs[a] {
+		if outputs[a][i] != outputs[b][i] {
+			t.Fatalf("transaction %d differs:\n  %s: %s\n  %s: %s", i, a, outputs[a][i], b, outputs[b][i])
+		}
+	}
+	for i, q := range stateQueries {
+		if states[a][i] != states[b][i] {
+			t.Errorf("%s\n  %s: %d\n  %s: %d", q, a, states[a][i], b, states[b][i])
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	rb := 0
+	for _, s := range outputs[a] {
+		if strings.Contains(s, "rb=true") {
+			rb++
+		}
+	}
+	t.Logf("%d transactions gave the same results in both modes (%d rolled back)", len(outputs[a]), rb)
+}
+
+var _ = errors.New

@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/enginetest"
+	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func open(t testing.TB) engine.DB {
+	dsn := pgtest.NewDatabase(t)
+	db, err := postgres.Open(context.Background(), dsn, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// deadlock provokes a real deadlock between two transactions that lock
+// two district rows in opposite orders, and returns the error PostgreSQL
+// raised in the victim.
+func deadlock(t testing.TB, db engine.DB) error {
+	ctx := context.Background()
+	pool := db.(*postgres.DB).Pool()
+	var a, b pgx.Tx
+	var err error
+	if a, err = pool.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = pool.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Rollback(ctx)
+	defer b.Rollback(ctx)
+	lock := func(tx pgx.Tx, d int) error {
+		_, err := tx.Exec(ctx, "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1 AND d_id = $1", d)
+		return err
+	}
+	if err := lock(a, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock(b, 2); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); errs[0] = lock(a, 2); _ = a.Rollback(ctx) }()
+	go func() { defer wg.Done(); errs[1] = lock(b, 1); _ = b.Rollback(ctx) }()
+	wg.Wait()
+	return errors.Join(errs[0], errs[1])
+}
+
+func TestConformance(t *testing.T) {
+	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: deadlock})
+}
+
+func TestReadMetaWithoutSchema(t *testing.T) {
+	db := open(t)
+	if _, err := db.ReadMeta(context.Background()); !errors.Is(err, engine.ErrNoSchema) {
+		t.Fatalf("ReadMeta on an empty database: %v, want ErrNoSchema", err)
+	}
+}
+
+func TestOpenBadDSN(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "postgres://nobody:wrong@127.0.0.1:1/nowhere?connect_timeout=2", 2)
+	if err == nil {
+		t.Fatal("connected to port 1")
+	}
+}
