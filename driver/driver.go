@@ -40,6 +40,9 @@ type StepConfig struct {
 	// ServerCPU, when set, returns the database server's cumulative CPU
 	// time; it is sampled at the same instants as the driver's own CPU.
 	ServerCPU func() time.Duration
+	// OnMeasureStart, when set, is called as the ramp-up ends (the
+	// autopilot snapshots server counters there).
+	OnMeasureStart func()
 }
 
 // TxnStats are the figures of one transaction type over the measured interval.
@@ -204,6 +207,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		select {
 		case <-rampDone.C:
 			cpuStart, srvStart = SelfCPU(), serverCPU()
+			if cfg.OnMeasureStart != nil {
+				cfg.OnMeasureStart()
+			}
 		case <-windowTick.C:
 			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 			winStart += WindowLength
@@ -218,6 +224,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	if now.Before(measureStart) { // interrupted during ramp-up
 		cpuStart, srvStart = SelfCPU(), serverCPU()
 		measureStart = now
+		if cfg.OnMeasureStart != nil {
+			cfg.OnMeasureStart()
+		}
 	}
 	res.DriverCPU = SelfCPU() - cpuStart
 	res.ServerCPU = serverCPU() - srvStart

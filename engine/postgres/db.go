@@ -21,9 +21,10 @@ import (
 
 // DB is an open PostgreSQL benchmark database.
 type DB struct {
-	dsn    string
-	pool   *pgxpool.Pool
-	dbname string
+	dsn      string
+	pool     *pgxpool.Pool
+	dbname   string
+	poolSize int32
 }
 
 // Open connects to dsn with a pool of up to poolSize connections (loaders,
@@ -45,7 +46,7 @@ func Open(ctx context.Context, dsn string, poolSize int) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
 	}
-	return &DB{dsn: dsn, pool: pool, dbname: cfg.ConnConfig.Database}, nil
+	return &DB{dsn: dsn, pool: pool, dbname: cfg.ConnConfig.Database, poolSize: cfg.MaxConns}, nil
 }
 
 // EnsureDatabase connects to the server of dsn (via its "postgres"

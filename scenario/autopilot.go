@@ -1,0 +1,160 @@
+// Package scenario composes measured runs out of driver steps: the
+// autopilot (a users sequence, each step with ramp-up and measured duration,
+// the whole sequence repeated), with host telemetry and server counters for
+// every step.
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/telemetry"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// Restorer is implemented by engines that can return the database to its
+// freshly built state quickly (PostgreSQL: a template database).
+type Restorer interface {
+	// Snapshot records the current state as the one Restore returns to.
+	Snapshot(ctx context.Context) error
+	// Restore brings the database back to the snapshot.
+	Restore(ctx context.Context) error
+}
+
+// Autopilot describes a sequence of steps repeated Repeats times.
+type Autopilot struct {
+	DB             engine.DB
+	Users          []int
+	Rampup         time.Duration
+	Duration       time.Duration
+	Repeats        int
+	Mode           engine.Mode
+	KeyingThinking bool
+	Seed           uint64
+	Warehouses     int
+	Constants      tpcc.Constants
+	// RebuildBetweenRepeats restores the freshly built state before every
+	// repeat after the first (the engine must implement Restorer).
+	RebuildBetweenRepeats bool
+	// ServerPID is the database server's process (0: not on this machine).
+	ServerPID int
+	// Interval is the telemetry sampling interval (default 1 s).
+	Interval time.Duration
+	// OnStepStart, when set, is told about each step before it starts.
+	OnStepStart func(repeat, index, users int)
+}
+
+// StepRecord is one finished step with its telemetry.
+type StepRecord struct {
+	Repeat, Index int // 1-based repeat, 0-based position in Users
+	Result        *driver.StepResult
+	Samples       []telemetry.Sample // the whole step, ramp-up included
+	Host          telemetry.Summary  // over the measured interval
+	Counters      engine.Counters    // server counters' change over the measured interval
+	CountersOK    bool
+}
+
+// ErrNoRestore is returned when RebuildBetweenRepeats is asked of an engine
+// that cannot restore.
+var ErrNoRestore = errors.New("this engine cannot restore the built state between repeats")
+
+// Run runs every step and hands each to sink as soon as it is measured (so
+// a store keeps everything measured even if the run is interrupted). It
+// stops at the first partial step (Ctrl-C) and returns ctx's error then.
+func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepRecord) error) error {
+	if a.Repeats < 1 {
+		a.Repeats = 1
+	}
+	var restorer Restorer
+	if a.RebuildBetweenRepeats && a.Repeats > 1 {
+		r, ok := a.DB.(Restorer)
+		if !ok {
+			return ErrNoRestore
+		}
+		restorer = r
+		if err := r.Snapshot(ctx); err != nil {
+			return fmt.Errorf("snapshot the built database: %w", err)
+		}
+	}
+	interval := a.Interval
+	if interval <= 0 {
+		interval = telemetry.DefaultInterval
+	}
+	recCtx, stopRec := context.WithCancel(context.Background())
+	defer stopRec()
+	rec := telemetry.Start(recCtx, interval, a.ServerPID)
+	defer rec.Stop()
+
+	for repeat := 1; repeat <= a.Repeats; repeat++ {
+		if repeat > 1 && restorer != nil {
+			if err := restorer.Restore(ctx); err != nil {
+				return fmt.Errorf("restore the built database before repeat %d: %w", repeat, err)
+			}
+		}
+		for i, users := range a.Users {
+			if a.OnStepStart != nil {
+				a.OnStepStart(repeat, i, users)
+			}
+			rec := a.step(ctx, rec, repeat, i, users)
+			if rec.err != nil {
+				return rec.err
+			}
+			if err := sink(ctx, rec.StepRecord); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("store step %d of repeat %d: %w", i+1, repeat, err)
+			}
+			if rec.Result.Partial {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+type stepOutcome struct {
+	StepRecord
+	err error
+}
+
+func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, index, users int) stepOutcome {
+	out := stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}}
+	var before engine.Counters
+	var beforeErr error
+	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
+		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index)}
+	if a.ServerPID > 0 {
+		pid := a.ServerPID
+		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }
+	}
+	// Counters are read when the ramp-up ends and when measuring stops.
+	cfg.OnMeasureStart = func() { before, beforeErr = a.DB.Counters(context.Background()) }
+	res, err := driver.RunStep(ctx, a.DB, cfg)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	after, afterErr := a.DB.Counters(context.Background())
+	if beforeErr == nil && afterErr == nil {
+		out.Counters = diffCounters(after, before)
+		out.CountersOK = true
+	}
+	out.Result = res
+	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
+	out.Host = telemetry.Summarize(telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd))
+	return out
+}
+
+func diffCounters(a, b engine.Counters) engine.Counters {
+	d := engine.Counters{Commits: a.Commits - b.Commits, Rollbacks: a.Rollbacks - b.Rollbacks, BlocksRead: a.BlocksRead - b.BlocksRead,
+		BlocksHit: a.BlocksHit - b.BlocksHit, WALBytes: a.WALBytes - b.WALBytes, Checkpoints: a.Checkpoints - b.Checkpoints}
+	if len(a.Extra) > 0 {
+		d.Extra = map[string]int64{}
+		for k, v := range a.Extra {
+			d.Extra[k] = v - b.Extra[k]
+		}
+	}
+	return d
+}
