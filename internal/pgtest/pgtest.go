@@ -1,0 +1,244 @@
+// Package pgtest gives a package's tests a real PostgreSQL server: one per
+// test binary, shared by all its tests, each of which takes fresh databases.
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		dsn := pgtest.NewDatabase(t) // empty database, dropped after the test
+//		...
+//	}
+//
+// The server runs the binaries in $RIGHTSIZE_PG_BIN (e.g.
+// /usr/lib/postgresql/15/bin) if set, else PostgreSQL 15 downloaded by
+// embedded-postgres into the cache shared by all tests, instance.DefaultBaseDir().
+// Its data directory is a fresh temporary directory under that base
+// directory, removed at the end. It runs with fsync off: fast, and still safe
+// against a killed server (only an OS crash loses data).
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/rightsize/rightsize/instance"
+)
+
+var (
+	mainUsed atomic.Bool
+	dbSeq    atomic.Int64
+
+	startCtx, cancelStart = context.WithCancel(context.Background())
+
+	mu      sync.Mutex // guards the fields below
+	tried   bool
+	srv     *instance.Postgres
+	srvErr  error
+	workDir string
+	done    bool
+)
+
+// Main runs the package's tests (call it from TestMain) and then stops the
+// server and removes its data. The server starts when a test first needs
+// it, so test runs that need none (go test -run, -list) pay nothing. An
+// interrupt (SIGINT, SIGTERM) also stops it before the binary exits; a
+// server left behind by a crashed test binary is stopped by the next one.
+func Main(m *testing.M) {
+	mainUsed.Store(true)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "pgtest: %v: stopping PostgreSQL\n", s)
+		shutdown(true)
+		os.Exit(1)
+	}()
+	code := m.Run()
+	shutdown(code != 0)
+	os.Exit(code)
+}
+
+// Server returns the test binary's server, starting it on first use. It
+// fails the test if the package does not use Main or the server cannot start.
+func Server(t testing.TB) *instance.Postgres {
+	t.Helper()
+	if !mainUsed.Load() {
+		t.Fatal("pgtest: no server: add `func TestMain(m *testing.M) { pgtest.Main(m) }` to this package's tests")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if done {
+		t.Fatal("pgtest: the server has been shut down")
+	}
+	if !tried {
+		tried = true
+		begin := time.Now()
+		srv, srvErr = start()
+		if srvErr == nil {
+			t.Logf("pgtest: PostgreSQL %s on port %d started in %v", srv.Version(), srv.Port(), time.Since(begin).Round(time.Millisecond))
+		}
+	}
+	if srvErr != nil {
+		t.Fatalf("pgtest: PostgreSQL did not start: %v", srvErr)
+	}
+	return srv
+}
+
+// NewDatabase creates an empty database with a unique name on the server
+// and returns its DSN; the database is dropped (with FORCE, closing leftover
+// connections) when the test and its subtests finish.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	s := Server(t)
+	name := databaseName(t.Name(), dbSeq.Add(1))
+	ident := pgx.Identifier{name}.Sanitize()
+	if err := admin(s, "CREATE DATABASE "+ident); err != nil {
+		t.Fatalf("pgtest: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := admin(s, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	return s.DSN(name)
+}
+
+func admin(s *instance.Postgres, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// databaseName turns a test name into a unique PostgreSQL identifier of
+// at most 63 bytes.
+func databaseName(testName string, seq int64) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(testName) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	suffix := "_" + strconv.FormatInt(seq, 10)
+	base := b.String()
+	if max := 63 - len("t_") - len(suffix); len(base) > max {
+		base = base[:max]
+	}
+	return "t_" + base + suffix
+}
+
+func start() (*instance.Postgres, error) {
+	tmpRoot := filepath.Join(instance.DefaultBaseDir(), "tmp")
+	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
+		return nil, err
+	}
+	reapStale(tmpRoot)
+	dir, err := os.MkdirTemp(tmpRoot, "pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	workDir = dir
+	// MkdirTemp makes a 0700 directory; when root, the server user must
+	// get through it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(startCtx, 10*time.Minute) // includes a first download
+	defer cancel()
+	return instance.StartPostgres(ctx, instance.PostgresConfig{
+		BinDir:  os.Getenv("RIGHTSIZE_PG_BIN"),
+		DataDir: filepath.Join(dir, "data"),
+		LogFile: filepath.Join(dir, "postgres.log"),
+		Settings: map[string]string{
+			"fsync":              "off",
+			"synchronous_commit": "off",
+			"full_page_writes":   "off",
+		},
+	})
+}
+
+// shutdown stops the server and removes its directory; after failed tests
+// the server log is kept (until a later run finds it a day old).
+func shutdown(failed bool) {
+	cancelStart()
+	mu.Lock()
+	defer mu.Unlock()
+	if done {
+		return
+	}
+	done = true
+	if srv != nil {
+		if err := srv.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+			failed = true
+		}
+	}
+	if workDir == "" {
+		return
+	}
+	if failed || srvErr != nil {
+		os.RemoveAll(filepath.Join(workDir, "data"))
+		if _, err := os.Stat(filepath.Join(workDir, "postgres.log")); err == nil {
+			fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL log kept in %s\n", filepath.Join(workDir, "postgres.log"))
+		}
+		return
+	}
+	os.RemoveAll(workDir)
+}
+
+// reapStale cleans up after test binaries that died without shutdown
+// (crash, test timeout, kill): their servers are stopped and data removed;
+// their directories go once a day old.
+func reapStale(tmpRoot string) {
+	dirs, _ := filepath.Glob(filepath.Join(tmpRoot, "pgtest-*"))
+	for _, dir := range dirs {
+		st, err := os.Stat(filepath.Join(dir, "owner"))
+		if err != nil {
+			// Just being created, or very broken.
+			if dst, err := os.Stat(dir); err != nil || time.Since(dst.ModTime()) < time.Hour {
+				continue
+			}
+		} else if b, err := os.ReadFile(filepath.Join(dir, "owner")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && processAlive(pid) {
+				continue
+			}
+		}
+		data := filepath.Join(dir, "data")
+		if _, err := os.Stat(data); err == nil {
+			_ = instance.StopDataDir(data, 10*time.Second)
+			os.RemoveAll(data)
+		}
+		if st == nil || time.Since(st.ModTime()) > 24*time.Hour {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
