@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
 
@@ -64,4 +65,15 @@ func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 		return m, badInput(fmt.Errorf("the TPC-C schema in %s is incomplete (an interrupted build); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses))
 	}
 	return m, nil
+}
+
+// openStore opens the results store named by --store (or RIGHTSIZE_STORE,
+// or ./rightsize.db).
+func openStore(cmd *cobra.Command) (*store.Store, error) {
+	loc, _ := cmd.Flags().GetString("store")
+	st, err := store.Open(cmd.Context(), loc)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("open the results store: %w", err))
+	}
+	return st, nil
 }

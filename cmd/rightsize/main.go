@@ -15,8 +15,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and commit are set at build time with
+// -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = "dev"
+	commit  = ""
+)
 
 // exitError carries an exit code: 2 for bad input, 1 for a failed check.
 type exitError struct {
@@ -54,6 +58,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().String("store", "", "results store: a SQLite file or postgres://... (default $RIGHTSIZE_STORE or ./rightsize.db)")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true

@@ -30,7 +30,7 @@ the summary.`,
 			if _, err := buildWith(cmd, t, 1, 2, 1); err != nil {
 				return err
 			}
-			if _, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second}); err != nil {
+			if _, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second, repeats: 1, label: "quickstart", flags: allFlags(cmd)}); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "consistency:")

@@ -1,17 +1,22 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
@@ -22,36 +27,52 @@ type runOptions struct {
 	users          []int
 	rampup         time.Duration
 	duration       time.Duration
+	repeats        int
+	rebuild        bool
 	mode           string
 	keyingThinking bool
 	seed           uint64
 	warehouses     int
 	json           bool
+	label          string
+	flags          map[string]string
 }
 
 func newRunCmd() *cobra.Command {
 	var tf targetFlags
 	var o runOptions
+	var users string
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Run virtual users with the TPC-C mix and report TPM, NOPM and latencies",
+		Short: "Run virtual users with the TPC-C mix (an autopilot of steps) and store TPM, NOPM, latencies and telemetry",
+		Long: `run starts the virtual users of each step in parallel, lets them ramp up
+(not measured), then measures for --duration; steps follow the --users sequence
+and the whole sequence is repeated --repeat times. Everything measured is kept
+in the results store (--store, default ./rightsize.db).
+
+--users takes a number, a list (1,2,4), fib:89 (1,2,3,5,...,89) or a range
+1..128x2 (doubling) / 10..50+10 (adding).`,
 		Example: `  rightsize run --users 4 --rampup 10s --duration 1m
-  rightsize run --users 8 --mode statements --json
-  rightsize run --target postgres://postgres:secret@db1/tpcc --users 16 --duration 5m --keying-thinking`,
+  rightsize run --users fib:89 --rampup 2m --duration 5m --repeat 3 --label ssd-16cores
+  rightsize run --users 1,2,4 --mode statements --json
+  rightsize run --target postgres://postgres:secret@db1/tpcc --users 16 --keying-thinking`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, u := range o.users {
-				if u < 1 {
-					return badInput(fmt.Errorf("--users must be at least 1 (got %d)", u))
-				}
+			var err error
+			if o.users, err = driver.ParseUsers(users); err != nil {
+				return badInput(err)
 			}
 			if o.duration <= 0 || o.rampup < 0 {
 				return badInput(fmt.Errorf("--duration must be positive and --rampup not negative"))
+			}
+			if o.repeats < 1 {
+				return badInput(fmt.Errorf("--repeat must be at least 1 (got %d)", o.repeats))
 			}
 			if cmd.Flags().Changed("warehouses") {
 				if err := tpcc.ValidateWarehouses(o.warehouses); err != nil {
 					return badInput(err)
 				}
 			}
+			o.flags = allFlags(cmd)
 			t, err := tf.open(cmd.Context(), false, 2)
 			if err != nil {
 				return err
@@ -62,20 +83,40 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	tf.register(cmd)
-	cmd.Flags().IntSliceVarP(&o.users, "users", "u", []int{1}, "virtual users")
-	cmd.Flags().DurationVar(&o.rampup, "rampup", 10*time.Second, "ramp-up before measuring")
-	cmd.Flags().DurationVar(&o.duration, "duration", time.Minute, "measured duration")
+	cmd.Flags().StringVarP(&users, "users", "u", "1", "virtual users per step: N, a list, fib:N or A..BxF")
+	cmd.Flags().DurationVar(&o.rampup, "rampup", 10*time.Second, "ramp-up of each step (not measured)")
+	cmd.Flags().DurationVar(&o.duration, "duration", time.Minute, "measured duration of each step")
+	cmd.Flags().IntVar(&o.repeats, "repeat", 1, "repeat the whole users sequence this many times")
+	cmd.Flags().BoolVar(&o.rebuild, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	cmd.Flags().StringVar(&o.mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&o.keyingThinking, "keying-thinking", false, "use the spec's keying and think times")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "seed of the transaction inputs (default: random)")
 	cmd.Flags().IntVarP(&o.warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object instead of the text summary")
+	cmd.Flags().StringVar(&o.label, "label", "", "name this run (reports and compare accept it instead of the run id)")
 	return cmd
+}
+
+// allFlags records every flag of a command, changed or not.
+func allFlags(cmd *cobra.Command) map[string]string {
+	m := map[string]string{}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" {
+			return
+		}
+		v := f.Value.String()
+		if f.Name == "target" {
+			v = target.Redact(v)
+		}
+		m[f.Name] = v
+	})
+	return m
 }
 
 // runReport is the JSON document of run --json.
 type runReport struct {
 	RunID          string       `json:"run_id"`
+	Label          string       `json:"label,omitempty"`
 	Target         string       `json:"target"`
 	Engine         string       `json:"engine"`
 	Version        string       `json:"version"`
@@ -99,6 +140,29 @@ type stepReport struct {
 	SkippedDeliveries int64                `json:"skipped_deliveries"`
 	Reconnects        int64                `json:"reconnects"`
 	Partial           bool                 `json:"partial"`
+	Repeats           int                  `json:"repeats"`
+	TPMCV             float64              `json:"tpm_cv"`
+	NOPMCV            float64              `json:"nopm_cv"`
+	TPMMin            float64              `json:"tpm_min"`
+	TPMMax            float64              `json:"tpm_max"`
+	Unstable          bool                 `json:"unstable"`
+	Host              hostReport           `json:"host"`
+	ServerCPUPct      float64              `json:"server_cpu_pct"`
+	DriverCPUPct      float64              `json:"driver_cpu_pct"`
+	DBTPM             *float64             `json:"db_tpm,omitempty"`
+}
+
+// hostReport is the host telemetry of a step (means over the measured
+// interval and over repeats).
+type hostReport struct {
+	CPUBusyPct       float64 `json:"cpu_busy_pct"`
+	CPUIdlePct       float64 `json:"cpu_idle_pct"`
+	CPUIowaitPct     float64 `json:"cpu_iowait_pct"`
+	DiskReadIOPS     float64 `json:"disk_read_iops"`
+	DiskWriteIOPS    float64 `json:"disk_write_iops"`
+	DiskReadMBps     float64 `json:"disk_read_mbps"`
+	DiskWriteMBps    float64 `json:"disk_write_mbps"`
+	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"`
 }
 
 type txnReport struct {
@@ -115,32 +179,8 @@ type txnReport struct {
 	FirstError string `json:"first_error,omitempty"`
 }
 
-func newRunID() string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
-func stepToReport(s *driver.StepResult) stepReport {
-	r := stepReport{Users: s.Users, TPM: s.TPM(), NOPM: s.NOPM(), DriverCPUUsPerTxn: s.DriverCPUPerTxn(),
-		MeasuredSeconds: s.Measured().Seconds(), SkippedDeliveries: s.SkippedDeliveries, Reconnects: s.Reconnects, Partial: s.Partial,
-		Txn: map[string]txnReport{}}
-	r.TPMPerUser = r.TPM / float64(s.Users)
-	if v := s.ServerCPUPerTxn(); v > 0 {
-		r.ServerCPUUsPerTxn = &v
-	}
-	for t := range tpcc.NumTxnTypes {
-		st := s.Txn[t]
-		h := st.Hist
-		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
-		r.Txn[t.String()] = txnReport{Count: st.Count, Rollbacks: st.Rollbacks, Retries: st.Retries, Errors: st.Errors,
-			P50: ms(50), P90: ms(90), P95: ms(95), P99: ms(99), Max: float64(h.Max()) / 1000,
-			FirstError: st.FirstError}
-	}
-	return r
-}
-
-// runWith runs every step of o against an open target.
+// runWith runs the autopilot of o against an open target, storing every
+// step as soon as it is measured.
 func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, error) {
 	ctx := cmd.Context()
 	meta, err := readySchema(ctx, t)
@@ -156,37 +196,68 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 		if mode, err = engine.ParseMode(o.mode); err != nil {
 			return nil, badInput(err)
 		}
+		if !slices.Contains(t.Caps().Modes(), mode) {
+			return nil, badInput(fmt.Errorf("%s has no %s mode (it has %v)", t.Engine(), mode, t.Caps().Modes()))
+		}
+	}
+	if o.repeats < 1 {
+		o.repeats = 1
 	}
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano())
 	}
+	st, err := openStore(cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
 	consts := meta.Constants.WithRunConstants(tpcc.NewRand(o.seed, 0xC1))
 	meta.Runs++
 	if err := t.WriteMeta(ctx, meta); err != nil {
 		return nil, err
 	}
-	ver, _ := t.Version(ctx)
-	rep := &runReport{RunID: newRunID(), Target: t.Spec, Engine: t.Engine(), Version: ver, Mode: mode, Warehouses: meta.Warehouses,
-		KeyingThinking: o.keyingThinking, Seed: o.seed}
-	if t.Spec != "embedded" {
-		rep.Target = t.Name
+	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
+	env := scenario.Environment(ctx, t, version, commit)
+	run := &store.Run{Label: o.label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
+		Warehouses: meta.Warehouses, Seed: o.seed, KeyingThinking: o.keyingThinking, Users: o.users, Rampup: o.rampup,
+		Duration: o.duration, Repeats: o.repeats, Flags: o.flags, Env: env, StartedAt: time.Now().UTC()}
+	if t.Spec == "embedded" {
+		run.Target = "embedded"
 	}
-	for _, users := range o.users {
-		if !o.json {
-			fmt.Fprintf(cmd.ErrOrStderr(), "step: %d users, ramp-up %s, measuring %s (%s mode)...\n", users, o.rampup, o.duration, mode)
-		}
-		res, err := driver.RunStep(ctx, t, driver.StepConfig{Users: users, Rampup: o.rampup, Duration: o.duration, Mode: mode,
-			KeyingThinking: o.keyingThinking, Warehouses: meta.Warehouses, Constants: consts, Seed: o.seed + uint64(users),
-			ServerCPU: serverCPU(t)})
-		if err != nil {
-			return rep, err
-		}
-		rep.Steps = append(rep.Steps, stepToReport(res))
-		if res.Partial {
-			rep.Partial = true
-			break
+	if err := st.CreateRun(bg, run); err != nil {
+		return nil, err
+	}
+	ap := &scenario.Autopilot{DB: t, Users: o.users, Rampup: o.rampup, Duration: o.duration, Repeats: o.repeats, Mode: mode,
+		KeyingThinking: o.keyingThinking, Seed: o.seed, Warehouses: meta.Warehouses, Constants: consts,
+		RebuildBetweenRepeats: o.rebuild, ServerPID: serverPID(t)}
+	if !o.json {
+		ap.OnStepStart = func(repeat, index, users int) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)\n",
+				repeat, o.repeats, index+1, len(o.users), users, o.rampup, o.duration, mode)
 		}
 	}
+	var records []scenario.StepRecord
+	runErr := ap.Run(ctx, func(ctx context.Context, r scenario.StepRecord) error {
+		records = append(records, r)
+		s := r.StoreStep(run.ID)
+		return st.AddStep(bg, &s)
+	})
+	status := store.StatusComplete
+	partial := len(records) > 0 && records[len(records)-1].Result.Partial
+	switch {
+	case partial || (runErr != nil && ctx.Err() != nil):
+		status = store.StatusPartial
+	case runErr != nil:
+		status = store.StatusFailed
+	}
+	if err := st.FinishRun(bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
+		runErr = err
+	}
+	if errors.Is(runErr, scenario.ErrNoRestore) {
+		return nil, badInput(fmt.Errorf("--rebuild-between-repeats: %w", runErr))
+	}
+	rep := buildReport(run, records)
+	rep.Partial = status == store.StatusPartial
 	if o.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -197,9 +268,113 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 		printRunSummary(cmd.OutOrStdout(), rep)
 	}
 	if rep.Partial {
-		return rep, fmt.Errorf("run interrupted: the summary above is partial")
+		return rep, fmt.Errorf("run interrupted: the summary above is partial; what was measured is stored as run %s (partial)", run.ID)
 	}
-	return rep, nil
+	return rep, runErr
+}
+
+// buildReport aggregates the steps of every repeat per users step.
+func buildReport(run *store.Run, records []scenario.StepRecord) *runReport {
+	rep := &runReport{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
+		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed}
+	byIndex := map[int][]scenario.StepRecord{}
+	var order []int
+	for _, r := range records {
+		if _, ok := byIndex[r.Index]; !ok {
+			order = append(order, r.Index)
+		}
+		byIndex[r.Index] = append(byIndex[r.Index], r)
+	}
+	for _, i := range order {
+		rep.Steps = append(rep.Steps, aggregateStep(byIndex[i]))
+	}
+	return rep
+}
+
+func aggregateStep(rs []scenario.StepRecord) stepReport {
+	var tpm, nopm, drv, srv, drvPct, srvPct, dbtpm []float64
+	var host telemetry.Summary
+	merged := make([]driver.TxnStats, tpcc.NumTxnTypes)
+	for t := range merged {
+		merged[t].Hist = hdrhistogram.New(1, 60_000_000, 3)
+	}
+	s := stepReport{Users: rs[0].Result.Users, Repeats: len(rs), Txn: map[string]txnReport{}}
+	n := float64(len(rs))
+	for _, r := range rs {
+		res := r.Result
+		tpm = append(tpm, res.TPM())
+		nopm = append(nopm, res.NOPM())
+		drv = append(drv, res.DriverCPUPerTxn())
+		srv = append(srv, res.ServerCPUPerTxn())
+		if m := res.Measured().Seconds(); m > 0 {
+			drvPct = append(drvPct, res.DriverCPU.Seconds()/m*100)
+			srvPct = append(srvPct, res.ServerCPU.Seconds()/m*100)
+			if r.CountersOK {
+				dbtpm = append(dbtpm, float64(r.Counters.Commits+r.Counters.Rollbacks)/res.Measured().Minutes())
+			}
+		}
+		s.MeasuredSeconds += res.Measured().Seconds()
+		s.SkippedDeliveries += res.SkippedDeliveries
+		s.Reconnects += res.Reconnects
+		s.Partial = s.Partial || res.Partial
+		for t := range merged {
+			x := res.Txn[t]
+			merged[t].Count += x.Count
+			merged[t].Rollbacks += x.Rollbacks
+			merged[t].Retries += x.Retries
+			merged[t].Errors += x.Errors
+			if merged[t].FirstError == "" {
+				merged[t].FirstError = x.FirstError
+			}
+			if x.Hist != nil {
+				merged[t].Hist.Merge(x.Hist)
+			}
+		}
+		h := r.Host
+		host.CPUBusyPct += h.CPUBusyPct / n
+		host.CPUIdlePct += h.CPUIdlePct / n
+		host.CPUIowaitPct += h.CPUIowaitPct / n
+		host.DiskReadIOPS += h.DiskReadIOPS / n
+		host.DiskWriteIOPS += h.DiskWriteIOPS / n
+		host.DiskReadMBps += h.DiskReadMBps / n
+		host.DiskWriteMBps += h.DiskWriteMBps / n
+		host.DiskAvgLatencyMs += h.DiskAvgLatencyMs / n
+	}
+	ts, ns := scenario.NewStat(tpm), scenario.NewStat(nopm)
+	s.TPM, s.NOPM, s.TPMCV, s.NOPMCV, s.TPMMin, s.TPMMax = ts.Mean, ns.Mean, ts.CV, ns.CV, ts.Min, ts.Max
+	s.Unstable = ts.CV > 0.10 || ns.CV > 0.10
+	s.TPMPerUser = s.TPM / float64(s.Users)
+	s.DriverCPUUsPerTxn = scenario.NewStat(drv).Mean
+	if v := scenario.NewStat(srv).Mean; v > 0 {
+		s.ServerCPUUsPerTxn = &v
+	}
+	s.DriverCPUPct = scenario.NewStat(drvPct).Mean
+	s.ServerCPUPct = scenario.NewStat(srvPct).Mean
+	if len(dbtpm) > 0 {
+		v := scenario.NewStat(dbtpm).Mean
+		s.DBTPM = &v
+	}
+	s.Host = hostReport{CPUBusyPct: host.CPUBusyPct, CPUIdlePct: host.CPUIdlePct, CPUIowaitPct: host.CPUIowaitPct,
+		DiskReadIOPS: host.DiskReadIOPS, DiskWriteIOPS: host.DiskWriteIOPS, DiskReadMBps: host.DiskReadMBps,
+		DiskWriteMBps: host.DiskWriteMBps, DiskAvgLatencyMs: host.DiskAvgLatencyMs}
+	for t := range tpcc.NumTxnTypes {
+		x := scenario.TxnSummary(t, merged[t])
+		s.Txn[t.String()] = txnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
+			P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}
+	}
+	return s
+}
+
+// serverPID is the managed server's postmaster (0 when not ours).
+func serverPID(t *target.Target) int {
+	if t.Instance == nil {
+		return 0
+	}
+	pid, err := t.Instance.PID()
+	if err != nil {
+		return 0
+	}
+	return pid
 }
 
 // serverCPU returns the managed server's cumulative CPU (nil when the
@@ -228,6 +403,18 @@ func printRunSummary(w io.Writer, rep *runReport) {
 	for _, s := range rep.Steps {
 		fmt.Fprintf(w, "\n  users %-4d  TPM %10.0f   NOPM %10.0f   TPM/user %9.0f   measured %.0f s%s\n",
 			s.Users, s.TPM, s.NOPM, s.TPMPerUser, s.MeasuredSeconds, partialMark(s.Partial))
+		if s.Repeats > 1 {
+			fmt.Fprintf(w, "  %d repeats: TPM min %.0f max %.0f, CV %.1f %% (NOPM CV %.1f %%)%s\n", s.Repeats, s.TPMMin, s.TPMMax,
+				s.TPMCV*100, s.NOPMCV*100, map[bool]string{true: "  UNSTABLE (CV > 10 %)", false: ""}[s.Unstable])
+		}
+		fmt.Fprintf(w, "  host CPU busy %.1f %% · idle %.1f %% · iowait %.1f %% · server %.0f %% of a core · driver %.1f %% of a core\n",
+			s.Host.CPUBusyPct, s.Host.CPUIdlePct, s.Host.CPUIowaitPct, s.ServerCPUPct, s.DriverCPUPct)
+		fmt.Fprintf(w, "  disk %.0f r/s %.0f w/s · %.1f MB/s read %.1f MB/s write · avg latency %.2f ms",
+			s.Host.DiskReadIOPS, s.Host.DiskWriteIOPS, s.Host.DiskReadMBps, s.Host.DiskWriteMBps, s.Host.DiskAvgLatencyMs)
+		if s.DBTPM != nil {
+			fmt.Fprintf(w, " · server-counted TPM (HammerDB-style) %.0f", *s.DBTPM)
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  %-13s %9s %9s %8s %7s %9s %9s %9s %9s %9s\n", "transaction", "completed", "rollbacks", "retries", "errors",
 			"p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms")
 		for t := range tpcc.NumTxnTypes {

@@ -88,17 +88,18 @@ func Run(t *testing.T, h Harness) {
 	}
 	consts := meta.Constants.WithRunConstants(tpcc.NewRand(1, 1))
 
-	for _, mode := range db.Caps().Modes() {
-		t.Run("rollback-"+string(mode), func(t *testing.T) {
-			testRollback(t, db, mode)
-		})
-	}
-
 	if modes := db.Caps().Modes(); len(modes) == 2 {
+		// Both databases are fresh builds of the same seed.
 		t.Run("modes-equal", func(t *testing.T) {
 			other := h.Open(t)
 			Build(t, other)
 			testModesEqual(t, consts, map[engine.Mode]engine.DB{modes[0]: db, modes[1]: other})
+		})
+	}
+
+	for _, mode := range db.Caps().Modes() {
+		t.Run("rollback-"+string(mode), func(t *testing.T) {
+			testRollback(t, db, mode)
 		})
 	}
 

@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"encoding/json"
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// encodeHist returns the histogram in the store's HdrHistogram text form.
+func encodeHist(h *hdrhistogram.Histogram) store.HdrHist {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
+
+// TxnSummary returns the store summary of one transaction type's stats.
+func TxnSummary(t tpcc.TxnType, s driver.TxnStats) store.TxnSummary {
+	out := store.TxnSummary{Type: t.String(), Count: s.Count, Rollbacks: s.Rollbacks, Retries: s.Retries, Errors: s.Errors,
+		FirstError: s.FirstError}
+	if h := s.Hist; h != nil && h.TotalCount() > 0 {
+		out.P50Ms, out.P90Ms, out.P95Ms = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90)), ms(h.ValueAtQuantile(95))
+		out.P99Ms, out.MaxMs, out.MeanMs = ms(h.ValueAtQuantile(99)), ms(h.Max()), h.Mean()/1000
+		out.Hist = encodeHist(h)
+	}
+	return out
+}
+
+// StoreStep converts a measured step into the store's model.
+func (r StepRecord) StoreStep(runID string) store.Step {
+	res := r.Result
+	s := store.Step{RunID: runID, Repeat: r.Repeat, Index: r.Index, Users: res.Users, Start: res.StepStart,
+		MeasureStart: res.MeasureStart, MeasureEnd: res.MeasureEnd, Partial: res.Partial,
+		TPM: res.TPM(), NOPM: res.NOPM(), DriverCPUUsPerTxn: res.DriverCPUPerTxn(), ServerCPUUsPerTxn: res.ServerCPUPerTxn(),
+		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects}
+	s.TPMPerUser = s.TPM / float64(res.Users)
+	if m := res.Measured().Seconds(); m > 0 {
+		s.DriverCPUPct = res.DriverCPU.Seconds() / m * 100
+		s.ServerCPUPct = res.ServerCPU.Seconds() / m * 100
+	}
+	h := r.Host
+	s.Host = store.HostSummary{CPUBusyPct: h.CPUBusyPct, CPUIdlePct: h.CPUIdlePct, CPUIowaitPct: h.CPUIowaitPct, CPUUserPct: h.CPUUserPct,
+		CPUSystemPct: h.CPUSystemPct, CPUStealPct: h.CPUStealPct, DiskReadIOPS: h.DiskReadIOPS, DiskWriteIOPS: h.DiskWriteIOPS,
+		DiskReadMBps: h.DiskReadMBps, DiskWriteMBps: h.DiskWriteMBps, DiskAvgLatencyMs: h.DiskAvgLatencyMs,
+		MemUsedBytes: h.MemUsedBytes, MemCachedBytes: h.MemCachedBytes}
+	if r.CountersOK {
+		c := r.Counters
+		s.DB = store.DBCounters{Commits: c.Commits, Rollbacks: c.Rollbacks, BlocksRead: c.BlocksRead, BlocksHit: c.BlocksHit,
+			WALBytes: c.WALBytes, Checkpoints: c.Checkpoints}
+		if m := res.Measured().Minutes(); m > 0 {
+			s.DB.TPM = float64(c.Commits+c.Rollbacks) / m
+		}
+		if n := c.BlocksHit + c.BlocksRead; n > 0 {
+			s.DB.BufferHitPct = float64(c.BlocksHit) / float64(n) * 100
+		}
+	}
+	for t := range tpcc.NumTxnTypes {
+		s.Txn = append(s.Txn, TxnSummary(t, res.Txn[t]))
+	}
+	for i := range res.PerSecondTxn {
+		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: res.PerSecondTxn[i], NewOrders: res.PerSecondNewOrder[i]})
+	}
+	for _, w := range res.Windows {
+		for t, hist := range w.Hists {
+			if hb := encodeHist(hist); hb != nil {
+				s.Windows = append(s.Windows, store.Window{Offset: w.Start, Type: tpcc.TxnType(t).String(), Hist: hb})
+			}
+		}
+	}
+	for _, x := range r.Samples {
+		hs := store.HostSample{At: x.At, CPUUserPct: x.CPUUserPct, CPUSystemPct: x.CPUSystemPct, CPUIowaitPct: x.CPUIowaitPct,
+			CPUIdlePct: x.CPUIdlePct, CPUStealPct: x.CPUStealPct, CPUBusyPct: x.CPUBusyPct, MemUsedBytes: x.MemUsedBytes,
+			MemCachedBytes: x.MemCachedBytes, ServerCPUPct: x.ServerCPUPct, DriverCPUPct: x.DriverCPUPct}
+		var lat, ios float64
+		for _, d := range x.Disks {
+			hs.DiskReadIOPS += d.ReadIOPS
+			hs.DiskWriteIOPS += d.WriteIOPS
+			hs.DiskReadMBps += d.ReadMBps
+			hs.DiskWriteMBps += d.WriteMBps
+			lat += d.AvgLatencyMs * (d.ReadIOPS + d.WriteIOPS)
+			ios += d.ReadIOPS + d.WriteIOPS
+		}
+		if ios > 0 {
+			hs.DiskAvgLatencyMs = lat / ios
+		}
+		if len(x.Disks) > 0 {
+			if b, err := json.Marshal(x.Disks); err == nil {
+				hs.Disks = string(b)
+			}
+		}
+		s.Samples = append(s.Samples, hs)
+	}
+	return s
+}
+
+// Stat is the mean, min, max and coefficient of variation of a figure
+// across repeats.
+type Stat struct {
+	Mean, Min, Max, CV float64
+}
+
+// NewStat computes a Stat (CV from the sample standard deviation; 0 for
+// one value).
+func NewStat(xs []float64) Stat {
+	if len(xs) == 0 {
+		return Stat{}
+	}
+	s := Stat{Min: xs[0], Max: xs[0]}
+	for _, x := range xs {
+		s.Mean += x
+		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 && s.Mean != 0 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.CV = math.Sqrt(ss/float64(len(xs)-1)) / s.Mean
+	}
+	return s
+}
