@@ -43,7 +43,14 @@ type StepConfig struct {
 	// OnMeasureStart, when set, is called as the ramp-up ends (the
 	// autopilot snapshots server counters there).
 	OnMeasureStart func()
+	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
+	// cannot reconnect for this long (default 30 s).
+	ReconnectTimeout time.Duration
 }
+
+// ErrServerLost ends a step whose users could not reconnect within
+// StepConfig.ReconnectTimeout.
+var ErrServerLost = errors.New("lost the database server: virtual users could not reconnect")
 
 // TxnStats are the figures of one transaction type over the measured interval.
 type TxnStats struct {
@@ -77,6 +84,8 @@ type StepResult struct {
 	PerSecondNewOrder []int64
 	Windows           []Window
 	Partial           bool // interrupted before the end of the measured interval
+	// Err says why a partial step ended early (nil after Ctrl-C).
+	Err error
 }
 
 // Measured is the length of the measured interval.
@@ -134,6 +143,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 10
 	}
+	if cfg.ReconnectTimeout <= 0 {
+		cfg.ReconnectTimeout = 30 * time.Second
+	}
 	// Connect every user first so connection time is not measured.
 	execs := make([]tpcc.Executor, cfg.Users)
 	var connErr error
@@ -177,6 +189,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	stats := make([]userStats, cfg.Users)
 
 	stop := make(chan struct{}) // closed at the end of the measured interval
+	lost := make(chan struct{}, 1)
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 
@@ -184,7 +197,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		wg.Add(1)
 		u := &user{
 			id: i, cfg: &cfg, tgt: tgt, exec: execs[i], rec: rec, stats: &stats[i],
-			measureStart: measureStart, measureEnd: measureEnd, stop: stop,
+			measureStart: measureStart, measureEnd: measureEnd, stop: stop, lost: lost,
 		}
 		go func() { defer wg.Done(); u.run(runCtx) }()
 	}
@@ -218,6 +231,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		case <-ctx.Done():
 			res.Partial = true
 			ended = true
+		case <-lost:
+			res.Partial, res.Err = true, ErrServerLost
+			ended = true
 		}
 	}
 	now := time.Now()
@@ -240,7 +256,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Second):
 		cancelRun()
 		<-done
 	}
@@ -303,6 +319,7 @@ type user struct {
 	stats                    *userStats
 	measureStart, measureEnd time.Time
 	stop                     chan struct{}
+	lost                     chan struct{}
 
 	no  tpcc.NewOrderInput
 	nor tpcc.NewOrderResult
@@ -427,9 +444,11 @@ func (u *user) measured(t time.Time) bool {
 }
 
 // reconnect retries with exponential backoff (100 ms .. 5 s) until it
-// succeeds or the step stops.
+// succeeds, the step stops, or ReconnectTimeout passes (then it reports
+// the server lost).
 func (u *user) reconnect(ctx context.Context) bool {
 	backoff := 100 * time.Millisecond
+	deadline := time.Now().Add(u.cfg.ReconnectTimeout)
 	for {
 		e, err := u.tgt.NewExecutor(ctx, u.cfg.Mode)
 		if err == nil {
@@ -437,7 +456,14 @@ func (u *user) reconnect(ctx context.Context) bool {
 			u.stats.reconnects++
 			return true
 		}
-		if !u.sleep(ctx, backoff) {
+		if time.Now().After(deadline) {
+			select {
+			case u.lost <- struct{}{}:
+			default:
+			}
+			return false
+		}
+		if !u.sleep(ctx, min(backoff, time.Until(deadline)+time.Millisecond)) {
 			return false
 		}
 		backoff = min(backoff*2, 5*time.Second)

@@ -42,6 +42,8 @@ type Autopilot struct {
 	RebuildBetweenRepeats bool
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
+	// ReconnectTimeout is passed to every step (0: the driver's default).
+	ReconnectTimeout time.Duration
 	// Interval is the telemetry sampling interval (default 1 s).
 	Interval time.Duration
 	// OnStepStart, when set, is told about each step before it starts.
@@ -107,6 +109,9 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 				return fmt.Errorf("store step %d of repeat %d: %w", i+1, repeat, err)
 			}
 			if rec.Result.Partial {
+				if rec.Result.Err != nil {
+					return rec.Result.Err
+				}
 				return ctx.Err()
 			}
 		}
@@ -124,7 +129,8 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	var before engine.Counters
 	var beforeErr error
 	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
-		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index)}
+		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
+		ReconnectTimeout: a.ReconnectTimeout}
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }

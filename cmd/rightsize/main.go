@@ -43,11 +43,17 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "rightsize:", err)
+	os.Exit(exitCode(err))
+}
+
+// exitCode maps an error to the process exit code: the code of an
+// exitError, 1 for an interrupted or failed run, 2 otherwise (bad input).
+func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		os.Exit(ee.code)
+		return ee.code
 	}
-	os.Exit(2)
+	return 1
 }
 
 func newRootCmd() *cobra.Command {
@@ -80,6 +86,7 @@ func newRootCmd() *cobra.Command {
 			profFile.Close()
 		}
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newBuildCmd(), newRunCmd(), newCheckCmd(), newQuickstartCmd(), newEnginesCmd())
 	return root
 }

@@ -35,6 +35,7 @@ type runOptions struct {
 	warehouses     int
 	json           bool
 	label          string
+	reconnect      time.Duration
 	flags          map[string]string
 }
 
@@ -94,6 +95,7 @@ in the results store (--store, default ./rightsize.db).
 	cmd.Flags().IntVarP(&o.warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object instead of the text summary")
 	cmd.Flags().StringVar(&o.label, "label", "", "name this run (reports and compare accept it instead of the run id)")
+	cmd.Flags().DurationVar(&o.reconnect, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
 	return cmd
 }
 
@@ -229,7 +231,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	}
 	ap := &scenario.Autopilot{DB: t, Users: o.users, Rampup: o.rampup, Duration: o.duration, Repeats: o.repeats, Mode: mode,
 		KeyingThinking: o.keyingThinking, Seed: o.seed, Warehouses: meta.Warehouses, Constants: consts,
-		RebuildBetweenRepeats: o.rebuild, ServerPID: serverPID(t)}
+		RebuildBetweenRepeats: o.rebuild, ServerPID: serverPID(t), ReconnectTimeout: o.reconnect}
 	if !o.json {
 		ap.OnStepStart = func(repeat, index, users int) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)\n",
@@ -245,7 +247,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	status := store.StatusComplete
 	partial := len(records) > 0 && records[len(records)-1].Result.Partial
 	switch {
-	case partial || (runErr != nil && ctx.Err() != nil):
+	case partial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
 		status = store.StatusPartial
 	case runErr != nil:
 		status = store.StatusFailed
@@ -268,7 +270,11 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 		printRunSummary(cmd.OutOrStdout(), rep)
 	}
 	if rep.Partial {
-		return rep, fmt.Errorf("run interrupted: the summary above is partial; what was measured is stored as run %s (partial)", run.ID)
+		why := "run interrupted"
+		if runErr != nil && ctx.Err() == nil {
+			why = runErr.Error()
+		}
+		return rep, fmt.Errorf("%s: the summary above is partial; what was measured is stored as run %s (partial)", why, run.ID)
 	}
 	return rep, runErr
 }

@@ -44,7 +44,7 @@ func Open(ctx context.Context, dsn string, poolSize int) (*DB, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+		return nil, fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, oneLine(err))
 	}
 	return &DB{dsn: dsn, pool: pool, dbname: cfg.ConnConfig.Database, poolSize: cfg.MaxConns}, nil
 }
@@ -60,7 +60,7 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 	cfg.Database = "postgres"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.Host, cfg.Port, err)
+		return fmt.Errorf("connect to PostgreSQL at %s:%d: %w", cfg.Host, cfg.Port, oneLine(err))
 	}
 	defer conn.Close(ctx)
 	var exists bool
@@ -213,4 +213,28 @@ func classify(err error) engine.ErrClass {
 		return engine.ErrConnection
 	}
 	return engine.ErrOther
+}
+
+// lineError keeps the wrapped error but prints on one line.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
+
+// oneLine flattens pgx's multi-line connect errors (one line per address
+// tried) into one line without repeats, keeping the wrapped error.
+func oneLine(err error) error {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(err.Error(), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	return &lineError{msg: strings.Join(parts, " "), err: err}
 }

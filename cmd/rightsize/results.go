@@ -1,0 +1,417 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// newResultsCmd is "rightsize results": list, show, export and delete the
+// runs of the results store.
+func newResultsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "results",
+		Short: "List, show, export and delete the runs in the results store",
+		Long: `List, show, export and delete the runs in the results store (--store, or
+$RIGHTSIZE_STORE, or ./rightsize.db). RUN is a run id, a label (the latest
+run with that label), or a unique prefix of a run id.`,
+		Example: `  rightsize results list
+  rightsize results show baseline
+  rightsize results export 20250314-092653-a1b2c3 --format csv -o baseline-csv
+  rightsize results delete old-test --store postgres://rs:secret@db/results`,
+	}
+	cmd.AddCommand(newResultsListCmd(), newResultsShowCmd(), newResultsExportCmd(), newResultsDeleteCmd())
+	return cmd
+}
+
+// storeLocation returns the --store flag when it is defined and set, else
+// "" (the store then falls back to $RIGHTSIZE_STORE or ./rightsize.db).
+func storeLocation(cmd *cobra.Command) string {
+	if f := cmd.Flags().Lookup("store"); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	if f := cmd.InheritedFlags().Lookup("store"); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// openResults opens the store for the results commands. Readers never
+// create a store; the errors are bad input (wrong --store, corrupt file,
+// store of a newer rightsize).
+func openResults(cmd *cobra.Command) (*store.Store, error) {
+	st, err := store.OpenExisting(cmd.Context(), storeLocation(cmd))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return st, nil
+}
+
+// resolveRun turns RUN into a run id; unknown or ambiguous is bad input.
+func resolveRun(ctx context.Context, st *store.Store, key string) (string, error) {
+	id, err := st.Resolve(ctx, key)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", badInput(fmt.Errorf("%w (see: rightsize results list)", err))
+		}
+		if strings.Contains(err.Error(), "ambiguous") || strings.Contains(err.Error(), "empty") {
+			return "", badInput(err)
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// oneRun checks that exactly one RUN is given.
+func oneRun(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return badInput(fmt.Errorf("give one RUN: a run id or a label (see: rightsize results list)"))
+	}
+	return nil
+}
+
+func newResultsListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the stored runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			st, err := openResults(cmd)
+			if errors.Is(err, store.ErrNoStore) {
+				if asJSON {
+					fmt.Fprintln(w, "[]")
+				} else {
+					fmt.Fprintf(w, "no runs yet: %v\n", errors.Unwrap(err))
+				}
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.ListRunSummaries(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if runs == nil {
+					runs = []store.RunSummary{}
+				}
+				return writeJSON(w, runs)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintf(w, "no runs in %s\n", st.Location())
+				return nil
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tLABEL\tSTATUS\tENGINE\tWH\tUSERS\tREPEATS\tSTEPS\tMAX TPM\tMAX NOPM\tSTARTED")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n", r.ID, dash(r.Label), r.Status, dash(r.Engine),
+					r.Warehouses, usersList(r.Users, 8), r.Repeats, r.Steps, r.MaxTPM, r.MaxNOPM, localTime(r.StartedAt))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array instead of the table")
+	return cmd
+}
+
+func newResultsShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show RUN",
+		Short: "Show a run: configuration, environment, steps aggregated across repeats, latencies",
+		Args:  oneRun,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openResults(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			id, err := resolveRun(cmd.Context(), st, args[0])
+			if err != nil {
+				return err
+			}
+			r, steps, err := st.LoadRun(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
+			}
+			return printRun(cmd.OutOrStdout(), r, steps)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole run (every step and raw sample) as one JSON document")
+	return cmd
+}
+
+func newResultsExportCmd() *cobra.Command {
+	var format, dir string
+	cmd := &cobra.Command{
+		Use:   "export RUN",
+		Short: "Export a run as CSV files for a spreadsheet, or as one JSON document",
+		Long: `Export a run. CSV (RFC 4180, one header row) writes steps.csv, transactions.csv,
+timeseries.csv and host_samples.csv into DIR (default ./rightsize-RUNID);
+JSON writes DIR/RUNID.json (default DIR: the current directory).`,
+		Args: oneRun,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format = strings.ToLower(strings.TrimSpace(format))
+			if format != store.FormatCSV && format != store.FormatJSON {
+				return badInput(fmt.Errorf("--format %q: want csv or json", format))
+			}
+			st, err := openResults(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			id, err := resolveRun(cmd.Context(), st, args[0])
+			if err != nil {
+				return err
+			}
+			if dir == "" {
+				dir = "."
+				if format == store.FormatCSV {
+					dir = "rightsize-" + id
+				}
+			}
+			files, err := store.Export(cmd.Context(), st, id, format, dir)
+			if err != nil {
+				return badInput(err)
+			}
+			for _, f := range files {
+				fmt.Fprintln(cmd.OutOrStdout(), f)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", store.FormatCSV, "csv or json")
+	cmd.Flags().StringVarP(&dir, "output", "o", "", "output directory (created if missing)")
+	return cmd
+}
+
+func newResultsDeleteCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "delete RUN",
+		Short: "Delete a run with all its steps and samples",
+		Args:  oneRun,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openResults(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			id, err := resolveRun(cmd.Context(), st, args[0])
+			if err != nil {
+				return err
+			}
+			if err := st.DeleteRun(cmd.Context(), id); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return badInput(err)
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted run %s\n", id)
+			return nil
+		},
+	}
+	return cmd
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// usersList prints a users sequence, eliding the middle of long ones.
+func usersList(users []int, max int) string {
+	s := make([]string, len(users))
+	for i, u := range users {
+		s[i] = strconv.Itoa(u)
+	}
+	if len(s) > max {
+		return strings.Join(s[:max-2], ",") + ",…," + s[len(s)-1]
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
+
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// printRun writes the human-readable view of a run.
+func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
+	title := "run " + r.ID
+	if r.Label != "" {
+		title += "  \"" + r.Label + "\""
+	}
+	fmt.Fprintf(w, "%s  (%s)\n", title, strings.ToUpper(r.Status))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	kv := func(k, format string, args ...any) { fmt.Fprintf(tw, "  %s\t%s\n", k, fmt.Sprintf(format, args...)) }
+	if r.Source != store.SourceRightsize {
+		kv("source", "%s", r.Source)
+	}
+	kv("target", "%s", joinNonEmpty(" · ", r.Target, r.Engine, r.EngineVersion))
+	kv("workload", "%d warehouses · %s mode · keying/think %s · seed %d", r.Warehouses, dash(r.Mode), onOffStr(r.KeyingThinking), r.Seed)
+	kv("steps", "users %s · ramp-up %s · measured %s · %d repeat(s)", usersList(r.Users, 20), r.Rampup, r.Duration, r.Repeats)
+	when := localTime(r.StartedAt)
+	if !r.EndedAt.IsZero() {
+		when += " → " + localTime(r.EndedAt) + " (" + r.EndedAt.Sub(r.StartedAt).Round(time.Second).String() + ")"
+	}
+	kv("time", "%s", when)
+	if r.Note != "" {
+		kv("note", "%s", r.Note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printMap(w, "environment", r.Env, "")
+	printMap(w, "command line", r.Flags, "--")
+
+	if len(steps) == 0 {
+		fmt.Fprintln(w, "\nno steps stored")
+		return nil
+	}
+	aggs := store.Aggregate(steps)
+	fmt.Fprintln(w, "\nthroughput per step (mean across repeats [min–max], CV = stddev/mean)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\tCPU busy %\tiowait %\tserver CPU %\tdriver CPU %\tread IOPS\twrite IOPS\tdisk ms\t")
+	unstable, partial := false, false
+	for _, a := range aggs {
+		mark := ""
+		if a.Unstable {
+			mark, unstable = "  unstable", true
+		}
+		if a.Partial {
+			mark, partial = mark+"  PARTIAL", true
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%s\n",
+			a.Users, a.Repeats, a.TPM.Mean, statRange(a.TPM), cvStr(a.TPM, a.Repeats), a.NOPM.Mean, statRange(a.NOPM), cvStr(a.NOPM, a.Repeats),
+			a.TPMPerUser.Mean, a.Host.CPUBusyPct, a.Host.CPUIowaitPct, a.ServerCPUPct, a.DriverCPUPct,
+			a.Host.DiskReadIOPS, a.Host.DiskWriteIOPS, a.Host.DiskAvgLatencyMs, mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unstable {
+		fmt.Fprintf(w, "  unstable: TPM or NOPM varies by more than %.0f %% (CV) across repeats\n", store.UnstableCV*100)
+	}
+	if partial {
+		fmt.Fprintln(w, "  PARTIAL: only interrupted steps were measured at this user count")
+	}
+
+	fmt.Fprintln(w, "\nsteps as measured")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "repeat\tusers\tTPM\tNOPM\tmeasured s\tdb TPM\tbuffer hit %\tskipped deliveries\treconnects\tstarted\t")
+	for _, s := range steps {
+		mark := ""
+		if s.Partial {
+			mark = "  PARTIAL"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%d\t%s\t%s\n", s.Repeat, s.Users, s.TPM, s.NOPM, s.Measured().Seconds(),
+			s.DB.TPM, s.DB.BufferHitPct, s.SkippedDeliveries, s.Reconnects, localTime(s.Start), mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nlatency per transaction (ms, all repeats merged)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "users\ttransaction\tcount\trollbacks\tretries\terrors\tp50\tp90\tp95\tp99\tmax\tmean\t")
+	var firstErrors []string
+	for _, a := range aggs {
+		for i, t := range a.Txn {
+			users := ""
+			if i == 0 {
+				users = strconv.Itoa(a.Users)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", users, t.Type, t.Count, t.Rollbacks, t.Retries,
+				t.Errors, t.P50Ms, t.P90Ms, t.P95Ms, t.P99Ms, t.MaxMs, t.MeanMs)
+			if t.FirstError != "" {
+				firstErrors = append(firstErrors, fmt.Sprintf("  %d users, first %s error: %s", a.Users, t.Type, t.FirstError))
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range firstErrors {
+		fmt.Fprintln(w, e)
+	}
+	return nil
+}
+
+func printMap(w io.Writer, title string, m map[string]string, prefix string) {
+	if len(m) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range keys {
+		fmt.Fprintf(tw, "  %s%s\t%s\n", prefix, k, m[k])
+	}
+	tw.Flush()
+}
+
+func statRange(s store.Stat) string {
+	return fmt.Sprintf("[%.0f–%.0f]", s.Min, s.Max)
+}
+
+func cvStr(s store.Stat, repeats int) string {
+	if repeats < 2 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", s.CV*100)
+}
+
+func onOffStr(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, sep)
+}
