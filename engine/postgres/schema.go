@@ -99,12 +99,30 @@ func (db *DB) IndexSteps() []engine.Step {
 	return steps
 }
 
-// Analyze implements engine.DB.
+// Analyze implements engine.DB: the tables are analyzed in parallel, as
+// many at once as the pool has connections.
 func (db *DB) Analyze(ctx context.Context) error {
-	if _, err := db.pool.Exec(ctx, "ANALYZE"); err != nil {
-		return fmt.Errorf("analyze: %w", err)
+	tables := append([]tpcc.Table{}, tpcc.Tables...)
+	errs := make(chan error, len(tables))
+	sem := make(chan struct{}, max(1, int(db.poolSize)-1))
+	for _, t := range tables {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if _, err := db.pool.Exec(ctx, "ANALYZE "+string(t)); err != nil {
+				errs <- fmt.Errorf("analyze %s: %w", t, err)
+				return
+			}
+			errs <- nil
+		}()
 	}
-	return nil
+	var first error
+	for range tables {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Load implements engine.DB with COPY (binary) on one pooled connection.
