@@ -70,8 +70,7 @@ func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 // openStore opens the results store named by --store (or RIGHTSIZE_STORE,
 // or ./rightsize.db).
 func openStore(cmd *cobra.Command) (*store.Store, error) {
-	loc, _ := cmd.Flags().GetString("store")
-	st, err := store.Open(cmd.Context(), loc)
+	st, err := store.Open(cmd.Context(), storeLocation(cmd))
 	if err != nil {
 		return nil, badInput(fmt.Errorf("open the results store: %w", err))
 	}

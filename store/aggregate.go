@@ -1,0 +1,224 @@
+package store
+
+import (
+	"math"
+	"sort"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// UnstableCV is the coefficient of variation of TPM or NOPM across repeats
+// above which a step is flagged Unstable.
+const UnstableCV = 0.10
+
+// Stat describes one figure across repeats.
+type Stat struct {
+	Mean float64 `json:"mean"` // arithmetic mean
+	Min  float64 `json:"min"`  // smallest value
+	Max  float64 `json:"max"`  // largest value
+	// CV is the coefficient of variation: sample standard deviation / mean;
+	// 0 with one repeat or a zero mean.
+	CV float64 `json:"cv"`
+}
+
+// StepAggregate is one step of the users sequence across its repeats.
+type StepAggregate struct {
+	// Index is the step's position in the users sequence.
+	Index int `json:"index"`
+	// Users is the number of virtual users.
+	Users int `json:"users"`
+	// Repeats is the number of steps aggregated.
+	Repeats int `json:"repeats"`
+	// Partial tells the figures come from interrupted steps only: partial
+	// steps are left out when a complete one exists.
+	Partial    bool `json:"partial"`
+	TPM        Stat `json:"tpm"`          // transactions per minute
+	NOPM       Stat `json:"nopm"`         // New-Orders per minute
+	TPMPerUser Stat `json:"tpm_per_user"` // TPM / users
+	// Host holds the means of the steps' host summaries.
+	Host              HostSummary `json:"host"`
+	ServerCPUPct      float64     `json:"server_cpu_pct"`        // mean, % of one core
+	DriverCPUPct      float64     `json:"driver_cpu_pct"`        // mean, % of one core
+	DriverCPUUsPerTxn float64     `json:"driver_cpu_us_per_txn"` // mean, µs per transaction
+	ServerCPUUsPerTxn float64     `json:"server_cpu_us_per_txn"` // mean, µs per transaction
+	// Unstable is set when the CV of TPM or NOPM exceeds UnstableCV.
+	Unstable bool `json:"unstable"`
+	// Txn merges each transaction type across the repeats: counts summed,
+	// percentiles, max and mean from the merged histograms (exact); when a
+	// repeat lacks a readable histogram, percentiles are the means of the
+	// repeats' percentiles, max the largest and mean count-weighted. Hist is
+	// the merged histogram when there is one.
+	Txn []TxnSummary `json:"txn"`
+}
+
+// Aggregate groups steps by Index (position in the users sequence) and
+// summarises each group across its repeats, in sequence order.
+func Aggregate(steps []Step) []StepAggregate {
+	groups := map[int][]*Step{}
+	var order []int
+	for i := range steps {
+		st := &steps[i]
+		if _, ok := groups[st.Index]; !ok {
+			order = append(order, st.Index)
+		}
+		groups[st.Index] = append(groups[st.Index], st)
+	}
+	sort.Ints(order)
+	out := make([]StepAggregate, 0, len(order))
+	for _, idx := range order {
+		out = append(out, aggregateGroup(idx, groups[idx]))
+	}
+	return out
+}
+
+func aggregateGroup(idx int, all []*Step) StepAggregate {
+	var group []*Step
+	for _, st := range all {
+		if !st.Partial {
+			group = append(group, st)
+		}
+	}
+	a := StepAggregate{Index: idx, Users: all[0].Users}
+	if len(group) == 0 {
+		group, a.Partial = all, true
+	}
+	a.Repeats = len(group)
+	pick := func(f func(*Step) float64) Stat {
+		v := make([]float64, len(group))
+		for i, st := range group {
+			v[i] = f(st)
+		}
+		return stat(v)
+	}
+	mean := func(f func(*Step) float64) float64 { return pick(f).Mean }
+	a.TPM = pick(func(s *Step) float64 { return s.TPM })
+	a.NOPM = pick(func(s *Step) float64 { return s.NOPM })
+	a.TPMPerUser = pick(func(s *Step) float64 { return s.TPMPerUser })
+	a.ServerCPUPct = mean(func(s *Step) float64 { return s.ServerCPUPct })
+	a.DriverCPUPct = mean(func(s *Step) float64 { return s.DriverCPUPct })
+	a.DriverCPUUsPerTxn = mean(func(s *Step) float64 { return s.DriverCPUUsPerTxn })
+	a.ServerCPUUsPerTxn = mean(func(s *Step) float64 { return s.ServerCPUUsPerTxn })
+	h := &a.Host
+	h.CPUBusyPct = mean(func(s *Step) float64 { return s.Host.CPUBusyPct })
+	h.CPUIdlePct = mean(func(s *Step) float64 { return s.Host.CPUIdlePct })
+	h.CPUIowaitPct = mean(func(s *Step) float64 { return s.Host.CPUIowaitPct })
+	h.CPUUserPct = mean(func(s *Step) float64 { return s.Host.CPUUserPct })
+	h.CPUSystemPct = mean(func(s *Step) float64 { return s.Host.CPUSystemPct })
+	h.CPUStealPct = mean(func(s *Step) float64 { return s.Host.CPUStealPct })
+	h.DiskReadIOPS = mean(func(s *Step) float64 { return s.Host.DiskReadIOPS })
+	h.DiskWriteIOPS = mean(func(s *Step) float64 { return s.Host.DiskWriteIOPS })
+	h.DiskReadMBps = mean(func(s *Step) float64 { return s.Host.DiskReadMBps })
+	h.DiskWriteMBps = mean(func(s *Step) float64 { return s.Host.DiskWriteMBps })
+	h.DiskAvgLatencyMs = mean(func(s *Step) float64 { return s.Host.DiskAvgLatencyMs })
+	h.MemUsedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemUsedBytes) })))
+	h.MemCachedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemCachedBytes) })))
+	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
+	a.Txn = mergeTxn(group)
+	return a
+}
+
+// stat computes mean, min, max and CV (sample standard deviation / mean).
+func stat(v []float64) Stat {
+	if len(v) == 0 {
+		return Stat{}
+	}
+	s := Stat{Min: v[0], Max: v[0]}
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+		s.Min = min(s.Min, x)
+		s.Max = max(s.Max, x)
+	}
+	s.Mean = sum / float64(len(v))
+	if len(v) > 1 && s.Mean != 0 {
+		ss := 0.0
+		for _, x := range v {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.CV = math.Sqrt(ss/float64(len(v)-1)) / math.Abs(s.Mean)
+	}
+	return s
+}
+
+// mergeTxn merges transaction summaries of the same type across steps, in
+// the order the types first appear.
+func mergeTxn(group []*Step) []TxnSummary {
+	var types []string
+	byType := map[string][]*TxnSummary{}
+	for _, st := range group {
+		for i := range st.Txn {
+			t := &st.Txn[i]
+			if _, ok := byType[t.Type]; !ok {
+				types = append(types, t.Type)
+			}
+			byType[t.Type] = append(byType[t.Type], t)
+		}
+	}
+	out := make([]TxnSummary, 0, len(types))
+	for _, typ := range types {
+		out = append(out, mergeOne(typ, byType[typ]))
+	}
+	return out
+}
+
+func mergeOne(typ string, ts []*TxnSummary) TxnSummary {
+	m := TxnSummary{Type: typ}
+	var merged *hdrhistogram.Histogram
+	exact := true
+	var weighted float64
+	for _, t := range ts {
+		m.Count += t.Count
+		m.Rollbacks += t.Rollbacks
+		m.Retries += t.Retries
+		m.Errors += t.Errors
+		if m.FirstError == "" {
+			m.FirstError = t.FirstError
+		}
+		m.MaxMs = max(m.MaxMs, t.MaxMs)
+		weighted += t.MeanMs * float64(t.Count)
+		n := float64(len(ts))
+		m.P50Ms += t.P50Ms / n
+		m.P90Ms += t.P90Ms / n
+		m.P95Ms += t.P95Ms / n
+		m.P99Ms += t.P99Ms / n
+		if !exact {
+			continue
+		}
+		h, err := decodeHist(t.Hist)
+		if err != nil || h == nil {
+			exact = false
+			continue
+		}
+		if merged == nil {
+			merged = h
+		} else {
+			merged.Merge(h)
+		}
+	}
+	if m.Count > 0 {
+		m.MeanMs = weighted / float64(m.Count)
+	}
+	if exact && merged != nil {
+		ms := func(v int64) float64 { return float64(v) / 1000 }
+		m.P50Ms = ms(merged.ValueAtQuantile(50))
+		m.P90Ms = ms(merged.ValueAtQuantile(90))
+		m.P95Ms = ms(merged.ValueAtQuantile(95))
+		m.P99Ms = ms(merged.ValueAtQuantile(99))
+		m.MaxMs = ms(merged.Max())
+		if merged.TotalCount() > 0 {
+			m.MeanMs = merged.Mean() / 1000
+		}
+		if b, err := merged.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			m.Hist = b
+		}
+	}
+	return m
+}
+
+// decodeHist decodes a stored histogram (nil for none).
+func decodeHist(b HdrHist) (*hdrhistogram.Histogram, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return hdrhistogram.Decode(b)
+}

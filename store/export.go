@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Export formats.
+const (
+	FormatCSV  = "csv"
+	FormatJSON = "json"
+)
+
+// CSV file names written by Export.
+const (
+	StepsCSV        = "steps.csv"
+	TransactionsCSV = "transactions.csv"
+	TimeseriesCSV   = "timeseries.csv"
+	HostSamplesCSV  = "host_samples.csv"
+)
+
+// DocumentFormat names the JSON document Export writes.
+const DocumentFormat = "rightsize-run"
+
+// Document is the JSON export of a run: the run, every step with all its
+// raw children, and the aggregates across repeats.
+type Document struct {
+	// Format is DocumentFormat.
+	Format string `json:"format"`
+	// SchemaVersion is the store schema version that wrote it.
+	SchemaVersion int             `json:"schema_version"`
+	Run           *Run            `json:"run"`        // the run
+	Steps         []Step          `json:"steps"`      // every step with its children, by repeat then index
+	Aggregates    []StepAggregate `json:"aggregates"` // Aggregate(Steps)
+}
+
+// NewDocument builds the JSON document of a loaded run.
+func NewDocument(r *Run, steps []Step) Document {
+	if steps == nil {
+		steps = []Step{}
+	}
+	return Document{Format: DocumentFormat, SchemaVersion: SchemaVersion, Run: r, Steps: steps, Aggregates: Aggregate(steps)}
+}
+
+// WriteJSON writes the run's Document, indented, to w.
+func WriteJSON(w io.Writer, r *Run, steps []Step) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewDocument(r, steps))
+}
+
+// Export writes a run (id, or label or unique id prefix as Resolve takes
+// it) in format FormatCSV (steps.csv, transactions.csv, timeseries.csv and
+// host_samples.csv: header row, one row per record, RFC 4180) or FormatJSON
+// (<run id>.json, a Document) into dir, created if missing ("" is the
+// current directory). It returns the paths written. Each file is written to
+// a temporary name and renamed, so none is ever left half-written.
+func Export(ctx context.Context, st *Store, id string, format string, dir string) ([]string, error) {
+	if format != FormatCSV && format != FormatJSON {
+		return nil, fmt.Errorf("unknown export format %q (want %s or %s)", format, FormatCSV, FormatJSON)
+	}
+	id, err := st.Resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	r, steps, err := st.LoadRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export directory: %w", err)
+	}
+	if format == FormatJSON {
+		p := filepath.Join(dir, r.ID+".json")
+		if err := writeFile(p, func(w io.Writer) error { return WriteJSON(w, r, steps) }); err != nil {
+			return nil, err
+		}
+		return []string{p}, nil
+	}
+	files := []struct {
+		name string
+		fill func(*csv.Writer) error
+	}{
+		{StepsCSV, func(w *csv.Writer) error { return stepsCSV(w, r, steps) }},
+		{TransactionsCSV, func(w *csv.Writer) error { return transactionsCSV(w, r, steps) }},
+		{TimeseriesCSV, func(w *csv.Writer) error { return timeseriesCSV(w, r, steps) }},
+		{HostSamplesCSV, func(w *csv.Writer) error { return hostSamplesCSV(w, r, steps) }},
+	}
+	var out []string
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		err := writeFile(p, func(w io.Writer) error {
+			cw := csv.NewWriter(w)
+			cw.UseCRLF = true // RFC 4180
+			if err := f.fill(cw); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writeFile writes path through a temporary file renamed at the end.
+func writeFile(path string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp := f.Name()
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	return nil
+}
+
+// CSV cell formats: times in UTC as "2006-01-02 15:04:05.000" (what
+// spreadsheets parse), floats in shortest decimal form.
+const csvTime = "2006-01-02 15:04:05.000"
+
+func ct(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(csvTime)
+}
+
+func cf(f float64) string { return strconv.FormatFloat(fin(f), 'f', -1, 64) }
+func ci(i int64) string   { return strconv.FormatInt(i, 10) }
+func cu(u uint64) string  { return strconv.FormatUint(u, 10) }
+func cb(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// stepKey is the leading columns of every per-step row.
+var stepKeyHeader = []string{"run_id", "label", "step_id", "repeat", "index", "users"}
+
+func stepKey(r *Run, st *Step) []string {
+	return []string{r.ID, r.Label, ci(st.ID), strconv.Itoa(st.Repeat), strconv.Itoa(st.Index), strconv.Itoa(st.Users)}
+}
+
+func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
+	header := append(append([]string{}, stepKeyHeader...),
+		"engine", "engine_version", "mode", "warehouses",
+		"start_utc", "measure_start_utc", "measure_end_utc", "measured_s", "partial",
+		"tpm", "nopm", "tpm_per_user", "driver_cpu_us_per_txn", "server_cpu_us_per_txn", "skipped_deliveries", "reconnects",
+		"cpu_busy_pct", "cpu_idle_pct", "cpu_iowait_pct", "cpu_user_pct", "cpu_system_pct", "cpu_steal_pct",
+		"disk_read_iops", "disk_write_iops", "disk_read_mbps", "disk_write_mbps", "disk_avg_latency_ms",
+		"mem_used_bytes", "mem_cached_bytes", "server_cpu_pct", "driver_cpu_pct",
+		"db_commits", "db_rollbacks", "db_blocks_read", "db_blocks_hit", "db_wal_bytes", "db_checkpoints", "db_tpm", "db_buffer_hit_pct")
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		h, d := &st.Host, &st.DB
+		rec := append(stepKey(r, st), r.Engine, r.EngineVersion, r.Mode, strconv.Itoa(r.Warehouses),
+			ct(st.Start), ct(st.MeasureStart), ct(st.MeasureEnd), cf(st.Measured().Seconds()), cb(st.Partial),
+			cf(st.TPM), cf(st.NOPM), cf(st.TPMPerUser), cf(st.DriverCPUUsPerTxn), cf(st.ServerCPUUsPerTxn),
+			ci(st.SkippedDeliveries), ci(st.Reconnects),
+			cf(h.CPUBusyPct), cf(h.CPUIdlePct), cf(h.CPUIowaitPct), cf(h.CPUUserPct), cf(h.CPUSystemPct), cf(h.CPUStealPct),
+			cf(h.DiskReadIOPS), cf(h.DiskWriteIOPS), cf(h.DiskReadMBps), cf(h.DiskWriteMBps), cf(h.DiskAvgLatencyMs),
+			cu(h.MemUsedBytes), cu(h.MemCachedBytes), cf(st.ServerCPUPct), cf(st.DriverCPUPct),
+			ci(d.Commits), ci(d.Rollbacks), ci(d.BlocksRead), ci(d.BlocksHit), ci(d.WALBytes), ci(d.Checkpoints),
+			cf(d.TPM), cf(d.BufferHitPct))
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func transactionsCSV(w *csv.Writer, r *Run, steps []Step) error {
+	header := append(append([]string{}, stepKeyHeader...), "type", "count", "rollbacks", "retries", "errors",
+		"p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "mean_ms", "first_error")
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		for _, t := range st.Txn {
+			rec := append(stepKey(r, st), t.Type, ci(t.Count), ci(t.Rollbacks), ci(t.Retries), ci(t.Errors),
+				cf(t.P50Ms), cf(t.P90Ms), cf(t.P95Ms), cf(t.P99Ms), cf(t.MaxMs), cf(t.MeanMs), t.FirstError)
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func timeseriesCSV(w *csv.Writer, r *Run, steps []Step) error {
+	header := append(append([]string{}, stepKeyHeader...), "offset_s", "time_utc", "measured", "txn", "new_orders")
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		for _, s := range st.Seconds {
+			at := st.Start.Add(time.Duration(s.Offset) * time.Second)
+			measured := !st.Start.IsZero() && !at.Before(st.MeasureStart) && at.Before(st.MeasureEnd)
+			rec := append(stepKey(r, st), strconv.Itoa(s.Offset), ct(at), cb(measured), ci(s.Txn), ci(s.NewOrders))
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hostSamplesCSV(w *csv.Writer, r *Run, steps []Step) error {
+	header := append(append([]string{}, stepKeyHeader...), "time_utc", "offset_s",
+		"cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct", "cpu_busy_pct",
+		"disk_read_iops", "disk_write_iops", "disk_read_mbps", "disk_write_mbps", "disk_avg_latency_ms",
+		"mem_used_bytes", "mem_cached_bytes", "server_cpu_pct", "driver_cpu_pct", "disks")
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		for _, h := range st.Samples {
+			off := ""
+			if !st.Start.IsZero() && !h.At.IsZero() {
+				off = cf(h.At.Sub(st.Start).Seconds())
+			}
+			rec := append(stepKey(r, st), ct(h.At), off,
+				cf(h.CPUUserPct), cf(h.CPUSystemPct), cf(h.CPUIowaitPct), cf(h.CPUIdlePct), cf(h.CPUStealPct), cf(h.CPUBusyPct),
+				cf(h.DiskReadIOPS), cf(h.DiskWriteIOPS), cf(h.DiskReadMBps), cf(h.DiskWriteMBps), cf(h.DiskAvgLatencyMs),
+				cu(h.MemUsedBytes), cu(h.MemCachedBytes), cf(h.ServerCPUPct), cf(h.DriverCPUPct), h.Disks)
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Run sources.
+const (
+	// SourceRightsize marks a run measured by rightsize itself.
+	SourceRightsize = "rightsize"
+	// SourceHammerDB marks a run imported from a HammerDB log.
+	SourceHammerDB = "hammerdb"
+)
+
+// Run statuses.
+const (
+	// StatusRunning is a run still being measured (or one whose process died
+	// before it could call FinishRun).
+	StatusRunning = "running"
+	// StatusComplete is a run whose every step was measured to the end.
+	StatusComplete = "complete"
+	// StatusPartial is a run interrupted (Ctrl-C) after at least one step.
+	StatusPartial = "partial"
+	// StatusFailed is a run that ended with an error.
+	StatusFailed = "failed"
+)
+
+// Probe kinds.
+const (
+	// ProbeStorage is a storage probe (fio or the built-in engine).
+	ProbeStorage = "storage"
+	// ProbeCPU is a single-thread CPU probe.
+	ProbeCPU = "cpu"
+	// ProbeBackup is a backup/restore timing probe.
+	ProbeBackup = "backup"
+)
+
+// Run is one invocation of a benchmark: its configuration and environment.
+// Its measurements are Steps.
+type Run struct {
+	// ID is "YYYYMMDD-HHMMSS-xxxxxx" (UTC start time and 6 random hex
+	// digits); CreateRun assigns it when empty.
+	ID string `json:"id"`
+	// Label is a free name the user gave the run ("baseline", "8 cores");
+	// several runs may share one, Resolve picks the latest.
+	Label string `json:"label,omitempty"`
+	// Source is SourceRightsize or SourceHammerDB (imported).
+	Source string `json:"source"`
+	// Status is StatusRunning, StatusComplete, StatusPartial or StatusFailed.
+	Status string `json:"status"`
+	// Target is the target as given (connection string without password, or
+	// "embedded").
+	Target string `json:"target,omitempty"`
+	// Engine names the engine ("postgres", "sqlite" ...).
+	Engine string `json:"engine,omitempty"`
+	// EngineVersion is the server's version string.
+	EngineVersion string `json:"engine_version,omitempty"`
+	// Mode is "procedures" or "statements".
+	Mode string `json:"mode,omitempty"`
+	// Warehouses is the schema's warehouse count.
+	Warehouses int `json:"warehouses"`
+	// Seed seeds the transaction inputs.
+	Seed uint64 `json:"seed"`
+	// KeyingThinking tells whether the spec's keying and think times were used.
+	KeyingThinking bool `json:"keying_thinking"`
+	// Users is the sequence of virtual-user counts, one step each.
+	Users []int `json:"users"`
+	// Rampup is the ramp-up of each step.
+	Rampup time.Duration `json:"rampup_ns"`
+	// Duration is the measured duration of each step.
+	Duration time.Duration `json:"duration_ns"`
+	// Repeats is how many times the users sequence is run (1 if 0).
+	Repeats int `json:"repeats"`
+	// Flags holds every flag of the command line, by name without dashes.
+	Flags map[string]string `json:"flags,omitempty"`
+	// Env describes the environment: server settings (shared_buffers ...),
+	// host CPU model/cores/memory, OS, rightsize version and git commit.
+	Env map[string]string `json:"env,omitempty"`
+	// StartedAt is when the run started; CreateRun sets it to now when zero.
+	StartedAt time.Time `json:"started_at"`
+	// EndedAt is when the run ended; zero while running.
+	EndedAt time.Time `json:"ended_at"`
+	// Note is free text.
+	Note string `json:"note,omitempty"`
+}
+
+// Step is one measured step: a number of users in one repeat, with
+// everything measured in it. Non-finite floats (NaN, ±Inf) are stored as 0.
+type Step struct {
+	// ID is assigned by AddStep.
+	ID int64 `json:"id"`
+	// RunID is the run the step belongs to.
+	RunID string `json:"run_id"`
+	// Repeat is the repeat number, 1-based.
+	Repeat int `json:"repeat"`
+	// Index is the position of the step in the run's users sequence (0-based).
+	Index int `json:"index"`
+	// Users is the number of virtual users.
+	Users int `json:"users"`
+	// Start is when the users started (ramp-up began).
+	Start time.Time `json:"start"`
+	// MeasureStart is when the ramp-up ended and measuring began.
+	MeasureStart time.Time `json:"measure_start"`
+	// MeasureEnd is when measuring ended.
+	MeasureEnd time.Time `json:"measure_end"`
+	// Partial tells the step was interrupted before the end of its measured
+	// interval.
+	Partial bool `json:"partial"`
+	// TPM is completed transactions (all types) per minute.
+	TPM float64 `json:"tpm"`
+	// NOPM is completed New-Orders per minute.
+	NOPM float64 `json:"nopm"`
+	// TPMPerUser is TPM / Users.
+	TPMPerUser float64 `json:"tpm_per_user"`
+	// DriverCPUUsPerTxn is the driver's CPU per completed transaction, µs.
+	DriverCPUUsPerTxn float64 `json:"driver_cpu_us_per_txn"`
+	// ServerCPUUsPerTxn is the server's CPU per completed transaction, µs
+	// (0 when unknown).
+	ServerCPUUsPerTxn float64 `json:"server_cpu_us_per_txn"`
+	// SkippedDeliveries counts deferred Deliveries skipped.
+	SkippedDeliveries int64 `json:"skipped_deliveries"`
+	// Reconnects counts reconnections after lost connections.
+	Reconnects int64 `json:"reconnects"`
+	// Host is the host telemetry summarised over the measured interval.
+	Host HostSummary `json:"host"`
+	// ServerCPUPct is the database server's CPU, % of one core.
+	ServerCPUPct float64 `json:"server_cpu_pct"`
+	// DriverCPUPct is the driver's own CPU, % of one core.
+	DriverCPUPct float64 `json:"driver_cpu_pct"`
+	// DB holds server counter deltas over the measured interval.
+	DB DBCounters `json:"db"`
+	// Txn holds one summary per transaction type.
+	Txn []TxnSummary `json:"txn"`
+	// Seconds is the per-second throughput since Start (ramp-up included).
+	Seconds []Second `json:"seconds"`
+	// Windows holds the latency histograms of each window (10 s) and type.
+	Windows []Window `json:"windows"`
+	// Samples holds the raw host samples of the step.
+	Samples []HostSample `json:"samples"`
+}
+
+// Measured is the length of the measured interval.
+func (s *Step) Measured() time.Duration { return s.MeasureEnd.Sub(s.MeasureStart) }
+
+// HostSummary summarises host telemetry over an interval: means of the
+// samples, the disk latency I/O-weighted (see telemetry.Summary).
+type HostSummary struct {
+	CPUBusyPct       float64 `json:"cpu_busy_pct"`        // 100 − idle − iowait, % of all CPUs
+	CPUIdlePct       float64 `json:"cpu_idle_pct"`        // % of all CPUs
+	CPUIowaitPct     float64 `json:"cpu_iowait_pct"`      // % of all CPUs
+	CPUUserPct       float64 `json:"cpu_user_pct"`        // user + nice, % of all CPUs
+	CPUSystemPct     float64 `json:"cpu_system_pct"`      // system + irq + softirq, % of all CPUs
+	CPUStealPct      float64 `json:"cpu_steal_pct"`       // % of all CPUs
+	DiskReadIOPS     float64 `json:"disk_read_iops"`      // reads/s summed over disks
+	DiskWriteIOPS    float64 `json:"disk_write_iops"`     // writes/s summed over disks
+	DiskReadMBps     float64 `json:"disk_read_mbps"`      // MB (10^6 bytes)/s read, summed over disks
+	DiskWriteMBps    float64 `json:"disk_write_mbps"`     // MB (10^6 bytes)/s written, summed over disks
+	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"` // I/O-weighted mean latency, ms
+	MemUsedBytes     uint64  `json:"mem_used_bytes"`      // total − available
+	MemCachedBytes   uint64  `json:"mem_cached_bytes"`    // reclaimable page cache
+}
+
+// DBCounters are server-side counter deltas over the measured interval.
+type DBCounters struct {
+	Commits     int64 `json:"commits"`     // transactions committed in the benchmark database
+	Rollbacks   int64 `json:"rollbacks"`   // transactions rolled back in the benchmark database
+	BlocksRead  int64 `json:"blocks_read"` // blocks read from disk (or the OS cache)
+	BlocksHit   int64 `json:"blocks_hit"`  // blocks found in the buffer pool
+	WALBytes    int64 `json:"wal_bytes"`   // WAL / redo log bytes written
+	Checkpoints int64 `json:"checkpoints"` // checkpoints completed
+	// TPM is (commits+rollbacks) per minute, as HammerDB reports it.
+	TPM float64 `json:"tpm"`
+	// BufferHitPct is BlocksHit / (BlocksHit+BlocksRead) × 100.
+	BufferHitPct float64 `json:"buffer_hit_pct"`
+}
+
+// TxnSummary is the figures of one transaction type over a measured
+// interval; latencies in milliseconds.
+type TxnSummary struct {
+	// Type is the transaction type ("new_order", "payment" ...).
+	Type       string  `json:"type"`
+	Count      int64   `json:"count"`                 // completed, rolled-back New-Orders included
+	Rollbacks  int64   `json:"rollbacks"`             // New-Orders rolled back by the simulated user error
+	Retries    int64   `json:"retries"`               // retries (serialization failures, deadlocks)
+	Errors     int64   `json:"errors"`                // failed transactions
+	P50Ms      float64 `json:"p50_ms"`                // median latency
+	P90Ms      float64 `json:"p90_ms"`                // 90th percentile latency
+	P95Ms      float64 `json:"p95_ms"`                // 95th percentile latency
+	P99Ms      float64 `json:"p99_ms"`                // 99th percentile latency
+	MaxMs      float64 `json:"max_ms"`                // largest latency
+	MeanMs     float64 `json:"mean_ms"`               // mean latency
+	FirstError string  `json:"first_error,omitempty"` // text of the first error, if any
+	// Hist is the latency histogram in microseconds (see HdrHist).
+	Hist HdrHist `json:"hist,omitempty"`
+}
+
+// Second is the throughput of one second of a step.
+type Second struct {
+	// Offset is the number of seconds since the step's Start.
+	Offset int `json:"offset_s"`
+	// Txn is completed transactions in that second.
+	Txn int64 `json:"txn"`
+	// NewOrders is completed New-Orders in that second.
+	NewOrders int64 `json:"new_orders"`
+}
+
+// Window is the latency histogram of one transaction type over one window
+// of a step (ramp-up included).
+type Window struct {
+	// Offset is the window's start, from the step's Start.
+	Offset time.Duration `json:"offset_ns"`
+	// Type is the transaction type.
+	Type string `json:"type"`
+	// Hist is the latency histogram in microseconds (see HdrHist).
+	Hist HdrHist `json:"hist,omitempty"`
+}
+
+// HostSample is one raw host telemetry sample (the interval ending At);
+// units as in HostSummary.
+type HostSample struct {
+	At               time.Time `json:"at"`                  // end of the sampled interval
+	CPUUserPct       float64   `json:"cpu_user_pct"`        // % of all CPUs
+	CPUSystemPct     float64   `json:"cpu_system_pct"`      // % of all CPUs
+	CPUIowaitPct     float64   `json:"cpu_iowait_pct"`      // % of all CPUs
+	CPUIdlePct       float64   `json:"cpu_idle_pct"`        // % of all CPUs
+	CPUStealPct      float64   `json:"cpu_steal_pct"`       // % of all CPUs
+	CPUBusyPct       float64   `json:"cpu_busy_pct"`        // 100 − idle − iowait
+	DiskReadIOPS     float64   `json:"disk_read_iops"`      // summed over disks
+	DiskWriteIOPS    float64   `json:"disk_write_iops"`     // summed over disks
+	DiskReadMBps     float64   `json:"disk_read_mbps"`      // summed over disks
+	DiskWriteMBps    float64   `json:"disk_write_mbps"`     // summed over disks
+	DiskAvgLatencyMs float64   `json:"disk_avg_latency_ms"` // I/O-weighted over disks
+	MemUsedBytes     uint64    `json:"mem_used_bytes"`      // total − available
+	MemCachedBytes   uint64    `json:"mem_cached_bytes"`    // reclaimable page cache
+	ServerCPUPct     float64   `json:"server_cpu_pct"`      // database server, % of one core
+	DriverCPUPct     float64   `json:"driver_cpu_pct"`      // rightsize itself, % of one core
+	// Disks is a JSON document of per-disk figures (owned by telemetry).
+	Disks string `json:"disks,omitempty"`
+}
+
+// Probe is the stored result of a probe (storage, CPU, backup).
+type Probe struct {
+	// ID is assigned by AddProbe when empty, in the run ID format.
+	ID string `json:"id"`
+	// Kind is ProbeStorage, ProbeCPU or ProbeBackup.
+	Kind string `json:"kind"`
+	// Label is a free name; LoadProbe picks the latest probe with a label.
+	Label string `json:"label,omitempty"`
+	// Host names the machine probed.
+	Host string `json:"host,omitempty"`
+	// CreatedAt is set to now by AddProbe when zero.
+	CreatedAt time.Time `json:"created_at"`
+	// Result is a JSON document owned by the probe package.
+	Result json.RawMessage `json:"result"`
+}
+
+// HdrHist is an HdrHistogram as hdrhistogram-go's
+// Histogram.Encode(hdrhistogram.V2CompressedEncodingCookieBase) returns it:
+// the standard base64 text of the V2 compressed encoding, which
+// hdrhistogram.Decode and every other HdrHistogram implementation read.
+// A []byte converts to it implicitly. In JSON it is that text as a string.
+type HdrHist []byte
+
+// MarshalJSON writes the histogram's base64 text as a JSON string.
+func (h HdrHist) MarshalJSON() ([]byte, error) { return json.Marshal(string(h)) }
+
+// UnmarshalJSON reads a JSON string (or null).
+func (h *HdrHist) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == nil || *s == "" {
+		*h = nil
+		return nil
+	}
+	*h = HdrHist(*s)
+	return nil
+}

@@ -1,0 +1,404 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const runColumns = `id, label, source, status, target, engine, engine_version, mode, warehouses, seed, keying_thinking,
+  users, rampup_ns, duration_ns, repeats, flags, env, started_at_ns, ended_at_ns, note`
+
+// CreateRun stores a new run. It fills in the defaults it applies: ID
+// ("YYYYMMDD-HHMMSS-xxxxxx") when empty, StartedAt (now) when zero, Source
+// SourceRightsize, Status StatusRunning and Repeats 1 when unset.
+func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	if r == nil {
+		return errors.New("store: nil run")
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = time.Now()
+	}
+	if r.ID == "" {
+		r.ID = newID(r.StartedAt)
+	}
+	if r.Source == "" {
+		r.Source = SourceRightsize
+	}
+	if r.Status == "" {
+		r.Status = StatusRunning
+	}
+	if r.Repeats == 0 {
+		r.Repeats = 1
+	}
+	if err := checkRun(r); err != nil {
+		return err
+	}
+	users, _ := json.Marshal(orEmpty(r.Users))
+	flags, _ := json.Marshal(orEmptyMap(r.Flags))
+	env, _ := json.Marshal(orEmptyMap(r.Env))
+	_, err := s.db.ExecContext(ctx, s.rebind(`INSERT INTO runs (`+runColumns+`)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		r.ID, r.Label, r.Source, r.Status, r.Target, r.Engine, r.EngineVersion, r.Mode, r.Warehouses,
+		strconv.FormatUint(r.Seed, 10), b2i(r.KeyingThinking), string(users), int64(r.Rampup), int64(r.Duration), r.Repeats,
+		string(flags), string(env), ns(r.StartedAt), nullNS(r.EndedAt), r.Note)
+	if err != nil {
+		if exists, _ := s.runExists(ctx, r.ID); exists {
+			return fmt.Errorf("run %s already exists in %s", r.ID, s.location)
+		}
+		return fmt.Errorf("store run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func checkRun(r *Run) error {
+	switch r.Source {
+	case SourceRightsize, SourceHammerDB:
+	default:
+		return fmt.Errorf("store: unknown run source %q (want %s or %s)", r.Source, SourceRightsize, SourceHammerDB)
+	}
+	if err := checkStatus(r.Status, true); err != nil {
+		return err
+	}
+	if strings.ContainsAny(r.ID, " \t\n/\\") {
+		return fmt.Errorf("store: run id %q has spaces or slashes", r.ID)
+	}
+	return nil
+}
+
+func checkStatus(status string, running bool) error {
+	switch status {
+	case StatusComplete, StatusPartial, StatusFailed:
+		return nil
+	case StatusRunning:
+		if running {
+			return nil
+		}
+	}
+	return fmt.Errorf("store: invalid run status %q (want %s, %s or %s)", status, StatusComplete, StatusPartial, StatusFailed)
+}
+
+func orEmpty(v []int) []int {
+	if v == nil {
+		return []int{}
+	}
+	return v
+}
+
+func orEmptyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func (s *Store) runExists(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, s.rebind("SELECT 1 FROM runs WHERE id = ?"), id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// FinishRun sets a run's final status (StatusComplete, StatusPartial or
+// StatusFailed) and end time. Call it with a context that is not cancelled
+// (context.WithoutCancel) when the run was interrupted.
+func (s *Store) FinishRun(ctx context.Context, id, status string, ended time.Time) error {
+	if err := checkStatus(status, false); err != nil {
+		return err
+	}
+	if ended.IsZero() {
+		ended = time.Now()
+	}
+	res, err := s.db.ExecContext(ctx, s.rebind("UPDATE runs SET status = ?, ended_at_ns = ? WHERE id = ?"), status, ns(ended), id)
+	if err != nil {
+		return fmt.Errorf("finish run %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return notFoundf("no run %s in results store %s", id, s.location)
+	}
+	return nil
+}
+
+// scanner is *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanRun reads the runColumns, then extra destinations.
+func scanRun(sc scanner, extra ...any) (Run, error) {
+	var r Run
+	var seed, users, flags, env string
+	var kt int
+	var rampup, duration, started int64
+	var ended sql.NullInt64
+	dest := append([]any{&r.ID, &r.Label, &r.Source, &r.Status, &r.Target, &r.Engine, &r.EngineVersion, &r.Mode, &r.Warehouses,
+		&seed, &kt, &users, &rampup, &duration, &r.Repeats, &flags, &env, &started, &ended, &r.Note}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return r, err
+	}
+	r.Seed, _ = strconv.ParseUint(seed, 10, 64)
+	r.KeyingThinking = kt != 0
+	r.Rampup, r.Duration = time.Duration(rampup), time.Duration(duration)
+	r.StartedAt = fromNS(started)
+	if ended.Valid {
+		r.EndedAt = fromNS(ended.Int64)
+	}
+	if err := json.Unmarshal([]byte(users), &r.Users); err != nil {
+		return r, fmt.Errorf("run %s: users: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(flags), &r.Flags); err != nil {
+		return r, fmt.Errorf("run %s: flags: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(env), &r.Env); err != nil {
+		return r, fmt.Errorf("run %s: env: %w", r.ID, err)
+	}
+	if len(r.Users) == 0 {
+		r.Users = nil
+	}
+	if len(r.Flags) == 0 {
+		r.Flags = nil
+	}
+	if len(r.Env) == 0 {
+		r.Env = nil
+	}
+	return r, nil
+}
+
+// ListRuns returns every run, newest first (without steps).
+func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+runColumns+" FROM runs ORDER BY started_at_ns DESC, id DESC")
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// RunSummary is a run with a digest of its steps, for listings.
+type RunSummary struct {
+	Run
+	// Steps is the number of steps stored.
+	Steps int `json:"steps"`
+	// MaxTPM is the highest TPM of a step.
+	MaxTPM float64 `json:"max_tpm"`
+	// MaxNOPM is the highest NOPM of a step.
+	MaxNOPM float64 `json:"max_nopm"`
+}
+
+// ListRunSummaries is ListRuns with a digest of each run's steps.
+func (s *Store) ListRunSummaries(ctx context.Context) ([]RunSummary, error) {
+	var cols []string
+	for _, c := range strings.Split(runColumns, ",") {
+		cols = append(cols, "r."+strings.TrimSpace(c))
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+`, COUNT(s.id), COALESCE(MAX(s.tpm), 0), COALESCE(MAX(s.nopm), 0)
+FROM runs r LEFT JOIN steps s ON s.run_id = r.id
+GROUP BY r.id ORDER BY r.started_at_ns DESC, r.id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunSummary
+	for rows.Next() {
+		var rs RunSummary
+		var err error
+		rs.Run, err = scanRun(rows, &rs.Steps, &rs.MaxTPM, &rs.MaxNOPM)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs)
+	}
+	return out, rows.Err()
+}
+
+// Resolve returns the id of the run named by idOrLabel: a run id, else the
+// latest run with that label, else the only run whose id starts with it.
+// The error matches ErrNotFound when there is none.
+func (s *Store) Resolve(ctx context.Context, idOrLabel string) (string, error) {
+	return s.resolve(ctx, "runs", "started_at_ns", "run", idOrLabel)
+}
+
+// resolve implements Resolve and LoadProbe's lookup on table.
+func (s *Store) resolve(ctx context.Context, table, timeCol, what, key string) (string, error) {
+	if strings.TrimSpace(key) == "" {
+		return "", fmt.Errorf("empty %s id or label", what)
+	}
+	var id string
+	err := s.db.QueryRowContext(ctx, s.rebind("SELECT id FROM "+table+" WHERE id = ?"), key).Scan(&id)
+	if err == nil {
+		return id, nil
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	err = s.db.QueryRowContext(ctx, s.rebind("SELECT id FROM "+table+" WHERE label = ? ORDER BY "+timeCol+" DESC, id DESC LIMIT 1"), key).Scan(&id)
+	if err == nil {
+		return id, nil
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	// A unique id prefix (at least the date).
+	if len(key) >= 8 && !strings.ContainsAny(key, "%_") {
+		rows, err := s.db.QueryContext(ctx, s.rebind("SELECT id FROM "+table+" WHERE id LIKE ? ORDER BY id LIMIT 4"), key+"%")
+		if err != nil {
+			return "", err
+		}
+		var ids []string
+		for rows.Next() {
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return "", err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		switch len(ids) {
+		case 1:
+			return ids[0], nil
+		case 0:
+		default:
+			more := ""
+			if len(ids) > 3 {
+				ids, more = ids[:3], ", ..."
+			}
+			return "", fmt.Errorf("%s %q is ambiguous: it matches %s%s; give more of the id", what, key, strings.Join(ids, ", "), more)
+		}
+	}
+	return "", notFoundf("no %s with id or label %q in results store %s", what, key, s.location)
+}
+
+// LoadRun returns a run and its steps, with all their children, ordered by
+// repeat then index. The error matches ErrNotFound for an unknown id.
+func (s *Store) LoadRun(ctx context.Context, id string) (*Run, []Step, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.rebind("SELECT "+runColumns+" FROM runs WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, notFoundf("no run %s in results store %s", id, s.location)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("load run %s: %w", id, err)
+	}
+	steps, err := s.loadSteps(ctx, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load run %s: %w", id, err)
+	}
+	return &r, steps, nil
+}
+
+// DeleteRun deletes a run, its steps and all their children in one
+// transaction. The error matches ErrNotFound for an unknown id.
+func (s *Store) DeleteRun(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range childTables {
+		if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM "+t+" WHERE step_id IN (SELECT id FROM steps WHERE run_id = ?)"), id); err != nil {
+			return fmt.Errorf("delete run %s: %w", id, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM steps WHERE run_id = ?"), id); err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	res, err := tx.ExecContext(ctx, s.rebind("DELETE FROM runs WHERE id = ?"), id)
+	if err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return notFoundf("no run %s in results store %s", id, s.location)
+	}
+	return tx.Commit()
+}
+
+// AddProbe stores a probe result. It assigns ID when empty and CreatedAt
+// (now) when zero. Result must be a JSON document.
+func (s *Store) AddProbe(ctx context.Context, p *Probe) error {
+	if p == nil {
+		return errors.New("store: nil probe")
+	}
+	switch p.Kind {
+	case ProbeStorage, ProbeCPU, ProbeBackup:
+	default:
+		return fmt.Errorf("store: unknown probe kind %q (want %s, %s or %s)", p.Kind, ProbeStorage, ProbeCPU, ProbeBackup)
+	}
+	if !json.Valid(p.Result) {
+		return fmt.Errorf("store: probe result is not a JSON document")
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = time.Now()
+	}
+	if p.ID == "" {
+		p.ID = newID(p.CreatedAt)
+	}
+	_, err := s.db.ExecContext(ctx, s.rebind("INSERT INTO probes (id, kind, label, host, created_at_ns, result) VALUES (?, ?, ?, ?, ?, ?)"),
+		p.ID, p.Kind, p.Label, p.Host, ns(p.CreatedAt), string(p.Result))
+	if err != nil {
+		return fmt.Errorf("store probe %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+const probeColumns = "id, kind, label, host, created_at_ns, result"
+
+func scanProbe(sc scanner) (Probe, error) {
+	var p Probe
+	var created int64
+	var result string
+	err := sc.Scan(&p.ID, &p.Kind, &p.Label, &p.Host, &created, &result)
+	p.CreatedAt = fromNS(created)
+	p.Result = []byte(result)
+	return p, err
+}
+
+// ListProbes returns the probes of one kind ("" for all), newest first.
+func (s *Store) ListProbes(ctx context.Context, kind string) ([]Probe, error) {
+	q, args := "SELECT "+probeColumns+" FROM probes", []any{}
+	if kind != "" {
+		q += " WHERE kind = ?"
+		args = append(args, kind)
+	}
+	rows, err := s.db.QueryContext(ctx, s.rebind(q+" ORDER BY created_at_ns DESC, id DESC"), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list probes: %w", err)
+	}
+	defer rows.Close()
+	var out []Probe
+	for rows.Next() {
+		p, err := scanProbe(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// LoadProbe returns the probe with that id, else the latest with that
+// label, else the only one whose id starts with it. The error matches
+// ErrNotFound when there is none.
+func (s *Store) LoadProbe(ctx context.Context, idOrLabel string) (*Probe, error) {
+	id, err := s.resolve(ctx, "probes", "created_at_ns", "probe", idOrLabel)
+	if err != nil {
+		return nil, err
+	}
+	p, err := scanProbe(s.db.QueryRowContext(ctx, s.rebind("SELECT "+probeColumns+" FROM probes WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFoundf("no probe %s in results store %s", id, s.location)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load probe %s: %w", id, err)
+	}
+	return &p, nil
+}

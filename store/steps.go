@@ -1,0 +1,407 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// childTables are the tables of a step's children, keyed by (step_id, seq).
+var childTables = []string{"step_txn", "step_seconds", "step_windows", "host_samples"}
+
+// field ties a column to a pointer to the Go field it holds.
+type field struct {
+	name string
+	p    any
+}
+
+func stepFields(st *Step) []field {
+	h, d := &st.Host, &st.DB
+	return []field{
+		{"run_id", &st.RunID}, {"repeat_no", &st.Repeat}, {"step_index", &st.Index}, {"users", &st.Users},
+		{"start_ns", &st.Start}, {"measure_start_ns", &st.MeasureStart}, {"measure_end_ns", &st.MeasureEnd},
+		{"partial", &st.Partial}, {"tpm", &st.TPM}, {"nopm", &st.NOPM}, {"tpm_per_user", &st.TPMPerUser},
+		{"driver_cpu_us_per_txn", &st.DriverCPUUsPerTxn}, {"server_cpu_us_per_txn", &st.ServerCPUUsPerTxn},
+		{"skipped_deliveries", &st.SkippedDeliveries}, {"reconnects", &st.Reconnects},
+		{"cpu_busy_pct", &h.CPUBusyPct}, {"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
+		{"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_steal_pct", &h.CPUStealPct},
+		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS},
+		{"disk_read_mbps", &h.DiskReadMBps}, {"disk_write_mbps", &h.DiskWriteMBps},
+		{"disk_avg_latency_ms", &h.DiskAvgLatencyMs}, {"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
+		{"server_cpu_pct", &st.ServerCPUPct}, {"driver_cpu_pct", &st.DriverCPUPct},
+		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
+		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
+		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},
+	}
+}
+
+func txnFields(t *TxnSummary) []field {
+	return []field{
+		{"txn_type", &t.Type}, {"count", &t.Count}, {"rollbacks", &t.Rollbacks}, {"retries", &t.Retries}, {"errors", &t.Errors},
+		{"p50_ms", &t.P50Ms}, {"p90_ms", &t.P90Ms}, {"p95_ms", &t.P95Ms}, {"p99_ms", &t.P99Ms}, {"max_ms", &t.MaxMs},
+		{"mean_ms", &t.MeanMs}, {"first_error", &t.FirstError}, {"hist", &t.Hist},
+	}
+}
+
+func secondFields(s *Second) []field {
+	return []field{{"offset_s", &s.Offset}, {"txn", &s.Txn}, {"new_orders", &s.NewOrders}}
+}
+
+func windowFields(w *Window) []field {
+	return []field{{"offset_ns", &w.Offset}, {"txn_type", &w.Type}, {"hist", &w.Hist}}
+}
+
+func sampleFields(h *HostSample) []field {
+	return []field{
+		{"at_ns", &h.At}, {"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
+		{"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_steal_pct", &h.CPUStealPct}, {"cpu_busy_pct", &h.CPUBusyPct},
+		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS}, {"disk_read_mbps", &h.DiskReadMBps},
+		{"disk_write_mbps", &h.DiskWriteMBps}, {"disk_avg_latency_ms", &h.DiskAvgLatencyMs},
+		{"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
+		{"server_cpu_pct", &h.ServerCPUPct}, {"driver_cpu_pct", &h.DriverCPUPct}, {"disks", &h.Disks},
+	}
+}
+
+func names(fs []field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.name
+	}
+	return out
+}
+
+// argOf converts the value behind a field pointer for the database.
+func argOf(p any) any {
+	switch v := p.(type) {
+	case *float64:
+		return fin(*v)
+	case *time.Time:
+		return ns(*v)
+	case *time.Duration:
+		return int64(*v)
+	case *uint64:
+		return u64(*v)
+	case *bool:
+		return b2i(*v)
+	case *HdrHist:
+		if len(*v) == 0 {
+			return nil
+		}
+		return []byte(*v)
+	case *int:
+		return int64(*v)
+	case *int64:
+		return *v
+	case *string:
+		return *v
+	}
+	panic(fmt.Sprintf("store: unsupported field type %T", p))
+}
+
+// destOf returns a scan destination for a field pointer.
+func destOf(p any) any {
+	switch v := p.(type) {
+	case *float64, *time.Time, *time.Duration, *uint64, *bool, *int, *int64:
+		return numScan{v}
+	case *HdrHist:
+		return histScan{v}
+	}
+	return p
+}
+
+func dests(fs []field, pre ...any) []any {
+	out := append(make([]any, 0, len(pre)+len(fs)), pre...)
+	for _, f := range fs {
+		out = append(out, destOf(f.p))
+	}
+	return out
+}
+
+// numScan scans an INTEGER or REAL column (NULL is 0) into a number, bool,
+// time (Unix ns) or duration (ns).
+type numScan struct{ p any }
+
+// Scan implements sql.Scanner.
+func (n numScan) Scan(src any) error {
+	var i int64
+	var f float64
+	switch v := src.(type) {
+	case nil:
+	case int64:
+		i, f = v, float64(v)
+	case float64:
+		i, f = int64(v), v
+	case []byte, string:
+		return fmt.Errorf("store: number column holds text %q", fmt.Sprint(v))
+	default:
+		return fmt.Errorf("store: unexpected column type %T", src)
+	}
+	switch d := n.p.(type) {
+	case *float64:
+		*d = f
+	case *int64:
+		*d = i
+	case *int:
+		*d = int(i)
+	case *uint64:
+		if i < 0 {
+			i = 0
+		}
+		*d = uint64(i)
+	case *bool:
+		*d = i != 0
+	case *time.Duration:
+		*d = time.Duration(i)
+	case *time.Time:
+		*d = fromNS(i)
+	}
+	return nil
+}
+
+// histScan scans a BLOB (NULL is nil), copying it.
+type histScan struct{ p *HdrHist }
+
+// Scan implements sql.Scanner.
+func (h histScan) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*h.p = nil
+	case []byte:
+		*h.p = append(HdrHist(nil), v...)
+	case string:
+		*h.p = HdrHist(v)
+	default:
+		return fmt.Errorf("store: unexpected histogram type %T", src)
+	}
+	return nil
+}
+
+// testHook, when set by a test, is called inside AddStep's transaction
+// after each table's rows are written.
+var testHook func(ctx context.Context, table string)
+
+func hook(ctx context.Context, table string) {
+	if testHook != nil {
+		testHook(ctx, table)
+	}
+}
+
+// AddStep stores a step and all its children in one transaction and sets
+// st.ID: either everything is stored or nothing is. The run must exist and
+// have no step with the same Repeat and Index yet.
+//
+// A step interrupted by Ctrl-C (Partial) must still be stored: pass a
+// context that is not cancelled (context.WithoutCancel(ctx)) for it.
+func (s *Store) AddStep(ctx context.Context, st *Step) error {
+	if st == nil {
+		return errors.New("store: nil step")
+	}
+	if st.Repeat < 1 || st.Index < 0 {
+		return fmt.Errorf("store: step repeat must be ≥ 1 and index ≥ 0 (got repeat %d, index %d)", st.Repeat, st.Index)
+	}
+	if err := s.addStep(ctx, st); err != nil {
+		return fmt.Errorf("store step (run %s, repeat %d, index %d): %w", st.RunID, st.Repeat, st.Index, err)
+	}
+	return nil
+}
+
+func (s *Store) addStep(ctx context.Context, st *Step) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM runs WHERE id = ?"), st.RunID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFoundf("no run %s in results store %s", st.RunID, s.location)
+	}
+	if err := tx.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM steps WHERE run_id = ? AND repeat_no = ? AND step_index = ?"),
+		st.RunID, st.Repeat, st.Index).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return errors.New("a step with this repeat and index is already stored")
+	}
+	fs := stepFields(st)
+	args := make([]any, len(fs))
+	for i, f := range fs {
+		args[i] = argOf(f.p)
+	}
+	q := "INSERT INTO steps (" + strings.Join(names(fs), ", ") + ") VALUES (" + placeholders(len(fs)) + ") RETURNING id"
+	var id int64
+	if err := tx.QueryRowContext(ctx, s.rebind(q), args...).Scan(&id); err != nil {
+		return err
+	}
+	hook(ctx, "steps")
+
+	err = s.insertRows(ctx, tx, "step_txn", names(txnFields(&TxnSummary{})), len(st.Txn), func(i int, a []any) []any {
+		return rowArgs(a, id, i, txnFields(&st.Txn[i]))
+	})
+	if err != nil {
+		return err
+	}
+	err = s.insertRows(ctx, tx, "step_seconds", names(secondFields(&Second{})), len(st.Seconds), func(i int, a []any) []any {
+		return rowArgs(a, id, i, secondFields(&st.Seconds[i]))
+	})
+	if err != nil {
+		return err
+	}
+	err = s.insertRows(ctx, tx, "step_windows", names(windowFields(&Window{})), len(st.Windows), func(i int, a []any) []any {
+		return rowArgs(a, id, i, windowFields(&st.Windows[i]))
+	})
+	if err != nil {
+		return err
+	}
+	err = s.insertRows(ctx, tx, "host_samples", names(sampleFields(&HostSample{})), len(st.Samples), func(i int, a []any) []any {
+		return rowArgs(a, id, i, sampleFields(&st.Samples[i]))
+	})
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	st.ID = id
+	return nil
+}
+
+func rowArgs(a []any, stepID int64, seq int, fs []field) []any {
+	a = append(a, stepID, seq)
+	for _, f := range fs {
+		a = append(a, argOf(f.p))
+	}
+	return a
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// maxParams bounds the parameters of one statement (SQLite's historical
+// limit is 999).
+const maxParams = 999
+
+// insertRows inserts n child rows (step_id, seq, cols...) with multi-row
+// INSERTs prepared once in the transaction.
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, table string, cols []string, n int, row func(i int, args []any) []any) error {
+	if n == 0 {
+		return nil
+	}
+	cols = append([]string{"step_id", "seq"}, cols...)
+	per := max(1, min(n, maxParams/len(cols)))
+	values := func(rows int) string {
+		one := "(" + placeholders(len(cols)) + ")"
+		return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " +
+			strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+	}
+	stmt, err := tx.PrepareContext(ctx, s.rebind(values(per)))
+	if err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	defer stmt.Close()
+	args := make([]any, 0, per*len(cols))
+	i := 0
+	for ; i+per <= n; i += per {
+		args = args[:0]
+		for j := i; j < i+per; j++ {
+			args = row(j, args)
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	if rest := n - i; rest > 0 {
+		args = args[:0]
+		for j := i; j < n; j++ {
+			args = row(j, args)
+		}
+		if _, err := tx.ExecContext(ctx, s.rebind(values(rest)), args...); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	hook(ctx, table)
+	return nil
+}
+
+// loadSteps returns a run's steps with their children.
+func (s *Store) loadSteps(ctx context.Context, runID string) ([]Step, error) {
+	cols := names(stepFields(&Step{}))
+	rows, err := s.db.QueryContext(ctx, s.rebind("SELECT id, "+strings.Join(cols, ", ")+
+		" FROM steps WHERE run_id = ? ORDER BY repeat_no, step_index"), runID)
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	for rows.Next() {
+		var st Step
+		if err := rows.Scan(dests(stepFields(&st), &st.ID)...); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	byID := make(map[int64]*Step, len(steps))
+	for i := range steps {
+		byID[steps[i].ID] = &steps[i]
+	}
+	if err := loadChildren(ctx, s, "step_txn", txnFields, runID, byID,
+		func(st *Step, c TxnSummary) { st.Txn = append(st.Txn, c) }); err != nil {
+		return nil, err
+	}
+	if err := loadChildren(ctx, s, "step_seconds", secondFields, runID, byID,
+		func(st *Step, c Second) { st.Seconds = append(st.Seconds, c) }); err != nil {
+		return nil, err
+	}
+	if err := loadChildren(ctx, s, "step_windows", windowFields, runID, byID,
+		func(st *Step, c Window) { st.Windows = append(st.Windows, c) }); err != nil {
+		return nil, err
+	}
+	if err := loadChildren(ctx, s, "host_samples", sampleFields, runID, byID,
+		func(st *Step, c HostSample) { st.Samples = append(st.Samples, c) }); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
+// loadChildren reads a child table for a run, in (step, seq) order, and
+// hands each row to add. Rows of steps not in byID (stored after the steps
+// were read) are skipped.
+func loadChildren[T any](ctx context.Context, s *Store, table string, fields func(*T) []field, runID string,
+	byID map[int64]*Step, add func(*Step, T)) error {
+	var zero T
+	cols := names(fields(&zero))
+	q := "SELECT c.step_id, c." + strings.Join(cols, ", c.") + " FROM " + table + " c JOIN steps s ON s.id = c.step_id" +
+		" WHERE s.run_id = ? ORDER BY c.step_id, c.seq"
+	rows, err := s.db.QueryContext(ctx, s.rebind(q), runID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c T
+		var stepID int64
+		if err := rows.Scan(dests(fields(&c), &stepID)...); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+		if st := byID[stepID]; st != nil {
+			add(st, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	return nil
+}
