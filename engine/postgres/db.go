@@ -103,7 +103,7 @@ var settingNames = []string{"server_version", "shared_buffers", "effective_cache
 
 // Settings implements engine.DB.
 func (db *DB) Settings(ctx context.Context) (map[string]string, error) {
-	rows, err := db.pool.Query(ctx, "SELECT name, setting || COALESCE(unit, '') FROM pg_settings WHERE name = ANY($1)", settingNames)
+	rows, err := db.pool.Query(ctx, "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)", settingNames)
 	if err != nil {
 		return nil, fmt.Errorf("read pg_settings: %w", err)
 	}
