@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,10 +21,30 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // cli runs rightsize with args and returns stdout, stderr and the exit code.
 func cli(t *testing.T, ctx context.Context, args ...string) (string, string, int) {
 	t.Helper()
+	return cliWatch(t, ctx, nil, args...)
+}
+
+// watchWriter calls on with every write (stderr progress lines).
+type watchWriter struct {
+	bytes.Buffer
+	on func(string)
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	if w.on != nil {
+		w.on(string(p))
+	}
+	return w.Buffer.Write(p)
+}
+
+// cliWatch is cli with a callback on everything written to stderr.
+func cliWatch(t *testing.T, ctx context.Context, onErr func(string), args ...string) (string, string, int) {
+	t.Helper()
 	root := newRootCmd()
-	var out, errOut bytes.Buffer
+	var out bytes.Buffer
+	errOut := &watchWriter{on: onErr}
 	root.SetOut(&out)
-	root.SetErr(&errOut)
+	root.SetErr(errOut)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	code := 0
@@ -183,10 +204,15 @@ func TestRunInterrupted(t *testing.T) {
 	dsn := built(t)
 	st := tempStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	start := time.Now()
-	out, errOut, code := cli(t, ctx, "run", "--target", dsn, "--users", "2", "--rampup", "1s", "--duration", "1m", "--store", st)
-	if took := time.Since(start); took > 8*time.Second {
+	var cancelled time.Time
+	var once sync.Once
+	onErr := func(s string) {
+		if strings.Contains(s, "step 1/1") { // the step started: Ctrl-C 2.5 s later, after the 1 s ramp-up
+			once.Do(func() { time.AfterFunc(2500*time.Millisecond, func() { cancelled = time.Now(); cancel() }) })
+		}
+	}
+	out, errOut, code := cliWatch(t, ctx, onErr, "run", "--target", dsn, "--users", "2", "--rampup", "1s", "--duration", "1m", "--store", st)
+	if took := time.Since(cancelled); took > 5*time.Second {
 		t.Errorf("Ctrl-C took %v to end the run (want within 5 s)", took)
 	}
 	if code == 0 || !strings.Contains(out, "PARTIAL") || !strings.Contains(errOut, "partial") {
