@@ -1,6 +1,6 @@
 // Package target turns a --target value into an open engine.DB: "embedded"
 // starts a managed PostgreSQL (package instance), "postgres://..." connects to
-// an existing server.
+// an existing server, "sqlite:PATH" opens a SQLite file in process.
 package target
 
 import (
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/engine/sqlite"
 	"github.com/rightsize/rightsize/instance"
 )
 
@@ -97,8 +98,18 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 			return nil, err
 		}
 		return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+	case strings.HasPrefix(spec, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(spec, "sqlite:"), "//")
+		if path == "" {
+			return nil, fmt.Errorf("%w %q: use sqlite:PATH (a file)", ErrBadTarget, spec)
+		}
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: "sqlite:" + path}, nil
 	}
-	return nil, fmt.Errorf("%w %q: use embedded or postgres://user:pass@host:port/db", ErrBadTarget, spec)
+	return nil, fmt.Errorf("%w %q: use embedded, postgres://user:pass@host:port/db or sqlite:PATH", ErrBadTarget, spec)
 }
 
 // Redact removes the password from a URL-style DSN.

@@ -2,11 +2,27 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/engine/sqlite"
 )
+
+// engineInfo describes one engine for the engines command.
+type engineInfo struct {
+	name, target, note string
+	caps               engine.Caps
+}
+
+func engineList() []engineInfo {
+	return []engineInfo{
+		{"postgres", "embedded | postgres://user:pass@host:port/db", "PL/pgSQL procedures, COPY load", postgres.Caps},
+		{"sqlite", "sqlite:PATH", "no server, in process; WAL, BEGIN IMMEDIATE", sqlite.Caps},
+	}
+}
 
 func newEnginesCmd() *cobra.Command {
 	return &cobra.Command{
@@ -15,9 +31,14 @@ func newEnginesCmd() *cobra.Command {
 		Example: "  rightsize engines",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%-10s %-30s %-24s %s\n", "engine", "target", "modes (default first)", "server")
-			c := postgres.Caps
-			fmt.Fprintf(w, "%-10s %-30s %-24v %v\n", "postgres", "embedded | postgres://...", c.Modes(), c.Server)
+			fmt.Fprintf(w, "%-9s %-46s %-24s %-7s %s\n", "ENGINE", "TARGET", "MODES (DEFAULT FIRST)", "SERVER", "NOTES")
+			for _, e := range engineList() {
+				modes := make([]string, 0, 2)
+				for _, m := range e.caps.Modes() {
+					modes = append(modes, string(m))
+				}
+				fmt.Fprintf(w, "%-9s %-46s %-24s %-7v %s\n", e.name, e.target, strings.Join(modes, ", "), e.caps.Server, e.note)
+			}
 			return nil
 		},
 	}
