@@ -73,7 +73,11 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	}
 	var restorer Restorer
 	if a.RebuildBetweenRepeats && a.Repeats > 1 {
-		r, ok := a.DB.(Restorer)
+		var db any = a.DB
+		if u, ok := db.(interface{ Unwrap() engine.DB }); ok {
+			db = u.Unwrap()
+		}
+		r, ok := db.(Restorer)
 		if !ok {
 			return ErrNoRestore
 		}

@@ -35,6 +35,10 @@ type Target struct {
 	Instance *instance.Postgres // the managed server, nil for external targets
 }
 
+// Unwrap returns the engine's own DB, for optional capabilities (such as
+// scenario.Restorer) that the engine.DB interface does not carry.
+func (t *Target) Unwrap() engine.DB { return t.DB }
+
 // Close closes the database and stops a managed server.
 func (t *Target) Close() error {
 	err := t.DB.Close()

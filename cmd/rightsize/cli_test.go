@@ -385,3 +385,44 @@ func mustExec(t *testing.T, dsn, sql string) error {
 	}
 	return nil
 }
+
+func TestAutopilotRepeatsRebuild(t *testing.T) {
+	dsn := built(t)
+	st := tempStore(t)
+	out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--users", "1..2x2", "--rampup", "200ms", "--duration", "1500ms",
+		"--repeat", "2", "--rebuild-between-repeats", "--json", "--store", st)
+	if code != 0 {
+		t.Fatalf("autopilot: %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Steps []struct {
+			Users   int     `json:"users"`
+			Repeats int     `json:"repeats"`
+			TPM     float64 `json:"tpm"`
+			TPMCV   float64 `json:"tpm_cv"`
+			TPMMin  float64 `json:"tpm_min"`
+			TPMMax  float64 `json:"tpm_max"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 2 || rep.Steps[0].Users != 1 || rep.Steps[1].Users != 2 {
+		t.Fatalf("steps: %+v", rep.Steps)
+	}
+	for _, s := range rep.Steps {
+		if s.Repeats != 2 || s.TPMMin > s.TPM || s.TPM > s.TPMMax || s.TPMCV < 0 {
+			t.Errorf("aggregate across repeats: %+v", s)
+		}
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, _ := s.ListRuns(context.Background())
+	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
+	if err != nil || len(steps) != 4 {
+		t.Fatalf("stored steps: %d, %v", len(steps), err)
+	}
+}

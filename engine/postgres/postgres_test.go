@@ -5,13 +5,16 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/enginetest"
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/internal/pgtest"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -76,5 +79,45 @@ func TestOpenBadDSN(t *testing.T) {
 	_, err := postgres.Open(context.Background(), "postgres://nobody:wrong@127.0.0.1:1/nowhere?connect_timeout=2", 2)
 	if err == nil {
 		t.Fatal("connected to port 1")
+	}
+}
+
+func TestSnapshotRestore(t *testing.T) {
+	db := open(t).(*postgres.DB)
+	enginetest.Build(t, db)
+	ctx := context.Background()
+	if err := db.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := db.ReadMeta(ctx)
+	res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Duration: time.Second, Mode: engine.Procedures, Warehouses: 1,
+		Constants: meta.Constants.WithRunConstants(tpcc.NewRand(1, 1)), Seed: 3})
+	if err != nil || res.Completed() == 0 {
+		t.Fatalf("run: %v", err)
+	}
+	count := func() int64 {
+		n, err := db.QueryInt(ctx, "SELECT count(*) FROM orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count() == 30000 {
+		t.Fatal("the run created no order")
+	}
+	if err := db.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 30000 {
+		t.Fatalf("after restore: %d orders, want the built 30000", n)
+	}
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("after restore %s fails", r.Check.ID)
+		}
 	}
 }
