@@ -1,6 +1,7 @@
 // Package target turns a --target value into an open engine.DB: "embedded"
 // starts a managed PostgreSQL (package instance), "postgres://..." connects to
-// an existing server, "sqlite:PATH" opens a SQLite file in process.
+// an existing server, "sqlserver://..." a SQL Server, "sqlite:PATH" opens a
+// SQLite file in process.
 package target
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/mssql"
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/engine/sqlite"
 	"github.com/rightsize/rightsize/instance"
@@ -102,6 +104,17 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 			return nil, err
 		}
 		return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+	case strings.HasPrefix(spec, "sqlserver://"):
+		if opt.CreateDB {
+			if err := mssql.EnsureDatabase(ctx, spec); err != nil {
+				return nil, err
+			}
+		}
+		db, err := mssql.Open(ctx, spec, opt.PoolSize)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: mssql.Redact(spec)}, nil
 	case strings.HasPrefix(spec, "sqlite:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(spec, "sqlite:"), "//")
 		if path == "" {
@@ -113,7 +126,7 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 		}
 		return &Target{DB: db, Spec: spec, Name: "sqlite:" + path}, nil
 	}
-	return nil, fmt.Errorf("%w %q: use embedded, postgres://user:pass@host:port/db or sqlite:PATH", ErrBadTarget, spec)
+	return nil, fmt.Errorf("%w %q: use embedded, postgres://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db or sqlite:PATH", ErrBadTarget, spec)
 }
 
 // Redact removes the password from a URL-style DSN.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/mssql"
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/engine/sqlite"
 )
@@ -21,6 +22,7 @@ func engineList() []engineInfo {
 	return []engineInfo{
 		{"postgres", "embedded | postgres://user:pass@host:port/db", "PL/pgSQL procedures, COPY load", postgres.Caps},
 		{"sqlite", "sqlite:PATH", "no server, in process; WAL, BEGIN IMMEDIATE", sqlite.Caps},
+		{"mssql", "sqlserver://user:pass@host:port?database=db", "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)", mssql.Caps},
 	}
 }
 
