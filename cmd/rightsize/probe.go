@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/probe/backup"
+	"github.com/rightsize/rightsize/probe/cpu"
 	"github.com/rightsize/rightsize/probe/storage"
 	"github.com/rightsize/rightsize/store"
 )
@@ -20,7 +23,7 @@ func newProbeCmd() *cobra.Command {
 		Use:   "probe",
 		Short: "Characterise the hardware: storage I/O, single-thread CPU, backup and restore",
 	}
-	cmd.AddCommand(newProbeStorageCmd())
+	cmd.AddCommand(newProbeStorageCmd(), newProbeCPUCmd(), newProbeBackupCmd())
 	return cmd
 }
 
@@ -150,5 +153,159 @@ The test file is created in --path and always removed afterwards.`,
 	f.IntVar(&threads, "threads", 8, "custom: threads")
 	f.IntVar(&depth, "depth", 4, "custom: outstanding I/Os per thread")
 	f.IntVar(&fsyncEvery, "fsync-every", 0, "custom: fsync after every N writes (0 = never)")
+	return cmd
+}
+
+// storeProbe saves a probe result.
+func storeProbe(cmd *cobra.Command, kind, label, host string, result any) (string, error) {
+	st, err := openStore(cmd)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return "", err
+	}
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	p := &store.Probe{Kind: kind, Label: label, Host: host, Result: raw}
+	if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
+func printJSON(cmd *cobra.Command, v any) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newProbeCPUCmd() *cobra.Command {
+	var tf targetFlags
+	var iterations int64
+	var runs int
+	var label string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "cpu",
+		Short: "Single-thread CPU test: a server-side arithmetic loop, timed in ms (lower is faster)",
+		Long: `probe cpu runs the single-thread test SQL Server practitioners use: a loop of
+arithmetic inside the database (PL/pgSQL, T-SQL or a MySQL procedure) for a
+fixed number of iterations, timed by the server in milliseconds, best and
+median of --runs; and the same loop in Go on the client for comparison.`,
+		Example: `  rightsize probe cpu
+  rightsize probe cpu --target postgres://postgres:secret@db1/tpcc --iterations 5000000 --label db1`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if iterations < 1 || runs < 1 {
+				return badInput(errors.New("--iterations and --runs must be at least 1"))
+			}
+			t, err := tf.open(cmd.Context(), true, 2)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			r, err := cpu.Run(cmd.Context(), t.DB, iterations, runs)
+			if errors.Is(err, cpu.ErrNotSupported) {
+				return badInput(err)
+			}
+			if err != nil {
+				return err
+			}
+			id, err := storeProbe(cmd, store.ProbeCPU, label, r.Host, r)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd, map[string]any{"probe_id": id, "result": r})
+			}
+			cpu.FormatText(cmd.OutOrStdout(), r)
+			fmt.Fprintf(cmd.OutOrStdout(), "stored as probe %s\n", id)
+			return nil
+		},
+	}
+	tf.register(cmd)
+	cmd.Flags().Int64Var(&iterations, "iterations", cpu.DefaultIterations, "loop iterations")
+	cmd.Flags().IntVar(&runs, "runs", cpu.DefaultRuns, "timed runs (best and median are reported)")
+	cmd.Flags().StringVar(&label, "label", "", "name this probe")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newProbeBackupCmd() *cobra.Command {
+	var tf targetFlags
+	var to, label, method string
+	var cycles int
+	var every time.Duration
+	var keep, inPlace, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "backup",
+		Short: "Time a full backup and restore of the benchmark database with the engine's own tools",
+		Long: `probe backup takes a full backup of the benchmark database with the engine's
+own tools (PostgreSQL: pg_basebackup; MySQL/MariaDB: mariadb-backup or
+mysqldump; SQL Server: BACKUP DATABASE), restores it (PostgreSQL: a fresh data
+directory that is started and checked) and reports duration, MB/s and the disk
+latency seen meanwhile. --cycles N --every D repeats it, a cycle starting
+every D (the noisy-neighbour scenario uses --every 100s).`,
+		Example: `  rightsize probe backup
+  rightsize probe backup --to /backup --cycles 3
+  rightsize probe backup --target postgres://postgres:secret@db1/tpcc --cycles 10 --every 100s --pg-bin /usr/lib/postgresql/15/bin`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cycles < 1 || every < 0 {
+				return badInput(errors.New("--cycles must be at least 1 and --every not negative"))
+			}
+			ctx := cmd.Context()
+			t, err := tf.open(ctx, false, 2)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			spec, err := backup.FromTarget(ctx, t)
+			if err != nil {
+				return badInput(err)
+			}
+			progress := func(l string) {
+				if !asJSON {
+					fmt.Fprintln(cmd.ErrOrStderr(), l)
+				}
+			}
+			r, runErr := backup.Run(ctx, spec, backup.Options{Dir: to, Cycles: cycles, Every: every, BinDir: tf.pgBin, Keep: keep,
+				RestoreInPlace: inPlace, Method: method}, progress)
+			if len(r.Cycles) == 0 && runErr != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("backup probe interrupted before a cycle completed; nothing was left behind")
+				}
+				return badInput(runErr)
+			}
+			id, err := storeProbe(cmd, store.ProbeBackup, label, r.Host, r)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := printJSON(cmd, map[string]any{"probe_id": id, "result": r}); err != nil {
+					return err
+				}
+			} else {
+				backup.FormatText(cmd.OutOrStdout(), r)
+				fmt.Fprintf(cmd.OutOrStdout(), "stored as probe %s\n", id)
+			}
+			if runErr != nil {
+				return fmt.Errorf("backup probe: %w (the completed cycles are stored, marked partial)", runErr)
+			}
+			return nil
+		},
+	}
+	tf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&to, "to", "", "directory for the backup (default: beside the data directory)")
+	f.IntVar(&cycles, "cycles", 1, "backup+restore cycles")
+	f.DurationVar(&every, "every", 0, "start a cycle every D (0: back to back)")
+	f.BoolVar(&keep, "keep", false, "keep the last backup")
+	f.BoolVar(&inPlace, "in-place", false, "restore by starting a server on the backup itself (times only recovery)")
+	f.StringVar(&method, "method", "", "force a method: pg_basebackup, mariadb-backup, mysqldump, mssql")
+	f.StringVar(&label, "label", "", "name this probe")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -1,0 +1,276 @@
+// Package cpu is rightsize's single-thread CPU probe: the test SQL Server
+// practitioners run to compare the per-core speed of database servers. A
+// server-side loop of floating-point arithmetic runs for a fixed number of
+// iterations inside the database's own procedural language,
+//
+//	WHILE i < n: x = x + SQRT(i) * 1.0001; i = i + 1
+//
+// and its elapsed time is measured by the server's clock around the loop,
+// in milliseconds (lower is faster). It exercises one core, the engine's
+// interpreter and the CPU's clock and memory latency, none of the storage:
+// a quick way to tell whether a "faster" VM really is faster per core, and
+// what per-core licences buy.
+//
+// The loop is written for each engine with procedures:
+//
+//   - PostgreSQL: a PL/pgSQL function created in the session's temporary
+//     schema (pg_temp), so nothing is left in the database;
+//   - SQL Server: a T-SQL batch (DECLARE ... WHILE ... SELECT);
+//   - MySQL and MariaDB: a stored procedure, created for the run and
+//     dropped afterwards (needs CREATE ROUTINE and ALTER ROUTINE on the
+//     database).
+//
+// The same arithmetic also runs as a Go loop in the client ([ClientGo]):
+// compiled code, for scale — an interpreter is typically tens to hundreds
+// of times slower, and the ratio shows how much of the server figure is the
+// engine rather than the CPU.
+//
+// Before the measured runs one short warm-up run (1,000 iterations) lets the
+// engine compile and cache the code.
+package cpu
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/rightsize/rightsize/engine"
+)
+
+// DefaultIterations is the loop length the CLI should use when none is
+// given: about 0.1 to 1 s per run on current servers.
+const DefaultIterations int64 = 1_000_000
+
+// DefaultRuns is the number of measured runs the CLI should use when none
+// is given.
+const DefaultRuns = 5
+
+// warmupIterations is the length of the unmeasured first run.
+const warmupIterations = 1000
+
+// Result is the outcome of one CPU probe. It is stored as the Result JSON
+// of a store.Probe of kind "cpu".
+type Result struct {
+	// Engine is the engine probed: "postgres", "mysql" or "mssql".
+	Engine string `json:"engine"`
+	// Version is the server's version string.
+	Version string `json:"version"`
+	// Language names the procedural language the loop ran in ("PL/pgSQL",
+	// "T-SQL", "MySQL stored procedure").
+	Language string `json:"language"`
+	// Iterations is the loop length of each run.
+	Iterations int64 `json:"iterations"`
+	// Runs is the number of measured runs.
+	Runs int `json:"runs"`
+	// ServerMs is each run's elapsed time measured by the server around
+	// the loop, in milliseconds (lower is faster).
+	ServerMs []float64 `json:"server_ms"`
+	// BestMs is the smallest of ServerMs.
+	BestMs float64 `json:"best_ms"`
+	// MedianMs is the median of ServerMs.
+	MedianMs float64 `json:"median_ms"`
+	// ClientGoMs is the time of the same arithmetic as a compiled Go loop
+	// on the client machine, in milliseconds (best of Runs).
+	ClientGoMs float64 `json:"client_go_ms"`
+	// Host is the name of the machine the probe ran from (the client).
+	Host string `json:"host"`
+	// StartedAt is when the probe started.
+	StartedAt time.Time `json:"started_at"`
+}
+
+// PgxPooler is implemented by engine.DB values of the PostgreSQL engine
+// (engine/postgres.DB has it).
+type PgxPooler interface {
+	Pool() *pgxpool.Pool
+}
+
+// SQLDBer is how Run reaches the database/sql pool of the MySQL/MariaDB and
+// SQL Server engines. The engines currently expose their pool under other
+// names (engine/mysql: Pool() *sql.DB; engine/mssql: SQL() *sql.DB), which
+// Run also accepts; SQLDB() is the name to add so that every database/sql
+// engine answers the same way.
+type SQLDBer interface {
+	SQLDB() *sql.DB
+}
+
+// sqlDB finds db's database/sql pool under any of the known method names.
+func sqlDB(db engine.DB) (*sql.DB, bool) {
+	switch d := db.(type) {
+	case SQLDBer:
+		return d.SQLDB(), true
+	case interface{ SQL() *sql.DB }:
+		return d.SQL(), true
+	case interface{ Pool() *sql.DB }:
+		return d.Pool(), true
+	}
+	return nil, false
+}
+
+// ErrNotSupported is returned (wrapped) by Run for engines without a
+// server-side procedural language, or without a pool Run can reach.
+var ErrNotSupported = errors.New("cpu probe: not supported")
+
+// Run runs the loop of iterations on db's server runs times (after a short
+// warm-up) and the same arithmetic as a Go loop here, and returns the
+// timings. It dispatches on db.Engine(): "postgres" needs db to implement
+// PgxPooler; "mysql" and "mssql" need a database/sql pool (see SQLDBer);
+// other engines return an error wrapping ErrNotSupported. Iterations and
+// runs of zero or less take DefaultIterations and DefaultRuns. Run leaves
+// nothing behind in the database (the MySQL procedure is dropped, also when
+// ctx is cancelled).
+func Run(ctx context.Context, db engine.DB, iterations int64, runs int) (Result, error) {
+	if iterations <= 0 {
+		iterations = DefaultIterations
+	}
+	if runs <= 0 {
+		runs = DefaultRuns
+	}
+	r := Result{Engine: db.Engine(), Iterations: iterations, Runs: runs, StartedAt: time.Now()}
+	r.Host, _ = os.Hostname()
+
+	var loop looper
+	var err error
+	switch r.Engine {
+	case "postgres":
+		p, ok := db.(PgxPooler)
+		if !ok {
+			return r, fmt.Errorf("%w: the postgres engine value %T has no Pool() *pgxpool.Pool", ErrNotSupported, db)
+		}
+		r.Language = "PL/pgSQL"
+		loop, err = newPostgresLoop(ctx, p.Pool())
+	case "mysql", "mssql":
+		s, ok := sqlDB(db)
+		if !ok {
+			return r, fmt.Errorf("%w: the %s engine value %T exposes no database/sql pool (add SQLDB() *sql.DB)", ErrNotSupported, r.Engine, db)
+		}
+		if r.Engine == "mysql" {
+			r.Language = "MySQL stored procedure"
+			loop, err = newMySQLLoop(ctx, s)
+		} else {
+			r.Language = "T-SQL"
+			loop = &tsqlLoop{db: s}
+		}
+	default:
+		return r, fmt.Errorf("%w for engine %q: it has no server-side procedural language (supported: postgres, mysql, mssql)", ErrNotSupported, r.Engine)
+	}
+	if err != nil {
+		return r, err
+	}
+	defer loop.close()
+
+	if r.Version, err = db.Version(ctx); err != nil {
+		return r, fmt.Errorf("cpu probe: server version: %w", err)
+	}
+	if _, _, err := loop.run(ctx, warmupIterations); err != nil {
+		return r, fmt.Errorf("cpu probe: warm-up run: %w", err)
+	}
+	for i := 0; i < runs; i++ {
+		ms, _, err := loop.run(ctx, iterations)
+		if err != nil {
+			return r, fmt.Errorf("cpu probe: run %d of %d: %w", i+1, runs, err)
+		}
+		r.ServerMs = append(r.ServerMs, ms)
+	}
+	r.BestMs, r.MedianMs = bestMedian(r.ServerMs)
+
+	best := time.Duration(math.MaxInt64)
+	for i := 0; i < runs; i++ {
+		best = min(best, ClientGo(iterations))
+	}
+	r.ClientGoMs = float64(best) / float64(time.Millisecond)
+	return r, nil
+}
+
+// bestMedian returns the minimum and the median of v (0, 0 for none).
+func bestMedian(v []float64) (best, median float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[0], s[n/2]
+	}
+	return s[0], (s[n/2-1] + s[n/2]) / 2
+}
+
+// sink keeps the compiler from removing the client loop.
+var sink float64
+
+// clientLoop is the Go version of the server loop; it returns x.
+func clientLoop(iterations int64) float64 {
+	x := 0.0
+	for i := int64(0); i < iterations; i++ {
+		x += math.Sqrt(float64(i)) * 1.0001
+	}
+	return x
+}
+
+// ClientGo times the loop's arithmetic (x += sqrt(i) * 1.0001 for i from 0
+// to iterations-1) as compiled Go code on this machine.
+func ClientGo(iterations int64) time.Duration {
+	start := time.Now()
+	sink = clientLoop(iterations)
+	return time.Since(start)
+}
+
+// looper runs the server-side loop once.
+type looper interface {
+	// run runs n iterations and returns the server-measured milliseconds
+	// and the loop's result x.
+	run(ctx context.Context, n int64) (ms, x float64, err error)
+	close()
+}
+
+// FormatText writes r as a short human-readable report.
+func FormatText(w io.Writer, r Result) {
+	fmt.Fprintf(w, "Single-thread CPU probe: %s (%s)\n", r.Version, r.Engine)
+	fmt.Fprintf(w, "loop: %s iterations of x = x + SQRT(i) * 1.0001 in %s, %d run(s), host %s\n",
+		group(r.Iterations), r.Language, r.Runs, r.Host)
+	for i, ms := range r.ServerMs {
+		fmt.Fprintf(w, "  run %2d: %10.1f ms\n", i+1, ms)
+	}
+	if len(r.ServerMs) == 0 {
+		fmt.Fprintln(w, "  no completed run")
+		return
+	}
+	rate := 0.0
+	if r.BestMs > 0 {
+		rate = float64(r.Iterations) / r.BestMs * 1000
+	}
+	fmt.Fprintf(w, "best %.1f ms, median %.1f ms (%.2f M iterations/s at best; lower time is faster)\n",
+		r.BestMs, r.MedianMs, rate/1e6)
+	if r.ClientGoMs > 0 {
+		fmt.Fprintf(w, "same arithmetic as compiled Go on the client: %.2f ms (the server loop is %.0fx slower)\n",
+			r.ClientGoMs, r.BestMs/r.ClientGoMs)
+	}
+}
+
+// group formats n with thousands separators.
+func group(n int64) string {
+	s := fmt.Sprint(n)
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
