@@ -1,7 +1,8 @@
 // Package target turns a --target value into an open engine.DB: "embedded"
 // starts a managed PostgreSQL (package instance), "postgres://..." connects to
-// an existing server, "sqlserver://..." a SQL Server, "sqlite:PATH" opens a
-// SQLite file in process.
+// an existing server, "mariadb" starts a managed local MariaDB, "mysql://..."
+// connects to MySQL or MariaDB, "sqlserver://..." to SQL Server, and
+// "sqlite:PATH" opens a SQLite file in process.
 package target
 
 import (
@@ -9,13 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/mssql"
+	"github.com/rightsize/rightsize/engine/mysql"
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/engine/sqlite"
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
 )
 
 // Options configure how a target is opened.
@@ -34,7 +38,25 @@ type Target struct {
 	engine.DB
 	Spec     string             // the --target value
 	Name     string             // display name: "embedded" or the DSN without password
-	Instance *instance.Postgres // the managed server, nil for external targets
+	Instance *instance.Postgres // the managed PostgreSQL, nil otherwise
+	MariaDB  *mariadb.Server    // the managed MariaDB, nil otherwise
+}
+
+// ServerPID is the managed server's main process (0 when the server is not
+// managed by rightsize, or not known).
+func (t *Target) ServerPID() int {
+	var pid int
+	var err error
+	switch {
+	case t.Instance != nil:
+		pid, err = t.Instance.PID()
+	case t.MariaDB != nil:
+		pid, err = t.MariaDB.PID()
+	}
+	if err != nil {
+		return 0
+	}
+	return pid
 }
 
 // Unwrap returns the engine's own DB, for optional capabilities (such as
@@ -46,6 +68,11 @@ func (t *Target) Close() error {
 	err := t.DB.Close()
 	if t.Instance != nil {
 		if serr := t.Instance.Stop(); err == nil {
+			err = serr
+		}
+	}
+	if t.MariaDB != nil {
+		if serr := t.MariaDB.Stop(); err == nil {
 			err = serr
 		}
 	}
@@ -104,6 +131,40 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 			return nil, err
 		}
 		return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+	case spec == "mariadb":
+		if !mariadb.Installed() {
+			return nil, fmt.Errorf("%w %q: no mariadbd on this machine; install it (Debian: apt-get install mariadb-server) or use mysql://user:pass@host:port/db", ErrBadTarget, spec)
+		}
+		dataDir := opt.DataDir
+		if dataDir == "" {
+			dataDir = filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
+		}
+		srv, err := mariadb.Start(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: opt.Settings})
+		if err != nil {
+			return nil, fmt.Errorf("start the managed MariaDB: %w", err)
+		}
+		url := srv.URL(opt.Database)
+		if err := mysql.EnsureDatabase(ctx, url); err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
+		db, err := mysql.Open(ctx, url, opt.PoolSize)
+		if err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: "managed MariaDB", MariaDB: srv}, nil
+	case strings.HasPrefix(spec, "mysql://") || strings.HasPrefix(spec, "mariadb://"):
+		if opt.CreateDB {
+			if err := mysql.EnsureDatabase(ctx, spec); err != nil {
+				return nil, err
+			}
+		}
+		db, err := mysql.Open(ctx, spec, opt.PoolSize)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 	case strings.HasPrefix(spec, "sqlserver://"):
 		if opt.CreateDB {
 			if err := mssql.EnsureDatabase(ctx, spec); err != nil {
@@ -126,7 +187,7 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 		}
 		return &Target{DB: db, Spec: spec, Name: "sqlite:" + path}, nil
 	}
-	return nil, fmt.Errorf("%w %q: use embedded, postgres://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db or sqlite:PATH", ErrBadTarget, spec)
+	return nil, fmt.Errorf("%w %q: use embedded, postgres://user:pass@host:port/db, mariadb (managed), mysql://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db or sqlite:PATH", ErrBadTarget, spec)
 }
 
 // Redact removes the password from a URL-style DSN.

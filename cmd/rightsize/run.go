@@ -231,7 +231,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	}
 	ap := &scenario.Autopilot{DB: t, Users: o.users, Rampup: o.rampup, Duration: o.duration, Repeats: o.repeats, Mode: mode,
 		KeyingThinking: o.keyingThinking, Seed: o.seed, Warehouses: meta.Warehouses, Constants: consts,
-		RebuildBetweenRepeats: o.rebuild, ServerPID: serverPID(t), ReconnectTimeout: o.reconnect}
+		RebuildBetweenRepeats: o.rebuild, ServerPID: t.ServerPID(), ReconnectTimeout: o.reconnect}
 	if !o.json {
 		ap.OnStepStart = func(repeat, index, users int) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)\n",
@@ -371,26 +371,11 @@ func aggregateStep(rs []scenario.StepRecord) stepReport {
 	return s
 }
 
-// serverPID is the managed server's postmaster (0 when not ours).
-func serverPID(t *target.Target) int {
-	if t.Instance == nil {
-		return 0
-	}
-	pid, err := t.Instance.PID()
-	if err != nil {
-		return 0
-	}
-	return pid
-}
-
 // serverCPU returns the managed server's cumulative CPU (nil when the
 // server is not ours to watch).
 func serverCPU(t *target.Target) func() time.Duration {
-	if t.Instance == nil {
-		return nil
-	}
-	pid, err := t.Instance.PID()
-	if err != nil {
+	pid := t.ServerPID()
+	if pid == 0 {
 		return nil
 	}
 	return func() time.Duration {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/report"
+)
+
+// newCompareCmd is "rightsize compare RUN_A RUN_B": the figures of two runs
+// side by side per users step, with the ratio B/A, and the averages over
+// all steps.
+func newCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare RUN_A RUN_B",
+		Short: "Compare two runs step by step: TPM, NOPM, TPM per user, CPU, disk and latency, with the ratio B/A",
+		Long: `Compare run B against run A (the baseline): for each number of virtual users,
+TPM, NOPM and TPM per user of both runs with the ratio B/A ("1.23x TPM"),
+CPU busy/idle/iowait, disk latency and the New-Order p99 latency side by
+side; then the average over all steps, as the published studies compare
+configurations ("SSD/4 cores 243,714 vs HDD/16 cores 197,532: 1.23x").
+Repeated steps are averaged across repeats first.
+
+RUN is a run id, a label (the latest run with that label), or a unique
+prefix of a run id. For charts, use: rightsize report RUN_A RUN_B.`,
+		Example: `  rightsize compare "HDD/16 cores" "SSD/4 cores"
+  rightsize compare 20250304-100000-2c49d8 20250304-130000-89032e`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return badInput(fmt.Errorf("give two runs: rightsize compare RUN_A RUN_B (a run id or a label; see: rightsize results list)"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openResults(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ctx := cmd.Context()
+			var ids []string
+			for _, a := range args {
+				id, err := resolveRun(ctx, st, a)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			runs, err := report.Load(ctx, st, ids...)
+			if err != nil {
+				return err
+			}
+			report.Compare(runs[0], runs[1]).Write(cmd.OutOrStdout())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mysql_test
+
+const raceEnabled = false
