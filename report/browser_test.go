@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromium returns the headless browser to open reports with. Without one
+// the test is skipped on a developer's machine and fails in CI (CI set),
+// where the project's test script installs Debian's chromium.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed, and CI is set: the HTML report must be checked in a browser in CI (scripts/install-test-deps.sh installs it)")
+	}
+	t.Skip("chromium is not installed: skipping the browser check of the HTML report (apt-get install chromium to run it)")
+	return ""
+}
+
+// runChromium runs headless chromium on a file with extra flags and
+// returns its standard output and error.
+func runChromium(t *testing.T, bin, file string, extra ...string) (stdout, stderr []byte) {
+	t.Helper()
+	profile, err := os.MkdirTemp("", "rightsize-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(profile) // best effort: chromium's helpers may still hold it
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions", "--user-data-dir=" + profile,
+		"--enable-logging=stderr", "--v=0"}, extra...)
+	args = append(args, "file://"+file)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(extra, " "), err, errb.String())
+	}
+	return out.Bytes(), errb.Bytes()
+}
+
+var (
+	consoleRE  = regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`)
+	instanceRE = regexp.MustCompile(`_echarts_instance_="`)
+)
+
+// TestHTMLInBrowser opens the report in headless Chromium: no console
+// message (no script error), every chart rendered into a canvas, and a
+// screenshot that is not blank.
+func TestHTMLInBrowser(t *testing.T) {
+	bin := chromium(t)
+	_, page := renderStudy(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	charts := strings.Count(string(page), "echarts.init(")
+
+	dom, logs := runChromium(t, bin, file, "--dump-dom")
+	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
+		t.Errorf("console messages while loading the report:\n%s", bytes.Join(msgs, []byte("\n")))
+	}
+	if n := len(instanceRE.FindAll(dom, -1)); n != charts {
+		t.Errorf("%d of %d charts initialised", n, charts)
+	}
+	if n := bytes.Count(dom, []byte("<canvas")); n < charts {
+		t.Errorf("%d canvases for %d charts", n, charts)
+	}
+
+	shot := filepath.Join(dir, "report.png")
+	if out := os.Getenv("RIGHTSIZE_SCREENSHOT"); out != "" { // to look at it by hand
+		shot = out
+	}
+	_, logs = runChromium(t, bin, file, "--screenshot="+shot, "--window-size=1400,3000", "--hide-scrollbars")
+	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
+		t.Errorf("console messages while taking the screenshot:\n%s", bytes.Join(msgs, []byte("\n")))
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	colours, coloured := pixelStats(img)
+	t.Logf("screenshot %s: %d distinct colours, %.1f%% coloured pixels", shot, colours, coloured*100)
+	if colours < 64 {
+		t.Errorf("screenshot has %d distinct colours: blank or unstyled?", colours)
+	}
+	// The charts' bars and lines are saturated colours; text and grid
+	// lines are grey. A page of charts has a good share of them.
+	if coloured < 0.005 {
+		t.Errorf("only %.2f%% of the screenshot's pixels are coloured: charts not drawn?", coloured*100)
+	}
+}
+
+// pixelStats returns the number of distinct colours of an image and the
+// share of its pixels that are clearly coloured (not white, grey or black).
+func pixelStats(img image.Image) (distinct int, coloured float64) {
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	n, c := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			r, g, bl = r>>8, g>>8, bl>>8
+			seen[r<<16|g<<8|bl] = true
+			n++
+			if max(r, g, bl)-min(r, g, bl) > 60 {
+				c++
+			}
+		}
+	}
+	return len(seen), float64(c) / float64(n)
+}

@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// Comparison is run B against run A, users step by users step.
+type Comparison struct {
+	// LabelA and LabelB name the runs (see Labels).
+	LabelA, LabelB string
+	// Rows has one row per users count measured by either run, ascending.
+	Rows []ComparisonRow
+	// Common are the users counts both runs measured; the averages are
+	// taken over them.
+	Common []int
+	// SameSteps tells both runs measured the same users counts, so the
+	// averages are over all their steps.
+	SameSteps bool
+	// AvgTPMA, AvgTPMB, AvgNOPMA and AvgNOPMB are the runs' averages over
+	// the common steps (each users count once, repeats averaged).
+	AvgTPMA, AvgTPMB, AvgNOPMA, AvgNOPMB float64
+}
+
+// ComparisonRow is one users count of a Comparison.
+type ComparisonRow struct {
+	// Users is the number of virtual users.
+	Users int
+	// A and B are the runs' aggregates at this users count (nil when the
+	// run did not measure it).
+	A, B *store.StepAggregate
+}
+
+// Ratio returns f(B)/f(A); ok is false when a run lacks the step or f(A)
+// is 0.
+func (r ComparisonRow) Ratio(f func(*store.StepAggregate) float64) (ratio float64, ok bool) {
+	if r.A == nil || r.B == nil || f(r.A) == 0 {
+		return 0, false
+	}
+	return f(r.B) / f(r.A), true
+}
+
+// Compare compares run b against run a.
+func Compare(a, b RunData) *Comparison {
+	labels := Labels([]RunData{a, b})
+	sa, sb := NewRunStats(a.Steps), NewRunStats(b.Steps)
+	c := &Comparison{LabelA: labels[0], LabelB: labels[1]}
+	common := map[int]bool{}
+	for _, u := range unionUsers([]*RunStats{sa, sb}) {
+		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u)}
+		if row.A != nil && row.B != nil {
+			common[u] = true
+			c.Common = append(c.Common, u)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	c.SameSteps = len(c.Common) == len(c.Rows)
+	c.AvgTPMA, c.AvgNOPMA = sa.Average(common)
+	c.AvgTPMB, c.AvgNOPMB = sb.Average(common)
+	return c
+}
+
+// AverageLine states the average TPM over all steps of B against A, as the
+// published studies do ("SSD/4 cores 243,714 vs HDD/16 cores 197,532:
+// 1.23x").
+func (c *Comparison) AverageLine() string {
+	return fmt.Sprintf("%s %s vs %s %s: %s", c.LabelB, fmtInt(c.AvgTPMB), c.LabelA, fmtInt(c.AvgTPMA), fmtRatio(c.AvgTPMA, c.AvgTPMB))
+}
+
+// Write writes the comparison as terminal tables: throughput per users
+// step with the ratio B/A, host figures and New-Order p99 side by side,
+// then the averages over all steps.
+func (c *Comparison) Write(w io.Writer) {
+	fmt.Fprintf(w, "\nA = %s\nB = %s\n\n", c.LabelA, c.LabelB)
+	if len(c.Rows) == 0 {
+		fmt.Fprintf(w, "  neither run has a measured step\n\n")
+		return
+	}
+	num := func(a *store.StepAggregate, f func(*store.StepAggregate) float64, format func(float64) string) string {
+		if a == nil {
+			return "-"
+		}
+		return format(f(a))
+	}
+	ratio := func(r ComparisonRow, f func(*store.StepAggregate) float64, unit string) string {
+		x, ok := r.Ratio(f)
+		if !ok {
+			return "-"
+		}
+		return strconv.FormatFloat(x, 'f', 2, 64) + "x " + unit
+	}
+	tpm := func(a *store.StepAggregate) float64 { return a.TPM.Mean }
+	nopm := func(a *store.StepAggregate) float64 { return a.NOPM.Mean }
+	perUser := func(a *store.StepAggregate) float64 { return a.TPMPerUser.Mean }
+	head := []string{"users", "TPM A", "TPM B", "B/A", "NOPM A", "NOPM B", "B/A", "TPM/user A", "TPM/user B", "B/A"}
+	var rows [][]string
+	for _, r := range c.Rows {
+		rows = append(rows, []string{strconv.Itoa(r.Users),
+			num(r.A, tpm, fmtInt), num(r.B, tpm, fmtInt), ratio(r, tpm, "TPM"),
+			num(r.A, nopm, fmtInt), num(r.B, nopm, fmtInt), ratio(r, nopm, "NOPM"),
+			num(r.A, perUser, fmtInt), num(r.B, perUser, fmtInt), ratio(r, perUser, "TPM/user")})
+	}
+	writeTable(w, head, rows, []bool{true, true, true, true, true, true, true, true, true, true})
+
+	// Host figures and latency, when either run has them.
+	host, disk, lat := false, false, false
+	for _, r := range c.Rows {
+		for _, a := range []*store.StepAggregate{r.A, r.B} {
+			if a != nil {
+				host = host || hasHost(a)
+				disk = disk || hasDisk(a)
+				lat = lat || txnOf(a, "new_order") != nil
+			}
+		}
+	}
+	if host || disk || lat {
+		head := []string{"users"}
+		if host {
+			head = append(head, "CPU busy A", "CPU busy B", "idle A", "idle B", "iowait A", "iowait B")
+		}
+		if disk {
+			head = append(head, "disk ms A", "disk ms B")
+		}
+		if lat {
+			head = append(head, "NO p99 ms A", "NO p99 ms B", "B/A")
+		}
+		p99 := func(a *store.StepAggregate) float64 {
+			if t := txnOf(a, "new_order"); t != nil {
+				return t.P99Ms
+			}
+			return 0
+		}
+		pct := func(a *store.StepAggregate, f func(*store.StepAggregate) float64) string {
+			if a == nil || !hasHost(a) {
+				return "-"
+			}
+			return fmtPct(f(a))
+		}
+		var rows [][]string
+		for _, r := range c.Rows {
+			row := []string{strconv.Itoa(r.Users)}
+			if host {
+				for _, f := range []func(*store.StepAggregate) float64{
+					func(a *store.StepAggregate) float64 { return a.Host.CPUBusyPct },
+					func(a *store.StepAggregate) float64 { return a.Host.CPUIdlePct },
+					func(a *store.StepAggregate) float64 { return a.Host.CPUIowaitPct },
+				} {
+					row = append(row, pct(r.A, f), pct(r.B, f))
+				}
+			}
+			if disk {
+				for _, a := range []*store.StepAggregate{r.A, r.B} {
+					if a == nil || !hasDisk(a) {
+						row = append(row, "-")
+					} else {
+						row = append(row, fmtMs(a.Host.DiskAvgLatencyMs))
+					}
+				}
+			}
+			if lat {
+				ms := func(a *store.StepAggregate) string {
+					if a == nil || txnOf(a, "new_order") == nil {
+						return "-"
+					}
+					return fmtMs(p99(a))
+				}
+				row = append(row, ms(r.A), ms(r.B), ratio(r, p99, ""))
+			}
+			rows = append(rows, row)
+		}
+		fmt.Fprintln(w)
+		right := make([]bool, len(head))
+		for i := range right {
+			right[i] = true
+		}
+		writeTable(w, head, rows, right)
+	}
+
+	fmt.Fprintln(w)
+	scope := "over all steps"
+	if !c.SameSteps {
+		scope = "over the steps both runs measured (users " + fmtUsersList(c.Common) + ")"
+	}
+	if len(c.Common) == 0 {
+		fmt.Fprintf(w, "  the runs measured no users count in common: no average to compare\n\n")
+		return
+	}
+	fmt.Fprintf(w, "  average TPM %s: %s\n", scope, c.AverageLine())
+	fmt.Fprintf(w, "  average NOPM %s: %s %s vs %s %s: %s\n\n", scope, c.LabelB, fmtInt(c.AvgNOPMB), c.LabelA, fmtInt(c.AvgNOPMA),
+		fmtRatio(c.AvgNOPMA, c.AvgNOPMB))
+}

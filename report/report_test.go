@@ -1,0 +1,180 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+func renderStudy(t *testing.T) ([]RunData, []byte) {
+	t.Helper()
+	st, ids := studyStore(t)
+	runs, err := Load(context.Background(), st, ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, runs, Options{Version: "test", Generated: time.Date(2025, 3, 5, 9, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("RIGHTSIZE_REPORT_OUT"); out != "" { // for looking at it by hand
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return runs, buf.Bytes()
+}
+
+func TestHTMLHasEverySection(t *testing.T) {
+	runs, page := renderStudy(t)
+	s := string(page)
+	for _, sec := range DefaultSections() {
+		if !strings.Contains(s, `<section id="`+sec.Anchor()+`">`) {
+			t.Errorf("section %q (#%s) missing", sec.Title(), sec.Anchor())
+		}
+		if !strings.Contains(s, `<a href="#`+sec.Anchor()+`">`) {
+			t.Errorf("section %q missing from the table of contents", sec.Title())
+		}
+	}
+	for _, want := range []string{
+		"HDD/16 cores", "SSD/4 cores", // labels
+		"TPM by virtual users", "NOPM by virtual users", "TPM per user by virtual users", "Average over all steps",
+		"CPU busy", "CPU idle", "CPU I/O wait", "Database server CPU", "Disk average latency", "Disk IOPS",
+		"new_order latency", "Latency percentiles (ms): SSD/4 cores", "could not serialize access", // errors table
+		"Timeline: HDD/16 cores", "setting.shared_buffers", `class="diff"`,
+		"echarts.init(", "barLayout", // whiskers on repeated steps
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Offline: no remote script, stylesheet or font.
+	for _, re := range []string{`<script[^>]+src=`, `<link[^>]+href=`, `@import`, `url\(\s*['"]?https?:`} {
+		if m := regexp.MustCompile(re).FindString(s); m != "" {
+			t.Errorf("report loads something from outside: %q", m)
+		}
+	}
+	if n := strings.Count(s, `echarts.init(`); n < 15 {
+		t.Errorf("%d charts, want at least 15", n)
+	}
+	// Summary numbers: the SSD run's average over all steps beats HDD's.
+	hdd, _ := NewRunStats(runs[0].Steps).Average(nil)
+	ssd, _ := NewRunStats(runs[1].Steps).Average(nil)
+	want := "SSD/4 cores " + fmtInt(ssd) + " vs HDD/16 cores " + fmtInt(hdd) + " average TPM over all steps: " + fmtRatio(hdd, ssd)
+	if !strings.Contains(s, want) {
+		t.Errorf("summary lacks %q", want)
+	}
+}
+
+func TestHTMLDeterministic(t *testing.T) {
+	st, ids := studyStore(t)
+	runs, err := Load(context.Background(), st, ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	o := Options{Generated: time.Unix(0, 0)}
+	if err := HTML(&a, runs, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&b, runs, o); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renderings of the same runs differ")
+	}
+}
+
+func TestLoadLatestAndErrors(t *testing.T) {
+	st, ids := studyStore(t)
+	ctx := context.Background()
+	runs, err := Load(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Run.ID != ids[1] {
+		t.Fatalf("latest run: got %v, want %s", runs[0].Run.ID, ids[1])
+	}
+	if _, err := Load(ctx, st, "no-such-run"); err == nil {
+		t.Error("unknown run: no error")
+	}
+	if runs, err := Load(ctx, st, "HDD/16 cores"); err != nil || runs[0].Run.ID != ids[0] {
+		t.Errorf("by label: %v %v", err, runs)
+	}
+}
+
+func TestLabels(t *testing.T) {
+	n := 0
+	mk := func(label, target string, env map[string]string) RunData {
+		n++
+		return RunData{Run: store.Run{ID: fmt.Sprintf("20250101-000000-00000%d", n), Label: label, Target: target, Env: env}}
+	}
+	got := Labels([]RunData{
+		mk("", "embedded", map[string]string{"setting.shared_buffers": "128MB"}),
+		mk("", "embedded", map[string]string{"setting.shared_buffers": "8GB"}),
+		mk("baseline", "x", nil),
+		mk("baseline", "x", nil),
+	})
+	if !strings.Contains(got[0], "shared_buffers=128MB") || !strings.Contains(got[1], "shared_buffers=8GB") {
+		t.Errorf("same target: not told apart by settings: %q", got)
+	}
+	if got[2] == got[3] || !strings.HasPrefix(got[2], "baseline #") {
+		t.Errorf("same label: not told apart: %q", got)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{fmtInt(243714.4), "243,714"}, {fmtInt(-1234567), "-1,234,567"}, {fmtInt(999), "999"}, {fmtInt(0), "0"},
+		{fmtFloat(1234.5, 1), "1,234.5"}, {fmtRatio(197532, 243714), "1.23x"}, {fmtRatio(0, 5), "-"},
+		{fmtMs(0.1234), "0.123"}, {fmtMs(12.34), "12.3"}, {fmtMs(1234.4), "1,234"},
+		{fmtDuration(2 * time.Minute), "2m"}, {fmtDuration(90 * time.Second), "1m30s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// Labels and settings come from users: they must not break the page.
+func TestHTMLEscapesUserText(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evil := `</script><img src=x onerror=alert(1)> {a} <!--`
+	rd := simpleRun(t, st, evil, map[int][]float64{1: {100, 120}, 2: {200}}, []int{1, 2})
+	rd.Run.Env = map[string]string{"setting.x": evil}
+	var buf bytes.Buffer
+	if err := HTML(&buf, []RunData{rd}, Options{Title: evil}); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	// Outside the script elements (which end at the first "</script>"), no
+	// markup from the label.
+	outside := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`).ReplaceAllString(s, "")
+	if strings.Contains(outside, "<img") {
+		t.Error("a label broke out of its element")
+	}
+	// Every <script> element closes where it should: as many opening
+	// tags as closing ones, and the chart scripts are intact.
+	if o, c := strings.Count(s, "<script"), strings.Count(s, "</script>"); o != c {
+		t.Errorf("%d <script> for %d </script>", o, c)
+	}
+}
+
+func TestEmbeddedEChartsIsSafeInline(t *testing.T) {
+	low := strings.ToLower(echartsJS)
+	if len(echartsJS) < 500_000 || strings.Contains(low, "</script") || strings.Contains(low, "<!--") {
+		t.Error("the embedded echarts.min.js cannot be inlined in a <script> element as is")
+	}
+}

@@ -1,0 +1,635 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// registry is the report's sections in page order. A new section is a
+// type implementing Section and one line here.
+var registry = []Section{
+	summarySection{},
+	throughputSection{},
+	hostSection{},
+	latencySection{},
+	timelineSection{},
+	environmentSection{},
+}
+
+// ---------------------------------------------------------------- summary
+
+type summarySection struct{}
+
+func (summarySection) Title() string  { return "Summary" }
+func (summarySection) Anchor() string { return "summary" }
+
+func (summarySection) Render(p *Page) error {
+	head := []string{"run", "engine", "host", "warehouses", "mode", "users × repeats", "peak TPM", "peak NOPM",
+		"avg TPM, all steps", "avg NOPM, all steps", "driver share of CPU", "status"}
+	if len(p.Runs) > 1 {
+		head = append(head, "avg TPM vs first")
+	}
+	var rows []Row
+	base, _ := p.Stats(0).Average(nil)
+	for i, rd := range p.Runs {
+		r := rd.Run
+		rs := p.Stats(i)
+		avgTPM, avgNOPM := rs.Average(nil)
+		peakT, peakN := rs.Peak()
+		cells := []Cell{Txt(p.Labels[i]), Txt(orDash(engineVersion(r))), Cell{Text: hostText(r), Title: r.Env["host.cpu_model"]},
+			Num(intOrDash(r.Warehouses)), Txt(orDash(r.Mode)), Txt(usersText(r, rs))}
+		if peakT != nil {
+			cells = append(cells, Num(fmtInt(peakT.TPM.Mean)+" at "+strconv.Itoa(peakT.Users)+" users"),
+				Num(fmtInt(peakN.NOPM.Mean)+" at "+strconv.Itoa(peakN.Users)+" users"),
+				Num(fmtInt(avgTPM)), Num(fmtInt(avgNOPM)))
+		} else {
+			cells = append(cells, Num("-"), Num("-"), Num("-"), Num("-"))
+		}
+		cells = append(cells, driverShareCell(r, rs))
+		st := Txt(r.Status)
+		if r.Status != store.StatusComplete {
+			st.Class = "warn"
+		}
+		cells = append(cells, st)
+		if len(p.Runs) > 1 {
+			cells = append(cells, Num(fmtRatio(base, avgTPM)))
+		}
+		rows = append(rows, Row{Cells: cells})
+	}
+	p.Table(Table{Head: head, Rows: rows})
+	if len(p.Runs) > 1 && base > 0 {
+		for i := 1; i < len(p.Runs); i++ {
+			avg, _ := p.Stats(i).Average(nil)
+			if avg > 0 {
+				p.Textf("%s %s vs %s %s average TPM over all steps: %s.", p.Labels[i], fmtInt(avg), p.Labels[0], fmtInt(base), fmtRatio(base, avg))
+			}
+		}
+	}
+	p.Note("TPM counts completed transactions of all types per minute, NOPM completed New-Orders per minute, over each step's measured interval (ramp-up excluded). " +
+		"Figures of repeated steps are means across repeats. The average over all steps weighs every users count once. " +
+		"Driver share of CPU is the load generator's own CPU as a share of the host's whole CPU (all logical CPUs), at its highest step: a high share means the driver, not the database, may limit throughput.")
+	return nil
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+func intOrDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// hostText describes the host of a run from its environment.
+func hostText(r store.Run) string {
+	e := r.Env
+	var parts []string
+	if v := e["host.name"]; v != "" {
+		parts = append(parts, v)
+	}
+	if n := logicalCPUs(r); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", n))
+	}
+	if v, err := strconv.ParseFloat(e["host.memory_bytes"], 64); err == nil && v > 0 {
+		parts = append(parts, fmtBytes(v)+" RAM")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " · ")
+}
+
+func usersText(r store.Run, rs *RunStats) string {
+	users := r.Users
+	if len(users) == 0 {
+		users = rs.Users
+	}
+	reps := r.Repeats
+	if reps == 0 {
+		reps = 1
+	}
+	s := fmtUsersList(users)
+	if reps > 1 {
+		s += fmt.Sprintf(" × %d", reps)
+	}
+	return s
+}
+
+func driverShareCell(r store.Run, rs *RunStats) Cell {
+	pct, at := maxDriverShare(r, rs)
+	if at == nil {
+		for _, a := range rs.Steps {
+			if a.DriverCPUPct > 0 {
+				return Cell{Text: fmtPct(a.DriverCPUPct) + " of one core", Class: "num", Title: "host CPU count unknown"}
+			}
+		}
+		return Num("-")
+	}
+	c := Num(fmt.Sprintf("%s (at %d users)", fmtPct(pct), at.Users))
+	if pct > 25 {
+		c.Class += " warn"
+		c.Title = "the driver used more than a quarter of the host's CPU: it may be the bottleneck"
+	}
+	return c
+}
+
+// ------------------------------------------------------------- throughput
+
+type throughputSection struct{}
+
+func (throughputSection) Title() string  { return "Throughput by virtual users" }
+func (throughputSection) Anchor() string { return "throughput" }
+
+func (throughputSection) Render(p *Page) error {
+	all := p.AllStats()
+	users := unionUsers(all)
+	if len(users) == 0 {
+		p.Note("No step was measured.")
+		return nil
+	}
+	cats := usersCategories(users)
+	mk := func(title, unit string, pick func(a *store.StepAggregate) store.Stat, flag bool) Chart {
+		var series []BarSeries
+		for i, rs := range all {
+			s := BarSeries{Name: p.Labels[i], Color: p.Colors[i], Values: make([]*BarValue, len(users))}
+			for ci, u := range users {
+				a := rs.At(u)
+				if a == nil {
+					continue
+				}
+				st := pick(a)
+				tip := fmt.Sprintf("%s<br/>%d users: <b>%s</b> %s", tooltipHTML(p.Labels[i]), u, fmtInt(st.Mean), unit)
+				if a.Repeats > 1 {
+					tip += fmt.Sprintf("<br/>%d repeats: min %s, max %s, CV %.1f%%", a.Repeats, fmtInt(st.Min), fmtInt(st.Max), st.CV*100)
+				}
+				unstable := flag && a.Repeats > 1 && st.CV > store.UnstableCV
+				if unstable {
+					tip += "<br/><b>unstable</b>: repeats differ by more than 10 %"
+				}
+				if a.Partial {
+					tip += "<br/>partial step (interrupted)"
+				}
+				s.Values[ci] = &BarValue{Mean: st.Mean, Min: st.Min, Max: st.Max, CV: st.CV, Repeats: a.Repeats, Unstable: unstable, Tooltip: tip}
+			}
+			series = append(series, s)
+		}
+		return GroupedBars(ChartText{Title: title, XName: "virtual users", YName: unit}, cats, series)
+	}
+	p.Charts(
+		mk("TPM by virtual users", "TPM (transactions/min)", func(a *store.StepAggregate) store.Stat { return a.TPM }, true),
+		mk("NOPM by virtual users", "NOPM (New-Orders/min)", func(a *store.StepAggregate) store.Stat { return a.NOPM }, true),
+		mk("TPM per user by virtual users", "TPM per user", func(a *store.StepAggregate) store.Stat { return a.TPMPerUser }, false),
+		averageChart(p, all),
+	)
+	p.Note("Bars are means across repeats; whiskers span min–max when a step was repeated. A pale bar with a red border and a CV label is unstable: " +
+		"its repeats' coefficient of variation of TPM or NOPM is above 10 %. Click a legend entry to hide a run.")
+
+	head := []string{"users", "run", "repeats", "TPM", "TPM min–max", "TPM CV", "NOPM", "NOPM min–max", "NOPM CV", "TPM per user", ""}
+	var rows []Row
+	for _, u := range users {
+		for i, rs := range all {
+			a := rs.At(u)
+			if a == nil {
+				continue
+			}
+			rng := func(s store.Stat) Cell {
+				if a.Repeats < 2 {
+					return Cell{Text: "-", Class: "num muted"}
+				}
+				return Num(fmtInt(s.Min) + " – " + fmtInt(s.Max))
+			}
+			cv := func(s store.Stat) Cell {
+				if a.Repeats < 2 {
+					return Cell{Text: "-", Class: "num muted"}
+				}
+				c := Num(fmtPct(s.CV * 100))
+				if s.CV > store.UnstableCV {
+					c.Class += " warn"
+				}
+				return c
+			}
+			var flags []string
+			if a.Unstable {
+				flags = append(flags, "unstable")
+			}
+			if a.Partial {
+				flags = append(flags, "partial")
+			}
+			flag := Cell{Text: strings.Join(flags, ", "), Class: "warn"}
+			rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), Num(strconv.Itoa(a.Repeats)),
+				Num(fmtInt(a.TPM.Mean)), rng(a.TPM), cv(a.TPM), Num(fmtInt(a.NOPM.Mean)), rng(a.NOPM), cv(a.NOPM),
+				Num(fmtInt(a.TPMPerUser.Mean)), flag}})
+		}
+	}
+	anyFlag := false
+	for _, r := range rows {
+		anyFlag = anyFlag || r.Cells[len(r.Cells)-1].Text != ""
+	}
+	if !anyFlag {
+		head = head[:len(head)-1]
+		for i := range rows {
+			rows[i].Cells = rows[i].Cells[:len(rows[i].Cells)-1]
+		}
+	}
+	p.Table(Table{Caption: "Throughput per step (means across repeats)", Head: head, Rows: rows})
+	return nil
+}
+
+// averageChart is the bar chart of each run's average TPM and NOPM over all
+// its steps.
+func averageChart(p *Page, all []*RunStats) Chart {
+	cats := []string{"TPM", "NOPM"}
+	var series []BarSeries
+	for i, rs := range all {
+		tpm, nopm := rs.Average(nil)
+		series = append(series, BarSeries{Name: p.Labels[i], Color: p.Colors[i], Values: []*BarValue{
+			{Mean: tpm, Repeats: 1, Tooltip: fmt.Sprintf("%s<br/>average over all steps: <b>%s</b> TPM", tooltipHTML(p.Labels[i]), fmtInt(tpm))},
+			{Mean: nopm, Repeats: 1, Tooltip: fmt.Sprintf("%s<br/>average over all steps: <b>%s</b> NOPM", tooltipHTML(p.Labels[i]), fmtInt(nopm))},
+		}})
+	}
+	sub := ""
+	if len(all) > 1 {
+		a0, _ := all[0].Average(nil)
+		var parts []string
+		for i := 1; i < len(all); i++ {
+			a, _ := all[i].Average(nil)
+			parts = append(parts, fmt.Sprintf("%s: %s TPM of %s", p.Labels[i], fmtRatio(a0, a), p.Labels[0]))
+		}
+		sub = strings.Join(parts, " · ")
+	}
+	return GroupedBars(ChartText{Title: "Average over all steps", Subtitle: sub, XName: "", YName: "per minute"}, cats, series)
+}
+
+// ------------------------------------------------------------------- host
+
+type hostSection struct{}
+
+func (hostSection) Title() string  { return "CPU and disk by virtual users" }
+func (hostSection) Anchor() string { return "host" }
+
+func (hostSection) Render(p *Page) error {
+	all := p.AllStats()
+	users := unionUsers(all)
+	cats := usersCategories(users)
+	var noHost []string
+	mk := func(title, y string, has func(*store.StepAggregate) bool, pick func(*store.StepAggregate) float64) Chart {
+		var series []LineSeries
+		for i, rs := range all {
+			s := LineSeries{Name: p.Labels[i], Color: p.Colors[i], Symbol: true, Values: make([]*float64, len(users))}
+			any := false
+			for ci, u := range users {
+				if a := rs.At(u); a != nil && has(a) {
+					v := pick(a)
+					s.Values[ci] = &v
+					any = true
+				}
+			}
+			if any {
+				series = append(series, s)
+			}
+		}
+		return Lines(ChartText{Title: title, XName: "virtual users", YName: y}, cats, series)
+	}
+	for i, rs := range all {
+		measured := false
+		for j := range rs.Steps {
+			measured = measured || hasHost(&rs.Steps[j])
+		}
+		if !measured {
+			noHost = append(noHost, p.Labels[i])
+		}
+	}
+	if len(noHost) == len(all) {
+		p.Note("No host telemetry in these runs (an imported HammerDB log has none): measure with rightsize run to get CPU and disk figures next to the throughput.")
+		return nil
+	}
+	serverCPU := func(a *store.StepAggregate) bool { return a.ServerCPUPct != 0 }
+	p.Charts(
+		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUBusyPct }),
+		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUIdlePct }),
+		mk("CPU I/O wait", "I/O wait (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUIowaitPct }),
+		mk("Database server CPU", "server CPU (% of one core)", serverCPU, func(a *store.StepAggregate) float64 { return a.ServerCPUPct }),
+		mk("Disk average latency", "latency (ms, I/O-weighted)", hasDisk, func(a *store.StepAggregate) float64 { return a.Host.DiskAvgLatencyMs }),
+		mk("Disk IOPS (read + write)", "IOPS (I/O per second)", hasDisk, func(a *store.StepAggregate) float64 {
+			return a.Host.DiskReadIOPS + a.Host.DiskWriteIOPS
+		}),
+	)
+	if len(noHost) > 0 {
+		p.Notef("No host telemetry for: %s.", strings.Join(noHost, ", "))
+	}
+	p.Note("Means over each step's measured interval, averaged across repeats. Idle excludes I/O wait, which is shown on its own (perfmon's idle mixes the two). " +
+		"Server CPU is the database server's processes, in % of one core (400 % = four cores busy).")
+	return nil
+}
+
+// ---------------------------------------------------------------- latency
+
+type latencySection struct{}
+
+func (latencySection) Title() string  { return "Transaction latency" }
+func (latencySection) Anchor() string { return "latency" }
+
+func (latencySection) Render(p *Page) error {
+	all := p.AllStats()
+	users := unionUsers(all)
+	types := txnTypes(all)
+	if len(types) == 0 {
+		p.Note("No per-transaction figures in these runs (a HammerDB log without the xtprof time profile has none).")
+		return nil
+	}
+	cats := usersCategories(users)
+	pcts := []struct {
+		name  string
+		dash  string
+		width float32
+		pick  func(*store.TxnSummary) float64
+	}{
+		{"p50", "dotted", 1.5, func(t *store.TxnSummary) float64 { return t.P50Ms }},
+		{"p95", "dashed", 1.5, func(t *store.TxnSummary) float64 { return t.P95Ms }},
+		{"p99", "solid", 2.5, func(t *store.TxnSummary) float64 { return t.P99Ms }},
+	}
+	var cs []Chart
+	for _, typ := range types {
+		var series []LineSeries
+		for i, rs := range all {
+			for _, pc := range pcts {
+				s := LineSeries{Name: p.Labels[i] + " " + pc.name, Color: p.Colors[i], Dash: pc.dash, Width: pc.width, Symbol: true,
+					Values: make([]*float64, len(users))}
+				any := false
+				for ci, u := range users {
+					if t := txnOf(rs.At(u), typ); t != nil && t.Count > 0 {
+						v := pc.pick(t)
+						s.Values[ci] = &v
+						any = true
+					}
+				}
+				if any {
+					series = append(series, s)
+				}
+			}
+		}
+		cs = append(cs, Lines(ChartText{Title: typ + " latency", Subtitle: "p50 dotted · p95 dashed · p99 solid",
+			XName: "virtual users", YName: "latency (ms)"}, cats, series))
+	}
+	p.Charts(cs...)
+	p.Note("Percentiles come from the steps' HdrHistograms merged across repeats (exact), or from HammerDB's xtprof summary for imported runs.")
+
+	for i, rs := range all {
+		var rows []Row
+		for _, a := range rs.Steps {
+			for _, typ := range types {
+				t := txnOf(&a, typ)
+				if t == nil {
+					continue
+				}
+				errs := Num(fmtInt(float64(t.Errors)))
+				if t.Errors > 0 {
+					errs.Class += " bad"
+					errs.Title = t.FirstError
+				}
+				rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), errs,
+					Num(fmtInt(float64(t.Retries))), Num(pctMs(t, t.P50Ms)), Num(pctMs(t, t.P90Ms)), Num(pctMs(t, t.P95Ms)),
+					Num(pctMs(t, t.P99Ms)), Num(pctMs(t, t.MaxMs)), Num(pctMs(t, t.MeanMs))}})
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		p.Table(Table{Caption: "Latency percentiles (ms): " + p.Labels[i],
+			Head: []string{"users", "transaction", "count", "errors", "retries", "p50", "p90", "p95", "p99", "max", "mean"}, Rows: rows})
+	}
+
+	var errRows []Row
+	for i, rs := range all {
+		for _, t := range mergeAllTxn(p.Runs[i].Steps) {
+			if t.Errors > 0 || t.FirstError != "" {
+				errRows = append(errRows, Row{Cells: []Cell{Txt(p.Labels[i]), Txt(t.Type), Cell{Text: fmtInt(float64(t.Errors)), Class: "num bad"},
+					Cell{Text: orDash(t.FirstError), Class: "wrap"}}})
+			}
+		}
+		_ = rs
+	}
+	if len(errRows) > 0 {
+		p.Table(Table{Caption: "Errors", Head: []string{"run", "transaction", "errors", "first error"}, Rows: errRows})
+	} else {
+		p.Note("No transaction failed.")
+	}
+	return nil
+}
+
+// pctMs formats a latency figure of a summary: "-" when the source did not
+// give it (HammerDB's xtprof has no p90), though it gave others.
+func pctMs(t *store.TxnSummary, ms float64) string {
+	if ms == 0 && (t.P99Ms > 0 || t.MaxMs > 0) {
+		return "-"
+	}
+	return fmtMs(ms)
+}
+
+// --------------------------------------------------------------- timeline
+
+type timelineSection struct{}
+
+func (timelineSection) Title() string  { return "Throughput and latency over time" }
+func (timelineSection) Anchor() string { return "timeline" }
+
+func (timelineSection) Render(p *Page) error {
+	drawn := 0
+	for i, rd := range p.Runs {
+		steps := timedSteps(rd.Steps)
+		if len(steps) == 0 {
+			p.Notef("%s: no per-second data (an imported run has none).", p.Labels[i])
+			continue
+		}
+		t0 := steps[0].Start
+		var tps, p99 LineSeries
+		tps = LineSeries{Name: "transactions/s", Color: p.Colors[i], Width: 1}
+		p99 = LineSeries{Name: "p99 latency per 10 s (ms)", Color: "#24292f", Width: 1.5, YAxis: 1, Symbol: true}
+		var marks []stepMark
+		bad := 0
+		for _, st := range steps {
+			base := st.Start.Sub(t0).Seconds()
+			for _, s := range st.Seconds {
+				tps.Points = append(tps.Points, [2]float64{(base + float64(s.Offset) + 0.5) / 60, float64(s.Txn)})
+			}
+			pts, nbad := windowP99(st)
+			bad += nbad
+			for _, w := range pts {
+				p99.Points = append(p99.Points, [2]float64{(base + w[0]) / 60, w[1]})
+			}
+			m := stepMark{start: base / 60, measure: st.MeasureStart.Sub(t0).Seconds() / 60, end: st.MeasureEnd.Sub(t0).Seconds() / 60,
+				label: usersWord(st.Users)}
+			if len(p.Runs[i].Run.Users) > 0 && p.Runs[i].Run.Repeats > 1 {
+				m.label += fmt.Sprintf(" (r%d)", st.Repeat)
+			}
+			if st.Partial {
+				m.label += " partial"
+			}
+			marks = append(marks, m)
+		}
+		c := Lines(ChartText{Title: "Timeline: " + p.Labels[i], Subtitle: "shaded: ramp-up (not measured) · each step starts at its label",
+			XName: "minutes since the first step started", YName: "transactions per second"}, nil, []LineSeries{tps, p99})
+		addTimelineDecor(c, marks)
+		p.Charts(c)
+		if bad > 0 {
+			p.Notef("%s: %d latency windows could not be decoded and are left out.", p.Labels[i], bad)
+		}
+		drawn++
+	}
+	if drawn > 0 {
+		p.Note("Throughput per second and the 99th-percentile latency of every 10-second window (all transaction types), ramp-up included, so ramp-ups, stalls and checkpoints are visible. Drag the slider under a chart to zoom.")
+	}
+	return nil
+}
+
+// usersWord is "1 user", "8 users".
+func usersWord(n int) string {
+	if n == 1 {
+		return "1 user"
+	}
+	return fmt.Sprintf("%d users", n)
+}
+
+// timedSteps returns the steps with a start time and per-second data, in
+// time order.
+func timedSteps(steps []store.Step) []store.Step {
+	var out []store.Step
+	for _, s := range steps {
+		if !s.Start.IsZero() && (len(s.Seconds) > 0 || len(s.Windows) > 0) {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+// windowP99 merges each window's histograms across transaction types and
+// returns [seconds from the step start (window middle), p99 ms] pairs, and
+// how many histograms could not be decoded.
+func windowP99(st store.Step) ([][2]float64, int) {
+	merged := map[time.Duration]*hdrhistogram.Histogram{}
+	var offs []time.Duration
+	bad := 0
+	for _, w := range st.Windows {
+		h, err := decodeHist(w.Hist)
+		if err != nil {
+			bad++
+			continue
+		}
+		if h == nil {
+			continue
+		}
+		if m, ok := merged[w.Offset]; ok {
+			m.Merge(h)
+		} else {
+			merged[w.Offset] = h
+			offs = append(offs, w.Offset)
+		}
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	// The window length is the distance between windows (10 s by default).
+	length := 10 * time.Second
+	if len(offs) > 1 {
+		length = offs[1] - offs[0]
+	}
+	var out [][2]float64
+	for _, o := range offs {
+		h := merged[o]
+		if h.TotalCount() == 0 {
+			continue
+		}
+		out = append(out, [2]float64{(o + length/2).Seconds(), float64(h.ValueAtQuantile(99)) / 1000})
+	}
+	return out, bad
+}
+
+// ------------------------------------------------------------ environment
+
+type environmentSection struct{}
+
+func (environmentSection) Title() string  { return "Environment and settings" }
+func (environmentSection) Anchor() string { return "environment" }
+
+func (environmentSection) Render(p *Page) error {
+	type kv = map[string]string
+	vals := make([]kv, len(p.Runs))
+	keys := map[string]bool{}
+	fixed := []string{"id", "label", "source", "status", "target", "engine", "engine version", "mode", "warehouses", "seed",
+		"keying/think times", "users", "repeats", "ramp-up", "duration", "started", "ended", "note"}
+	for i, rd := range p.Runs {
+		r := rd.Run
+		m := kv{"id": r.ID, "label": r.Label, "source": r.Source, "status": r.Status, "target": r.Target, "engine": r.Engine,
+			"engine version": r.EngineVersion, "mode": r.Mode, "warehouses": intOrDash(r.Warehouses), "seed": strconv.FormatUint(r.Seed, 10),
+			"keying/think times": onOff(r.KeyingThinking), "users": fmtUsersList(r.Users), "repeats": strconv.Itoa(max(r.Repeats, 1)),
+			"ramp-up": fmtDuration(r.Rampup), "duration": fmtDuration(r.Duration), "started": fmtTime(r.StartedAt), "ended": fmtTime(r.EndedAt),
+			"note": r.Note}
+		for k, v := range r.Env {
+			m["env "+k] = v
+			keys["env "+k] = true
+		}
+		for k, v := range r.Flags {
+			m["flag --"+k] = v
+			keys["flag --"+k] = true
+		}
+		vals[i] = m
+	}
+	order := append([]string(nil), fixed...)
+	order = append(order, sortedKeys(keys)...)
+	head := []string{"setting"}
+	head = append(head, p.Labels...)
+	var rows []Row
+	ndiff := 0
+	for _, k := range order {
+		cells := []Cell{{Text: k, Class: "key"}}
+		diff := false
+		for i := range p.Runs {
+			v, ok := vals[i][k]
+			if !ok {
+				v = ""
+			}
+			cells = append(cells, Cell{Text: orDash(v), Class: "wrap"})
+			if i > 0 && v != vals[0][k] && k != "id" && k != "started" && k != "ended" {
+				diff = true
+			}
+		}
+		allEmpty := true
+		for i := range p.Runs {
+			if strings.TrimSpace(vals[i][k]) != "" {
+				allEmpty = false
+			}
+		}
+		if allEmpty {
+			continue
+		}
+		r := Row{Cells: cells}
+		if diff {
+			r.Class = "diff"
+			ndiff++
+		}
+		rows = append(rows, r)
+	}
+	if len(p.Runs) > 1 {
+		p.Notef("%d settings differ between the runs; they are highlighted.", ndiff)
+	}
+	p.Table(Table{Head: head, Rows: rows, DiffToggle: len(p.Runs) > 1})
+	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,322 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// RunStats is a run's steps aggregated across repeats (store.Aggregate),
+// looked up by number of users.
+type RunStats struct {
+	// Steps are the aggregates in users-sequence order.
+	Steps []store.StepAggregate
+	// Users are the distinct user counts, ascending.
+	Users []int
+
+	byUsers map[int]int // users -> index in Steps (first occurrence)
+}
+
+// NewRunStats aggregates a run's steps.
+func NewRunStats(steps []store.Step) *RunStats {
+	rs := &RunStats{Steps: store.Aggregate(steps), byUsers: map[int]int{}}
+	for i, a := range rs.Steps {
+		if _, ok := rs.byUsers[a.Users]; !ok {
+			rs.byUsers[a.Users] = i
+			rs.Users = append(rs.Users, a.Users)
+		}
+	}
+	sort.Ints(rs.Users)
+	return rs
+}
+
+// At returns the aggregate of the step with that many users (nil when the
+// run has none).
+func (rs *RunStats) At(users int) *store.StepAggregate {
+	if i, ok := rs.byUsers[users]; ok {
+		return &rs.Steps[i]
+	}
+	return nil
+}
+
+// Average returns the mean over all steps (each users count once, its
+// repeats averaged) of TPM and NOPM: the "average over all steps" the
+// published studies compare. Only the users counts in only (when not nil)
+// are averaged.
+func (rs *RunStats) Average(only map[int]bool) (tpm, nopm float64) {
+	n := 0
+	for _, u := range rs.Users {
+		if only != nil && !only[u] {
+			continue
+		}
+		a := rs.At(u)
+		tpm += a.TPM.Mean
+		nopm += a.NOPM.Mean
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return tpm / float64(n), nopm / float64(n)
+}
+
+// Peak returns the step with the highest mean TPM and the one with the
+// highest mean NOPM (nil when there is no step).
+func (rs *RunStats) Peak() (tpm, nopm *store.StepAggregate) {
+	for i := range rs.Steps {
+		a := &rs.Steps[i]
+		if tpm == nil || a.TPM.Mean > tpm.TPM.Mean {
+			tpm = a
+		}
+		if nopm == nil || a.NOPM.Mean > nopm.NOPM.Mean {
+			nopm = a
+		}
+	}
+	return tpm, nopm
+}
+
+// hasHost tells whether host telemetry was measured in the step.
+func hasHost(a *store.StepAggregate) bool {
+	h := a.Host
+	return h.CPUBusyPct != 0 || h.CPUIdlePct != 0 || h.CPUIowaitPct != 0
+}
+
+// hasDisk tells whether disk telemetry was measured in the step.
+func hasDisk(a *store.StepAggregate) bool {
+	h := a.Host
+	return h.DiskReadIOPS != 0 || h.DiskWriteIOPS != 0 || h.DiskAvgLatencyMs != 0
+}
+
+// logicalCPUs returns the host's logical CPU count from the run's
+// environment (0 when unknown).
+func logicalCPUs(r store.Run) int {
+	n, _ := strconv.Atoi(r.Env["host.logical_cpus"])
+	return n
+}
+
+// DriverShare returns the driver's CPU in a step as a percentage of the
+// host's whole CPU capacity (all logical CPUs); ok is false when the
+// driver CPU or the CPU count is unknown.
+func DriverShare(r store.Run, a *store.StepAggregate) (pct float64, ok bool) {
+	n := logicalCPUs(r)
+	if n == 0 || a.DriverCPUPct == 0 {
+		return 0, false
+	}
+	return a.DriverCPUPct / float64(n), true
+}
+
+// maxDriverShare is the largest DriverShare over a run's steps, with its
+// step; a nil step means unknown.
+func maxDriverShare(r store.Run, rs *RunStats) (float64, *store.StepAggregate) {
+	var best *store.StepAggregate
+	var bestPct float64
+	for i := range rs.Steps {
+		if pct, ok := DriverShare(r, &rs.Steps[i]); ok && (best == nil || pct > bestPct) {
+			best, bestPct = &rs.Steps[i], pct
+		}
+	}
+	return bestPct, best
+}
+
+// unionUsers returns the user counts of all runs, ascending.
+func unionUsers(all []*RunStats) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, rs := range all {
+		for _, u := range rs.Users {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// txnOrder is the order transaction types are listed in.
+var txnOrder = map[string]int{"new_order": 0, "payment": 1, "order_status": 2, "delivery": 3, "stock_level": 4}
+
+// txnLess orders transaction types: the TPC-C five first, others by name.
+func txnLess(a, b string) bool {
+	oa, aok := txnOrder[a]
+	ob, bok := txnOrder[b]
+	switch {
+	case aok && bok:
+		return oa < ob
+	case aok != bok:
+		return aok
+	}
+	return a < b
+}
+
+// sortTxn orders transaction types (see txnLess).
+func sortTxn(types []string) {
+	sort.Slice(types, func(i, j int) bool { return txnLess(types[i], types[j]) })
+}
+
+// txnTypes returns the transaction types present in the runs, ordered.
+func txnTypes(all []*RunStats) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, rs := range all {
+		for _, a := range rs.Steps {
+			for _, t := range a.Txn {
+				if !seen[t.Type] {
+					seen[t.Type] = true
+					out = append(out, t.Type)
+				}
+			}
+		}
+	}
+	sortTxn(out)
+	return out
+}
+
+// txnOf returns the summary of one type in an aggregate (nil when absent).
+func txnOf(a *store.StepAggregate, typ string) *store.TxnSummary {
+	if a == nil {
+		return nil
+	}
+	for i := range a.Txn {
+		if a.Txn[i].Type == typ {
+			return &a.Txn[i]
+		}
+	}
+	return nil
+}
+
+// decodeHist decodes a stored histogram (nil, nil for none).
+func decodeHist(h store.HdrHist) (*hdrhistogram.Histogram, error) {
+	if len(h) == 0 {
+		return nil, nil
+	}
+	return hdrhistogram.Decode(h)
+}
+
+// mergeAllTxn merges every transaction type over all steps of a run into
+// one summary per type (exact percentiles from the merged histograms when
+// every step has them).
+func mergeAllTxn(steps []store.Step) []store.TxnSummary {
+	all := make([]store.Step, len(steps))
+	for i, s := range steps {
+		all[i] = store.Step{Users: s.Users, Txn: s.Txn} // one group; partial steps count too
+	}
+	aggs := store.Aggregate(all)
+	if len(aggs) == 0 {
+		return nil
+	}
+	out := aggs[0].Txn
+	sort.SliceStable(out, func(i, j int) bool { return txnLess(out[i].Type, out[j].Type) })
+	return out
+}
+
+// Number formats.
+
+// fmtInt formats a figure rounded to an integer with thousands separators.
+func fmtInt(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return groupDigits(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+}
+
+// fmtFloat formats a figure with prec decimals and thousands separators.
+func fmtFloat(x float64, prec int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return groupDigits(strconv.FormatFloat(x, 'f', prec, 64))
+}
+
+func groupDigits(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if hasFrac {
+		out += "." + frac
+	}
+	if neg && out != "0" {
+		out = "-" + out
+	}
+	return out
+}
+
+// fmtMs formats a latency in milliseconds with a precision that suits its
+// size.
+func fmtMs(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms < 1:
+		return strconv.FormatFloat(ms, 'f', 3, 64)
+	case ms < 10:
+		return strconv.FormatFloat(ms, 'f', 2, 64)
+	case ms < 1000:
+		return strconv.FormatFloat(ms, 'f', 1, 64)
+	}
+	return fmtInt(ms)
+}
+
+// fmtPct formats a percentage.
+func fmtPct(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + " %" }
+
+// fmtRatio formats b/a as "1.23x" ("-" when a is 0).
+func fmtRatio(a, b float64) string {
+	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return "-"
+	}
+	return strconv.FormatFloat(b/a, 'f', 2, 64) + "x"
+}
+
+// fmtDuration formats a step duration ("2m", "90s", "1h30m").
+func fmtDuration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	s = strings.TrimSuffix(s, "0m")
+	if strings.HasSuffix(s, "h") || strings.HasSuffix(s, "m") || strings.HasSuffix(s, "s") {
+		return s
+	}
+	return d.String()
+}
+
+// fmtUsersList formats a users sequence ("1,2,3,5,8").
+func fmtUsersList(u []int) string {
+	parts := make([]string, len(u))
+	for i, x := range u {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// fmtBytes formats a byte count in binary units.
+func fmtBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
+}

@@ -1,0 +1,342 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// WriteRunSummary writes the end-of-run summary of a run, k6 style: the
+// key numbers first (peak and average throughput), then one line per users
+// step (TPM, NOPM and TPM per user with their spread across repeats, CPU
+// busy/idle/iowait, disk latency and IOPS, driver CPU), the
+// per-transaction latency table, errors with the first error message, and
+// whether the driver's own CPU could have limited the result.
+func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
+	rs := NewRunStats(steps)
+	label := run.Label
+	title := "rightsize run " + run.ID
+	if label != "" {
+		title += " · " + label
+	}
+	status := run.Status
+	if status == "" {
+		status = store.StatusComplete
+	}
+	switch status {
+	case store.StatusPartial:
+		title += "  PARTIAL: interrupted, the figures cover what was measured"
+	case store.StatusFailed:
+		title += "  FAILED"
+	case store.StatusRunning:
+		title += "  (still running)"
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
+	var cfg []string
+	if run.Target != "" {
+		cfg = append(cfg, run.Target)
+	}
+	if ev := engineVersion(run); ev != "" {
+		cfg = append(cfg, ev)
+	}
+	if run.Mode != "" {
+		cfg = append(cfg, run.Mode+" mode")
+	}
+	if run.Warehouses > 0 {
+		cfg = append(cfg, fmt.Sprintf("%d warehouses", run.Warehouses))
+	}
+	cfg = append(cfg, "keying/think "+onOff(run.KeyingThinking))
+	fmt.Fprintf(w, "  %s\n", strings.Join(cfg, " · "))
+	var seq []string
+	if len(run.Users) > 0 {
+		s := "users " + fmtUsersList(run.Users)
+		if run.Repeats > 1 {
+			s += fmt.Sprintf(" × %d repeats", run.Repeats)
+		}
+		seq = append(seq, s)
+	}
+	if run.Rampup > 0 || run.Duration > 0 {
+		seq = append(seq, "ramp-up "+fmtDuration(run.Rampup), "measured "+fmtDuration(run.Duration)+" per step")
+	}
+	if len(seq) > 0 {
+		fmt.Fprintf(w, "  %s\n", strings.Join(seq, " · "))
+	}
+	if len(rs.Steps) == 0 {
+		fmt.Fprintf(w, "\n  no step was measured\n\n")
+		return
+	}
+
+	// Key numbers.
+	peakT, peakN := rs.Peak()
+	avgT, avgN := rs.Average(nil)
+	fmt.Fprintln(w)
+	kv := [][2]string{
+		{"peak TPM", fmt.Sprintf("%s at %d users", fmtInt(peakT.TPM.Mean), peakT.Users)},
+		{"peak NOPM", fmt.Sprintf("%s at %d users", fmtInt(peakN.NOPM.Mean), peakN.Users)},
+	}
+	if len(rs.Users) > 1 {
+		kv = append(kv, [2]string{"average over all steps", fmt.Sprintf("TPM %s · NOPM %s", fmtInt(avgT), fmtInt(avgN))})
+	}
+	writeKV(w, kv)
+
+	// Steps.
+	repeated := false
+	host, disk := false, false
+	for i := range rs.Steps {
+		a := &rs.Steps[i]
+		repeated = repeated || a.Repeats > 1
+		host = host || hasHost(a)
+		disk = disk || hasDisk(a)
+	}
+	head := []string{"users", "TPM"}
+	if repeated {
+		head = append(head, "min–max", "CV")
+	}
+	head = append(head, "NOPM")
+	if repeated {
+		head = append(head, "CV")
+	}
+	head = append(head, "TPM/user")
+	if host {
+		head = append(head, "CPU busy", "idle", "iowait")
+	}
+	if disk {
+		head = append(head, "disk ms", "IOPS")
+	}
+	driver := false
+	for i := range rs.Steps {
+		driver = driver || rs.Steps[i].DriverCPUPct > 0
+	}
+	if driver {
+		head = append(head, "driver CPU")
+	}
+	head = append(head, "")
+	var rows [][]string
+	var notes []string
+	for i := range rs.Steps {
+		a := &rs.Steps[i]
+		row := []string{strconv.Itoa(a.Users), fmtInt(a.TPM.Mean)}
+		if repeated {
+			if a.Repeats > 1 {
+				row = append(row, fmtInt(a.TPM.Min)+"–"+fmtInt(a.TPM.Max), fmtPct(a.TPM.CV*100))
+			} else {
+				row = append(row, "-", "-")
+			}
+		}
+		row = append(row, fmtInt(a.NOPM.Mean))
+		if repeated {
+			if a.Repeats > 1 {
+				row = append(row, fmtPct(a.NOPM.CV*100))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		row = append(row, fmtInt(a.TPMPerUser.Mean))
+		if host {
+			if hasHost(a) {
+				row = append(row, fmtPct(a.Host.CPUBusyPct), fmtPct(a.Host.CPUIdlePct), fmtPct(a.Host.CPUIowaitPct))
+			} else {
+				row = append(row, "-", "-", "-")
+			}
+		}
+		if disk {
+			if hasDisk(a) {
+				row = append(row, fmtMs(a.Host.DiskAvgLatencyMs), fmtInt(a.Host.DiskReadIOPS+a.Host.DiskWriteIOPS))
+			} else {
+				row = append(row, "-", "-")
+			}
+		}
+		if driver {
+			if pct, ok := DriverShare(run, a); ok {
+				row = append(row, fmtPct(pct))
+			} else if a.DriverCPUPct > 0 {
+				row = append(row, fmtPct(a.DriverCPUPct)+" of a core")
+			} else {
+				row = append(row, "-")
+			}
+		}
+		var flags []string
+		if a.Unstable {
+			flags = append(flags, "! unstable")
+		}
+		if a.Partial {
+			flags = append(flags, "partial")
+		}
+		row = append(row, strings.Join(flags, ", "))
+		rows = append(rows, row)
+	}
+	fmt.Fprintln(w)
+	right := make([]bool, len(head))
+	for i := range right {
+		right[i] = i < len(head)-1
+	}
+	writeTable(w, head, rows, right)
+	for i := range rs.Steps {
+		if rs.Steps[i].Unstable {
+			notes = append(notes, "! unstable: the repeats' TPM or NOPM differ by more than 10 % (coefficient of variation); measure longer or more repeats")
+			break
+		}
+	}
+	if repeated {
+		notes = append(notes, "figures are means across repeats; min–max and CV (coefficient of variation) show their spread")
+	}
+	if host {
+		notes = append(notes, "CPU in % of all CPUs; idle excludes I/O wait")
+	}
+	if driver {
+		notes = append(notes, "driver CPU: rightsize's own CPU in % of the host's whole CPU")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+
+	// Latency.
+	txn := mergeAllTxn(steps)
+	if len(txn) > 0 {
+		fmt.Fprintf(w, "\n  latency, all steps merged:\n")
+		head := []string{"transaction", "count", "errors", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}
+		var rows [][]string
+		for _, t := range txn {
+			rows = append(rows, []string{t.Type, fmtInt(float64(t.Count)), fmtInt(float64(t.Errors)), fmtInt(float64(t.Retries)),
+				pctMs(&t, t.P50Ms), pctMs(&t, t.P90Ms), pctMs(&t, t.P95Ms), pctMs(&t, t.P99Ms), pctMs(&t, t.MaxMs)})
+		}
+		right := []bool{false, true, true, true, true, true, true, true, true}
+		writeTable(w, head, rows, right)
+		if len(rs.Users) > 1 {
+			fmt.Fprintf(w, "\n  p99 latency by users:\n")
+			head := []string{"p99 ms"}
+			for _, u := range rs.Users {
+				head = append(head, strconv.Itoa(u))
+			}
+			var rows [][]string
+			types := make([]string, len(txn))
+			for i, t := range txn {
+				types[i] = t.Type
+			}
+			for _, typ := range types {
+				row := []string{typ}
+				for _, u := range rs.Users {
+					if t := txnOf(rs.At(u), typ); t != nil && t.Count > 0 {
+						row = append(row, fmtMs(t.P99Ms))
+					} else {
+						row = append(row, "-")
+					}
+				}
+				rows = append(rows, row)
+			}
+			right := make([]bool, len(head))
+			for i := 1; i < len(right); i++ {
+				right[i] = true
+			}
+			writeTable(w, head, rows, right)
+		}
+	}
+
+	// Errors and the driver.
+	fmt.Fprintln(w)
+	var errs []string
+	for _, t := range txn {
+		if t.Errors > 0 {
+			e := fmt.Sprintf("✗ %s: %s errors", t.Type, fmtInt(float64(t.Errors)))
+			if t.FirstError != "" {
+				e += ", first: " + oneLine(t.FirstError, 160)
+			}
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) == 0 {
+		fmt.Fprintf(w, "  ✓ no transaction failed\n")
+	}
+	for _, e := range errs {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
+	var recon, skipped int64
+	for _, s := range steps {
+		recon += s.Reconnects
+		skipped += s.SkippedDeliveries
+	}
+	if recon > 0 {
+		fmt.Fprintf(w, "  ✗ %d reconnections after lost connections\n", recon)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(w, "  · %d deferred deliveries skipped (no undelivered order in the district)\n", skipped)
+	}
+	pct, at := maxDriverShare(run, rs)
+	var usPerTxn float64
+	for _, a := range rs.Steps {
+		usPerTxn = max(usPerTxn, a.DriverCPUUsPerTxn)
+	}
+	switch {
+	case at != nil && pct > 25:
+		fmt.Fprintf(w, "  ✗ driver CPU up to %s of the host (at %d users, %.1f µs/txn): the load generator may limit the result; run it on another machine\n",
+			fmtPct(pct), at.Users, usPerTxn)
+	case at != nil:
+		fmt.Fprintf(w, "  ✓ driver CPU at most %s of the host (at %d users, %.1f µs/txn): not the bottleneck\n", fmtPct(pct), at.Users, usPerTxn)
+	case usPerTxn > 0:
+		fmt.Fprintf(w, "  · driver CPU %.1f µs/txn (host CPU count unknown)\n", usPerTxn)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeKV writes "key ..... value" lines, k6 style.
+func writeKV(w io.Writer, kv [][2]string) {
+	width := 0
+	for _, p := range kv {
+		width = max(width, utf8.RuneCountInString(p[0]))
+	}
+	for _, p := range kv {
+		dots := strings.Repeat(".", width-utf8.RuneCountInString(p[0])+3)
+		fmt.Fprintf(w, "  %s %s %s\n", p[0], dots, p[1])
+	}
+}
+
+// writeTable writes an aligned table with two spaces of indent; right
+// tells which columns are right-aligned.
+func writeTable(w io.Writer, head []string, rows [][]string, right []bool) {
+	width := make([]int, len(head))
+	for i, h := range head {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(width) {
+				width[i] = max(width[i], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(" ")
+		for i, c := range cells {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			b.WriteString(" ")
+			if right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+			if i < len(cells)-1 {
+				b.WriteString(" ")
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(head)
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+// oneLine flattens a message to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

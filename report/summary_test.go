@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+func TestWriteRunSummary(t *testing.T) {
+	st, ids := studyStore(t)
+	r, steps, err := st.LoadRun(context.Background(), ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	WriteRunSummary(&buf, *r, steps)
+	out := buf.String()
+	if os.Getenv("RIGHTSIZE_SUMMARY_OUT") != "" {
+		t.Log("\n" + out)
+	}
+	rs := NewRunStats(steps)
+	peak, _ := rs.Peak()
+	for _, want := range []string{
+		"rightsize run " + r.ID + " · SSD/4 cores",
+		"peak TPM ",
+		fmtInt(peak.TPM.Mean) + " at 13 users",
+		"average over all steps",
+		"users", "min–max", "CV", "TPM/user", "CPU busy", "idle", "iowait", "disk ms", "IOPS", "driver CPU",
+		"transaction", "p99 ms", "new_order", "stock_level",
+		"✗ payment: 9 errors, first: ERROR: could not serialize access",
+		"✓ driver CPU at most",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	// Key numbers come first.
+	if strings.Index(out, "peak TPM") > strings.Index(out, "CPU busy") {
+		t.Error("the key numbers are not first")
+	}
+}
+
+// An imported HammerDB run has no host telemetry, no histograms and no p90.
+func TestWriteRunSummaryImported(t *testing.T) {
+	run := store.Run{ID: "20250304-100941-9664fc", Label: "hammerdb:timed.log", Source: store.SourceHammerDB, Status: store.StatusComplete,
+		Target: "hammerdb", Engine: "postgres", EngineVersion: "PostgreSQL 16.4", Warehouses: 50, Users: []int{4, 8}, Repeats: 1}
+	steps := []store.Step{
+		{Repeat: 1, Index: 0, Users: 4, TPM: 26934, NOPM: 11573, TPMPerUser: 6733.5,
+			Txn: []store.TxnSummary{{Type: "new_order", Count: 82130, P50Ms: 6.101, P95Ms: 13.904, P99Ms: 24.301, MaxMs: 212.871, MeanMs: 7.402}}},
+		{Repeat: 1, Index: 1, Users: 8, TPM: 40100, NOPM: 17200, TPMPerUser: 5012.5},
+	}
+	var buf bytes.Buffer
+	WriteRunSummary(&buf, run, steps)
+	out := buf.String()
+	if os.Getenv("RIGHTSIZE_SUMMARY_OUT") != "" {
+		t.Log("\n" + out)
+	}
+	for _, want := range []string{"peak TPM ................. 40,100 at 8 users", "average over all steps ... TPM 33,517 · NOPM 14,387",
+		"new_order    82,130       0        0    6.10       -    13.9    24.3   212.9", "✓ no transaction failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"CPU busy", "disk ms", "min–max", "driver CPU"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("summary shows %q without data:\n%s", unwanted, out)
+		}
+	}
+}
