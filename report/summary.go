@@ -111,8 +111,15 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	for i := range rs.Steps {
 		driver = driver || rs.Steps[i].DriverCPUPct > 0
 	}
+	server := false
+	for i := range rs.Steps {
+		server = server || rs.Steps[i].ServerCPUUsPerTxn > 0
+	}
 	if driver {
-		head = append(head, "driver CPU")
+		head = append(head, "driver CPU", "driver µs/txn")
+	}
+	if server {
+		head = append(head, "server CPU", "server µs/txn")
 	}
 	head = append(head, "")
 	var rows [][]string
@@ -158,6 +165,14 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 			} else {
 				row = append(row, "-")
 			}
+			row = append(row, fmtDec(a.DriverCPUUsPerTxn))
+		}
+		if server {
+			if a.ServerCPUUsPerTxn > 0 {
+				row = append(row, fmtPct(a.ServerCPUPct)+" of a core", fmtDec(a.ServerCPUUsPerTxn))
+			} else {
+				row = append(row, "-", "-")
+			}
 		}
 		var flags []string
 		if a.Unstable {
@@ -188,7 +203,10 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		notes = append(notes, "CPU in % of all CPUs; idle excludes I/O wait")
 	}
 	if driver {
-		notes = append(notes, "driver CPU: rightsize's own CPU in % of the host's whole CPU")
+		notes = append(notes, "driver CPU: rightsize's own CPU in % of the host's whole CPU; µs/txn: its CPU per completed transaction")
+	}
+	if server {
+		notes = append(notes, "server CPU: the database server's process tree (managed servers on this host)")
 	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "  %s\n", n)
@@ -198,13 +216,13 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	txn := mergeAllTxn(steps)
 	if len(txn) > 0 {
 		fmt.Fprintf(w, "\n  latency, all steps merged:\n")
-		head := []string{"transaction", "count", "errors", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}
+		head := []string{"transaction", "count", "rolled back", "errors", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}
 		var rows [][]string
 		for _, t := range txn {
-			rows = append(rows, []string{t.Type, fmtInt(float64(t.Count)), fmtInt(float64(t.Errors)), fmtInt(float64(t.Retries)),
+			rows = append(rows, []string{t.Type, fmtInt(float64(t.Count)), fmtInt(float64(t.Rollbacks)), fmtInt(float64(t.Errors)), fmtInt(float64(t.Retries)),
 				pctMs(&t, t.P50Ms), pctMs(&t, t.P90Ms), pctMs(&t, t.P95Ms), pctMs(&t, t.P99Ms), pctMs(&t, t.MaxMs)})
 		}
-		right := []bool{false, true, true, true, true, true, true, true, true}
+		right := []bool{false, true, true, true, true, true, true, true, true, true}
 		writeTable(w, head, rows, right)
 		if len(rs.Users) > 1 {
 			fmt.Fprintf(w, "\n  p99 latency by users:\n")
@@ -339,4 +357,12 @@ func oneLine(s string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// fmtDec formats a figure with one decimal, "-" for zero.
+func fmtDec(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
@@ -266,8 +266,10 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 		if err := enc.Encode(rep); err != nil {
 			return rep, err
 		}
+	} else if stored, steps, err := st.LoadRun(bg, run.ID); err == nil {
+		report.WriteRunSummary(cmd.OutOrStdout(), *stored, steps)
 	} else {
-		printRunSummary(cmd.OutOrStdout(), rep)
+		return rep, fmt.Errorf("read the run back from the store: %w", err)
 	}
 	if rep.Partial {
 		why := "run interrupted"
@@ -382,61 +384,4 @@ func serverCPU(t *target.Target) func() time.Duration {
 		d, _ := telemetry.ProcessTreeCPU(pid)
 		return d
 	}
-}
-
-func printRunSummary(w io.Writer, rep *runReport) {
-	title := "rightsize run " + rep.RunID
-	if rep.Partial {
-		title += "  (PARTIAL: interrupted)"
-	}
-	fmt.Fprintf(w, "\n%s\n  target %s · %s · %s mode · %d warehouses · keying/think %s\n", title, rep.Target, rep.Version, rep.Mode,
-		rep.Warehouses, onOff(rep.KeyingThinking))
-	for _, s := range rep.Steps {
-		fmt.Fprintf(w, "\n  users %-4d  TPM %10.0f   NOPM %10.0f   TPM/user %9.0f   measured %.0f s%s\n",
-			s.Users, s.TPM, s.NOPM, s.TPMPerUser, s.MeasuredSeconds, partialMark(s.Partial))
-		if s.Repeats > 1 {
-			fmt.Fprintf(w, "  %d repeats: TPM min %.0f max %.0f, CV %.1f %% (NOPM CV %.1f %%)%s\n", s.Repeats, s.TPMMin, s.TPMMax,
-				s.TPMCV*100, s.NOPMCV*100, map[bool]string{true: "  UNSTABLE (CV > 10 %)", false: ""}[s.Unstable])
-		}
-		fmt.Fprintf(w, "  host CPU busy %.1f %% · idle %.1f %% · iowait %.1f %% · server %.0f %% of a core · driver %.1f %% of a core\n",
-			s.Host.CPUBusyPct, s.Host.CPUIdlePct, s.Host.CPUIowaitPct, s.ServerCPUPct, s.DriverCPUPct)
-		fmt.Fprintf(w, "  disk %.0f r/s %.0f w/s · %.1f MB/s read %.1f MB/s write · avg latency %.2f ms",
-			s.Host.DiskReadIOPS, s.Host.DiskWriteIOPS, s.Host.DiskReadMBps, s.Host.DiskWriteMBps, s.Host.DiskAvgLatencyMs)
-		if s.DBTPM != nil {
-			fmt.Fprintf(w, " · server-counted TPM (HammerDB-style) %.0f", *s.DBTPM)
-		}
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "  %-13s %9s %9s %8s %7s %9s %9s %9s %9s %9s\n", "transaction", "completed", "rollbacks", "retries", "errors",
-			"p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms")
-		for t := range tpcc.NumTxnTypes {
-			x := s.Txn[t.String()]
-			fmt.Fprintf(w, "  %-13s %9d %9d %8d %7d %9.2f %9.2f %9.2f %9.2f %9.2f\n", t, x.Count, x.Rollbacks, x.Retries, x.Errors,
-				x.P50, x.P90, x.P95, x.P99, x.Max)
-		}
-		for t := range tpcc.NumTxnTypes {
-			if x := s.Txn[t.String()]; x.FirstError != "" {
-				fmt.Fprintf(w, "  first %s error: %s\n", t, x.FirstError)
-			}
-		}
-		fmt.Fprintf(w, "  driver CPU %.1f µs/txn", s.DriverCPUUsPerTxn)
-		if s.ServerCPUUsPerTxn != nil {
-			fmt.Fprintf(w, " · server CPU %.1f µs/txn", *s.ServerCPUUsPerTxn)
-		}
-		fmt.Fprintf(w, " · skipped deliveries %d · reconnects %d\n", s.SkippedDeliveries, s.Reconnects)
-	}
-	fmt.Fprintln(w)
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-func partialMark(p bool) string {
-	if p {
-		return "  PARTIAL"
-	}
-	return ""
 }
