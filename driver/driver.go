@@ -46,6 +46,10 @@ type StepConfig struct {
 	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
 	// cannot reconnect for this long (default 30 s).
 	ReconnectTimeout time.Duration
+	// ServerAlive, when set, is polled every 250 ms; once it reports false
+	// the step ends at once (partial, ErrServerLost). Managed servers use it:
+	// nobody will restart a server rightsize started and saw die.
+	ServerAlive func() bool
 }
 
 // ErrServerLost ends a step whose users could not reconnect within
@@ -216,6 +220,12 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	defer endTimer.Stop()
 	winStart := time.Duration(0)
 	ended := false
+	var alive <-chan time.Time
+	if cfg.ServerAlive != nil {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		alive = t.C
+	}
 	for !ended {
 		select {
 		case <-rampDone.C:
@@ -234,6 +244,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		case <-lost:
 			res.Partial, res.Err = true, ErrServerLost
 			ended = true
+		case <-alive:
+			if !cfg.ServerAlive() {
+				res.Partial, res.Err = true, ErrServerLost
+				ended = true
+			}
 		}
 	}
 	now := time.Now()

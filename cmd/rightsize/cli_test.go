@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -424,5 +426,68 @@ func TestAutopilotRepeatsRebuild(t *testing.T) {
 	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
 	if err != nil || len(steps) != 4 {
 		t.Fatalf("stored steps: %d, %v", len(steps), err)
+	}
+}
+
+// TestEmbeddedServerKilledMidStep kills the managed server rightsize
+// started: nobody will restart it, so the step must end at once.
+func TestEmbeddedServerKilledMidStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	base := instance.DefaultBaseDir()
+	os.MkdirAll(filepath.Join(base, "tmp"), 0o755)
+	dir, err := os.MkdirTemp(filepath.Join(base, "tmp"), "killed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data := filepath.Join(dir, "pg")
+	args := []string{"--data-dir", data}
+	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
+		args = append(args, "--pg-bin", b)
+	}
+	if _, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
+		t.Fatal(errOut)
+	}
+	st := tempStore(t)
+	var killed time.Time
+	var once sync.Once
+	onErr := func(s string) {
+		if strings.Contains(s, "step 1/1") {
+			once.Do(func() {
+				time.AfterFunc(2500*time.Millisecond, func() {
+					b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+					killed = time.Now()
+					syscall.Kill(pid, syscall.SIGKILL)
+				})
+			})
+		}
+	}
+	out, errOut, code := cliWatch(t, context.Background(), onErr, append([]string{"run", "--users", "2", "--rampup", "1s", "--duration", "1m",
+		"--store", st}, args...)...)
+	if killed.IsZero() {
+		t.Fatalf("server not killed: %d\n%s%s", code, out, errOut)
+	}
+	if took := time.Since(killed); took > 5*time.Second {
+		t.Errorf("the run ended %v after the server died (want within 5 s)", took)
+	}
+	if code == 0 || !strings.Contains(errOut, "lost the database server") || !strings.Contains(out, "PARTIAL") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, _ := s.ListRuns(context.Background())
+	if len(runs) != 1 || runs[0].Status != store.StatusPartial {
+		t.Fatalf("store: %+v", runs)
 	}
 }

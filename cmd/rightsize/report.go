@@ -13,13 +13,16 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// newReportCmd is "rightsize report [RUN ...]": one offline HTML file with
-// the charts and tables of one or several runs, side by side.
+// newReportCmd is "rightsize report [RUN ...] [--probe ID|LABEL ...]": one
+// offline HTML file with the charts and tables of one or several runs, side
+// by side, and of probes.
 func newReportCmd() *cobra.Command {
 	var out, title string
+	var probeKeys []string
+	var probesLatest bool
 	cmd := &cobra.Command{
-		Use:   "report [RUN ...]",
-		Short: "Write one offline HTML file with the charts and tables of runs, compared side by side",
+		Use:   "report [RUN ...] [--probe ID|LABEL ...]",
+		Short: "Write one offline HTML file with the charts and tables of runs and probes, compared side by side",
 		Long: `Write one self-contained HTML file (it opens offline: the chart library is
 embedded) with, for each RUN: a summary, TPM/NOPM/TPM per user by virtual
 users, CPU and disk by virtual users, transaction latency percentiles,
@@ -28,10 +31,27 @@ the settings that differ between runs highlighted.
 
 RUN is a run id, a label (the latest run with that label), or a unique
 prefix of a run id; without RUN, the latest run. Several RUNs are compared
-side by side, in the order given.`,
-		Example: `  rightsize report                                  # the latest run, to report.html
+side by side, in the order given.
+
+Probes (rightsize probe storage, cpu, backup) have their own sections:
+storage (the study table of each job; IOPS and latency by block size),
+single-thread CPU, and backup and restore. Probes of several machines are
+shown side by side. Which probes:
+  - by default, for each kind (storage, cpu, backup), the latest probe whose
+    host is a reported run's host (the run's host.name; case and domain are
+    ignored: db1 matches DB1.example.com). Runs on two hosts bring both
+    hosts' probes; an imported HammerDB run has no host and brings none.
+  - --probe ID|LABEL adds a probe by id, label (the latest probe with that
+    label) or unique id prefix; repeatable. Naming probes turns the default
+    off, unless --probes-latest is given too.
+  - --probes-latest=false leaves the default probes out.
+With --probe and no RUN, the report has the probes only, and no run.
+rightsize probe prints the id of each probe it stores.`,
+		Example: `  rightsize report                                  # the latest run and its host's probes, to report.html
   rightsize report baseline "8 cores" -o cores.html
-  rightsize report hammerdb:hammerdb.log baseline   # an imported HammerDB run next to a measured one`,
+  rightsize report hammerdb:hammerdb.log baseline   # an imported HammerDB run next to a measured one
+  rightsize report baseline --probe nvme --probes-latest    # the run's host's probes, and the probe labelled nvme
+  rightsize report --probe hdd --probe ssd -o storage.html  # two machines' storage probes, no run`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openResults(cmd)
 			if err != nil {
@@ -39,36 +59,117 @@ side by side, in the order given.`,
 			}
 			defer st.Close()
 			ctx := cmd.Context()
-			var ids []string
-			for _, a := range args {
-				id, err := resolveRun(ctx, st, a)
+			var runs []report.RunData
+			if len(args) > 0 || len(probeKeys) == 0 {
+				var ids []string
+				for _, a := range args {
+					id, err := resolveRun(ctx, st, a)
+					if err != nil {
+						return err
+					}
+					ids = append(ids, id)
+				}
+				runs, err = report.Load(ctx, st, ids...)
 				if err != nil {
+					if len(ids) == 0 {
+						return badInput(fmt.Errorf("%w; or report probes alone with --probe ID", err))
+					}
+					if errors.Is(err, store.ErrNotFound) {
+						return badInput(err)
+					}
 					return err
 				}
-				ids = append(ids, id)
 			}
-			runs, err := report.Load(ctx, st, ids...)
-			if err != nil {
-				if len(ids) == 0 || errors.Is(err, store.ErrNotFound) {
-					return badInput(err)
+			if probesLatest && (len(probeKeys) == 0 || cmd.Flags().Changed("probes-latest")) {
+				if err := report.AttachHostProbes(ctx, st, runs); err != nil {
+					return err
 				}
-				return err
 			}
-			opts := report.Options{Title: title, Version: version}
+			probes, err := report.LoadProbes(ctx, st, probeKeys...)
+			if err != nil {
+				return probeError(cmd, st, err)
+			}
+			opts := report.Options{Title: title, Version: version, Probes: probes}
 			if out == "-" {
 				return report.HTML(cmd.OutOrStdout(), runs, opts)
 			}
 			if err := writeFileAtomic(out, func(f *os.File) error { return report.HTML(f, runs, opts) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out,
-				strings.Join(report.Labels(runs), " vs "))
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out, reportContents(runs, probes))
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "report.html", `the HTML file to write ("-" for standard output)`)
-	cmd.Flags().StringVar(&title, "title", "", `the report's title (default "rightsize report")`)
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "report.html", `the HTML file to write ("-" for standard output)`)
+	f.StringVar(&title, "title", "", `the report's title (default "rightsize report")`)
+	f.StringArrayVar(&probeKeys, "probe", nil, "add a probe by id, label or unique id prefix (repeatable); turns the default probes off unless --probes-latest is given")
+	f.BoolVar(&probesLatest, "probes-latest", true, "add the latest probe of each kind measured on a reported run's host")
 	return cmd
+}
+
+// reportContents names what a report shows: "A vs B; probes: x, y".
+func reportContents(runs []report.RunData, extra []store.Probe) string {
+	var parts []string
+	if len(runs) > 0 {
+		parts = append(parts, strings.Join(report.Labels(runs), " vs "))
+	} else {
+		parts = append(parts, "no run")
+	}
+	seen := map[string]bool{}
+	var probes []store.Probe
+	for _, p := range extra {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			probes = append(probes, p)
+		}
+	}
+	for _, r := range runs {
+		for _, p := range r.Probes {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				probes = append(probes, p)
+			}
+		}
+	}
+	if len(probes) > 0 {
+		labels := report.ProbeLabels(probes)
+		for i, p := range probes {
+			labels[i] = p.Kind + " " + labels[i]
+		}
+		parts = append(parts, "probes: "+strings.Join(labels, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// probeError turns an unknown or ambiguous --probe into bad input that
+// lists the store's latest probes (no other command lists them).
+func probeError(cmd *cobra.Command, st *store.Store, err error) error {
+	if !errors.Is(err, store.ErrNotFound) && !strings.Contains(err.Error(), "ambiguous") && !strings.Contains(err.Error(), "empty") {
+		return err
+	}
+	all, lerr := st.ListProbes(cmd.Context(), "")
+	if lerr != nil || len(all) == 0 {
+		return badInput(fmt.Errorf("--probe: %w (the store has no probes: measure with rightsize probe storage, cpu or backup)", err))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--probe: %v; the latest probes:", err)
+	for i, p := range all {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n  ... %d more", len(all)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s  %-7s %-20s host %s, %s", p.ID, p.Kind, orNone(p.Label), orNone(p.Host), p.CreatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	return badInput(errors.New(b.String()))
+}
+
+// orNone is s, or "-" when empty.
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
 }
 
 // writeFileAtomic writes path through a temporary file in the same
