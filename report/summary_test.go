@@ -60,7 +60,7 @@ func TestWriteRunSummaryImported(t *testing.T) {
 		t.Log("\n" + out)
 	}
 	for _, want := range []string{"peak TPM ................. 40,100 at 8 users", "average over all steps ... TPM 33,517 · NOPM 14,387",
-		"new_order    82,130       0        0    6.10       -    13.9    24.3   212.9", "✓ no transaction failed"} {
+		"new_order    82,130            0       0        0    6.10       -    13.9    24.3   212.9", "✓ no transaction failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
