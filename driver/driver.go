@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -126,15 +126,6 @@ func perMinute(n int64, d time.Duration) float64 {
 	return float64(n) / d.Minutes()
 }
 
-// SelfCPU returns this process's user+system CPU time.
-func SelfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // ErrAllUsersFailed is returned when no virtual user could connect.
 var ErrAllUsersFailed = errors.New("no virtual user could connect")
 
@@ -229,7 +220,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	for !ended {
 		select {
 		case <-rampDone.C:
-			cpuStart, srvStart = SelfCPU(), serverCPU()
+			cpuStart, srvStart = telemetry.SelfCPU(), serverCPU()
 			if cfg.OnMeasureStart != nil {
 				cfg.OnMeasureStart()
 			}
@@ -253,13 +244,13 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	}
 	now := time.Now()
 	if now.Before(measureStart) { // interrupted during ramp-up
-		cpuStart, srvStart = SelfCPU(), serverCPU()
+		cpuStart, srvStart = telemetry.SelfCPU(), serverCPU()
 		measureStart = now
 		if cfg.OnMeasureStart != nil {
 			cfg.OnMeasureStart()
 		}
 	}
-	res.DriverCPU = SelfCPU() - cpuStart
+	res.DriverCPU = telemetry.SelfCPU() - cpuStart
 	res.ServerCPU = serverCPU() - srvStart
 	res.MeasureStart, res.MeasureEnd = measureStart, measureEnd
 	if res.Partial && now.Before(measureEnd) {

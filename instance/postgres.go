@@ -460,7 +460,7 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		return fmt.Errorf("instance: start postgres %s on port %d (data dir %s): %w", p.major, p.port, p.dataDir, err)
 	}
 	pid, err := readPostmasterPID(p.dataDir)
-	if err != nil || !processRunning(pid) {
+	if err != nil || !ProcessRunning(pid) {
 		p.cleanupFailedStart(false)
 		return fmt.Errorf("instance: postgres on port %d reported started but is not running (postmaster.pid: %v)", p.port, err)
 	}
@@ -494,7 +494,7 @@ func (p *Postgres) checkNotRunning() error {
 	if err != nil {
 		return nil // no (readable) lock file: nothing running
 	}
-	if processRunning(pid) {
+	if ProcessRunning(pid) {
 		return fmt.Errorf("instance: data dir %s is in use by a running server (pid %d); stop it first", p.dataDir, pid)
 	}
 	// Let backends orphaned by a crashed postmaster exit (they hold shared
@@ -552,7 +552,7 @@ func (p *Postgres) cleanupFailedStart(cancelled bool) {
 		deadline = deadline.Add(time.Second)
 	}
 	for {
-		if pid, err := readPostmasterPID(p.dataDir); err == nil && processRunning(pid) {
+		if pid, err := readPostmasterPID(p.dataDir); err == nil && ProcessRunning(pid) {
 			_ = shutdownPostmaster(pid, 10*time.Second)
 			return
 		}
@@ -591,7 +591,7 @@ func (p *Postgres) PID() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrNotRunning, err)
 	}
-	if !processRunning(pid) {
+	if !ProcessRunning(pid) {
 		return 0, fmt.Errorf("%w (postmaster pid %d is gone)", ErrNotRunning, pid)
 	}
 	return pid, nil
@@ -603,7 +603,7 @@ func (p *Postgres) runningPID() int {
 		return 0
 	}
 	pid, err := readPostmasterPID(p.dataDir)
-	if err != nil || pid != p.pid || !processRunning(pid) {
+	if err != nil || pid != p.pid || !ProcessRunning(pid) {
 		return 0
 	}
 	if p.pidStart != "" && procStartTime(pid) != p.pidStart {
@@ -671,7 +671,7 @@ func (p *Postgres) Restart(ctx context.Context) error {
 // directory with no running server is not an error.
 func StopDataDir(dataDir string, timeout time.Duration) error {
 	pid, err := readPostmasterPID(dataDir)
-	if err != nil || !processRunning(pid) {
+	if err != nil || !ProcessRunning(pid) {
 		return nil
 	}
 	if err := shutdownPostmaster(pid, timeout); err != nil {
@@ -692,7 +692,7 @@ func shutdownPostmaster(pid int, grace time.Duration) error {
 		{signalKill, 10 * time.Second},
 	}
 	for _, s := range steps {
-		if err := s.send(pid); err != nil && processRunning(pid) {
+		if err := s.send(pid); err != nil && ProcessRunning(pid) {
 			return err
 		}
 		if waitGone(pid, s.wait) {
@@ -704,7 +704,7 @@ func shutdownPostmaster(pid int, grace time.Duration) error {
 }
 
 func killPostmaster(pid int) error {
-	if err := signalKill(pid); err != nil && processRunning(pid) {
+	if err := signalKill(pid); err != nil && ProcessRunning(pid) {
 		return err
 	}
 	if !waitGone(pid, 10*time.Second) {
@@ -719,7 +719,7 @@ func killPostmaster(pid int) error {
 // waitGone polls until pid is no longer running (exited or zombie).
 func waitGone(pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for processRunning(pid) {
+	for ProcessRunning(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}

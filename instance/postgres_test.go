@@ -321,7 +321,7 @@ func TestCancelledStartLeavesNoServer(t *testing.T) {
 
 func assertNotRunning(t *testing.T, dataDir string) {
 	t.Helper()
-	if pid, err := readPostmasterPID(dataDir); err == nil && processRunning(pid) {
+	if pid, err := readPostmasterPID(dataDir); err == nil && ProcessRunning(pid) {
 		t.Errorf("server pid %d left running on %s", pid, dataDir)
 		_ = StopDataDir(dataDir, time.Second)
 	}

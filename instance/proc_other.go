@@ -17,8 +17,10 @@ func signalImmediateShutdown(int) error      { return errUnsupported }
 func signalKill(int) error                   { return errUnsupported }
 func killGroup(int)                          {}
 func processGroupAttr() *syscall.SysProcAttr { return nil }
-func processRunning(int) bool                { return false }
-func procStartTime(int) string               { return "" }
-func groupRunning(int) bool                  { return false }
-func dataDirProcesses(string) []int          { return nil }
-func lockFile(string) (func(), error)        { return nil, errUnsupported }
+
+// ProcessRunning reports whether pid exists (unknown on this platform: false).
+func ProcessRunning(int) bool         { return false }
+func procStartTime(int) string        { return "" }
+func groupRunning(int) bool           { return false }
+func dataDirProcesses(string) []int   { return nil }
+func lockFile(string) (func(), error) { return nil, errUnsupported }

@@ -29,10 +29,10 @@ func processGroupAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
-// processRunning reports whether pid exists and is not a zombie. Zombies
+// ProcessRunning reports whether pid exists and is not a zombie. Zombies
 // matter: an init that does not reap orphans (some containers and VMs)
 // keeps a stopped postmaster around as one forever.
-func processRunning(pid int) bool {
+func ProcessRunning(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -86,7 +86,7 @@ func dataDirProcesses(dataDir string) []int {
 		if err != nil {
 			continue
 		}
-		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && cwd == dataDir && processRunning(pid) {
+		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && cwd == dataDir && ProcessRunning(pid) {
 			pids = append(pids, pid)
 		}
 	}

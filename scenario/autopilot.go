@@ -5,17 +5,14 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -142,7 +139,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }
-		cfg.ServerAlive = func() bool { return processAlive(pid) }
+		cfg.ServerAlive = func() bool { return instance.ProcessRunning(pid) }
 	}
 	// Counters are read when the ramp-up ends and when measuring stops.
 	cfg.OnMeasureStart = func() { before, beforeErr = a.DB.Counters(context.Background()) }
@@ -172,20 +169,4 @@ func diffCounters(a, b engine.Counters) engine.Counters {
 		}
 	}
 	return d
-}
-
-// processAlive reports whether pid exists and is not a zombie.
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return false
-		}
-		return syscall.Kill(pid, 0) == nil // no /proc: ask the kernel
-	}
-	// the state follows the parenthesised command name
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z' && b[i+2] != 'X'
-	}
-	return true
 }
