@@ -65,7 +65,7 @@ var (
 // screenshot that is not blank.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
-	_, page := renderStudy(t)
+	page := renderStudyWithProbes(t) // every section: the runs', and the probes' (storage, CPU, backup)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, page, 0o644); err != nil {

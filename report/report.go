@@ -50,6 +50,10 @@ type Options struct {
 	Version string
 	// Sections replaces the default sections (DefaultSections) when set.
 	Sections []Section
+	// Probes are probes to show besides those of the runs (RunData.Probes),
+	// for instance those named on the command line. A report may have
+	// probes and no run: then only the probe sections are rendered.
+	Probes []store.Probe
 }
 
 // Section is one part of the HTML report.
@@ -99,10 +103,13 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 
 // HTML writes the report of runs as one HTML document that needs no
 // network: several runs are compared side by side, each labelled by its
-// Label or its target and settings.
+// Label or its target and settings. The probes of the runs and of
+// opts.Probes are shown in the probe sections; with no run, only those
+// sections are rendered.
 func HTML(w io.Writer, runs []RunData, opts Options) error {
-	if len(runs) == 0 {
-		return errors.New("report: no runs")
+	probes := reportProbes(runs, opts.Probes)
+	if len(runs) == 0 && len(probes.probes) == 0 {
+		return errors.New("report: no runs and no probes")
 	}
 	if opts.Title == "" {
 		opts.Title = "rightsize report"
@@ -125,6 +132,13 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 		doc.Runs = append(doc.Runs, pageRun{Label: labels[i], Color: template.CSS(colors[i]), ID: r.Run.ID, Status: r.Run.Status,
 			Started: fmtTime(r.Run.StartedAt), Source: r.Run.Source})
 	}
+	for i, pr := range probes.probes {
+		pp := pageProbe{Label: probes.labels[i], Kind: pr.Kind, ID: pr.ID, Host: orDash(pr.Host)}
+		if !pr.CreatedAt.IsZero() {
+			pp.Created = fmtTime(pr.CreatedAt)
+		}
+		doc.Probes = append(doc.Probes, pp)
+	}
 	stats := make([]*RunStats, len(runs))
 	seen := map[string]bool{}
 	for _, s := range sections {
@@ -133,8 +147,18 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 			return fmt.Errorf("report: section %q has an empty or duplicate anchor %q", s.Title(), a)
 		}
 		seen[a] = true
+		ps, isProbe := s.(probeSection)
+		if len(runs) == 0 && !isProbe {
+			continue // a report of probes only: the run sections have nothing to show
+		}
 		p := &Page{Runs: runs, Labels: labels, Colors: colors, stats: stats, anchor: a}
-		if err := s.Render(p); err != nil {
+		var err error
+		if isProbe {
+			err = ps.renderProbes(p, probes)
+		} else {
+			err = s.Render(p)
+		}
+		if err != nil {
 			return fmt.Errorf("report section %q: %w", s.Title(), err)
 		}
 		doc.Sections = append(doc.Sections, pageSection{Title: s.Title(), Anchor: a, Body: template.HTML(p.buf.String())})
@@ -155,12 +179,17 @@ type pageDoc struct {
 	ECharts                   template.JS
 	EChartsVersion            string
 	Runs                      []pageRun
+	Probes                    []pageProbe
 	Sections                  []pageSection
 }
 
 type pageRun struct {
 	Label, ID, Status, Started, Source string
 	Color                              template.CSS
+}
+
+type pageProbe struct {
+	Label, Kind, ID, Host, Created string
 }
 
 type pageSection struct {
@@ -219,8 +248,9 @@ table.only-diff tr.same { display: none; }
 <body>
 <header>
 <h1>{{.Title}}</h1>
-<div class="meta">generated {{.Generated}} by rightsize {{.Version}} · {{len .Runs}} run{{if gt (len .Runs) 1}}s compared side by side{{end}}</div>
-<ul class="runs">{{range .Runs}}<li><span class="swatch" style="background: {{.Color}}"></span><b>{{.Label}}</b> <span class="meta">{{.ID}} · {{.Source}} · {{.Status}} · started {{.Started}}</span></li>{{end}}</ul>
+<div class="meta">generated {{.Generated}} by rightsize {{.Version}} · {{with .Runs}}{{len .}} run{{if gt (len .) 1}}s compared side by side{{end}}{{else}}no run{{end}}{{with .Probes}} · {{len .}} probe{{if gt (len .) 1}}s{{end}}{{end}}</div>
+{{with .Runs}}<ul class="runs">{{range .}}<li><span class="swatch" style="background: {{.Color}}"></span><b>{{.Label}}</b> <span class="meta">{{.ID}} · {{.Source}} · {{.Status}} · started {{.Started}}</span></li>{{end}}</ul>{{end}}
+{{with .Probes}}<ul class="runs">{{range .}}<li><b>{{.Label}}</b> <span class="meta">{{.Kind}} probe {{.ID}} · host {{.Host}}{{with .Created}} · {{.}}{{end}}</span></li>{{end}}</ul>{{end}}
 <nav class="toc"><b>Contents</b><ol>{{range .Sections}}<li><a href="#{{.Anchor}}">{{.Title}}</a></li>{{end}}</ol></nav>
 </header>
 <main>

@@ -20,6 +20,9 @@ var registry = []Section{
 	hostSection{},
 	latencySection{},
 	timelineSection{},
+	storageSection{},
+	cpuSection{},
+	backupSection{},
 	environmentSection{},
 }
 
