@@ -326,17 +326,7 @@ type user struct {
 	measureStart, measureEnd time.Time
 	stop                     chan struct{}
 	lost                     chan struct{}
-
-	no  tpcc.NewOrderInput
-	nor tpcc.NewOrderResult
-	p   tpcc.PaymentInput
-	pr  tpcc.PaymentResult
-	os  tpcc.OrderStatusInput
-	osr tpcc.OrderStatusResult
-	d   tpcc.DeliveryInput
-	dr  tpcc.DeliveryResult
-	sl  tpcc.StockLevelInput
-	slr tpcc.StockLevelResult
+	term                     *tpcc.Terminal
 }
 
 // sleep waits d or until the step stops; it reports whether to go on.
@@ -370,27 +360,14 @@ func (u *user) run(ctx context.Context) {
 	r := tpcc.NewRand(cfg.Seed, uint64(u.id)+1<<32)
 	home := u.id%cfg.Warehouses + 1
 	dist := (u.id/cfg.Warehouses)%tpcc.DistrictsPerWarehouse + 1
-	in := tpcc.NewInputs(r, cfg.Constants, cfg.Warehouses, home, dist)
-	deck := tpcc.NewDeck(r)
+	u.term = tpcc.NewTerminal(r, cfg.Constants, cfg.Warehouses, home, dist)
 	defer func() {
 		if u.exec != nil {
 			_ = u.exec.Close(context.Background())
 		}
 	}()
 	for !u.stopped() && ctx.Err() == nil {
-		t := deck.Deal()
-		switch t {
-		case tpcc.NewOrderTxn:
-			in.NewOrder(&u.no)
-		case tpcc.PaymentTxn:
-			in.Payment(&u.p)
-		case tpcc.OrderStatusTxn:
-			in.OrderStatus(&u.os)
-		case tpcc.DeliveryTxn:
-			in.Delivery(&u.d)
-		case tpcc.StockLevelTxn:
-			in.StockLevel(&u.sl)
-		}
+		t := u.term.Next()
 		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.KeyingTime(t)) {
 			return
 		}
@@ -400,7 +377,7 @@ func (u *user) run(ctx context.Context) {
 		start := time.Now()
 		var err error
 		for attempt := 0; ; attempt++ {
-			err = u.do(ctx, t)
+			err = u.term.Exec(ctx, u.exec, t)
 			if err == nil || ctx.Err() != nil || u.tgt.Classify(err) != engine.ErrRetry || attempt >= cfg.MaxRetries {
 				break
 			}
@@ -431,11 +408,11 @@ func (u *user) run(ctx context.Context) {
 			u.rec.record(u.id, t, end.Sub(start), end, measured)
 			if measured {
 				u.stats.count[t]++
-				if t == tpcc.NewOrderTxn && u.nor.RolledBack {
+				if t == tpcc.NewOrderTxn && u.term.NewOrderOut.RolledBack {
 					u.stats.rollbacks++
 				}
 				if t == tpcc.DeliveryTxn {
-					u.stats.skipped += int64(u.dr.Skipped)
+					u.stats.skipped += int64(u.term.DeliveryOut.Skipped)
 				}
 			}
 		}
@@ -473,20 +450,5 @@ func (u *user) reconnect(ctx context.Context) bool {
 			return false
 		}
 		backoff = min(backoff*2, 5*time.Second)
-	}
-}
-
-func (u *user) do(ctx context.Context, t tpcc.TxnType) error {
-	switch t {
-	case tpcc.NewOrderTxn:
-		return u.exec.NewOrder(ctx, &u.no, &u.nor)
-	case tpcc.PaymentTxn:
-		return u.exec.Payment(ctx, &u.p, &u.pr)
-	case tpcc.OrderStatusTxn:
-		return u.exec.OrderStatus(ctx, &u.os, &u.osr)
-	case tpcc.DeliveryTxn:
-		return u.exec.Delivery(ctx, &u.d, &u.dr)
-	default:
-		return u.exec.StockLevel(ctx, &u.sl, &u.slr)
 	}
 }

@@ -239,6 +239,26 @@ func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
 	}
 }
 
+// describe prints a transaction's outputs so two modes can be compared.
+func describe(term *tpcc.Terminal, ty tpcc.TxnType) string {
+	switch ty {
+	case tpcc.NewOrderTxn:
+		o := term.NewOrderOut
+		return fmt.Sprintf("NO o=%d rb=%v total=%.2f", o.OID, o.RolledBack, o.Total)
+	case tpcc.PaymentTxn:
+		o := term.PaymentOut
+		return fmt.Sprintf("P c=%d bal=%.2f", o.CID, o.Balance)
+	case tpcc.OrderStatusTxn:
+		o := term.OrderStatusOut
+		return fmt.Sprintf("OS c=%d bal=%.2f o=%d lines=%d", o.CID, o.Balance, o.OID, o.Lines)
+	case tpcc.DeliveryTxn:
+		o := term.DeliveryOut
+		return fmt.Sprintf("D %d/%d", o.Delivered, o.Skipped)
+	default:
+		return fmt.Sprintf("SL %d", term.StockLevelOut.LowStock)
+	}
+}
+
 // stateQueries summarise the database state without timestamps.
 var stateQueries = []string{
 	"SELECT sum(d_next_o_id) FROM district",
@@ -268,48 +288,14 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := tpcc.NewInputs(tpcc.NewRand(77, 1), consts, 1, 1, 4)
-		deck := tpcc.NewDeck(tpcc.NewRand(77, 2))
+		term := tpcc.NewTerminal(tpcc.NewRand(77, 1), consts, 1, 1, 4)
 		var log []string
 		for i := 0; i < 400; i++ {
-			var s string
-			var err error
-			switch ty := deck.Deal(); ty {
-			case tpcc.NewOrderTxn:
-				var in tpcc.NewOrderInput
-				var out tpcc.NewOrderResult
-				g.NewOrder(&in)
-				err = ex.NewOrder(ctx, &in, &out)
-				s = fmt.Sprintf("NO o=%d rb=%v total=%.2f", out.OID, out.RolledBack, out.Total)
-			case tpcc.PaymentTxn:
-				var in tpcc.PaymentInput
-				var out tpcc.PaymentResult
-				g.Payment(&in)
-				err = ex.Payment(ctx, &in, &out)
-				s = fmt.Sprintf("P c=%d bal=%.2f", out.CID, out.Balance)
-			case tpcc.OrderStatusTxn:
-				var in tpcc.OrderStatusInput
-				var out tpcc.OrderStatusResult
-				g.OrderStatus(&in)
-				err = ex.OrderStatus(ctx, &in, &out)
-				s = fmt.Sprintf("OS c=%d bal=%.2f o=%d lines=%d", out.CID, out.Balance, out.OID, out.Lines)
-			case tpcc.DeliveryTxn:
-				var in tpcc.DeliveryInput
-				var out tpcc.DeliveryResult
-				g.Delivery(&in)
-				err = ex.Delivery(ctx, &in, &out)
-				s = fmt.Sprintf("D %d/%d", out.Delivered, out.Skipped)
-			case tpcc.StockLevelTxn:
-				var in tpcc.StockLevelInput
-				var out tpcc.StockLevelResult
-				g.StockLevel(&in)
-				err = ex.StockLevel(ctx, &in, &out)
-				s = fmt.Sprintf("SL %d", out.LowStock)
-			}
-			if err != nil {
+			ty := term.Next()
+			if err := term.Exec(ctx, ex, ty); err != nil {
 				t.Fatalf("%s: transaction %d: %v", mode, i, err)
 			}
-			log = append(log, s)
+			log = append(log, describe(term, ty))
 		}
 		ex.Close(ctx)
 		outputs[mode] = log

@@ -281,35 +281,13 @@ func TestConcurrentModes(t *testing.T) {
 				return
 			}
 			defer ex.Close(ctx)
-			g := tpcc.NewInputs(tpcc.NewRand(uint64(u), 1), consts, 1, 1, u%10+1)
-			deck := tpcc.NewDeck(tpcc.NewRand(uint64(u), 2))
+			term := tpcc.NewTerminal(tpcc.NewRand(uint64(u), 1), consts, 1, 1, u%10+1)
 			deadline := time.Now().Add(3 * time.Second)
 			for time.Now().Before(deadline) {
-				ty := deck.Deal()
+				ty := term.Next()
 				var err error
 				for attempt := 0; attempt < 5; attempt++ {
-					switch ty {
-					case tpcc.NewOrderTxn:
-						var in tpcc.NewOrderInput
-						g.NewOrder(&in)
-						err = ex.NewOrder(ctx, &in, &tpcc.NewOrderResult{})
-					case tpcc.PaymentTxn:
-						var in tpcc.PaymentInput
-						g.Payment(&in)
-						err = ex.Payment(ctx, &in, &tpcc.PaymentResult{})
-					case tpcc.OrderStatusTxn:
-						var in tpcc.OrderStatusInput
-						g.OrderStatus(&in)
-						err = ex.OrderStatus(ctx, &in, &tpcc.OrderStatusResult{})
-					case tpcc.DeliveryTxn:
-						var in tpcc.DeliveryInput
-						g.Delivery(&in)
-						err = ex.Delivery(ctx, &in, &tpcc.DeliveryResult{})
-					case tpcc.StockLevelTxn:
-						var in tpcc.StockLevelInput
-						g.StockLevel(&in)
-						err = ex.StockLevel(ctx, &in, &tpcc.StockLevelResult{})
-					}
+					err = term.Exec(ctx, ex, ty)
 					if err == nil || db.Classify(err) != engine.ErrRetry {
 						break
 					}

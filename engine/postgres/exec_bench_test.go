@@ -35,41 +35,11 @@ func BenchmarkExecutor(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer ex.Close(ctx)
-			r := tpcc.NewRand(5, 5)
-			g := tpcc.NewInputs(r, consts, 1, 1, 1)
-			deck := tpcc.NewDeck(r)
-			var no tpcc.NewOrderInput
-			var nor tpcc.NewOrderResult
-			var p tpcc.PaymentInput
-			var pr tpcc.PaymentResult
-			var os tpcc.OrderStatusInput
-			var osr tpcc.OrderStatusResult
-			var d tpcc.DeliveryInput
-			var dr tpcc.DeliveryResult
-			var sl tpcc.StockLevelInput
-			var slr tpcc.StockLevelResult
+			term := tpcc.NewTerminal(tpcc.NewRand(5, 5), consts, 1, 1, 1)
 			b.ReportAllocs()
 			c0 := cpuNow()
 			for b.Loop() {
-				var err error
-				switch deck.Deal() {
-				case tpcc.NewOrderTxn:
-					g.NewOrder(&no)
-					err = ex.NewOrder(ctx, &no, &nor)
-				case tpcc.PaymentTxn:
-					g.Payment(&p)
-					err = ex.Payment(ctx, &p, &pr)
-				case tpcc.OrderStatusTxn:
-					g.OrderStatus(&os)
-					err = ex.OrderStatus(ctx, &os, &osr)
-				case tpcc.DeliveryTxn:
-					g.Delivery(&d)
-					err = ex.Delivery(ctx, &d, &dr)
-				default:
-					g.StockLevel(&sl)
-					err = ex.StockLevel(ctx, &sl, &slr)
-				}
-				if err != nil {
+				if err := term.Exec(ctx, ex, term.Next()); err != nil {
 					b.Fatal(err)
 				}
 			}

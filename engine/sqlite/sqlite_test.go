@@ -305,43 +305,12 @@ func BenchmarkMix(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ex.Close(ctx)
-	g := tpcc.NewInputs(tpcc.NewRand(5, 1), meta.Constants.WithRunConstants(tpcc.NewRand(5, 2)), 1, 1, 1)
-	deck := tpcc.NewDeck(tpcc.NewRand(5, 3))
-	var (
-		no   tpcc.NewOrderInput
-		nor  tpcc.NewOrderResult
-		p    tpcc.PaymentInput
-		pr   tpcc.PaymentResult
-		os   tpcc.OrderStatusInput
-		osr  tpcc.OrderStatusResult
-		d    tpcc.DeliveryInput
-		dr   tpcc.DeliveryResult
-		sl   tpcc.StockLevelInput
-		slr  tpcc.StockLevelResult
-		errT error
-	)
+	term := tpcc.NewTerminal(tpcc.NewRand(5, 1), meta.Constants.WithRunConstants(tpcc.NewRand(5, 2)), 1, 1, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		switch deck.Deal() {
-		case tpcc.NewOrderTxn:
-			g.NewOrder(&no)
-			errT = ex.NewOrder(ctx, &no, &nor)
-		case tpcc.PaymentTxn:
-			g.Payment(&p)
-			errT = ex.Payment(ctx, &p, &pr)
-		case tpcc.OrderStatusTxn:
-			g.OrderStatus(&os)
-			errT = ex.OrderStatus(ctx, &os, &osr)
-		case tpcc.DeliveryTxn:
-			g.Delivery(&d)
-			errT = ex.Delivery(ctx, &d, &dr)
-		case tpcc.StockLevelTxn:
-			g.StockLevel(&sl)
-			errT = ex.StockLevel(ctx, &sl, &slr)
-		}
-		if errT != nil {
-			b.Fatal(errT)
+		if err := term.Exec(ctx, ex, term.Next()); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
