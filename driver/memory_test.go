@@ -1,35 +1,24 @@
 package driver
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
 // rssBytes reads this process's resident set size from /proc.
 func rssBytes(tb testing.TB) int64 {
-	f, err := os.Open("/proc/self/status")
+	n, err := telemetry.SelfRSS()
 	if err != nil {
-		tb.Skip("no /proc/self/status")
+		tb.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	tb.Skip("no VmRSS")
-	return 0
+	return n
 }
 
 // idleTarget's executors answer after a fixed service time without a

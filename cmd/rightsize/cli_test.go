@@ -251,16 +251,7 @@ func TestBuildInterrupted(t *testing.T) {
 
 // ownServer starts a private PostgreSQL the test can kill and restart.
 func ownServer(t *testing.T) *instance.Postgres {
-	base := instance.DefaultBaseDir()
-	if err := os.MkdirAll(filepath.Join(base, "tmp"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(filepath.Join(base, "tmp"), "cli-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	dir := serverDir(t, "cli-test-")
 	pg, err := instance.StartPostgres(context.Background(), instance.PostgresConfig{BinDir: os.Getenv("RIGHTSIZE_PG_BIN"),
 		DataDir: filepath.Join(dir, "data"), Settings: map[string]string{"fsync": "off"}})
 	if err != nil {
@@ -349,18 +340,7 @@ func TestEmbeddedBuildRunCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own embedded server")
 	}
-	base := instance.DefaultBaseDir()
-	os.MkdirAll(filepath.Join(base, "tmp"), 0o755)
-	dir, err := os.MkdirTemp(filepath.Join(base, "tmp"), "embedded-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	args := []string{"--data-dir", filepath.Join(dir, "pg")}
-	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
-		args = append(args, "--pg-bin", b)
-	}
+	args, _ := embeddedArgs(t, "embedded-")
 	out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...)
 	if code != 0 || !strings.Contains(out, "built 1 warehouses") {
 		t.Fatalf("embedded build: %d\n%s%s", code, out, errOut)
@@ -435,19 +415,7 @@ func TestEmbeddedServerKilledMidStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own embedded server")
 	}
-	base := instance.DefaultBaseDir()
-	os.MkdirAll(filepath.Join(base, "tmp"), 0o755)
-	dir, err := os.MkdirTemp(filepath.Join(base, "tmp"), "killed-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data := filepath.Join(dir, "pg")
-	args := []string{"--data-dir", data}
-	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
-		args = append(args, "--pg-bin", b)
-	}
+	args, data := embeddedArgs(t, "killed-")
 	if _, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -490,4 +458,34 @@ func TestEmbeddedServerKilledMidStep(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != store.StatusPartial {
 		t.Fatalf("store: %+v", runs)
 	}
+}
+
+// serverDir returns a fresh directory the unprivileged server user can reach
+// (under the instance base directory, not a root-only temp dir), removed
+// at the end of the test.
+func serverDir(t *testing.T, prefix string) string {
+	t.Helper()
+	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// embeddedArgs are the flags of an embedded target in its own data directory.
+func embeddedArgs(t *testing.T, prefix string) (args []string, dataDir string) {
+	dataDir = filepath.Join(serverDir(t, prefix), "pg")
+	args = []string{"--data-dir", dataDir}
+	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
+		args = append(args, "--pg-bin", b)
+	}
+	return args, dataDir
 }

@@ -1,33 +1,22 @@
 package postgres_test
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/enginetest"
+	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
 func rss(tb testing.TB) int64 {
-	f, err := os.Open("/proc/self/status")
+	n, err := telemetry.SelfRSS()
 	if err != nil {
-		tb.Skip("no /proc")
+		tb.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	return n
 }
 
 // BenchmarkConnectionMemory measures the driver-side memory of one virtual
