@@ -30,14 +30,16 @@ the summary.`,
 			if _, err := buildWith(cmd, t, 1, 2, 1); err != nil {
 				return err
 			}
-			if _, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second, repeats: 1, label: "quickstart", flags: allFlags(cmd)}); err != nil {
+			rep, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second, repeats: 1, label: "quickstart", flags: allFlags(cmd)})
+			if err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "consistency:")
 			if err := checkWith(cmd, t); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "quickstart done in %.0f s\n", time.Since(start).Seconds())
+			fmt.Fprintf(cmd.OutOrStdout(), "quickstart done in %.0f s; results stored as run %s (label quickstart)\n", time.Since(start).Seconds(), rep.RunID)
+			fmt.Fprintln(cmd.OutOrStdout(), "next: rightsize report quickstart   (writes report.html, opens offline)")
 			return nil
 		},
 	}
