@@ -63,6 +63,8 @@ func Environment(ctx context.Context, db engine.DB, version, commit string) map[
 	return env
 }
 
+// vcsRevision is the commit Go stamped into the binary, or the module
+// version of a `go install`ed one ("" when neither is known).
 func vcsRevision() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -72,6 +74,9 @@ func vcsRevision() string {
 		if s.Key == "vcs.revision" {
 			return s.Value
 		}
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
 	}
 	return ""
 }
