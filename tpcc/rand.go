@@ -2,20 +2,23 @@ package tpcc
 
 import (
 	"math/rand/v2"
+	"slices"
 )
 
 // Rand is the workload's deterministic random source (PCG), with the TPC-C
 // primitives of clause 2.1 and 4.3.2 on top. It is not safe for concurrent use:
 // give every loader and virtual user its own.
 type Rand struct {
-	r *rand.Rand
+	pcg *rand.PCG // the source, called directly on the hot string path
+	r   *rand.Rand
 }
 
 // NewRand returns a Rand seeded from seed and a stream number, so independent
 // parts of the workload (a table of one warehouse, one virtual user) draw
 // independent, reproducible sequences.
 func NewRand(seed, stream uint64) *Rand {
-	return &Rand{r: rand.New(rand.NewPCG(seed, stream^0x9e3779b97f4a7c15))}
+	pcg := rand.NewPCG(seed, stream^0x9e3779b97f4a7c15)
+	return &Rand{pcg: pcg, r: rand.New(pcg)}
 }
 
 // Uint64 returns a uniformly distributed 64-bit value.
@@ -42,27 +45,32 @@ const (
 	upper  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
-// appendChars appends n characters drawn uniformly from alphabet (len < 64),
-// using every 64-bit draw for several characters.
+// appendChars appends n characters drawn uniformly from alphabet (at most
+// 64 symbols): each 64-bit draw is cut into fields of just enough bits, and
+// fields beyond the alphabet are skipped (rejection keeps it uniform).
 func (r *Rand) appendChars(buf []byte, n int, alphabet string) []byte {
 	k := uint64(len(alphabet))
-	// per 64-bit draw we can take floor(64 / log2(k)) characters with
-	// negligible bias; 62 symbols -> 10 characters, 10 symbols -> 19.
-	per := 10
-	if k <= 26 {
-		per = 13
+	bits := uint(6)
+	switch {
+	case k <= 16:
+		bits = 4
+	case k <= 32:
+		bits = 5
 	}
-	if k <= 10 {
-		per = 19
-	}
-	for n > 0 {
-		x := r.r.Uint64()
-		m := min(per, n)
-		for range m {
-			buf = append(buf, alphabet[x%k])
-			x /= k
+	mask := uint64(1)<<bits - 1
+	per := 64 / int(bits)
+	start := len(buf)
+	buf = slices.Grow(buf, n)[:start+n]
+	out := buf[start:]
+	for i := 0; i < n; {
+		x := r.pcg.Uint64()
+		for j := 0; j < per && i < n; j++ {
+			if c := x & mask; c < k {
+				out[i] = alphabet[c]
+				i++
+			}
+			x >>= bits
 		}
-		n -= m
 	}
 	return buf
 }
