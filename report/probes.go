@@ -8,11 +8,11 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/probe/storage"
 	"github.com/rightsize/rightsize/store"
 )
@@ -113,13 +113,13 @@ func probeBaseLabel(p store.Probe) string {
 		}
 		what = strings.TrimSpace("storage " + what)
 	case store.ProbeCPU:
-		var r cpuResult
+		var r result.CPU
 		if json.Unmarshal(p.Result, &r) == nil {
 			what = engineVersion(store.Run{Engine: r.Engine, EngineVersion: r.Version})
 		}
 		what = strings.TrimSpace("cpu " + what)
 	case store.ProbeBackup:
-		var r backupResult
+		var r result.Backup
 		if json.Unmarshal(p.Result, &r) == nil {
 			what = r.Method
 		}
@@ -222,58 +222,6 @@ type storageResult struct {
 	Engine string              `json:"engine"`
 	Size   int64               `json:"size_bytes"`
 	Jobs   []storage.JobResult `json:"jobs"`
-}
-
-// cpuResult is the part of probe/cpu's Result the report shows. It is
-// read from the stored JSON rather than imported, so that the report does
-// not depend on the database drivers probe/cpu links; the tests build the
-// JSON with probe/cpu's own type.
-type cpuResult struct {
-	Engine     string    `json:"engine"`
-	Version    string    `json:"version"`
-	Language   string    `json:"language"`
-	Iterations int64     `json:"iterations"`
-	Runs       int       `json:"runs"`
-	ServerMs   []float64 `json:"server_ms"`
-	BestMs     float64   `json:"best_ms"`
-	MedianMs   float64   `json:"median_ms"`
-	ClientGoMs float64   `json:"client_go_ms"`
-	Host       string    `json:"host"`
-	StartedAt  time.Time `json:"started_at"`
-}
-
-// backupResult is the part of probe/backup's Result the report shows
-// (read from the stored JSON for the same reason as cpuResult).
-type backupResult struct {
-	Engine       string        `json:"engine"`
-	Version      string        `json:"version"`
-	Method       string        `json:"method"`
-	Dir          string        `json:"dir"`
-	EverySeconds float64       `json:"every_seconds"`
-	Cycles       []backupCycle `json:"cycles"`
-	Host         string        `json:"host"`
-	StartedAt    time.Time     `json:"started_at"`
-	Partial      bool          `json:"partial"`
-	Kept         string        `json:"kept"`
-	Notes        []string      `json:"notes"`
-}
-
-// backupCycle is one backup and restore cycle of a backup probe.
-type backupCycle struct {
-	N                   int       `json:"n"`
-	Start               time.Time `json:"start"`
-	End                 time.Time `json:"end"`
-	BackupSeconds       float64   `json:"backup_seconds"`
-	BackupMBps          float64   `json:"backup_mbps"`
-	RestoreSeconds      float64   `json:"restore_seconds"`
-	RestoreMBps         float64   `json:"restore_mbps"`
-	RestoreStartSeconds float64   `json:"restore_start_seconds"`
-	Bytes               int64     `json:"bytes"`
-	RestoreChecked      bool      `json:"restore_checked"`
-	DiskLatencyMs       []float64 `json:"disk_latency_ms"`
-	DiskMBps            []float64 `json:"disk_mbps"`
-	DiskAvgLatencyMs    float64   `json:"disk_avg_latency_ms"`
-	Note                string    `json:"note"`
 }
 
 // decodeProbe reads a probe's Result into v; the error names the probe.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -29,13 +30,13 @@ func (s backupSection) Render(p *Page) error { return s.renderProbes(p, reportPr
 type backupProbe struct {
 	label, color string
 	probe        store.Probe
-	res          backupResult
+	res          result.Backup
 }
 
 func (backupSection) renderProbes(p *Page, ps probeSet) error {
 	var bps []backupProbe
 	for _, i := range ps.ofKind(store.ProbeBackup) {
-		var r backupResult
+		var r result.Backup
 		if err := decodeProbe(ps.probes[i], ps.labels[i], &r); err != nil {
 			p.Notef("Left out: %v.", err)
 			continue
@@ -190,14 +191,14 @@ func backupDetail(p *Page, bp backupProbe) {
 	}
 	p.Table(Table{Caption: "Backup and restore cycles: " + bp.label, Head: []string{"cycle", "size", "backup s", "backup MB/s", "restore s",
 		"restore MB/s", "of which start + check s", "restore checked", "disk latency avg ms", "disk latency max ms", "note"}, Rows: rows})
-	p.Charts(backupSecondsChart(bp, "Disk latency during each cycle: ", "disk latency (ms)", func(c backupCycle) []float64 { return c.DiskLatencyMs }),
-		backupSecondsChart(bp, "Disk throughput during each cycle: ", "disk MB/s (read + write)", func(c backupCycle) []float64 { return c.DiskMBps }))
+	p.Charts(backupSecondsChart(bp, "Disk latency during each cycle: ", "disk latency (ms)", func(c result.BackupCycle) []float64 { return c.DiskLatencyMs }),
+		backupSecondsChart(bp, "Disk throughput during each cycle: ", "disk MB/s (read + write)", func(c result.BackupCycle) []float64 { return c.DiskMBps }))
 }
 
 // backupSecondsChart draws one per-sample series of each cycle against the
 // seconds since the cycle started, with a dashed line where its backup
 // ended.
-func backupSecondsChart(bp backupProbe, title, y string, pick func(backupCycle) []float64) Chart {
+func backupSecondsChart(bp backupProbe, title, y string, pick func(result.BackupCycle) []float64) Chart {
 	var series []LineSeries
 	var ends []float64
 	for i, c := range bp.res.Cycles {

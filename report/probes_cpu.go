@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -23,11 +24,11 @@ func (cpuSection) renderProbes(p *Page, ps probeSet) error {
 	type cp struct {
 		label, color string
 		probe        store.Probe
-		res          cpuResult
+		res          result.CPU
 	}
 	var cps []cp
 	for _, i := range ps.ofKind(store.ProbeCPU) {
-		var r cpuResult
+		var r result.CPU
 		if err := decodeProbe(ps.probes[i], ps.labels[i], &r); err != nil {
 			p.Notef("Left out: %v.", err)
 			continue

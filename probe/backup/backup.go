@@ -94,6 +94,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
 )
@@ -144,68 +145,12 @@ type Options struct {
 	Method string
 }
 
-// Cycle is one backup and restore.
-type Cycle struct {
-	// N numbers the cycle from 1.
-	N int `json:"n"`
-	// Start and End bound the cycle (backup start to restore checked).
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// BackupSeconds is the backup's wall time.
-	BackupSeconds float64 `json:"backup_seconds"`
-	// BackupMBps is Bytes / BackupSeconds in MB/s (10^6 bytes).
-	BackupMBps float64 `json:"backup_mbps"`
-	// RestoreSeconds is the restore's wall time (copy, start, check).
-	RestoreSeconds float64 `json:"restore_seconds"`
-	// RestoreMBps is Bytes / RestoreSeconds in MB/s.
-	RestoreMBps float64 `json:"restore_mbps"`
-	// RestoreStartSeconds is the part of RestoreSeconds spent starting
-	// the restored server (recovery) and checking it; 0 where the method
-	// restores into the running server.
-	RestoreStartSeconds float64 `json:"restore_start_seconds,omitempty"`
-	// Bytes is the size of the backup.
-	Bytes int64 `json:"bytes"`
-	// RestoreChecked is true when the restored database answered and
-	// every table that had rows in the source had rows.
-	RestoreChecked bool `json:"restore_checked"`
-	// DiskLatencyMs is the host's disk latency per telemetry sample during
-	// the cycle (I/O-weighted over disks; 0 for a second without I/O).
-	DiskLatencyMs []float64 `json:"disk_latency_ms"`
-	// DiskMBps is the host's disk throughput (read + write, all disks) per
-	// telemetry sample during the cycle.
-	DiskMBps []float64 `json:"disk_mbps"`
-	// DiskAvgLatencyMs is the I/O-weighted disk latency over the cycle.
-	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"`
-	// Note explains a failed check or a late start.
-	Note string `json:"note,omitempty"`
-}
+// Cycle is one backup and restore (defined in probe/result).
+type Cycle = result.BackupCycle
 
-// Result is the outcome of Run. It is stored as the Result JSON of a
-// store.Probe of kind "backup".
-type Result struct {
-	// Engine is "postgres", "mysql" or "mssql".
-	Engine string `json:"engine"`
-	// Version is the server's version string.
-	Version string `json:"version"`
-	// Method is the tool used (MethodPgBasebackup, ...).
-	Method string `json:"method"`
-	// Dir is the directory the backups went to.
-	Dir string `json:"dir"`
-	// EverySeconds is Options.Every in seconds (0: back to back).
-	EverySeconds float64 `json:"every_seconds"`
-	// Cycles are the completed cycles.
-	Cycles []Cycle `json:"cycles"`
-	// Host is the machine the probe ran on.
-	Host string `json:"host"`
-	// StartedAt is when the first cycle started.
-	StartedAt time.Time `json:"started_at"`
-	// Partial is true when Run stopped before all cycles completed.
-	Partial bool `json:"partial,omitempty"`
-	// Kept is the path of the kept backup (Options.Keep).
-	Kept string `json:"kept,omitempty"`
-	// Notes are remarks about the method (what is copied, fallbacks).
-	Notes []string `json:"notes,omitempty"`
-}
+// Result is the outcome of Run (defined in probe/result so the report can
+// read stored probes without linking database drivers).
+type Result = result.Backup
 
 // Target is the database Run backs up.
 type Target interface {

@@ -43,6 +43,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/probe/result"
 )
 
 // DefaultIterations is the loop length the CLI should use when none is
@@ -56,35 +57,9 @@ const DefaultRuns = 5
 // warmupIterations is the length of the unmeasured first run.
 const warmupIterations = 1000
 
-// Result is the outcome of one CPU probe. It is stored as the Result JSON
-// of a store.Probe of kind "cpu".
-type Result struct {
-	// Engine is the engine probed: "postgres", "mysql" or "mssql".
-	Engine string `json:"engine"`
-	// Version is the server's version string.
-	Version string `json:"version"`
-	// Language names the procedural language the loop ran in ("PL/pgSQL",
-	// "T-SQL", "MySQL stored procedure").
-	Language string `json:"language"`
-	// Iterations is the loop length of each run.
-	Iterations int64 `json:"iterations"`
-	// Runs is the number of measured runs.
-	Runs int `json:"runs"`
-	// ServerMs is each run's elapsed time measured by the server around
-	// the loop, in milliseconds (lower is faster).
-	ServerMs []float64 `json:"server_ms"`
-	// BestMs is the smallest of ServerMs.
-	BestMs float64 `json:"best_ms"`
-	// MedianMs is the median of ServerMs.
-	MedianMs float64 `json:"median_ms"`
-	// ClientGoMs is the time of the same arithmetic as a compiled Go loop
-	// on the client machine, in milliseconds (best of Runs).
-	ClientGoMs float64 `json:"client_go_ms"`
-	// Host is the name of the machine the probe ran from (the client).
-	Host string `json:"host"`
-	// StartedAt is when the probe started.
-	StartedAt time.Time `json:"started_at"`
-}
+// Result is the outcome of one CPU probe (defined in probe/result so the
+// report can read stored probes without linking database drivers).
+type Result = result.CPU
 
 // PgxPooler is implemented by engine.DB values of the PostgreSQL engine
 // (engine/postgres.DB has it).
