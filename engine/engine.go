@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -152,4 +153,22 @@ type TableSize struct {
 	Rows       int64      `json:"rows"`
 	DataBytes  int64      `json:"data_bytes"`
 	IndexBytes int64      `json:"index_bytes"`
+}
+
+// EncodeMeta is the text every engine stores in its rightsize_meta table.
+func EncodeMeta(m Meta) (string, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encode rightsize_meta: %w", err)
+	}
+	return string(b), nil
+}
+
+// DecodeMeta reads what EncodeMeta wrote.
+func DecodeMeta(s string) (Meta, error) {
+	var m Meta
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return m, fmt.Errorf("decode rightsize_meta: %w", err)
+	}
+	return m, nil
 }

@@ -28,7 +28,6 @@ package mssql
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -377,11 +376,11 @@ const errInvalidObject = 208
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := json.Marshal(m)
+	b, err := engine.EncodeMeta(m)
 	if err != nil {
 		return err
 	}
-	if _, err := db.pool.ExecContext(ctx, sqlWriteMeta, sql.Named("meta", string(b))); err != nil {
+	if _, err := db.pool.ExecContext(ctx, sqlWriteMeta, sql.Named("meta", b)); err != nil {
 		return fmt.Errorf("write rightsize_meta: %w", err)
 	}
 	return nil
@@ -398,10 +397,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("read rightsize_meta: %w", err)
 	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return m, fmt.Errorf("decode rightsize_meta: %w", err)
-	}
-	return m, nil
+	return engine.DecodeMeta(s)
 }
 
 // sqlTableSize reports rows (heap or clustered index) and the bytes used by

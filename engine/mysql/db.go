@@ -36,7 +36,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -299,11 +298,11 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := json.Marshal(m)
+	b, err := engine.EncodeMeta(m)
 	if err != nil {
 		return err
 	}
-	if _, err := db.pool.ExecContext(ctx, "REPLACE INTO rightsize_meta (id, meta) VALUES (1, ?)", string(b)); err != nil {
+	if _, err := db.pool.ExecContext(ctx, "REPLACE INTO rightsize_meta (id, meta) VALUES (1, ?)", b); err != nil {
 		return fmt.Errorf("write rightsize_meta: %w", err)
 	}
 	return nil
@@ -320,10 +319,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("read rightsize_meta: %w", err)
 	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return m, fmt.Errorf("decode rightsize_meta: %w", err)
-	}
-	return m, nil
+	return engine.DecodeMeta(s)
 }
 
 // TableSizes implements engine.DB: exact row counts, and data and index

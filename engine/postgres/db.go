@@ -5,7 +5,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -130,12 +129,12 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := json.Marshal(m)
+	b, err := engine.EncodeMeta(m)
 	if err != nil {
 		return err
 	}
 	_, err = db.pool.Exec(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, $1)
-ON CONFLICT (id) DO UPDATE SET meta = EXCLUDED.meta`, string(b))
+ON CONFLICT (id) DO UPDATE SET meta = EXCLUDED.meta`, b)
 	if err != nil {
 		return fmt.Errorf("write rightsize_meta: %w", err)
 	}
@@ -154,10 +153,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("read rightsize_meta: %w", err)
 	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return m, fmt.Errorf("decode rightsize_meta: %w", err)
-	}
-	return m, nil
+	return engine.DecodeMeta(s)
 }
 
 // TableSizes implements engine.DB.

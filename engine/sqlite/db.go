@@ -11,7 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -223,7 +222,7 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := json.Marshal(m)
+	b, err := engine.EncodeMeta(m)
 	if err != nil {
 		return err
 	}
@@ -232,7 +231,7 @@ func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
 	}
 	defer db.unlockWriter()
 	_, err = db.sql.ExecContext(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, ?)
-ON CONFLICT (id) DO UPDATE SET meta = excluded.meta`, string(b))
+ON CONFLICT (id) DO UPDATE SET meta = excluded.meta`, b)
 	if err != nil {
 		return fmt.Errorf("write rightsize_meta: %w", err)
 	}
@@ -257,10 +256,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("read rightsize_meta: %w", err)
 	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return m, fmt.Errorf("decode rightsize_meta: %w", err)
-	}
-	return m, nil
+	return engine.DecodeMeta(s)
 }
 
 // TableSizes implements engine.DB: row counts, and bytes from the dbstat
