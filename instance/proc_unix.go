@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/rightsize/rightsize/internal/flock"
 )
 
 func platformSupported() error { return nil }
@@ -120,26 +122,4 @@ func readProcStat(pid int) (procStat, bool) {
 
 // lockFile takes an exclusive advisory lock on path (a directory, or a
 // file created if missing), waiting for it.
-func lockFile(path string) (unlock func(), err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
+func lockFile(path string) (unlock func(), err error) { return flock.Lock(path) }

@@ -220,18 +220,8 @@ func TestRunInterrupted(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "PARTIAL") || !strings.Contains(errOut, "partial") {
 		t.Fatalf("interrupted run: exit %d\n%s%s", code, out, errOut)
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.ListRuns(context.Background())
-	if err != nil || len(runs) != 1 || runs[0].Status != store.StatusPartial {
-		t.Fatalf("store after Ctrl-C: %+v %v", runs, err)
-	}
-	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
-	if err != nil || len(steps) != 1 || !steps[0].Partial || steps[0].TPM <= 0 {
-		t.Fatalf("partial step not kept: %+v %v", steps, err)
+	if steps := onePartialRun(t, st); len(steps) != 1 || !steps[0].Partial || steps[0].TPM <= 0 {
+		t.Fatalf("partial step not kept: %+v", steps)
 	}
 }
 
@@ -325,15 +315,7 @@ func TestServerKilledMidStep(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "lost the database server") || !strings.Contains(out, "PARTIAL") {
 		t.Fatalf("run with a dead server: exit %d\n%s%s", code, out, errOut)
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, _ := s.ListRuns(context.Background())
-	if len(runs) != 1 || runs[0].Status != store.StatusPartial {
-		t.Fatalf("store: %+v", runs)
-	}
+	onePartialRun(t, st)
 }
 
 func TestEmbeddedBuildRunCheck(t *testing.T) {
@@ -449,15 +431,7 @@ func TestEmbeddedServerKilledMidStep(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "lost the database server") || !strings.Contains(out, "PARTIAL") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, _ := s.ListRuns(context.Background())
-	if len(runs) != 1 || runs[0].Status != store.StatusPartial {
-		t.Fatalf("store: %+v", runs)
-	}
+	onePartialRun(t, st)
 }
 
 // serverDir returns a fresh directory the unprivileged server user can reach
@@ -488,4 +462,24 @@ func embeddedArgs(t *testing.T, prefix string) (args []string, dataDir string) {
 		args = append(args, "--pg-bin", b)
 	}
 	return args, dataDir
+}
+
+// onePartialRun checks that the store at path holds exactly one run, marked
+// partial, and returns its steps.
+func onePartialRun(t *testing.T, path string) []store.Step {
+	t.Helper()
+	s, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.ListRuns(context.Background())
+	if err != nil || len(runs) != 1 || runs[0].Status != store.StatusPartial {
+		t.Fatalf("store: want one partial run, got %+v %v", runs, err)
+	}
+	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

@@ -58,6 +58,21 @@ func openResults(cmd *cobra.Command) (*store.Store, error) {
 	return st, nil
 }
 
+// openRun opens the store for reading and resolves RUN in it; the caller
+// closes the store.
+func openRun(cmd *cobra.Command, key string) (*store.Store, string, error) {
+	st, err := openResults(cmd)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolveRun(cmd.Context(), st, key)
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, id, nil
+}
+
 // resolveRun turns RUN into a run id; unknown or ambiguous is bad input.
 func resolveRun(ctx context.Context, st *store.Store, key string) (string, error) {
 	id, err := st.Resolve(ctx, key)
@@ -136,15 +151,11 @@ func newResultsShowCmd() *cobra.Command {
 		Short: "Show a run: configuration, environment, steps aggregated across repeats, latencies",
 		Args:  oneRun,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openResults(cmd)
+			st, id, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := resolveRun(cmd.Context(), st, args[0])
-			if err != nil {
-				return err
-			}
 			r, steps, err := st.LoadRun(cmd.Context(), id)
 			if err != nil {
 				return err
@@ -173,15 +184,11 @@ JSON writes DIR/RUNID.json (default DIR: the current directory).`,
 			if format != store.FormatCSV && format != store.FormatJSON {
 				return badInput(fmt.Errorf("--format %q: want csv or json", format))
 			}
-			st, err := openResults(cmd)
+			st, id, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := resolveRun(cmd.Context(), st, args[0])
-			if err != nil {
-				return err
-			}
 			if dir == "" {
 				dir = "."
 				if format == store.FormatCSV {
@@ -209,15 +216,11 @@ func newResultsDeleteCmd() *cobra.Command {
 		Short: "Delete a run with all its steps and samples",
 		Args:  oneRun,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openResults(cmd)
+			st, id, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := resolveRun(cmd.Context(), st, args[0])
-			if err != nil {
-				return err
-			}
 			if err := st.DeleteRun(cmd.Context(), id); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return badInput(err)

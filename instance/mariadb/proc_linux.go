@@ -3,11 +3,12 @@
 package mariadb
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/rightsize/rightsize/internal/flock"
 )
 
 // sysProcAttr puts the server in its own process group (a Ctrl-C on the
@@ -25,40 +26,11 @@ func sysProcAttr(run *account) *syscall.SysProcAttr {
 }
 
 // lockFile takes an exclusive advisory lock on path (created if missing).
-func lockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
+func lockFile(path string) (unlock func(), err error) { return flock.Lock(path) }
 
 // tryLockFile takes an exclusive advisory lock on path (created if
 // missing) without waiting; the lock lasts until unlock or process exit.
-func tryLockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
-}
+func tryLockFile(path string) (unlock func(), err error) { return flock.TryLock(path) }
 
 // searchable reports whether user uid/gid can reach path: every ancestor
 // directory must grant it search (x) permission.
