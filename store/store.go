@@ -245,9 +245,6 @@ func (s *Store) openError(err error) error {
 // PostgreSQL password is redacted).
 func (s *Store) Location() string { return s.location }
 
-// DB returns the underlying database handle, for ad-hoc queries and tests.
-func (s *Store) DB() *sql.DB { return s.db }
-
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 

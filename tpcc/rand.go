@@ -117,10 +117,3 @@ var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI",
 func LastName(n int) string {
 	return syllables[n/100] + syllables[(n/10)%10] + syllables[n%10]
 }
-
-// AppendLastName appends the C_LAST for n to buf.
-func AppendLastName(buf []byte, n int) []byte {
-	buf = append(buf, syllables[n/100]...)
-	buf = append(buf, syllables[(n/10)%10]...)
-	return append(buf, syllables[n%10]...)
-}
