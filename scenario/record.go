@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"encoding/json"
-	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -100,34 +99,6 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 			}
 		}
 		s.Samples = append(s.Samples, hs)
-	}
-	return s
-}
-
-// Stat is the mean, min, max and coefficient of variation of a figure
-// across repeats.
-type Stat struct {
-	Mean, Min, Max, CV float64
-}
-
-// NewStat computes a Stat (CV from the sample standard deviation; 0 for
-// one value).
-func NewStat(xs []float64) Stat {
-	if len(xs) == 0 {
-		return Stat{}
-	}
-	s := Stat{Min: xs[0], Max: xs[0]}
-	for _, x := range xs {
-		s.Mean += x
-		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
-	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 && s.Mean != 0 {
-		var ss float64
-		for _, x := range xs {
-			ss += (x - s.Mean) * (x - s.Mean)
-		}
-		s.CV = math.Sqrt(ss/float64(len(xs)-1)) / s.Mean
 	}
 	return s
 }

@@ -43,6 +43,13 @@ type StepAggregate struct {
 	ServerCPUUsPerTxn float64     `json:"server_cpu_us_per_txn"` // mean, µs per transaction
 	// Unstable is set when the CV of TPM or NOPM exceeds UnstableCV.
 	Unstable bool `json:"unstable"`
+	// DBTPM is the mean server-counted (HammerDB-style) TPM, 0 if unknown.
+	DBTPM float64 `json:"db_tpm"`
+	// MeasuredSeconds, SkippedDeliveries and Reconnects are sums over the
+	// repeats.
+	MeasuredSeconds   float64 `json:"measured_seconds"`
+	SkippedDeliveries int64   `json:"skipped_deliveries"`
+	Reconnects        int64   `json:"reconnects"`
 	// Txn merges each transaction type across the repeats: counts summed,
 	// percentiles, max and mean from the merged histograms (exact); when a
 	// repeat lacks a readable histogram, percentiles are the means of the
@@ -113,6 +120,12 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 	h.MemUsedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemUsedBytes) })))
 	h.MemCachedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemCachedBytes) })))
 	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
+	a.DBTPM = mean(func(s *Step) float64 { return s.DB.TPM })
+	for _, st := range group {
+		a.MeasuredSeconds += st.Measured().Seconds()
+		a.SkippedDeliveries += st.SkippedDeliveries
+		a.Reconnects += st.Reconnects
+	}
 	a.Txn = mergeTxn(group)
 	return a
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -238,16 +237,15 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 				repeat, o.repeats, index+1, len(o.users), users, o.rampup, o.duration, mode)
 		}
 	}
-	var records []scenario.StepRecord
+	lastPartial := false
 	runErr := ap.Run(ctx, func(ctx context.Context, r scenario.StepRecord) error {
-		records = append(records, r)
+		lastPartial = r.Result.Partial
 		s := r.StoreStep(run.ID)
 		return st.AddStep(bg, &s)
 	})
 	status := store.StatusComplete
-	partial := len(records) > 0 && records[len(records)-1].Result.Partial
 	switch {
-	case partial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
+	case lastPartial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
 		status = store.StatusPartial
 	case runErr != nil:
 		status = store.StatusFailed
@@ -258,18 +256,19 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	if errors.Is(runErr, scenario.ErrNoRestore) {
 		return nil, badInput(fmt.Errorf("--rebuild-between-repeats: %w", runErr))
 	}
-	rep := buildReport(run, records)
-	rep.Partial = status == store.StatusPartial
+	stored, steps, err := st.LoadRun(bg, run.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read the run back from the store: %w", err)
+	}
+	rep := buildReport(stored, steps)
 	if o.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return rep, err
 		}
-	} else if stored, steps, err := st.LoadRun(bg, run.ID); err == nil {
-		report.WriteRunSummary(cmd.OutOrStdout(), *stored, steps)
 	} else {
-		return rep, fmt.Errorf("read the run back from the store: %w", err)
+		report.WriteRunSummary(cmd.OutOrStdout(), *stored, steps)
 	}
 	if rep.Partial {
 		why := "run interrupted"
@@ -281,96 +280,35 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	return rep, runErr
 }
 
-// buildReport aggregates the steps of every repeat per users step.
-func buildReport(run *store.Run, records []scenario.StepRecord) *runReport {
+// buildReport is the run --json document of a stored run: its steps
+// aggregated across repeats by store.Aggregate (the figures results show
+// and the report print too).
+func buildReport(run *store.Run, steps []store.Step) *runReport {
 	rep := &runReport{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
-		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed}
-	byIndex := map[int][]scenario.StepRecord{}
-	var order []int
-	for _, r := range records {
-		if _, ok := byIndex[r.Index]; !ok {
-			order = append(order, r.Index)
+		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed,
+		Partial: run.Status == store.StatusPartial}
+	for _, a := range store.Aggregate(steps) {
+		s := stepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
+			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
+			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
+			MeasuredSeconds: a.MeasuredSeconds, SkippedDeliveries: a.SkippedDeliveries, Reconnects: a.Reconnects,
+			Host: hostReport{CPUBusyPct: a.Host.CPUBusyPct, CPUIdlePct: a.Host.CPUIdlePct, CPUIowaitPct: a.Host.CPUIowaitPct,
+				DiskReadIOPS: a.Host.DiskReadIOPS, DiskWriteIOPS: a.Host.DiskWriteIOPS, DiskReadMBps: a.Host.DiskReadMBps,
+				DiskWriteMBps: a.Host.DiskWriteMBps, DiskAvgLatencyMs: a.Host.DiskAvgLatencyMs},
+			Txn: map[string]txnReport{}}
+		if v := a.ServerCPUUsPerTxn; v > 0 {
+			s.ServerCPUUsPerTxn = &v
 		}
-		byIndex[r.Index] = append(byIndex[r.Index], r)
-	}
-	for _, i := range order {
-		rep.Steps = append(rep.Steps, aggregateStep(byIndex[i]))
+		if v := a.DBTPM; v > 0 {
+			s.DBTPM = &v
+		}
+		for _, x := range a.Txn {
+			s.Txn[x.Type] = txnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
+				P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}
+		}
+		rep.Steps = append(rep.Steps, s)
 	}
 	return rep
-}
-
-func aggregateStep(rs []scenario.StepRecord) stepReport {
-	var tpm, nopm, drv, srv, drvPct, srvPct, dbtpm []float64
-	var host telemetry.Summary
-	merged := make([]driver.TxnStats, tpcc.NumTxnTypes)
-	for t := range merged {
-		merged[t].Hist = hdrhistogram.New(1, 60_000_000, 3)
-	}
-	s := stepReport{Users: rs[0].Result.Users, Repeats: len(rs), Txn: map[string]txnReport{}}
-	n := float64(len(rs))
-	for _, r := range rs {
-		res := r.Result
-		tpm = append(tpm, res.TPM())
-		nopm = append(nopm, res.NOPM())
-		drv = append(drv, res.DriverCPUPerTxn())
-		srv = append(srv, res.ServerCPUPerTxn())
-		if m := res.Measured().Seconds(); m > 0 {
-			drvPct = append(drvPct, res.DriverCPU.Seconds()/m*100)
-			srvPct = append(srvPct, res.ServerCPU.Seconds()/m*100)
-			if r.CountersOK {
-				dbtpm = append(dbtpm, float64(r.Counters.Commits+r.Counters.Rollbacks)/res.Measured().Minutes())
-			}
-		}
-		s.MeasuredSeconds += res.Measured().Seconds()
-		s.SkippedDeliveries += res.SkippedDeliveries
-		s.Reconnects += res.Reconnects
-		s.Partial = s.Partial || res.Partial
-		for t := range merged {
-			x := res.Txn[t]
-			merged[t].Count += x.Count
-			merged[t].Rollbacks += x.Rollbacks
-			merged[t].Retries += x.Retries
-			merged[t].Errors += x.Errors
-			if merged[t].FirstError == "" {
-				merged[t].FirstError = x.FirstError
-			}
-			if x.Hist != nil {
-				merged[t].Hist.Merge(x.Hist)
-			}
-		}
-		h := r.Host
-		host.CPUBusyPct += h.CPUBusyPct / n
-		host.CPUIdlePct += h.CPUIdlePct / n
-		host.CPUIowaitPct += h.CPUIowaitPct / n
-		host.DiskReadIOPS += h.DiskReadIOPS / n
-		host.DiskWriteIOPS += h.DiskWriteIOPS / n
-		host.DiskReadMBps += h.DiskReadMBps / n
-		host.DiskWriteMBps += h.DiskWriteMBps / n
-		host.DiskAvgLatencyMs += h.DiskAvgLatencyMs / n
-	}
-	ts, ns := scenario.NewStat(tpm), scenario.NewStat(nopm)
-	s.TPM, s.NOPM, s.TPMCV, s.NOPMCV, s.TPMMin, s.TPMMax = ts.Mean, ns.Mean, ts.CV, ns.CV, ts.Min, ts.Max
-	s.Unstable = ts.CV > 0.10 || ns.CV > 0.10
-	s.TPMPerUser = s.TPM / float64(s.Users)
-	s.DriverCPUUsPerTxn = scenario.NewStat(drv).Mean
-	if v := scenario.NewStat(srv).Mean; v > 0 {
-		s.ServerCPUUsPerTxn = &v
-	}
-	s.DriverCPUPct = scenario.NewStat(drvPct).Mean
-	s.ServerCPUPct = scenario.NewStat(srvPct).Mean
-	if len(dbtpm) > 0 {
-		v := scenario.NewStat(dbtpm).Mean
-		s.DBTPM = &v
-	}
-	s.Host = hostReport{CPUBusyPct: host.CPUBusyPct, CPUIdlePct: host.CPUIdlePct, CPUIowaitPct: host.CPUIowaitPct,
-		DiskReadIOPS: host.DiskReadIOPS, DiskWriteIOPS: host.DiskWriteIOPS, DiskReadMBps: host.DiskReadMBps,
-		DiskWriteMBps: host.DiskWriteMBps, DiskAvgLatencyMs: host.DiskAvgLatencyMs}
-	for t := range tpcc.NumTxnTypes {
-		x := scenario.TxnSummary(t, merged[t])
-		s.Txn[t.String()] = txnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
-			P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}
-	}
-	return s
 }
 
 // serverCPU returns the managed server's cumulative CPU (nil when the
