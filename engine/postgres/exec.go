@@ -9,12 +9,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
 // NewExecutor implements engine.DB: a dedicated connection per virtual user.
 func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor, error) {
-	conn, err := pgx.Connect(ctx, db.dsn)
+	cfg, err := pgx.ParseConfig(db.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", err)
+	}
+	// A virtual user waits on its socket all the time: raw reads and
+	// writes spare the runtime a sysmon wake-up per round trip.
+	cfg.DialFunc = rawsock.WrapDial(cfg.DialFunc)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect virtual user: %w", err)
 	}
