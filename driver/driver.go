@@ -50,6 +50,11 @@ type StepConfig struct {
 	// the step ends at once (partial, ErrServerLost). Managed servers use it:
 	// nobody will restart a server rightsize started and saw die.
 	ServerAlive func() bool
+	// AdaptiveProcs runs the step with as few Ps (GOMAXPROCS) as the
+	// driver's CPU use allows, starting at one (see procsGovernor), and
+	// restores GOMAXPROCS at the end. It changes a process-wide setting:
+	// only the program's one running step should set it.
+	AdaptiveProcs bool
 }
 
 // ErrServerLost ends a step whose users could not reconnect within
@@ -88,6 +93,9 @@ type StepResult struct {
 	PerSecondNewOrder []int64
 	Windows           []Window
 	Partial           bool // interrupted before the end of the measured interval
+	// MaxProcs is the most Ps (GOMAXPROCS) the step ran with under
+	// StepConfig.AdaptiveProcs (0 otherwise).
+	MaxProcs int
 	// Err says why a partial step ended early (nil after Ctrl-C).
 	Err error
 }
@@ -131,7 +139,7 @@ var ErrAllUsersFailed = errors.New("no virtual user could connect")
 
 // RunStep runs one step. Cancelling ctx ends it early: the result is then
 // marked Partial and covers what was measured until then.
-func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, error) {
+func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (res *StepResult, err error) {
 	if cfg.Users < 1 {
 		return nil, fmt.Errorf("users must be at least 1 (got %d)", cfg.Users)
 	}
@@ -175,8 +183,23 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, connErr)
 	}
 
+	var procs <-chan time.Time
+	var gov *procsGovernor
+	if cfg.AdaptiveProcs {
+		gov = startProcsGovernor()
+		defer gov.restore()
+		t := time.NewTicker(ProcsInterval)
+		defer t.Stop()
+		procs = t.C
+		defer func() {
+			if res != nil {
+				res.MaxProcs = gov.cur
+			}
+		}()
+	}
+
 	stepStart := time.Now()
-	res := &StepResult{Users: cfg.Users, StepStart: stepStart}
+	res = &StepResult{Users: cfg.Users, StepStart: stepStart}
 	measureStart := stepStart.Add(cfg.Rampup)
 	measureEnd := measureStart.Add(cfg.Duration)
 	seconds := int((cfg.Rampup + cfg.Duration) / time.Second)
@@ -235,6 +258,8 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		case <-lost:
 			res.Partial, res.Err = true, ErrServerLost
 			ended = true
+		case now := <-procs:
+			gov.tick(now)
 		case <-alive:
 			if !cfg.ServerAlive() {
 				res.Partial, res.Err = true, ErrServerLost

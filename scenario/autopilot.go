@@ -45,6 +45,9 @@ type Autopilot struct {
 	ServerPID int
 	// ReconnectTimeout is passed to every step (0: the driver's default).
 	ReconnectTimeout time.Duration
+	// AdaptiveProcs runs every step with as few Ps as the driver needs
+	// (driver.StepConfig.AdaptiveProcs).
+	AdaptiveProcs bool
 	// Interval is the telemetry sampling interval (default 1 s).
 	Interval time.Duration
 	// OnStepStart, when set, is told about each step before it starts.
@@ -135,7 +138,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	var beforeErr error
 	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
-		ReconnectTimeout: a.ReconnectTimeout}
+		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs}
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }

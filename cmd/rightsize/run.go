@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -35,6 +36,7 @@ type runOptions struct {
 	json           bool
 	label          string
 	reconnect      time.Duration
+	driverProcs    int // GOMAXPROCS during the steps; 0: adaptive
 	flags          map[string]string
 }
 
@@ -67,6 +69,9 @@ in the results store (--store, default ./rightsize.db).
 			if o.repeats < 1 {
 				return badInput(fmt.Errorf("--repeat must be at least 1 (got %d)", o.repeats))
 			}
+			if o.driverProcs < 0 {
+				return badInput(fmt.Errorf("--driver-procs must be 0 (adaptive) or a number of Ps (got %d)", o.driverProcs))
+			}
 			if cmd.Flags().Changed("warehouses") {
 				if err := tpcc.ValidateWarehouses(o.warehouses); err != nil {
 					return badInput(err)
@@ -95,6 +100,7 @@ in the results store (--store, default ./rightsize.db).
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object instead of the text summary")
 	cmd.Flags().StringVar(&o.label, "label", "", "name this run (reports and compare accept it instead of the run id)")
 	cmd.Flags().DurationVar(&o.reconnect, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
+	cmd.Flags().IntVar(&o.driverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
 	return cmd
 }
 
@@ -230,7 +236,10 @@ func runWith(cmd *cobra.Command, t *target.Target, o runOptions) (*runReport, er
 	}
 	ap := &scenario.Autopilot{DB: t, Users: o.users, Rampup: o.rampup, Duration: o.duration, Repeats: o.repeats, Mode: mode,
 		KeyingThinking: o.keyingThinking, Seed: o.seed, Warehouses: meta.Warehouses, Constants: consts,
-		RebuildBetweenRepeats: o.rebuild, ServerPID: t.ServerPID(), ReconnectTimeout: o.reconnect}
+		RebuildBetweenRepeats: o.rebuild, ServerPID: t.ServerPID(), ReconnectTimeout: o.reconnect, AdaptiveProcs: o.driverProcs == 0}
+	if o.driverProcs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.driverProcs))
+	}
 	if !o.json {
 		ap.OnStepStart = func(repeat, index, users int) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)\n",
