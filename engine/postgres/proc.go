@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,6 +28,13 @@ type procExec struct {
 	ends   []int    // end of each parameter in buf
 	params [][]byte // views of buf
 	row    [4]int64 // the result row, decoded; float8 columns as bits
+
+	// watched is the context whose cancellation interrupts the connection
+	// (stopWatch undoes that): registered once per context rather than
+	// once per call, as pgconn would, since a virtual user passes the same
+	// one every time.
+	watched   context.Context
+	stopWatch func() bool
 }
 
 // procCall is one prepared function call and the types of its result
@@ -75,7 +83,34 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 	return e, nil
 }
 
-func (e *procExec) Close(ctx context.Context) error { return e.conn.Close(ctx) }
+func (e *procExec) Close(ctx context.Context) error {
+	e.unwatch()
+	return e.conn.Close(ctx)
+}
+
+// watch makes ctx's cancellation end whatever the connection is waiting
+// for, as pgconn's default handler does: a deadline in the past returns the
+// call at once, and pgconn then closes the connection, sending the server a
+// cancel request first.
+func (e *procExec) watch(ctx context.Context) {
+	if ctx == e.watched {
+		return
+	}
+	e.unwatch()
+	e.watched = ctx
+	if ctx.Done() != nil {
+		netConn := e.pg.Conn()
+		e.stopWatch = context.AfterFunc(ctx, func() { _ = netConn.SetDeadline(time.Unix(1, 0)) })
+	}
+}
+
+func (e *procExec) unwatch() {
+	if e.stopWatch != nil {
+		e.stopWatch()
+		e.stopWatch = nil
+	}
+	e.watched = nil
+}
 
 // Parameter text, appended to e.buf one parameter at a time.
 func (e *procExec) reset() { e.buf, e.ends = e.buf[:0], e.ends[:0] }
@@ -120,7 +155,11 @@ func (e *procExec) call(ctx context.Context, c *procCall) error {
 		e.params = append(e.params, e.buf[start:end])
 		start = end
 	}
-	rr := e.pg.ExecPrepared(ctx, c.name, e.params, nil, binaryResults)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e.watch(ctx)
+	rr := e.pg.ExecPrepared(context.Background(), c.name, e.params, nil, binaryResults)
 	rows := 0
 	var decodeErr error
 	for rr.NextRow() {
@@ -129,6 +168,9 @@ func (e *procExec) call(ctx context.Context, c *procCall) error {
 		}
 	}
 	if _, err := rr.Close(); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return fmt.Errorf("%s: %w (%v)", c.name, ctxErr, err)
+		}
 		return err
 	}
 	if decodeErr != nil {
