@@ -93,9 +93,6 @@ type StepResult struct {
 	PerSecondNewOrder []int64
 	Windows           []Window
 	Partial           bool // interrupted before the end of the measured interval
-	// MaxProcs is the most Ps (GOMAXPROCS) the step ran with under
-	// StepConfig.AdaptiveProcs (0 otherwise).
-	MaxProcs int
 	// Err says why a partial step ended early (nil after Ctrl-C).
 	Err error
 }
@@ -139,7 +136,7 @@ var ErrAllUsersFailed = errors.New("no virtual user could connect")
 
 // RunStep runs one step. Cancelling ctx ends it early: the result is then
 // marked Partial and covers what was measured until then.
-func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (res *StepResult, err error) {
+func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, error) {
 	if cfg.Users < 1 {
 		return nil, fmt.Errorf("users must be at least 1 (got %d)", cfg.Users)
 	}
@@ -191,15 +188,10 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (res *StepResult, 
 		t := time.NewTicker(ProcsInterval)
 		defer t.Stop()
 		procs = t.C
-		defer func() {
-			if res != nil {
-				res.MaxProcs = gov.cur
-			}
-		}()
 	}
 
 	stepStart := time.Now()
-	res = &StepResult{Users: cfg.Users, StepStart: stepStart}
+	res := &StepResult{Users: cfg.Users, StepStart: stepStart}
 	measureStart := stepStart.Add(cfg.Rampup)
 	measureEnd := measureStart.Add(cfg.Duration)
 	seconds := int((cfg.Rampup + cfg.Duration) / time.Second)
