@@ -83,12 +83,13 @@ func fillCPU(s *Sample, prev, cur *cpuTimes) {
 		s.CPUIdlePct = 100
 		return
 	}
+	// Clamped: a share that is all of total can round to 100.00000000000001.
 	k := 100 / total
-	s.CPUUserPct = user * k
-	s.CPUSystemPct = system * k
-	s.CPUIdlePct = idle * k
-	s.CPUIowaitPct = iowait * k
-	s.CPUStealPct = steal * k
+	s.CPUUserPct = clampPct(user * k)
+	s.CPUSystemPct = clampPct(system * k)
+	s.CPUIdlePct = clampPct(idle * k)
+	s.CPUIowaitPct = clampPct(iowait * k)
+	s.CPUStealPct = clampPct(steal * k)
 	s.CPUBusyPct = clampPct(100 - s.CPUIdlePct - s.CPUIowaitPct)
 }
 

@@ -213,6 +213,15 @@ func TestFillCPU(t *testing.T) {
 	if z.CPUIdlePct != 100 || z.CPUBusyPct != 0 {
 		t.Errorf("no elapsed ticks: %+v", z)
 	}
+	// All idle over 11 ticks: 11 * (100/11) is 100.00000000000001 in
+	// floating point, which once failed TestRecording's range check.
+	idle := prev
+	idle.idle += 11
+	var a Sample
+	fillCPU(&a, &prev, &idle)
+	if a.CPUIdlePct != 100 || a.CPUBusyPct != 0 {
+		t.Errorf("an all-idle interval: idle %v, busy %v; want 100, 0", a.CPUIdlePct, a.CPUBusyPct)
+	}
 }
 
 func TestDiskSamplesMath(t *testing.T) {
