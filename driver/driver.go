@@ -185,7 +185,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	if cfg.AdaptiveProcs {
 		gov = startProcsGovernor()
 		defer gov.restore()
-		t := time.NewTicker(ProcsInterval)
+		t := time.NewTicker(procsInterval)
 		defer t.Stop()
 		procs = t.C
 	}

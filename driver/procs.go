@@ -7,8 +7,8 @@ import (
 	"github.com/rightsize/rightsize/telemetry"
 )
 
-// ProcsInterval is how often the procs governor looks at the driver's CPU.
-const ProcsInterval = 250 * time.Millisecond
+// procsInterval is how often the procs governor looks at the driver's CPU.
+const procsInterval = 250 * time.Millisecond
 
 // procsGovernor keeps GOMAXPROCS as low as the driver's own CPU use allows
 // during a step. Virtual users mostly wait on the network; with more than

@@ -35,8 +35,8 @@ func TestProcsGovernor(t *testing.T) {
 			}
 			now := g.lastAt
 			for i, b := range tc.busy {
-				now = now.Add(ProcsInterval)
-				cpu += time.Duration(b * float64(ProcsInterval))
+				now = now.Add(procsInterval)
+				cpu += time.Duration(b * float64(procsInterval))
 				g.tick(now)
 				if procs != tc.procs[i] {
 					t.Fatalf("tick %d (%.2f cores busy): GOMAXPROCS %d, want %d", i, b, procs, tc.procs[i])

@@ -89,6 +89,7 @@ func TestBadInput(t *testing.T) {
 		{"bad mode", []string{"run", "--target", dsn, "--mode", "magic", "--store", st}, "unknown mode"},
 		{"unknown flag", []string{"run", "--bogus"}, "unknown flag"},
 		{"bad repeat", []string{"run", "--target", dsn, "--repeat", "0"}, "--repeat"},
+		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), c.args...)
