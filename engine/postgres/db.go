@@ -146,8 +146,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	var m engine.Meta
 	var s string
 	err := db.pool.QueryRow(ctx, "SELECT meta FROM rightsize_meta WHERE id = 1").Scan(&s)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P01" || errors.Is(err, pgx.ErrNoRows) {
+	if isCode(err, "42P01") || errors.Is(err, pgx.ErrNoRows) { // undefined_table
 		return m, engine.ErrNoSchema
 	}
 	if err != nil {

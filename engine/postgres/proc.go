@@ -22,7 +22,6 @@ import (
 // type planning, encoding and scanning, which was a third of the driver's
 // user-space CPU per transaction.
 type procExec struct {
-	conn   *pgx.Conn
 	pg     *pgconn.PgConn
 	buf    []byte   // parameter text
 	ends   []int    // end of each parameter in buf
@@ -62,7 +61,7 @@ var (
 var binaryResults = []int16{pgtype.BinaryFormatCode}
 
 func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
-	e := &procExec{conn: conn, pg: conn.PgConn()}
+	e := &procExec{pg: conn.PgConn()}
 	for _, c := range procCalls {
 		sd, err := e.pg.Prepare(ctx, c.name, c.sql, nil)
 		if err != nil {
@@ -85,7 +84,7 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 
 func (e *procExec) Close(ctx context.Context) error {
 	e.unwatch()
-	return e.conn.Close(ctx)
+	return e.pg.Close(ctx)
 }
 
 // watch makes ctx's cancellation end whatever the connection is waiting
