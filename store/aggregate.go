@@ -235,3 +235,44 @@ func decodeHist(b HdrHist) (*hdrhistogram.Histogram, error) {
 	}
 	return hdrhistogram.Decode(b)
 }
+
+// Figures are a run's headline figures over its aggregated steps: the
+// peak (the step with the highest mean across repeats) and the average
+// over all steps (each users count once, its repeats averaged), as the
+// published studies compare them.
+type Figures struct {
+	PeakTPM       float64 `json:"peak_tpm"`
+	PeakTPMUsers  int     `json:"peak_tpm_users"`
+	PeakNOPM      float64 `json:"peak_nopm"`
+	PeakNOPMUsers int     `json:"peak_nopm_users"`
+	AvgTPM        float64 `json:"avg_tpm"`
+	AvgNOPM       float64 `json:"avg_nopm"`
+	// Steps is the number of distinct users counts averaged.
+	Steps int `json:"steps"`
+}
+
+// RunFigures computes Figures from Aggregate's result.
+func RunFigures(aggs []StepAggregate) Figures {
+	var f Figures
+	seen := map[int]bool{}
+	for _, a := range aggs {
+		if a.TPM.Mean > f.PeakTPM || f.Steps == 0 {
+			f.PeakTPM, f.PeakTPMUsers = a.TPM.Mean, a.Users
+		}
+		if a.NOPM.Mean > f.PeakNOPM || f.Steps == 0 {
+			f.PeakNOPM, f.PeakNOPMUsers = a.NOPM.Mean, a.Users
+		}
+		if seen[a.Users] {
+			continue
+		}
+		seen[a.Users] = true
+		f.AvgTPM += a.TPM.Mean
+		f.AvgNOPM += a.NOPM.Mean
+		f.Steps++
+	}
+	if f.Steps > 0 {
+		f.AvgTPM /= float64(f.Steps)
+		f.AvgNOPM /= float64(f.Steps)
+	}
+	return f
+}

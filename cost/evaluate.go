@@ -1,0 +1,135 @@
+package cost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/store"
+)
+
+// Runs is where linked runs are read from; *store.Store implements it.
+type Runs interface {
+	Resolve(ctx context.Context, idOrLabel string) (string, error)
+	LoadRun(ctx context.Context, id string) (*store.Run, []store.Step, error)
+}
+
+var _ Runs = (*store.Store)(nil)
+
+// Perf is a linked run's performance.
+type Perf struct {
+	RunID string `json:"run_id"`
+	Label string `json:"label,omitempty"`
+	store.Figures
+}
+
+// Result is a cost file evaluated: every config priced, compared with the
+// baseline, and, with linked runs, its price/performance.
+type Result struct {
+	File     string `json:"file"`
+	Currency string `json:"currency"`
+	Baseline string `json:"baseline,omitempty"`
+	Years    int    `json:"years"`
+	// Configs are in file order.
+	Configs []ConfigResult `json:"configs"`
+}
+
+// ConfigResult is one config's cost, savings and price/performance.
+type ConfigResult struct {
+	Breakdown
+	// Savings is baseline total − this total (nil without a baseline);
+	// SavingsPct is Savings / baseline total × 100.
+	Savings    *Money   `json:"savings,omitempty"`
+	SavingsPct *float64 `json:"savings_pct,omitempty"`
+	// Run is the linked run's performance (nil when none is linked).
+	Run *Perf `json:"run,omitempty"`
+	// PerNOPM and PerTPM are Total / peak NOPM and Total / peak TPM, as
+	// TPC price/performance divides by the reported (peak) throughput.
+	PerNOPM *Money `json:"price_per_nopm,omitempty"`
+	PerTPM  *Money `json:"price_per_tpm,omitempty"`
+	// NOPMPerCore is peak NOPM / LicensedCores.
+	NOPMPerCore *float64 `json:"nopm_per_licensed_core,omitempty"`
+}
+
+// Evaluate prices every config, computes savings against the baseline and
+// reads linked runs from runs (nil: no run is read, and a config with a
+// run is an error). An unknown run is a *yamlfile.Error at its line.
+func Evaluate(ctx context.Context, f *File, runs Runs) (*Result, error) {
+	res := &Result{File: f.Path, Currency: f.Currency, Baseline: f.Baseline, Years: f.Years}
+	var base *Breakdown
+	for i := range f.Configs {
+		cf := &f.Configs[i]
+		cr := ConfigResult{Breakdown: cf.Price(f.Years)}
+		if cf.Run != "" {
+			p, err := loadPerf(ctx, f, i, runs)
+			if err != nil {
+				return nil, err
+			}
+			cr.Run = p
+			cr.pricePerformance()
+		}
+		res.Configs = append(res.Configs, cr)
+		if cf.Name == f.Baseline {
+			base = &res.Configs[i].Breakdown
+		}
+	}
+	if base != nil {
+		for i := range res.Configs {
+			res.Configs[i].savings(base.Total.Decimal)
+		}
+	}
+	return res, nil
+}
+
+func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
+	cf := &f.Configs[i]
+	bad := func(format string, args ...any) error {
+		p := cf.at.Of("run")
+		return &yamlfile.Error{File: f.Path, Line: p.Line, Column: p.Column, Field: fmt.Sprintf("configs[%d].run", i), Msg: fmt.Sprintf(format, args...)}
+	}
+	if runs == nil {
+		return nil, bad("no results store to read run %q from", cf.Run)
+	}
+	id, err := runs.Resolve(ctx, cf.Run)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, bad("no run or label %q in the results store (see: rightsize results list)", cf.Run)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: resolve run %q: %w", cf.Name, cf.Run, err)
+	}
+	r, steps, err := runs.LoadRun(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: load run %s: %w", cf.Name, id, err)
+	}
+	if len(steps) == 0 {
+		return nil, bad("run %q (%s) has no measured step", cf.Run, id)
+	}
+	return &Perf{RunID: id, Label: r.Label, Figures: store.RunFigures(store.Aggregate(steps))}, nil
+}
+
+func (cr *ConfigResult) pricePerformance() {
+	per := func(x float64) *Money {
+		if x <= 0 {
+			return nil
+		}
+		return &Money{cr.Total.Div(decimal.NewFromFloat(x))}
+	}
+	cr.PerNOPM = per(cr.Run.PeakNOPM)
+	cr.PerTPM = per(cr.Run.PeakTPM)
+	if cr.LicensedCores > 0 {
+		v := cr.Run.PeakNOPM / float64(cr.LicensedCores)
+		cr.NOPMPerCore = &v
+	}
+}
+
+func (cr *ConfigResult) savings(base decimal.Decimal) {
+	s := Money{base.Sub(cr.Total.Decimal)}
+	cr.Savings = &s
+	if base.IsPositive() {
+		v, _ := s.Div(base).Mul(hundred).Float64()
+		cr.SavingsPct = &v
+	}
+}
