@@ -249,7 +249,7 @@ func TestLinkedRun(t *testing.T) {
 	if err := WriteText(&out, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"34,075.30", "21,998.08", "39.2 %", "15.49", "2,200 at 2 users", "550"} {
+	for _, want := range []string{"34,075.30", "21,998.08", "39.2 %", "15.49", "2,200", "at 2 users", "550"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, out.String())
 		}
