@@ -77,11 +77,7 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	}
 	var restorer Restorer
 	if a.RebuildBetweenRepeats && a.Repeats > 1 {
-		var db any = a.DB
-		if u, ok := db.(interface{ Unwrap() engine.DB }); ok {
-			db = u.Unwrap()
-		}
-		r, ok := db.(Restorer)
+		r, ok := a.DB.(Restorer)
 		if !ok {
 			return ErrNoRestore
 		}

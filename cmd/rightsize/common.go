@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
@@ -54,15 +55,9 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*targe
 // readySchema reads the build metadata and turns a missing or incomplete
 // schema into a bad-input error that says how to fix it.
 func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
-	m, err := t.ReadMeta(ctx)
-	if errors.Is(err, engine.ErrNoSchema) {
-		return m, badInput(fmt.Errorf("%s has no rightsize TPC-C schema; build one first: rightsize build --target %s --warehouses N", t.Name, t.Spec))
-	}
+	m, err := scenario.ReadySchema(ctx, t)
 	if err != nil {
 		return m, badInput(err)
-	}
-	if !m.Complete {
-		return m, badInput(fmt.Errorf("the TPC-C schema in %s is incomplete (an interrupted build); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses))
 	}
 	return m, nil
 }

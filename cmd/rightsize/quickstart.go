@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/scenario"
 )
 
 func newQuickstartCmd() *cobra.Command {
@@ -30,7 +32,8 @@ the summary.`,
 			if _, err := buildWith(cmd, t, 1, 2, 1); err != nil {
 				return err
 			}
-			rep, err := runWith(cmd, t, runOptions{users: []int{1, 4}, rampup: 10 * time.Second, duration: 20 * time.Second, repeats: 1, label: "quickstart", flags: allFlags(cmd)})
+			rep, err := runWith(cmd, t, scenario.RunOptions{Users: []int{1, 4}, Rampup: 10 * time.Second, Duration: 20 * time.Second,
+				Repeats: 1, Label: "quickstart", ReconnectTimeout: 30 * time.Second, Flags: allFlags(cmd)}, false)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,106 @@
+package scenario
+
+import (
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/store"
+)
+
+// Report is the JSON document of a stored run (run --json): its steps
+// aggregated across repeats by store.Aggregate.
+type Report struct {
+	RunID          string       `json:"run_id"`
+	Label          string       `json:"label,omitempty"`
+	Target         string       `json:"target"`
+	Engine         string       `json:"engine"`
+	Version        string       `json:"version"`
+	Mode           engine.Mode  `json:"mode"`
+	Warehouses     int          `json:"warehouses"`
+	KeyingThinking bool         `json:"keying_thinking"`
+	Seed           uint64       `json:"seed"`
+	Partial        bool         `json:"partial"`
+	Steps          []StepReport `json:"steps"`
+}
+
+// StepReport is one step of a Report (means over repeats).
+type StepReport struct {
+	Users             int                  `json:"users"`
+	TPM               float64              `json:"tpm"`
+	NOPM              float64              `json:"nopm"`
+	TPMPerUser        float64              `json:"tpm_per_user"`
+	Txn               map[string]TxnReport `json:"txn"`
+	DriverCPUUsPerTxn float64              `json:"driver_cpu_us_per_txn"`
+	ServerCPUUsPerTxn *float64             `json:"server_cpu_us_per_txn,omitempty"`
+	MeasuredSeconds   float64              `json:"measured_seconds"`
+	SkippedDeliveries int64                `json:"skipped_deliveries"`
+	Reconnects        int64                `json:"reconnects"`
+	Partial           bool                 `json:"partial"`
+	Repeats           int                  `json:"repeats"`
+	TPMCV             float64              `json:"tpm_cv"`
+	NOPMCV            float64              `json:"nopm_cv"`
+	TPMMin            float64              `json:"tpm_min"`
+	TPMMax            float64              `json:"tpm_max"`
+	Unstable          bool                 `json:"unstable"`
+	Host              HostReport           `json:"host"`
+	ServerCPUPct      float64              `json:"server_cpu_pct"`
+	DriverCPUPct      float64              `json:"driver_cpu_pct"`
+	DBTPM             *float64             `json:"db_tpm,omitempty"`
+}
+
+// HostReport is the host telemetry of a step (means over the measured
+// interval and over repeats).
+type HostReport struct {
+	CPUBusyPct       float64 `json:"cpu_busy_pct"`
+	CPUIdlePct       float64 `json:"cpu_idle_pct"`
+	CPUIowaitPct     float64 `json:"cpu_iowait_pct"`
+	DiskReadIOPS     float64 `json:"disk_read_iops"`
+	DiskWriteIOPS    float64 `json:"disk_write_iops"`
+	DiskReadMBps     float64 `json:"disk_read_mbps"`
+	DiskWriteMBps    float64 `json:"disk_write_mbps"`
+	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"`
+}
+
+// TxnReport is one transaction type of a step.
+type TxnReport struct {
+	Count     int64   `json:"count"`
+	Rollbacks int64   `json:"rollbacks"`
+	Retries   int64   `json:"retries"`
+	Errors    int64   `json:"errors"`
+	P50       float64 `json:"p50_ms"`
+	P90       float64 `json:"p90_ms"`
+	P95       float64 `json:"p95_ms"`
+	P99       float64 `json:"p99_ms"`
+	Max       float64 `json:"max_ms"`
+	// FirstError is the first error message of this type (omitted when none).
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// BuildReport is the Report of a stored run: its steps aggregated across
+// repeats by store.Aggregate (the figures results show and the report print
+// too).
+func BuildReport(run *store.Run, steps []store.Step) *Report {
+	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
+		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed,
+		Partial: run.Status == store.StatusPartial}
+	for _, a := range store.Aggregate(steps) {
+		s := StepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
+			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
+			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
+			MeasuredSeconds: a.MeasuredSeconds, SkippedDeliveries: a.SkippedDeliveries, Reconnects: a.Reconnects,
+			Host: HostReport{CPUBusyPct: a.Host.CPUBusyPct, CPUIdlePct: a.Host.CPUIdlePct, CPUIowaitPct: a.Host.CPUIowaitPct,
+				DiskReadIOPS: a.Host.DiskReadIOPS, DiskWriteIOPS: a.Host.DiskWriteIOPS, DiskReadMBps: a.Host.DiskReadMBps,
+				DiskWriteMBps: a.Host.DiskWriteMBps, DiskAvgLatencyMs: a.Host.DiskAvgLatencyMs},
+			Txn: map[string]TxnReport{}}
+		if v := a.ServerCPUUsPerTxn; v > 0 {
+			s.ServerCPUUsPerTxn = &v
+		}
+		if v := a.DBTPM; v > 0 {
+			s.DBTPM = &v
+		}
+		for _, x := range a.Txn {
+			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
+				P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}
+		}
+		rep.Steps = append(rep.Steps, s)
+	}
+	return rep
+}

@@ -1,0 +1,204 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// ErrBadOptions marks run options, or a database state, that the user must
+// fix before anything is measured (the CLI exits with code 2).
+var ErrBadOptions = errors.New("bad run options")
+
+// badOptions wraps err so that errors.Is(err, ErrBadOptions) holds while the
+// message stays err's own.
+type badOptions struct{ err error }
+
+func (b badOptions) Error() string        { return b.err.Error() }
+func (b badOptions) Unwrap() error        { return b.err }
+func (b badOptions) Is(target error) bool { return target == ErrBadOptions }
+
+func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a...)} }
+
+// RunOptions are everything one measured run needs besides its target and
+// store. run and quickstart fill them from flags; sweeps and other scenarios
+// fill them once and call Run for each configuration.
+type RunOptions struct {
+	Users                 []int
+	Rampup                time.Duration
+	Duration              time.Duration
+	Repeats               int
+	RebuildBetweenRepeats bool
+	Mode                  string // "", "procedures" or "statements"
+	KeyingThinking        bool
+	Seed                  uint64 // 0: random
+	Warehouses            int    // expected warehouse count (0: any)
+	Label                 string
+	ReconnectTimeout      time.Duration
+	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
+	Flags                 map[string]string // the command's flags, stored with the run
+	Version, Commit       string            // rightsize's own version, stored in the environment
+
+	// OnStepStart, when set, is told about each step before it starts.
+	OnStepStart func(repeat, index, users int, mode engine.Mode)
+	// OnCreated, when set, is told the run's id once it is in the store.
+	OnCreated func(run *store.Run)
+}
+
+// Validate checks the options that do not depend on the target. It is the
+// one validation point of run options; Run calls it too.
+func (o *RunOptions) Validate() error {
+	if len(o.Users) == 0 {
+		return bad("--users: give at least one step (e.g. 1,2,4)")
+	}
+	for _, u := range o.Users {
+		if u < 1 {
+			return bad("--users: every step needs at least 1 user (got %d)", u)
+		}
+	}
+	if o.Duration <= 0 || o.Rampup < 0 {
+		return bad("--duration must be positive and --rampup not negative")
+	}
+	if o.Repeats < 1 {
+		return bad("--repeat must be at least 1 (got %d)", o.Repeats)
+	}
+	if o.DriverProcs < 0 {
+		return bad("--driver-procs must be 0 (adaptive) or a number of Ps (got %d)", o.DriverProcs)
+	}
+	if o.Warehouses != 0 {
+		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
+			return badOptions{err}
+		}
+	}
+	if o.Mode != "" {
+		if _, err := engine.ParseMode(o.Mode); err != nil {
+			return badOptions{err}
+		}
+	}
+	if o.ReconnectTimeout < 0 {
+		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
+	}
+	return nil
+}
+
+// Result is a finished (or interrupted) run as stored.
+type Result struct {
+	Run    *store.Run
+	Steps  []store.Step
+	Report *Report
+	// Err is what ended the run early (nil when it completed).
+	Err error
+}
+
+// Partial reports whether the run was interrupted and kept what it measured.
+func (r *Result) Partial() bool { return r.Run.Status == store.StatusPartial }
+
+// ReadySchema reads the build metadata of t and turns a missing or
+// incomplete schema into an ErrBadOptions error that says how to fix it.
+func ReadySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
+	m, err := t.ReadMeta(ctx)
+	if errors.Is(err, engine.ErrNoSchema) {
+		return m, bad("%s has no rightsize TPC-C schema; build one first: rightsize build --target %s --warehouses N", t.Name, t.Spec)
+	}
+	if err != nil {
+		return m, badOptions{err}
+	}
+	if !m.Complete {
+		return m, bad("the TPC-C schema in %s is incomplete (an interrupted build); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses)
+	}
+	return m, nil
+}
+
+// Run measures t with the autopilot of o and stores it in st: the build
+// metadata's run count, the run constants, the run row, each step as soon
+// as it is measured (with a context that survives Ctrl-C), and the final
+// status (complete, partial or failed). The returned Result is non-nil once
+// the run exists in the store, also when err is not nil; err is
+// ErrBadOptions-wrapped when nothing was started.
+func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	meta, err := ReadySchema(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if o.Warehouses != 0 && o.Warehouses != meta.Warehouses {
+		return nil, bad("the schema in %s was built with %d warehouses, not %d; rebuild with: rightsize build --warehouses %d, or drop --warehouses",
+			t.Name, meta.Warehouses, o.Warehouses, o.Warehouses)
+	}
+	mode := t.Caps().DefaultMode()
+	if o.Mode != "" {
+		mode, _ = engine.ParseMode(o.Mode)
+		if !slices.Contains(t.Caps().Modes(), mode) {
+			return nil, bad("%s has no %s mode (it has %v)", t.Engine(), mode, t.Caps().Modes())
+		}
+	}
+	if o.RebuildBetweenRepeats && o.Repeats > 1 {
+		if _, ok := t.DB.(Restorer); !ok {
+			return nil, bad("--rebuild-between-repeats: %w", ErrNoRestore)
+		}
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	consts := meta.Constants.WithRunConstants(tpcc.NewRand(o.Seed, 0xC1))
+	meta.Runs++
+	if err := t.WriteMeta(ctx, meta); err != nil {
+		return nil, err
+	}
+	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
+	env := Environment(ctx, t, o.Version, o.Commit)
+	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
+		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Users: o.Users, Rampup: o.Rampup,
+		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
+	if t.Spec == "embedded" {
+		run.Target = "embedded"
+	}
+	if err := st.CreateRun(bg, run); err != nil {
+		return nil, err
+	}
+	if o.OnCreated != nil {
+		o.OnCreated(run)
+	}
+	ap := &Autopilot{DB: t.DB, Users: o.Users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
+		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
+		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
+		AdaptiveProcs: o.DriverProcs == 0}
+	if o.DriverProcs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
+	}
+	if o.OnStepStart != nil {
+		ap.OnStepStart = func(repeat, index, users int) { o.OnStepStart(repeat, index, users, mode) }
+	}
+	lastPartial := false
+	runErr := ap.Run(ctx, func(ctx context.Context, r StepRecord) error {
+		lastPartial = r.Result.Partial
+		s := r.StoreStep(run.ID)
+		return st.AddStep(bg, &s)
+	})
+	status := store.StatusComplete
+	switch {
+	case lastPartial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
+		status = store.StatusPartial
+	case runErr != nil:
+		status = store.StatusFailed
+	}
+	if err := st.FinishRun(bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
+		runErr = err
+	}
+	stored, steps, err := st.LoadRun(bg, run.ID)
+	if err != nil {
+		return &Result{Run: run, Err: runErr}, fmt.Errorf("read the run back from the store: %w", err)
+	}
+	return &Result{Run: stored, Steps: steps, Report: BuildReport(stored, steps), Err: runErr}, runErr
+}
