@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/rightsize/rightsize/cost"
 )
 
 // Page is where a section writes its body. It knows the runs of the report
@@ -21,6 +23,8 @@ type Page struct {
 	Labels []string
 	// Colors are the runs' colours, the same in every chart.
 	Colors []string
+	// Cost is the report's evaluated cost model (nil without one).
+	Cost *cost.Result
 
 	stats  []*RunStats
 	anchor string

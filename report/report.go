@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -54,6 +55,9 @@ type Options struct {
 	// for instance those named on the command line. A report may have
 	// probes and no run: then only the probe sections are rendered.
 	Probes []store.Probe
+	// Cost is an evaluated cost model: with it the report has the cost
+	// section (and may have no run).
+	Cost *cost.Result
 }
 
 // Section is one part of the HTML report.
@@ -108,8 +112,8 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 // sections are rendered.
 func HTML(w io.Writer, runs []RunData, opts Options) error {
 	probes := reportProbes(runs, opts.Probes)
-	if len(runs) == 0 && len(probes.probes) == 0 {
-		return errors.New("report: no runs and no probes")
+	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil {
+		return errors.New("report: no runs, no probes and no cost model")
 	}
 	if opts.Title == "" {
 		opts.Title = "rightsize report"
@@ -148,10 +152,14 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 		}
 		seen[a] = true
 		ps, isProbe := s.(probeSection)
-		if len(runs) == 0 && !isProbe {
-			continue // a report of probes only: the run sections have nothing to show
+		if os, ok := s.(optionalSection); ok {
+			if !os.shown(opts) {
+				continue
+			}
+		} else if len(runs) == 0 && (!isProbe || len(probes.probes) == 0) {
+			continue // a report of probes (or of a cost model) only: the run sections have nothing to show
 		}
-		p := &Page{Runs: runs, Labels: labels, Colors: colors, stats: stats, anchor: a}
+		p := &Page{Runs: runs, Labels: labels, Colors: colors, Cost: opts.Cost, stats: stats, anchor: a}
 		var err error
 		if isProbe {
 			err = ps.renderProbes(p, probes)

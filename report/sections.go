@@ -23,6 +23,7 @@ var registry = []Section{
 	storageSection{},
 	cpuSection{},
 	backupSection{},
+	costSection{},
 	environmentSection{},
 }
 

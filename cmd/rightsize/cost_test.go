@@ -110,3 +110,44 @@ func TestCostCommand(t *testing.T) {
 		t.Errorf("missing file: exit %d (%s), want 2", code, errOut)
 	}
 }
+
+func TestReportWithCost(t *testing.T) {
+	ctx := context.Background()
+	loc := tempStore(t)
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &store.Run{Label: "new-4vc", Users: []int{3}, Warehouses: 1}
+	if err := st.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := st.AddStep(ctx, &store.Step{RunID: r.ID, Repeat: 1, Users: 3, TPM: 9000, NOPM: 4000, Start: now,
+		MeasureStart: now, MeasureEnd: now.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out := filepath.Join(t.TempDir(), "cost.html")
+	_, errOut, code := cli(t, ctx, "report", "--cost", writeCostFile(t, cliCostFile), "--store", loc, "-o", out)
+	if code != 0 {
+		t.Fatalf("report --cost: exit %d\n%s", code, errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{`<section id="cost">`, `<section id="summary">`, "34,075.30", "8.52", "new-4vc"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut, "cost model") {
+		t.Errorf("stderr %q does not name the cost model", errOut)
+	}
+	bad := strings.Replace(cliCostFile, "pack: 2,", "pack: 0,", 1)
+	if _, errOut, code := cli(t, ctx, "report", "--cost", writeCostFile(t, bad), "--store", loc, "-o", out); code != 2 || !strings.Contains(errOut, "pack: must be at least 1") {
+		t.Errorf("bad cost file: exit %d, %q; want 2 naming the pack", code, errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/store"
 )
@@ -17,7 +18,7 @@ import (
 // offline HTML file with the charts and tables of one or several runs, side
 // by side, and of probes.
 func newReportCmd() *cobra.Command {
-	var out, title string
+	var out, title, costFile string
 	var probeKeys []string
 	var probesLatest bool
 	cmd := &cobra.Command{
@@ -59,8 +60,15 @@ rightsize probe prints the id of each probe it stores.`,
 			}
 			defer st.Close()
 			ctx := cmd.Context()
+			costRes, err := reportCost(cmd, st, costFile)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && costRes != nil {
+				args = linkedRuns(costRes)
+			}
 			var runs []report.RunData
-			if len(args) > 0 || len(probeKeys) == 0 {
+			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil) {
 				var ids []string
 				for _, a := range args {
 					id, err := resolveRun(ctx, st, a)
@@ -89,14 +97,18 @@ rightsize probe prints the id of each probe it stores.`,
 			if err != nil {
 				return probeError(cmd, st, err)
 			}
-			opts := report.Options{Title: title, Version: version, Probes: probes}
+			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes}
 			if out == "-" {
 				return report.HTML(cmd.OutOrStdout(), runs, opts)
 			}
 			if err := writeFileAtomic(out, func(f *os.File) error { return report.HTML(f, runs, opts) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out, reportContents(runs, probes))
+			contents := reportContents(runs, probes)
+			if costRes != nil {
+				contents += "; cost model " + costFile
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out, contents)
 			return nil
 		},
 	}
@@ -105,7 +117,37 @@ rightsize probe prints the id of each probe it stores.`,
 	f.StringVar(&title, "title", "", `the report's title (default "rightsize report")`)
 	f.StringArrayVar(&probeKeys, "probe", nil, "add a probe by id, label or unique id prefix (repeatable); turns the default probes off unless --probes-latest is given")
 	f.BoolVar(&probesLatest, "probes-latest", true, "add the latest probe of each kind measured on a reported run's host")
+	f.StringVar(&costFile, "cost", "", "add the cost section from this cost file (see rightsize cost); without RUN, the report shows the runs it links")
 	return cmd
+}
+
+// reportCost evaluates the report's cost file (nil without one).
+func reportCost(cmd *cobra.Command, st *store.Store, path string) (*cost.Result, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := cost.Load(path)
+	if err != nil {
+		return nil, costInputError(err)
+	}
+	res, err := cost.Evaluate(cmd.Context(), f, st)
+	if err != nil {
+		return nil, costInputError(err)
+	}
+	return res, nil
+}
+
+// linkedRuns are the run ids a cost model links, in config order, once each.
+func linkedRuns(res *cost.Result) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range res.Configs {
+		if c.Run != nil && !seen[c.Run.RunID] {
+			seen[c.Run.RunID] = true
+			ids = append(ids, c.Run.RunID)
+		}
+	}
+	return ids
 }
 
 // reportContents names what a report shows: "A vs B; probes: x, y".
