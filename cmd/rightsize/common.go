@@ -24,7 +24,7 @@ type targetFlags struct {
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", "embedded, postgres://..., mariadb, mysql://..., sqlserver://... or sqlite:PATH")
+	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", target.Help())
 	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")
 	cmd.Flags().StringArrayVar(&f.settings, "pg-setting", nil, "server setting of the embedded target, name=value (repeatable)")

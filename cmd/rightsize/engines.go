@@ -6,26 +6,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/engine/mssql"
-	"github.com/rightsize/rightsize/engine/mysql"
-	"github.com/rightsize/rightsize/engine/postgres"
-	"github.com/rightsize/rightsize/engine/sqlite"
+	"github.com/rightsize/rightsize/target"
 )
 
-// engineInfo describes one engine for the engines command.
-type engineInfo struct {
-	name, target, note string
-	caps               engine.Caps
-}
-
-func engineList() []engineInfo {
-	return []engineInfo{
-		{"postgres", "embedded | postgres://user:pass@host:port/db", "PL/pgSQL procedures, COPY load", postgres.Caps},
-		{"mysql", "mariadb (managed) | mysql://user:pass@host:port/db", "MySQL 8 / MariaDB 10.11+: procedures, LOAD DATA LOCAL", mysql.Caps},
-		{"sqlite", "sqlite:PATH", "no server, in process; WAL, BEGIN IMMEDIATE", sqlite.Caps},
-		{"mssql", "sqlserver://user:pass@host:port?database=db", "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)", mssql.Caps},
+// engineTargets is the TARGET column of an engine: its --target forms.
+func engineTargets(e target.Engine) string {
+	forms := make([]string, 0, len(e.Forms))
+	for _, f := range e.Forms {
+		s := f.Long
+		if f.Managed {
+			s += " (managed)"
+		}
+		forms = append(forms, s)
 	}
+	return strings.Join(forms, " | ")
 }
 
 func newEnginesCmd() *cobra.Command {
@@ -36,12 +30,12 @@ func newEnginesCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%-9s %-52s %-24s %-7s %s\n", "ENGINE", "TARGET", "MODES (DEFAULT FIRST)", "SERVER", "NOTES")
-			for _, e := range engineList() {
+			for _, e := range target.Engines() {
 				modes := make([]string, 0, 2)
-				for _, m := range e.caps.Modes() {
+				for _, m := range e.Caps.Modes() {
 					modes = append(modes, string(m))
 				}
-				fmt.Fprintf(w, "%-9s %-52s %-24s %-7v %s\n", e.name, e.target, strings.Join(modes, ", "), e.caps.Server, e.note)
+				fmt.Fprintf(w, "%-9s %-52s %-24s %-7v %s\n", e.Name, engineTargets(e), strings.Join(modes, ", "), e.Caps.Server, e.Note)
 			}
 			return nil
 		},

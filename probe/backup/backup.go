@@ -192,8 +192,9 @@ func (s Spec) PostgresInstance() *instance.Postgres { return s.Postgres }
 // target's DSN is rebuilt from its instance and the database the pool is
 // connected to; other targets use their --target value as the DSN.
 func FromTarget(ctx context.Context, t *target.Target) (Spec, error) {
-	s := Spec{EngineName: t.Engine(), URL: t.Spec, Postgres: t.Instance}
-	if t.Instance == nil {
+	inst, _ := t.Server.(*instance.Postgres)
+	s := Spec{EngineName: t.Engine(), URL: t.Spec, Postgres: inst}
+	if inst == nil {
 		return s, nil
 	}
 	pool, ok := t.DB.(pgxPooler)
@@ -204,7 +205,7 @@ func FromTarget(ctx context.Context, t *target.Target) (Spec, error) {
 	if err := pool.Pool().QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
 		return s, fmt.Errorf("backup: name of the benchmark database: %w", err)
 	}
-	s.URL = t.Instance.DSN(db)
+	s.URL = inst.DSN(db)
 	return s, nil
 }
 

@@ -356,7 +356,7 @@ func TestFromTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	spec, err := FromTarget(context.Background(), &target.Target{DB: db, Spec: "embedded", Instance: srv})
+	spec, err := FromTarget(context.Background(), &target.Target{DB: db, Spec: "embedded", Server: srv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,176 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+
+	"github.com/rightsize/rightsize/engine/mssql"
+	"github.com/rightsize/rightsize/engine/mysql"
+	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/engine/sqlite"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
+)
+
+// EmbeddedSettings are the server settings the embedded target starts with
+// unless overridden.
+func EmbeddedSettings() map[string]string {
+	return map[string]string{
+		"shared_buffers":     "512MB",
+		"max_connections":    "300",
+		"max_wal_size":       "4GB",
+		"checkpoint_timeout": "15min",
+	}
+}
+
+func hasPrefix(spec string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(spec, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func postgresEngine() Engine {
+	return Engine{
+		Name: "postgres",
+		Forms: []Form{{Short: "embedded", Long: "embedded", Managed: true},
+			{Short: "postgres://...", Long: "postgres://user:pass@host:port/db"}},
+		Note:  "PL/pgSQL procedures, COPY load",
+		Caps:  postgres.Caps,
+		Match: func(s string) bool { return s == "" || s == "embedded" || hasPrefix(s, "postgres://", "postgresql://") },
+		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
+			if spec == "" || spec == "embedded" {
+				return openEmbedded(ctx, opt)
+			}
+			if opt.CreateDB {
+				if err := postgres.EnsureDatabase(ctx, spec); err != nil {
+					return nil, err
+				}
+			}
+			db, err := postgres.Open(ctx, spec, opt.PoolSize)
+			if err != nil {
+				return nil, err
+			}
+			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+		},
+	}
+}
+
+func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
+	settings := EmbeddedSettings()
+	maps.Copy(settings, opt.Settings)
+	inst, err := instance.StartPostgres(ctx, instance.PostgresConfig{BinDir: opt.PGBin, DataDir: opt.DataDir, Settings: settings, Port: opt.ServerPort})
+	if err != nil {
+		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
+	}
+	dsn := inst.DSN(opt.Database)
+	if err := postgres.EnsureDatabase(ctx, dsn); err != nil {
+		_ = inst.Stop()
+		return nil, err
+	}
+	db, err := postgres.Open(ctx, dsn, opt.PoolSize)
+	if err != nil {
+		_ = inst.Stop()
+		return nil, err
+	}
+	return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Server: inst}, nil
+}
+
+func mysqlEngine() Engine {
+	return Engine{
+		Name: "mysql",
+		Forms: []Form{{Short: "mariadb", Long: "mariadb", Managed: true},
+			{Short: "mysql://...", Long: "mysql://user:pass@host:port/db"}},
+		Note:  "MySQL 8 / MariaDB 10.11+: procedures, LOAD DATA LOCAL",
+		Caps:  mysql.Caps,
+		Match: func(s string) bool { return s == "mariadb" || hasPrefix(s, "mysql://", "mariadb://") },
+		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
+			if spec == "mariadb" {
+				return openManagedMariaDB(ctx, spec, opt)
+			}
+			if opt.CreateDB {
+				if err := mysql.EnsureDatabase(ctx, spec); err != nil {
+					return nil, err
+				}
+			}
+			db, err := mysql.Open(ctx, spec, opt.PoolSize)
+			if err != nil {
+				return nil, err
+			}
+			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
+		},
+	}
+}
+
+func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target, error) {
+	if !mariadb.Installed() {
+		return nil, fmt.Errorf("%w %q: no mariadbd on this machine; install it (Debian: apt-get install mariadb-server) or use mysql://user:pass@host:port/db", ErrBadTarget, spec)
+	}
+	dataDir := opt.DataDir
+	if dataDir == "" {
+		dataDir = filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
+	}
+	srv, err := mariadb.Start(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: opt.Settings})
+	if err != nil {
+		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
+	}
+	url := srv.URL(opt.Database)
+	if err := mysql.EnsureDatabase(ctx, url); err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	db, err := mysql.Open(ctx, url, opt.PoolSize)
+	if err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv}, nil
+}
+
+func sqliteEngine() Engine {
+	return Engine{
+		Name:  "sqlite",
+		Forms: []Form{{Short: "sqlite:PATH", Long: "sqlite:PATH"}},
+		Note:  "no server, in process; WAL, BEGIN IMMEDIATE",
+		Caps:  sqlite.Caps,
+		Match: func(s string) bool { return hasPrefix(s, "sqlite:") },
+		Open: func(ctx context.Context, spec string, _ Options) (*Target, error) {
+			path := strings.TrimPrefix(strings.TrimPrefix(spec, "sqlite:"), "//")
+			if path == "" {
+				return nil, fmt.Errorf("%w %q: use sqlite:PATH (a file)", ErrBadTarget, spec)
+			}
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				return nil, err
+			}
+			return &Target{DB: db, Spec: spec, Name: "sqlite:" + path}, nil
+		},
+	}
+}
+
+func mssqlEngine() Engine {
+	return Engine{
+		Name:  "mssql",
+		Forms: []Form{{Short: "sqlserver://...", Long: "sqlserver://user:pass@host:port?database=db"}},
+		Note:  "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)",
+		Caps:  mssql.Caps,
+		Match: func(s string) bool { return hasPrefix(s, "sqlserver://") },
+		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
+			if opt.CreateDB {
+				if err := mssql.EnsureDatabase(ctx, spec); err != nil {
+					return nil, err
+				}
+			}
+			db, err := mssql.Open(ctx, spec, opt.PoolSize)
+			if err != nil {
+				return nil, err
+			}
+			return &Target{DB: db, Spec: spec, Name: mssql.Redact(spec)}, nil
+		},
+	}
+}
