@@ -168,3 +168,19 @@ func (es Errors) Sort() {
 		return es[i].Column < es[j].Column
 	})
 }
+
+// Str is a string scalar that remembers where it was written, for list
+// items whose errors must point at the item.
+type Str struct {
+	Value string
+	Pos   Pos
+}
+
+// UnmarshalYAML reads a scalar (a number is kept as written).
+func (s *Str) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &Error{Line: n.Line, Column: n.Column, Msg: "want a single value"}
+	}
+	s.Value, s.Pos = n.Value, Pos{n.Line, n.Column}
+	return nil
+}

@@ -1,0 +1,286 @@
+// Package plan reads a study plan: one YAML file describing a whole study
+// (configurations on managed servers with their caps and versions, or
+// external servers by DSN; the storage probe; the build; the autopilot;
+// sweeps; the noisy-neighbour scenario; backups; the cost model; fit; the
+// report). Load decodes it strictly and validates every field, naming the
+// file, line, column and field of each problem; Estimate adds up the
+// plan's durations.
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/internal/yamlfile"
+)
+
+// Plan is a study plan.
+type Plan struct {
+	// Name names the study (runs are labelled NAME/CONFIGURATION).
+	Name string `yaml:"name"`
+	// Description is free text shown in the report.
+	Description string `yaml:"description"`
+	// Store is the results store (default: the command's --store).
+	Store string `yaml:"store"`
+	// Build is the database every configuration runs on.
+	Build Build `yaml:"build"`
+	// Autopilot is the users sequence and its timing, for every run.
+	Autopilot Autopilot `yaml:"autopilot"`
+	// Probe is what is probed per managed configuration (optional).
+	Probe *Probe `yaml:"probe"`
+	// Configurations are the servers compared.
+	Configurations []Configuration `yaml:"configurations"`
+	// Sweeps change one thing of a configuration at a time (optional).
+	Sweeps []Sweep `yaml:"sweeps"`
+	// Neighbour is the noisy-neighbour scenario (optional).
+	Neighbour *Neighbour `yaml:"neighbour"`
+	// Backups times backups per managed configuration (optional).
+	Backups *Backups `yaml:"backups"`
+	// Cost is a cost file, relative to the plan (optional).
+	Cost string `yaml:"cost"`
+	// Fit searches for the cheapest configuration meeting a target.
+	Fit *Fit `yaml:"fit"`
+	// Report is where the study's report goes.
+	Report Report `yaml:"report"`
+
+	// Path is the plan file; CostModel the cost file it names, loaded.
+	Path      string     `yaml:"-"`
+	CostModel *cost.File `yaml:"-"`
+	at        yamlfile.At
+}
+
+// Build is the database built once and restored per configuration.
+type Build struct {
+	Warehouses int    `yaml:"warehouses"`
+	Seed       uint64 `yaml:"seed"`
+	Loaders    int    `yaml:"loaders"`
+	at         yamlfile.At
+}
+
+// Autopilot is the users sequence, ramp-up, measured duration and repeats.
+type Autopilot struct {
+	Users          string `yaml:"users"`
+	Rampup         string `yaml:"rampup"`
+	Duration       string `yaml:"duration"`
+	Repeats        int    `yaml:"repeats"`
+	Mode           string `yaml:"mode"`
+	KeyingThinking bool   `yaml:"keying_thinking"`
+	at             yamlfile.At
+
+	users            []int
+	rampup, duration time.Duration
+}
+
+// Probe says what to probe per managed configuration.
+type Probe struct {
+	Storage *StorageProbe `yaml:"storage"`
+	at      yamlfile.At
+}
+
+// StorageProbe is a storage probe of the configuration's data directory.
+type StorageProbe struct {
+	Preset   string `yaml:"preset"`
+	Duration string `yaml:"duration"`
+	Size     string `yaml:"size"`
+	at       yamlfile.At
+
+	duration, total time.Duration
+}
+
+// Configuration is one server configuration: managed (engine, version and
+// caps) or external (target DSN, password from an environment variable).
+type Configuration struct {
+	Name string `yaml:"name"`
+	// Engine is postgres or mariadb for a managed server (default postgres).
+	Engine  string `yaml:"engine"`
+	Version string `yaml:"version"`
+	// Cpus, Memory and IO are the caps: cores (fractions are a CPU quota),
+	// a size like 512M, and riops=N,wiops=N,rbps=SIZE,wbps=SIZE or none.
+	Cpus     float64           `yaml:"cpus"`
+	Memory   string            `yaml:"memory"`
+	IO       string            `yaml:"io"`
+	DataDir  string            `yaml:"data_dir"`
+	WALDir   string            `yaml:"wal_dir"`
+	Settings map[string]string `yaml:"settings"`
+	// Target is an external server's DSN, without its password;
+	// PasswordEnv names the environment variable holding the password.
+	Target      string `yaml:"target"`
+	PasswordEnv string `yaml:"password_env"`
+	// Cost names the cost file's config that prices this configuration.
+	Cost string `yaml:"cost"`
+	at   yamlfile.At
+}
+
+// Managed tells whether rightsize starts the server itself.
+func (c *Configuration) Managed() bool { return c.Target == "" }
+
+// Sweep runs one configuration once per value of one setting.
+type Sweep struct {
+	// Kind is memory, cpus, io or version.
+	Kind string `yaml:"kind"`
+	// Configuration is the configuration swept (its other settings stay).
+	Configuration string         `yaml:"configuration"`
+	Values        []yamlfile.Str `yaml:"values"`
+	// KneeThreshold is the drop (NOPM) or rise (p90) marking the knee, "10%".
+	KneeThreshold string `yaml:"knee_threshold"`
+	at            yamlfile.At
+}
+
+// Neighbour is N instances of one configuration on the same storage, a
+// baseline phase, then a phase with backups on some of them.
+type Neighbour struct {
+	Configuration   string `yaml:"configuration"`
+	Instances       int    `yaml:"instances"`
+	Users           int    `yaml:"users"`
+	Rampup          string `yaml:"rampup"`
+	Duration        string `yaml:"duration"`
+	BackupInstances int    `yaml:"backup_instances"`
+	BackupEvery     string `yaml:"backup_every"`
+	BackupCycles    int    `yaml:"backup_cycles"`
+	at              yamlfile.At
+
+	rampup, duration, every time.Duration
+}
+
+// Backups times full backups and restores per managed configuration.
+type Backups struct {
+	Cycles int    `yaml:"cycles"`
+	Every  string `yaml:"every"`
+	at     yamlfile.At
+
+	every time.Duration
+}
+
+// Fit searches the cheapest configuration that meets a target (see the
+// fit package); candidates vary the named configuration.
+type Fit struct {
+	// Configuration is the plan configuration the candidates vary; Cost
+	// the cost file's config that prices them.
+	Configuration string `yaml:"configuration"`
+	Cost          string `yaml:"cost"`
+	// TargetNOPM is a number or from:RUN (a stored run, or from:CONFIG,
+	// a configuration of this plan); Headroom adds a percentage.
+	TargetNOPM string         `yaml:"target_nopm"`
+	Headroom   string         `yaml:"headroom"`
+	MaxP90Ms   float64        `yaml:"max_p90_ms"`
+	Users      string         `yaml:"users"`
+	At         string         `yaml:"at"`
+	Confidence string         `yaml:"confidence"`
+	Cpus       []yamlfile.Str `yaml:"cpus"`
+	Memory     []yamlfile.Str `yaml:"memory"`
+	IO         []yamlfile.Str `yaml:"io"`
+	Versions   []yamlfile.Str `yaml:"versions"`
+	at         yamlfile.At
+
+	users []int
+}
+
+// Report is the study's report file.
+type Report struct {
+	Output string `yaml:"output"`
+	Title  string `yaml:"title"`
+	at     yamlfile.At
+}
+
+// Load reads, decodes and validates a plan file, and loads the cost file
+// it names. Problems are a yamlfile.Errors (every one) or a
+// *yamlfile.Error.
+func Load(path string) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes and validates a plan's text; path names it in errors and
+// anchors the cost file's relative path.
+func Parse(path string, b []byte) (*Plan, error) {
+	p := &Plan{}
+	if err := yamlfile.Decode(path, b, p); err != nil {
+		return nil, err
+	}
+	p.Path = path
+	if errs := p.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// CostPath is the cost file's path, relative to the plan's directory.
+func (p *Plan) CostPath() string {
+	if p.Cost == "" || filepath.IsAbs(p.Cost) {
+		return p.Cost
+	}
+	return filepath.Join(filepath.Dir(p.Path), p.Cost)
+}
+
+// UnmarshalYAML decodes strictly.
+func (p *Plan) UnmarshalYAML(n *yaml.Node) error {
+	type plain Plan
+	return yamlfile.Strict(n, (*plain)(p), &p.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (b *Build) UnmarshalYAML(n *yaml.Node) error {
+	type plain Build
+	return yamlfile.Strict(n, (*plain)(b), &b.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (a *Autopilot) UnmarshalYAML(n *yaml.Node) error {
+	type plain Autopilot
+	return yamlfile.Strict(n, (*plain)(a), &a.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (p *Probe) UnmarshalYAML(n *yaml.Node) error {
+	type plain Probe
+	return yamlfile.Strict(n, (*plain)(p), &p.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (s *StorageProbe) UnmarshalYAML(n *yaml.Node) error {
+	type plain StorageProbe
+	return yamlfile.Strict(n, (*plain)(s), &s.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (c *Configuration) UnmarshalYAML(n *yaml.Node) error {
+	type plain Configuration
+	return yamlfile.Strict(n, (*plain)(c), &c.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	type plain Sweep
+	return yamlfile.Strict(n, (*plain)(s), &s.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (nb *Neighbour) UnmarshalYAML(n *yaml.Node) error {
+	type plain Neighbour
+	return yamlfile.Strict(n, (*plain)(nb), &nb.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (b *Backups) UnmarshalYAML(n *yaml.Node) error {
+	type plain Backups
+	return yamlfile.Strict(n, (*plain)(b), &b.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (f *Fit) UnmarshalYAML(n *yaml.Node) error {
+	type plain Fit
+	return yamlfile.Strict(n, (*plain)(f), &f.at)
+}
+
+// UnmarshalYAML decodes strictly.
+func (r *Report) UnmarshalYAML(n *yaml.Node) error {
+	type plain Report
+	return yamlfile.Strict(n, (*plain)(r), &r.at)
+}

@@ -1,0 +1,172 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/yamlfile"
+)
+
+// TestExamples validates the shipped plans: each must be valid and
+// estimated under 15 minutes (the issue's bound for this machine), which
+// leaves the database builds a margin.
+func TestExamples(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("the examples ask for 2 cpus")
+	}
+	files, err := filepath.Glob("../examples/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "costs-") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p, err := Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := p.Estimate()
+			if e.Total <= 0 || e.Total > 12*time.Minute {
+				t.Errorf("estimated %s, want above 0 and at most 12m (15m with the builds)", e.Total)
+			}
+		})
+	}
+	if n != 3 {
+		t.Errorf("%d example plans, want 3", n)
+	}
+}
+
+func TestStudyAEstimate(t *testing.T) {
+	p, err := Load("../examples/fewer-cores-faster-storage.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 configurations × 6 steps × (5 s + 20 s) + 3 storage probes × 10 s.
+	if got, want := p.Estimate().Total, 3*6*25*time.Second+3*10*time.Second; got != want {
+		t.Errorf("estimate %s, want %s", got, want)
+	}
+	if p.CostModel == nil || len(p.CostModel.Configs) != 3 {
+		t.Errorf("cost model not loaded: %+v", p.CostModel)
+	}
+}
+
+func TestInitValidates(t *testing.T) {
+	dir := t.TempDir()
+	plan, costs := InitFiles()
+	for name, b := range map[string][]byte{"study.yaml": plan, "costs.yaml": costs} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Load(filepath.Join(dir, "study.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fit == nil || p.Fit.Cost != "one-core" || len(p.Configurations) != 2 {
+		t.Errorf("init plan decoded wrong: %+v", p)
+	}
+}
+
+func TestErrorsHaveLines(t *testing.T) {
+	const good = `name: s
+build: {warehouses: 1}
+autopilot: {users: "1,2", duration: 10s}
+configurations:
+  - name: a
+    cpus: 1
+`
+	for _, c := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"unknown field", strings.Replace(good, "cpus: 1", "cpu: 1", 1), []string{"plan.yaml:6:5: cpu: unknown field"}},
+		{"every problem", `name: s
+build: {warehouses: 0}
+autopilot: {users: "0", duration: 10x, repeats: 0}
+configurations:
+  - name: a
+    version: 12
+    cpus: -1
+    memory: lots
+    io: riops=fast
+  - name: b
+    target: postgres://u:secret@db/tpcc
+    cpus: 2
+sweeps:
+  - kind: disk
+    configuration: b
+    values: [1G]
+  - kind: memory
+    configuration: a
+    values: [1G, tiny]
+`, []string{
+			"plan.yaml:2:21: build.warehouses: must be at least 1",
+			"plan.yaml:3:20: autopilot.users:",
+			"plan.yaml:3:35: autopilot.duration: \"10x\" is not a duration",
+			"plan.yaml:3:49: autopilot.repeats: must be at least 1",
+			"plan.yaml:6:14: configurations[0].version: \"12\" is not a PostgreSQL version",
+			"plan.yaml:7:11: configurations[0].cpus: must be above 0",
+			"plan.yaml:8:13: configurations[0].memory:",
+			"plan.yaml:9:9: configurations[0].io: riops=fast",
+			"plan.yaml:11:13: configurations[1].target: holds a password",
+			"plan.yaml:12:11: configurations[1].cpus: applies to a managed server only",
+			"plan.yaml:14:11: sweeps[0].kind: \"disk\" is not a sweep kind",
+			"plan.yaml:15:20: sweeps[0].configuration: \"b\" is an external target",
+			"plan.yaml:19:18: sweeps[1].values[1]: \"tiny\"",
+		}},
+		{"cost config unknown", good + "    cost: nope\ncost: missing.yaml\n", []string{"missing.yaml"}},
+		{"password env unset", strings.Replace(good, "    cpus: 1\n", "    target: postgres://u@db/tpcc\n    password_env: RIGHTSIZE_TEST_UNSET_PW\n", 1),
+			[]string{"plan.yaml:7:19: configurations[0].password_env: environment variable RIGHTSIZE_TEST_UNSET_PW is not set"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("plan.yaml", []byte(c.text))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var all []string
+			var es yamlfile.Errors
+			var e *yamlfile.Error
+			switch {
+			case errors.As(err, &es):
+				for _, x := range es {
+					all = append(all, x.Error())
+				}
+			case errors.As(err, &e):
+				all = []string{e.Error()}
+			default:
+				t.Fatalf("error %T %v", err, err)
+			}
+			text := strings.Join(all, "\n")
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("errors lack %q:\n%s", w, text)
+				}
+			}
+			if len(all) < len(c.want) {
+				t.Errorf("%d errors, want at least %d", len(all), len(c.want))
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]int64{"256M": 256 << 20, "1G": 1 << 30, "1.5G": 3 << 29, "512MiB": 512 << 20, "4096": 4096, "64k": 64 << 10} {
+		if got, err := ParseSize(s); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "0", "-1G", "lots", "G"} {
+		if _, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q) accepted", s)
+		}
+	}
+}

@@ -1,0 +1,526 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/probe/storage"
+)
+
+// Engines a plan can manage, and the PostgreSQL versions it can start.
+var (
+	managedEngines = []string{"postgres", "mariadb"}
+	pgVersions     = []string{"13", "14", "15", "16", "17"}
+	sweepKinds     = []string{"memory", "cpus", "io", "version"}
+)
+
+// checker collects problems with their positions.
+type checker struct {
+	file string
+	errs yamlfile.Errors
+}
+
+func (c *checker) add(p yamlfile.Pos, field, format string, args ...any) {
+	c.errs = append(c.errs, &yamlfile.Error{File: c.file, Line: p.Line, Column: p.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// field checks one field: fn returns the problem ("" when none).
+func (c *checker) field(a yamlfile.At, path, key string, msg string) {
+	if msg != "" {
+		c.add(a.Of(key), join(path, key), "%s", msg)
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// Validate checks every field, fills in defaults and loads the cost file;
+// it returns every problem found (nil when none).
+func (p *Plan) Validate() yamlfile.Errors {
+	c := &checker{file: p.Path}
+	if strings.TrimSpace(p.Name) == "" {
+		c.add(p.at.Pos, "name", "missing: name the study (runs are labelled NAME/CONFIGURATION)")
+	}
+	p.Build.validate(c, p.at.Has("build"), p.at.Of("build"))
+	p.Autopilot.validate(c, p.at.Has("autopilot"), p.at.Of("autopilot"))
+	if p.Probe != nil && p.Probe.Storage != nil {
+		p.Probe.Storage.validate(c)
+	}
+	p.loadCost(c)
+	names := map[string]*Configuration{}
+	if len(p.Configurations) == 0 {
+		c.add(p.at.Of("configurations"), "configurations", "no configuration: add at least one (name, and cpus/memory/io/version or target)")
+	}
+	for i := range p.Configurations {
+		cf := &p.Configurations[i]
+		path := fmt.Sprintf("configurations[%d]", i)
+		if names[cf.Name] != nil {
+			c.add(cf.at.Of("name"), path+".name", "%q is used twice: names must be unique", cf.Name)
+		}
+		names[cf.Name] = cf
+		cf.validate(c, path, p.CostModel)
+	}
+	for i := range p.Sweeps {
+		p.Sweeps[i].validate(c, fmt.Sprintf("sweeps[%d]", i), names)
+	}
+	if p.Neighbour != nil {
+		p.Neighbour.validate(c, names)
+	}
+	if p.Backups != nil {
+		p.Backups.validate(c)
+	}
+	if p.Fit != nil {
+		p.Fit.validate(c, names, p.CostModel, p.Autopilot.users)
+	}
+	if p.Report.Output == "" && p.Name != "" {
+		p.Report.Output = p.Name + ".html"
+	}
+	c.errs.Sort()
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return c.errs
+}
+
+func (p *Plan) loadCost(c *checker) {
+	if p.Cost == "" {
+		return
+	}
+	f, err := cost.Load(p.CostPath())
+	var ye *yamlfile.Error
+	var yes yamlfile.Errors
+	switch {
+	case errors.As(err, &yes):
+		c.errs = append(c.errs, yes...)
+	case errors.As(err, &ye):
+		c.errs = append(c.errs, ye)
+	case err != nil:
+		c.add(p.at.Of("cost"), "cost", "%v", err)
+	default:
+		p.CostModel = f
+	}
+}
+
+func (b *Build) validate(c *checker, given bool, at yamlfile.Pos) {
+	if !given || !b.at.Has("warehouses") {
+		c.add(at, "build.warehouses", "missing: how many warehouses to build (build: {warehouses: N})")
+	} else if b.Warehouses < 1 {
+		c.field(b.at, "build", "warehouses", "must be at least 1")
+	}
+	if b.Loaders < 0 {
+		c.field(b.at, "build", "loaders", "must not be negative")
+	}
+}
+
+func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
+	if !given || !a.at.Has("users") {
+		c.add(at, "autopilot.users", "missing: the users sequence (e.g. users: fib:13)")
+	} else if u, err := driver.ParseUsers(a.Users); err != nil {
+		c.field(a.at, "autopilot", "users", strings.TrimPrefix(err.Error(), fmt.Sprintf("--users %q: ", a.Users)))
+	} else {
+		a.users = u
+	}
+	a.rampup = c.duration(a.at, "autopilot", "rampup", a.Rampup, 10*time.Second, true)
+	if !a.at.Has("duration") {
+		c.add(at, "autopilot.duration", "missing: the measured duration of each step (e.g. duration: 30s)")
+	}
+	a.duration = c.duration(a.at, "autopilot", "duration", a.Duration, 0, false)
+	if !a.at.Has("repeats") {
+		a.Repeats = 1
+	} else if a.Repeats < 1 {
+		c.field(a.at, "autopilot", "repeats", "must be at least 1")
+	}
+	if a.Mode != "" && a.Mode != "procedures" && a.Mode != "statements" {
+		c.field(a.at, "autopilot", "mode", fmt.Sprintf("%q is not procedures or statements", a.Mode))
+	}
+}
+
+// duration parses a duration field; empty gives def. zeroOK allows 0.
+func (c *checker) duration(a yamlfile.At, path, key, s string, def time.Duration, zeroOK bool) time.Duration {
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		c.field(a, path, key, fmt.Sprintf("%q is not a duration (write 30s, 2m or 1h30m)", s))
+	case d < 0 || (d == 0 && !zeroOK):
+		c.field(a, path, key, fmt.Sprintf("must be above 0 (%s)", s))
+	}
+	return d
+}
+
+func (s *StorageProbe) validate(c *checker) {
+	const path = "probe.storage"
+	if s.Preset == "" {
+		s.Preset = "sqlserver"
+	}
+	s.duration = c.duration(s.at, path, "duration", s.Duration, storage.DefaultDuration, false)
+	jobs, err := storage.Preset(s.Preset, s.duration)
+	if err != nil {
+		c.field(s.at, path, "preset", err.Error())
+	}
+	for _, j := range jobs {
+		s.total += j.Duration
+	}
+	if s.Size != "" {
+		if _, err := ParseSize(s.Size); err != nil {
+			c.field(s.at, path, "size", err.Error())
+		}
+	}
+}
+
+func (cf *Configuration) validate(c *checker, path string, costs *cost.File) {
+	if strings.TrimSpace(cf.Name) == "" {
+		c.add(cf.at.Pos, path+".name", "missing: every configuration needs a name")
+	}
+	if cf.Managed() {
+		cf.validateManaged(c, path)
+	} else {
+		cf.validateExternal(c, path)
+	}
+	if cf.Cost != "" {
+		switch {
+		case costs == nil:
+			c.field(cf.at, path, "cost", "names a cost config, but the plan has no cost file (cost: FILE at the top level)")
+		case !hasCostConfig(costs, cf.Cost):
+			c.field(cf.at, path, "cost", fmt.Sprintf("%q is not a config of %s", cf.Cost, costs.Path))
+		}
+	}
+}
+
+func hasCostConfig(f *cost.File, name string) bool {
+	for _, c := range f.Configs {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (cf *Configuration) validateManaged(c *checker, path string) {
+	if cf.Engine == "" {
+		cf.Engine = "postgres"
+	}
+	if !oneOf(cf.Engine, managedEngines) {
+		c.field(cf.at, path, "engine", fmt.Sprintf("%q is not a managed engine (%s; or give target: a DSN)", cf.Engine, strings.Join(managedEngines, ", ")))
+	}
+	if cf.at.Has("version") {
+		c.field(cf.at, path, "version", checkVersion(cf.Engine, cf.Version))
+	}
+	if cf.at.Has("cpus") {
+		c.field(cf.at, path, "cpus", checkCpus(cf.Cpus))
+	}
+	if cf.at.Has("memory") {
+		c.field(cf.at, path, "memory", checkMemory(cf.Memory))
+	}
+	if cf.at.Has("io") {
+		c.field(cf.at, path, "io", checkIO(cf.IO))
+	}
+	if cf.at.Has("password_env") {
+		c.field(cf.at, path, "password_env", "applies to an external target only")
+	}
+}
+
+func (cf *Configuration) validateExternal(c *checker, path string) {
+	for _, k := range []string{"engine", "version", "cpus", "memory", "io", "data_dir", "wal_dir", "settings"} {
+		if cf.at.Has(k) {
+			c.field(cf.at, path, k, "applies to a managed server only: rightsize cannot cap or configure an external target")
+		}
+	}
+	u, err := url.Parse(cf.Target)
+	if err != nil || !oneOf(u.Scheme, []string{"postgres", "postgresql", "mysql", "mariadb", "sqlserver"}) {
+		c.field(cf.at, path, "target", "want a DSN such as postgres://user@host:5432/db, mysql://..., sqlserver://...")
+		return
+	}
+	if _, ok := u.User.Password(); ok {
+		c.field(cf.at, path, "target", "holds a password: remove it and name the environment variable that holds it with password_env")
+	}
+	switch {
+	case cf.PasswordEnv == "":
+	case os.Getenv(cf.PasswordEnv) == "":
+		c.field(cf.at, path, "password_env", fmt.Sprintf("environment variable %s is not set (export it before running the study)", cf.PasswordEnv))
+	}
+}
+
+func checkVersion(engine, v string) string {
+	if engine != "postgres" {
+		return "a version applies to the embedded PostgreSQL only (MariaDB runs the installed mariadbd)"
+	}
+	if !oneOf(v, pgVersions) {
+		return fmt.Sprintf("%q is not a PostgreSQL version rightsize can start (%s)", v, strings.Join(pgVersions, ", "))
+	}
+	return ""
+}
+
+func checkCpus(n float64) string {
+	if n <= 0 {
+		return fmt.Sprintf("must be above 0 (%g)", n)
+	}
+	if m := runtime.NumCPU(); n > float64(m) {
+		return fmt.Sprintf("%g cores asked, this machine has %d", n, m)
+	}
+	return ""
+}
+
+func checkMemory(s string) string {
+	if _, err := ParseSize(s); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// checkIO checks an I/O limit: none, or riops=N, wiops=N, rbps=SIZE,
+// wbps=SIZE separated by commas (or colons, inside a sweep's values).
+func checkIO(s string) string {
+	if s == "none" {
+		return ""
+	}
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		switch {
+		case !ok:
+			return fmt.Sprintf("%q: want none or riops=N,wiops=N,rbps=SIZE,wbps=SIZE", s)
+		case k == "riops" || k == "wiops":
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
+				return fmt.Sprintf("%s=%s: want a positive number of I/Os per second", k, v)
+			}
+		case k == "rbps" || k == "wbps":
+			if _, err := ParseSize(v); err != nil {
+				return fmt.Sprintf("%s=%s: %v", k, v, err)
+			}
+		default:
+			return fmt.Sprintf("%q: unknown limit %q (riops, wiops, rbps, wbps)", s, k)
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		return "empty: write none or riops=N,wiops=N,rbps=SIZE,wbps=SIZE"
+	}
+	return ""
+}
+
+// managedConfig finds a managed configuration by name for a field naming it.
+func managedConfig(c *checker, a yamlfile.At, path, key, name string, names map[string]*Configuration) *Configuration {
+	cf := names[name]
+	switch {
+	case name == "":
+		c.add(a.Pos, join(path, key), "missing: name the configuration")
+	case cf == nil:
+		c.field(a, path, key, fmt.Sprintf("%q is not a configuration of this plan", name))
+	case !cf.Managed():
+		c.field(a, path, key, fmt.Sprintf("%q is an external target: only managed servers can be changed", name))
+	default:
+		return cf
+	}
+	return nil
+}
+
+func (s *Sweep) validate(c *checker, path string, names map[string]*Configuration) {
+	if !oneOf(s.Kind, sweepKinds) {
+		c.add(s.at.Of("kind"), path+".kind", "%q is not a sweep kind (%s)", s.Kind, strings.Join(sweepKinds, ", "))
+	}
+	cf := managedConfig(c, s.at, path, "configuration", s.Configuration, names)
+	if len(s.Values) == 0 {
+		c.add(s.at.Of("values"), path+".values", "no value: list the values to sweep")
+	}
+	for i, v := range s.Values {
+		var msg string
+		switch s.Kind {
+		case "memory":
+			msg = checkMemory(v.Value)
+		case "cpus":
+			n, err := strconv.ParseFloat(v.Value, 64)
+			if msg = checkCpus(n); err != nil {
+				msg = fmt.Sprintf("%q is not a number of cores", v.Value)
+			}
+		case "io":
+			msg = checkIO(v.Value)
+		case "version":
+			engine := "postgres"
+			if cf != nil {
+				engine = cf.Engine
+			}
+			msg = checkVersion(engine, v.Value)
+		}
+		if msg != "" {
+			c.add(v.Pos, fmt.Sprintf("%s.values[%d]", path, i), "%s", msg)
+		}
+	}
+	if s.KneeThreshold != "" {
+		if _, err := parsePercent(s.KneeThreshold); err != nil {
+			c.field(s.at, path, "knee_threshold", err.Error())
+		}
+	}
+}
+
+func (n *Neighbour) validate(c *checker, names map[string]*Configuration) {
+	const path = "neighbour"
+	managedConfig(c, n.at, path, "configuration", n.Configuration, names)
+	if n.Instances < 2 {
+		c.field(n.at, path, "instances", "must be at least 2 (neighbours share the storage)")
+	}
+	if n.Users < 1 {
+		c.field(n.at, path, "users", "must be at least 1 (virtual users per instance)")
+	}
+	n.rampup = c.duration(n.at, path, "rampup", n.Rampup, 10*time.Second, true)
+	if n.Duration == "" {
+		c.add(n.at.Pos, path+".duration", "missing: the measured duration of each phase")
+	}
+	n.duration = c.duration(n.at, path, "duration", n.Duration, 0, false)
+	if n.BackupInstances < 0 || n.BackupInstances > n.Instances {
+		c.field(n.at, path, "backup_instances", fmt.Sprintf("must be between 0 and instances (%d)", n.Instances))
+	}
+	n.every = c.duration(n.at, path, "backup_every", n.BackupEvery, 100*time.Second, false)
+	if n.BackupInstances > 0 && n.at.Has("backup_cycles") && n.BackupCycles < 1 {
+		c.field(n.at, path, "backup_cycles", "must be at least 1")
+	}
+	if !n.at.Has("backup_cycles") {
+		n.BackupCycles = 1
+	}
+}
+
+func (b *Backups) validate(c *checker) {
+	if !b.at.Has("cycles") {
+		b.Cycles = 1
+	} else if b.Cycles < 1 {
+		c.field(b.at, "backups", "cycles", "must be at least 1")
+	}
+	b.every = c.duration(b.at, "backups", "every", b.Every, 0, true)
+}
+
+func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.File, users []int) {
+	const path = "fit"
+	cf := managedConfig(c, f.at, path, "configuration", f.Configuration, names)
+	switch {
+	case costs == nil:
+		c.add(f.at.Pos, path+".cost", "fit prices candidates: the plan needs a cost file (cost: FILE at the top level)")
+	case f.Cost == "" && cf != nil && cf.Cost != "":
+		f.Cost = cf.Cost
+	case f.Cost == "":
+		c.add(f.at.Pos, path+".cost", "missing: the cost file's config that prices the candidates")
+	case !hasCostConfig(costs, f.Cost):
+		c.field(f.at, path, "cost", fmt.Sprintf("%q is not a config of %s", f.Cost, costs.Path))
+	}
+	switch t := f.TargetNOPM; {
+	case t == "":
+		c.add(f.at.Pos, path+".target_nopm", "missing: the NOPM to meet (a number, or from:RUN / from:CONFIGURATION)")
+	case strings.HasPrefix(t, "from:"):
+		if strings.TrimPrefix(t, "from:") == "" {
+			c.field(f.at, path, "target_nopm", "from: needs a run id, label or configuration name")
+		}
+	default:
+		if n, err := strconv.ParseFloat(t, 64); err != nil || n <= 0 {
+			c.field(f.at, path, "target_nopm", fmt.Sprintf("%q: want a positive number or from:RUN", t))
+		}
+	}
+	if f.Headroom != "" {
+		if _, err := parsePercent(f.Headroom); err != nil {
+			c.field(f.at, path, "headroom", err.Error())
+		}
+	}
+	if f.MaxP90Ms < 0 {
+		c.field(f.at, path, "max_p90_ms", "must not be negative")
+	}
+	f.users = users
+	if f.Users != "" {
+		u, err := driver.ParseUsers(f.Users)
+		if err != nil {
+			c.field(f.at, path, "users", strings.TrimPrefix(err.Error(), fmt.Sprintf("--users %q: ", f.Users)))
+		}
+		f.users = u
+	}
+	if f.At != "" && f.At != "peak" {
+		if n, err := strconv.Atoi(f.At); err != nil || !containsInt(f.users, n) {
+			c.field(f.at, path, "at", fmt.Sprintf("%q: want peak or a users count of the sequence %v", f.At, f.users))
+		}
+	}
+	if f.Confidence != "" && f.Confidence != "range" && f.Confidence != "mean" {
+		c.field(f.at, path, "confidence", fmt.Sprintf("%q: want range (the lower end of the repeats' range) or mean", f.Confidence))
+	}
+	f.validateLists(c, cf)
+}
+
+func (f *Fit) validateLists(c *checker, cf *Configuration) {
+	check := func(key string, vals []yamlfile.Str, fn func(string) string) {
+		for i, v := range vals {
+			if msg := fn(v.Value); msg != "" {
+				c.add(v.Pos, fmt.Sprintf("fit.%s[%d]", key, i), "%s", msg)
+			}
+		}
+	}
+	if len(f.Cpus) == 0 && len(f.Memory) == 0 && len(f.IO) == 0 && len(f.Versions) == 0 {
+		c.add(f.at.Pos, "fit", "no candidate: list cpus, memory, io or versions to try")
+	}
+	check("cpus", f.Cpus, func(s string) string {
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Sprintf("%q is not a number of cores", s)
+		}
+		return checkCpus(n)
+	})
+	check("memory", f.Memory, checkMemory)
+	check("io", f.IO, checkIO)
+	engine := "postgres"
+	if cf != nil {
+		engine = cf.Engine
+	}
+	check("versions", f.Versions, func(s string) string { return checkVersion(engine, s) })
+}
+
+func containsInt(list []int, n int) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func oneOf(v string, list []string) bool {
+	for _, x := range list {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// parsePercent reads "20%" or "20" as 20.
+func parsePercent(s string) (float64, error) {
+	n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q: want a percentage such as 10%%", s)
+	}
+	return n, nil
+}
+
+// ParseSize reads sizes like 512M, 1G, 1.5G or plain bytes (binary units:
+// 1M = 1 MiB).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if len(t) > 0 {
+		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
+			t, mult = t[:len(t)-1], m
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
+	}
+	return int64(n * float64(mult)), nil
+}
