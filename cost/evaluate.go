@@ -126,10 +126,17 @@ func (cr *ConfigResult) pricePerformance() {
 }
 
 func (cr *ConfigResult) savings(base decimal.Decimal) {
-	s := Money{base.Sub(cr.Total.Decimal)}
-	cr.Savings = &s
-	if base.IsPositive() {
-		v, _ := s.Div(base).Mul(hundred).Float64()
-		cr.SavingsPct = &v
+	s, pct := Savings(Money{base}, cr.Total)
+	cr.Savings, cr.SavingsPct = &s, pct
+}
+
+// Savings is base − total and its share of base in percent (nil when base
+// is not positive).
+func Savings(base, total Money) (Money, *float64) {
+	s := Money{base.Sub(total.Decimal)}
+	if !base.IsPositive() {
+		return s, nil
 	}
+	v, _ := s.Div(base.Decimal).Mul(hundred).Float64()
+	return s, &v
 }

@@ -199,3 +199,25 @@ func groupDigits(s string) string {
 	}
 	return string(out) + frac
 }
+
+// Scaled returns the config sized for a candidate: vm_cores becomes
+// vmCores and, when memoryGB is not nil, memory_gb becomes it. Items and
+// licences counted per vm_core or memory_gb follow (per-core licences
+// round the cores up to whole cores); everything else stays as written.
+func (cf Config) Scaled(vmCores decimal.Decimal, memoryGB *decimal.Decimal) Config {
+	cf.VMCores = Dec{vmCores}
+	if memoryGB != nil {
+		cf.MemoryGB = Dec{*memoryGB}
+	}
+	return cf
+}
+
+// Find returns the config with that name (nil when there is none).
+func (f *File) Find(name string) *Config {
+	for i := range f.Configs {
+		if f.Configs[i].Name == name {
+			return &f.Configs[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/store"
+)
+
+// fitFlags are rightsize fit's flags.
+type fitFlags struct {
+	target, headroom, at, confidence string
+	maxP90                           float64
+	cpus, memory, io, versions       []string
+	costFile, config                 string
+	dryRun                           bool
+}
+
+// newFitCmd is "rightsize fit": the cheapest configuration that meets a
+// target. The search (fit package) is complete; measuring candidates
+// needs the managed-server caps, so only --dry-run runs today.
+func newFitCmd() *cobra.Command {
+	var f fitFlags
+	cmd := &cobra.Command{
+		Use:   "fit --target-nopm N|from:RUN --cpus LIST [--memory LIST] [--io LIST] [--version LIST] --cost FILE --config NAME",
+		Short: "Find the cheapest configuration that meets a NOPM and latency target (--dry-run only, for now)",
+		Long: `Price every candidate (--cpus × --memory × --io × --version) with the cost
+model of --config in --cost FILE (its vm_cores become the candidate's cpus,
+rounded up to whole cores for per-core licences; items and licences per
+vm_core or memory_gb scale; everything else stays as written) and try them
+cheapest first (ties: fewer cores, then less memory), skipping every
+candidate that a measured one with at least its resources already missed,
+and stopping at the first that meets the target: every cheaper one was
+measured and missed or is dominated by one that missed.
+
+"Meets": the NOPM at --at (peak, or a users count) reaches --target-nopm
+(from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with the
+repeats' spread taken into account (--confidence range: the slowest repeat;
+mean: the mean), and the New-Order p90 is at most --max-p90-ms.
+
+NOT IMPLEMENTED YET: measuring candidates needs the managed-server caps
+(--cpus, --memory, --io-limit, --pg-version), which this version does not
+have. --dry-run prints the candidates priced, in the order they would be
+tried, and the target.`,
+		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
+  rightsize fit --target-nopm from:old-16vc --headroom 20% --cpus 1,2 --cost costs.yaml --config new-4vc-ssd --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFit(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target-nopm", "", "the NOPM to meet: a number, or from:RUN (a stored run id or label)")
+	fl.StringVar(&f.headroom, "headroom", "0%", "margin above the target, e.g. 20%")
+	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "New-Order p90 limit in ms (0: none)")
+	fl.StringVar(&f.at, "at", "peak", "the step judged: peak, or a users count")
+	fl.StringVar(&f.confidence, "confidence", "range", "range (the slowest repeat must meet the target) or mean")
+	fl.StringSliceVar(&f.cpus, "cpus", nil, "cpus to try, e.g. 0.5,1,1.5,2")
+	fl.StringSliceVar(&f.memory, "memory", nil, "memory sizes to try, e.g. 256M,512M,1G")
+	fl.StringArrayVar(&f.io, "io", nil, "I/O limits to try: none or riops=N:wiops=N:rbps=SIZE:wbps=SIZE (repeatable)")
+	fl.StringSliceVar(&f.versions, "version", nil, "PostgreSQL versions to try, e.g. 15,17")
+	fl.StringVar(&f.costFile, "cost", "", "the cost file pricing the candidates")
+	fl.StringVar(&f.config, "config", "", "the cost file's config the candidates vary")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the priced candidates in search order and the target; measure nothing")
+	return cmd
+}
+
+func runFit(cmd *cobra.Command, f *fitFlags) error {
+	cands, err := f.candidates()
+	if err != nil {
+		return badInput(err)
+	}
+	cr, err := f.criteria(cmd)
+	if err != nil {
+		return err
+	}
+	if f.costFile == "" {
+		return badInput(errors.New("--cost FILE is required: the cost file that prices the candidates"))
+	}
+	model, err := cost.Load(f.costFile)
+	if err != nil {
+		return costInputError(err)
+	}
+	base := model.Find(f.config)
+	if base == nil {
+		return badInput(fmt.Errorf("--config %q is not a config of %s (configs: %s)", f.config, f.costFile, strings.Join(configNames(model), ", ")))
+	}
+	priced := fit.Price(*base, model.Years, cands)
+	if !f.dryRun {
+		return badInput(errors.New("fit cannot measure yet: it needs the managed-server caps (--cpus, --memory, --io-limit, --pg-version), which this version does not have; --dry-run prints the candidates in the order they would be tried"))
+	}
+	var baseline *cost.Breakdown
+	if c := model.Find(model.Baseline); c != nil {
+		b := c.Price(model.Years)
+		baseline = &b
+	}
+	printFitPlan(cmd.OutOrStdout(), priced, cr, model.Currency, baseline)
+	return nil
+}
+
+func configNames(f *cost.File) []string {
+	var out []string
+	for _, c := range f.Configs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// candidates parses the candidate lists.
+func (f *fitFlags) candidates() ([]fit.Candidate, error) {
+	if len(f.cpus) == 0 {
+		return nil, errors.New("--cpus is required: the cpus to try, e.g. --cpus 0.5,1,2")
+	}
+	var cpus []float64
+	for _, s := range f.cpus {
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--cpus %q: want positive numbers of cores, e.g. 0.5,1,2", s)
+		}
+		cpus = append(cpus, n)
+	}
+	var mem []int64
+	for _, s := range f.memory {
+		n, err := plan.ParseSize(s)
+		if err != nil {
+			return nil, fmt.Errorf("--memory %w", err)
+		}
+		mem = append(mem, n)
+	}
+	return fit.Enumerate(cpus, mem, f.io, f.versions), nil
+}
+
+// criteria reads the target (a number or from:RUN), headroom, step and
+// confidence.
+func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
+	var cr fit.Criteria
+	cr.MaxP90Ms = f.maxP90
+	switch f.confidence {
+	case "range":
+	case "mean":
+		cr.Mean = true
+	default:
+		return cr, badInput(fmt.Errorf("--confidence %q: want range or mean", f.confidence))
+	}
+	if f.at != "peak" {
+		n, err := strconv.Atoi(f.at)
+		if err != nil || n < 1 {
+			return cr, badInput(fmt.Errorf("--at %q: want peak or a users count", f.at))
+		}
+		cr.AtUsers = n
+	}
+	head, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.headroom), "%"), 64)
+	if err != nil || head < 0 {
+		return cr, badInput(fmt.Errorf("--headroom %q: want a percentage such as 20%%", f.headroom))
+	}
+	var base float64
+	switch {
+	case f.target == "":
+		return cr, badInput(errors.New("--target-nopm is required: a number, or from:RUN (a stored run id or label)"))
+	case strings.HasPrefix(f.target, "from:"):
+		if base, err = targetFromRun(cmd, strings.TrimPrefix(f.target, "from:"), cr.AtUsers); err != nil {
+			return cr, err
+		}
+	default:
+		if base, err = strconv.ParseFloat(f.target, 64); err != nil || base <= 0 {
+			return cr, badInput(fmt.Errorf("--target-nopm %q: want a positive number or from:RUN", f.target))
+		}
+	}
+	cr.TargetNOPM = fit.Target(base, head)
+	return cr, nil
+}
+
+// targetFromRun reads a stored run's NOPM (peak or at a users step).
+func targetFromRun(cmd *cobra.Command, key string, at int) (float64, error) {
+	st, id, err := openRun(cmd, key)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	_, steps, err := st.LoadRun(cmd.Context(), id)
+	if err != nil {
+		return 0, err
+	}
+	n, err := fit.TargetFrom(store.Aggregate(steps), at)
+	if err != nil {
+		return 0, badInput(fmt.Errorf("--target-nopm from:%s: %w", key, err))
+	}
+	return n, nil
+}
+
+func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency string, baseline *cost.Breakdown) {
+	at := "the peak step"
+	if cr.AtUsers > 0 {
+		at = fmt.Sprintf("%d users", cr.AtUsers)
+	}
+	how := "the slowest repeat"
+	if cr.Mean {
+		how = "the mean of the repeats"
+	}
+	fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
+	if cr.MaxP90Ms > 0 {
+		fmt.Fprintf(w, ", New-Order p90 at most %g ms", cr.MaxP90Ms)
+	}
+	fmt.Fprintf(w, "\n%d candidates, in the order fit tries them (cheapest first; a candidate dominated by one that missed is skipped):\n", len(priced))
+	t := &alignedRows{}
+	for i, p := range priced {
+		v := currency + " " + p.Cost.Total.Cents()
+		if baseline != nil {
+			if s, pct := cost.Savings(baseline.Total, p.Cost.Total); pct != nil {
+				v += fmt.Sprintf("  saves %s (%.1f %%) vs %s", s.Cents(), *pct, baseline.Name)
+			}
+		}
+		t.add(fmt.Sprintf("  %2d. %s", i+1, p.Candidate), v)
+	}
+	t.write(w)
+}

@@ -1,0 +1,412 @@
+// Package fit searches for the cheapest configuration that meets a
+// throughput and latency target: candidates (cpus × memory × I/O limit ×
+// version) are priced with a cost model, tried cheapest first, skipped
+// when a configuration with at least their resources already missed, and
+// the search stops at the first one that meets the target, which is then
+// proven the cheapest. Measuring is behind Measurer, which the command
+// implements with the run lifecycle on managed servers.
+package fit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/store"
+)
+
+// Candidate is one configuration to try. Zero Memory, empty IO and empty
+// Version mean "as the base configuration has it".
+type Candidate struct {
+	Cpus    float64 `json:"cpus"`
+	Memory  int64   `json:"memory_bytes,omitempty"`
+	IO      string  `json:"io,omitempty"`
+	Version string  `json:"version,omitempty"`
+}
+
+// String is "cpus 1.5, memory 512M, io riops=2000, version 17".
+func (c Candidate) String() string {
+	parts := []string{"cpus " + strconv.FormatFloat(c.Cpus, 'f', -1, 64)}
+	if c.Memory > 0 {
+		parts = append(parts, "memory "+fmtSize(c.Memory))
+	}
+	if c.IO != "" {
+		parts = append(parts, "io "+c.IO)
+	}
+	if c.Version != "" {
+		parts = append(parts, "version "+c.Version)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtSize(b int64) string {
+	for _, u := range []struct {
+		s string
+		n int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if b%u.n == 0 {
+			return strconv.FormatInt(b/u.n, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(b, 10)
+}
+
+// Enumerate returns every combination of the lists (an empty list keeps
+// the base configuration's value). cpus must not be empty.
+func Enumerate(cpus []float64, memory []int64, io, versions []string) []Candidate {
+	if len(memory) == 0 {
+		memory = []int64{0}
+	}
+	if len(io) == 0 {
+		io = []string{""}
+	}
+	if len(versions) == 0 {
+		versions = []string{""}
+	}
+	var out []Candidate
+	for _, c := range cpus {
+		for _, m := range memory {
+			for _, i := range io {
+				for _, v := range versions {
+					out = append(out, Candidate{Cpus: c, Memory: m, IO: i, Version: v})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Priced is a candidate with its cost.
+type Priced struct {
+	Candidate
+	Cost cost.Breakdown `json:"cost"`
+}
+
+// Price prices each candidate with the base cost config scaled to it
+// (cost.Config.Scaled: vm_cores = cpus, memory_gb = memory) and sorts them
+// cheapest first, ties by fewer cores, then less memory, then I/O limit
+// and version as written.
+func Price(base cost.Config, years int, cands []Candidate) []Priced {
+	out := make([]Priced, len(cands))
+	for i, c := range cands {
+		var mem *decimal.Decimal
+		if c.Memory > 0 {
+			gb := decimal.NewFromInt(c.Memory).Div(decimal.NewFromInt(1 << 30))
+			mem = &gb
+		}
+		cf := base.Scaled(decimal.NewFromFloat(c.Cpus), mem)
+		out[i] = Priced{Candidate: c, Cost: cf.Price(years)}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if c := a.Cost.Total.Cmp(b.Cost.Total.Decimal); c != 0 {
+			return c < 0
+		}
+		if a.Cpus != b.Cpus {
+			return a.Cpus < b.Cpus
+		}
+		return a.Memory < b.Memory
+	})
+	return out
+}
+
+// Dominates tells whether a has at least b's resources: as many cpus, as
+// much memory, an I/O limit at least as generous, and the same version
+// (versions are not comparable). A configuration that a missing one
+// dominates cannot meet the target either.
+func Dominates(a, b Candidate) bool {
+	return a.Version == b.Version && a.Cpus >= b.Cpus && memAtLeast(a.Memory, b.Memory) && ioAtLeast(a.IO, b.IO)
+}
+
+func memAtLeast(a, b int64) bool {
+	return a == b || (a != 0 && b != 0 && a >= b)
+}
+
+// ioAtLeast compares I/O limits: none (or unset) beats every limit; a
+// limit beats another when it limits no key more tightly.
+func ioAtLeast(a, b string) bool {
+	la, lb := ioLimits(a), ioLimits(b)
+	if la == nil {
+		return a == b || a == "none" || (a == "" && b == "")
+	}
+	if lb == nil {
+		return false
+	}
+	for k, va := range la {
+		vb, ok := lb[k]
+		if !ok || va < vb {
+			return false
+		}
+	}
+	return true
+}
+
+// ioLimits reads riops=N,wiops=N,rbps=SIZE,wbps=SIZE (commas or colons
+// between limits); nil for none.
+func ioLimits(s string) map[string]float64 {
+	if s == "" || s == "none" {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		out[k] = limitValue(v)
+	}
+	return out
+}
+
+// limitValue reads a number or a size (512M, 1G); an unreadable value
+// counts as unlimited.
+func limitValue(v string) float64 {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(v)), "B"), "I")
+	mult := 1.0
+	if n := len(t); n > 0 {
+		if m, ok := map[byte]float64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[n-1]]; ok {
+			t, mult = t[:n-1], m
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return f * mult
+}
+
+// Measured is a candidate's measurement: the stored run and its steps
+// aggregated across repeats (store.Aggregate).
+type Measured struct {
+	RunID string
+	Steps []store.StepAggregate
+}
+
+// Measurer measures a candidate: it runs the autopilot on a managed server
+// with the candidate's caps and returns the stored run's aggregates.
+type Measurer interface {
+	Measure(ctx context.Context, c Candidate) (Measured, error)
+}
+
+// Criteria is what "meets the target" means.
+type Criteria struct {
+	// TargetNOPM is the NOPM to reach (headroom included).
+	TargetNOPM float64
+	// MaxP90Ms is the New-Order p90 limit in ms (0: none).
+	MaxP90Ms float64
+	// AtUsers picks the users step judged; 0 judges the peak (the step
+	// with the highest mean NOPM).
+	AtUsers int
+	// Mean judges the mean NOPM over the repeats; by default the lower
+	// end of the repeats' range (the slowest repeat) must reach the target.
+	Mean bool
+}
+
+// Verdicts of a trial.
+const (
+	Meets     = "meets"      // measured and meets the target
+	Misses    = "misses"     // measured and misses it
+	Dominated = "dominated"  // not measured: a configuration with at least its resources missed
+	NotNeeded = "not needed" // not measured: a cheaper configuration meets the target
+)
+
+// Trial is one candidate's place in the search.
+type Trial struct {
+	Priced
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// RunID, NOPM (the judged figure), Users (the step judged) and P90Ms
+	// are set for measured candidates.
+	RunID string  `json:"run_id,omitempty"`
+	NOPM  float64 `json:"nopm,omitempty"`
+	Users int     `json:"users,omitempty"`
+	P90Ms float64 `json:"p90_ms,omitempty"`
+}
+
+// Result is a search: every candidate in cheapest-first order with its
+// verdict, and the answer.
+type Result struct {
+	Criteria Criteria `json:"criteria"`
+	Trials   []Trial  `json:"trials"`
+	// Best is the cheapest candidate that meets the target (index into
+	// Trials, -1 when none does); Closest the measured candidate with the
+	// highest judged NOPM (-1 when nothing was measured).
+	Best    int `json:"best"`
+	Closest int `json:"closest"`
+}
+
+// ErrNoFit is returned (wrapped, with the Result) when no candidate meets
+// the target.
+var ErrNoFit = errors.New("no configuration meets the target")
+
+// Search tries the candidates (already sorted cheapest first, see Price):
+// each one that a missed candidate dominates is skipped; the first that
+// meets the target ends the search, as every cheaper one has missed or is
+// dominated by one that missed. The result is returned with ErrNoFit when
+// no candidate meets the target, and with ctx's error when interrupted.
+func Search(ctx context.Context, cands []Priced, m Measurer, cr Criteria) (*Result, error) {
+	res := &Result{Criteria: cr, Best: -1, Closest: -1}
+	var missed []int
+	for i, p := range cands {
+		t := Trial{Priced: p}
+		switch {
+		case res.Best >= 0:
+			t.Verdict, t.Reason = NotNeeded, fmt.Sprintf("%s (%s) meets the target for less", res.Trials[res.Best].Candidate, res.Trials[res.Best].Cost.Total.Cents())
+		case dominator(cands, missed, p.Candidate) >= 0:
+			d := cands[dominator(cands, missed, p.Candidate)]
+			t.Verdict, t.Reason = Dominated, fmt.Sprintf("%s has at least its resources and missed", d.Candidate)
+		default:
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			ms, err := m.Measure(ctx, p.Candidate)
+			if err != nil {
+				return res, fmt.Errorf("measure %s: %w", p.Candidate, err)
+			}
+			judge(&t, ms, cr)
+			if t.Verdict == Meets {
+				res.Best = i
+			} else {
+				missed = append(missed, i)
+			}
+			if res.Closest < 0 || t.NOPM > res.Trials[res.Closest].NOPM {
+				res.Closest = i
+			}
+		}
+		res.Trials = append(res.Trials, t)
+	}
+	if res.Best < 0 {
+		return res, ErrNoFit
+	}
+	return res, nil
+}
+
+// dominator is the index of a missed candidate that dominates c, or -1.
+func dominator(cands []Priced, missed []int, c Candidate) int {
+	for _, i := range missed {
+		if Dominates(cands[i].Candidate, c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// judge sets a measured trial's figures and verdict.
+func judge(t *Trial, ms Measured, cr Criteria) {
+	t.RunID = ms.RunID
+	a := pick(ms.Steps, cr.AtUsers)
+	if a == nil {
+		t.Verdict, t.Reason = Misses, "no measured step"
+		if cr.AtUsers > 0 {
+			t.Reason = fmt.Sprintf("no step with %d users", cr.AtUsers)
+		}
+		return
+	}
+	t.Users = a.Users
+	t.NOPM, t.P90Ms = a.NOPM.Min, newOrderP90(a)
+	how := fmt.Sprintf("lowest of %d repeats", a.Repeats)
+	if cr.Mean || a.Repeats < 2 {
+		t.NOPM, how = a.NOPM.Mean, fmt.Sprintf("mean of %d repeats", a.Repeats)
+	}
+	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", fmtInt(t.NOPM), a.Users, how)
+	p90 := ""
+	if cr.MaxP90Ms > 0 {
+		p90 = fmt.Sprintf(", New-Order p90 %.1f ms", t.P90Ms)
+	}
+	switch {
+	case t.NOPM < cr.TargetNOPM:
+		t.Verdict = Misses
+		t.Reason = fmt.Sprintf("%s < target %s%s", nopm, fmtInt(cr.TargetNOPM), p90)
+	case cr.MaxP90Ms > 0 && t.P90Ms > cr.MaxP90Ms:
+		t.Verdict = Misses
+		t.Reason = fmt.Sprintf("%s; New-Order p90 %.1f ms > %.1f ms", nopm, t.P90Ms, cr.MaxP90Ms)
+	default:
+		t.Verdict = Meets
+		t.Reason = fmt.Sprintf("%s ≥ target %s%s", nopm, fmtInt(cr.TargetNOPM), p90)
+		if cr.MaxP90Ms > 0 {
+			t.Reason += fmt.Sprintf(" ≤ %.1f ms", cr.MaxP90Ms)
+		}
+	}
+}
+
+// pick is the step judged: the one with atUsers users, or the peak.
+func pick(steps []store.StepAggregate, atUsers int) *store.StepAggregate {
+	var best *store.StepAggregate
+	for i := range steps {
+		a := &steps[i]
+		if atUsers > 0 {
+			if a.Users == atUsers {
+				return a
+			}
+			continue
+		}
+		if best == nil || a.NOPM.Mean > best.NOPM.Mean {
+			best = a
+		}
+	}
+	return best
+}
+
+func newOrderP90(a *store.StepAggregate) float64 {
+	for _, t := range a.Txn {
+		if t.Type == "new_order" {
+			return t.P90Ms
+		}
+	}
+	return math.Inf(1)
+}
+
+// Target turns a base NOPM and a headroom percentage into the target.
+func Target(base, headroomPct float64) float64 { return base * (1 + headroomPct/100) }
+
+// TargetFrom is the NOPM of a stored run's aggregates as a target base:
+// the step with atUsers users, or the peak when atUsers is 0 (its mean
+// across repeats).
+func TargetFrom(steps []store.StepAggregate, atUsers int) (float64, error) {
+	a := pick(steps, atUsers)
+	if a == nil {
+		return 0, fmt.Errorf("the run has no step with %d users", atUsers)
+	}
+	return a.NOPM.Mean, nil
+}
+
+// Shortfall is how far the closest measured candidate falls short of the
+// target, in percent (0 when one meets it or none was measured).
+func (r *Result) Shortfall() float64 {
+	if r.Best >= 0 || r.Closest < 0 || r.Criteria.TargetNOPM <= 0 {
+		return 0
+	}
+	return (1 - r.Trials[r.Closest].NOPM/r.Criteria.TargetNOPM) * 100
+}
+
+// Measured counts the candidates measured.
+func (r *Result) Measured() int {
+	n := 0
+	for _, t := range r.Trials {
+		if t.Verdict == Meets || t.Verdict == Misses {
+			n++
+		}
+	}
+	return n
+}
+
+func fmtInt(x float64) string {
+	s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,189 @@
+package fit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/store"
+)
+
+const costs = `configs:
+  - name: vm
+    host_cores: 16
+    vm_cores: 2
+    memory_gb: 1
+    hardware:
+      - {item: vCPU, per: vm_core, price: 450}
+      - {item: memory, per: memory_gb, price: 40}
+    licences:
+      - {name: DB, per: vm_core, pack: 2, pack_price: 1000, minimum: 2}
+`
+
+func base(t *testing.T) cost.Config {
+	t.Helper()
+	f, err := cost.Parse("costs.yaml", []byte(costs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *f.Find("vm")
+}
+
+// fake measures by a formula: NOPM per repeat and the New-Order p90.
+type fake struct {
+	nopm     func(c Candidate) []float64
+	p90      func(c Candidate) float64
+	measured []Candidate
+}
+
+func (f *fake) Measure(_ context.Context, c Candidate) (Measured, error) {
+	f.measured = append(f.measured, c)
+	var steps []store.Step
+	for i, n := range f.nopm(c) {
+		for u, scale := range map[int]float64{4: 1, 2: 0.6} {
+			p90 := 5.0
+			if f.p90 != nil {
+				p90 = f.p90(c)
+			}
+			steps = append(steps, store.Step{Repeat: i + 1, Index: map[int]int{2: 0, 4: 1}[u], Users: u, NOPM: n * scale, TPM: 2.2 * n * scale,
+				Txn: []store.TxnSummary{{Type: "new_order", Count: 100, P90Ms: p90}}})
+		}
+	}
+	return Measured{RunID: fmt.Sprintf("run-%d", len(f.measured)), Steps: store.Aggregate(steps)}, nil
+}
+
+const M = 1 << 20
+
+func TestPrice(t *testing.T) {
+	ps := Price(base(t), 1, Enumerate([]float64{2, 0.5, 1}, []int64{512 * M, 256 * M}, nil, nil))
+	var got []string
+	for _, p := range ps {
+		got = append(got, fmt.Sprintf("%s=%s", p.Candidate, p.Cost.Total.Cents()))
+	}
+	// 0.5 cpu: 225 + memory + DB at the 2-core minimum (1 pack, 1,000); 2 cpus: 900 + memory + 1,000.
+	want := []string{"cpus 0.5, memory 256M=1,235.00", "cpus 0.5, memory 512M=1,245.00", "cpus 1, memory 256M=1,460.00",
+		"cpus 1, memory 512M=1,470.00", "cpus 2, memory 256M=1,910.00", "cpus 2, memory 512M=1,920.00"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("priced\n %s\nwant\n %s", strings.Join(got, "\n "), strings.Join(want, "\n "))
+	}
+	// 3 cpus need 2 DB packs.
+	if p := Price(base(t), 1, []Candidate{{Cpus: 3}}); p[0].Cost.Licences[0].Packs != 2 || p[0].Cost.Total.Cents() != "3,390.00" {
+		t.Errorf("3 cpus: %d packs, total %s; want 2 packs, 3,390.00 (1,350 + 40 + 2,000)", p[0].Cost.Licences[0].Packs, p[0].Cost.Total.Cents())
+	}
+}
+
+func TestSearch(t *testing.T) {
+	perCPU := func(c Candidate) []float64 { return []float64{1000 * c.Cpus} }
+	for _, c := range []struct {
+		name       string
+		cpus       []float64
+		mem        []int64
+		io         []string
+		nopm       func(Candidate) []float64
+		p90        func(Candidate) float64
+		cr         Criteria
+		wantBest   string // "" for no fit
+		wantTried  []string
+		wantVerdct map[string]string
+	}{
+		{name: "low target: the cheapest meets, nothing else measured", cpus: []float64{0.5, 1}, nopm: perCPU,
+			cr: Criteria{TargetNOPM: 400}, wantBest: "cpus 0.5", wantTried: []string{"cpus 0.5"},
+			wantVerdct: map[string]string{"cpus 1": NotNeeded}},
+		{name: "high target: only the larger meets", cpus: []float64{0.5, 1}, nopm: perCPU,
+			cr: Criteria{TargetNOPM: 800}, wantBest: "cpus 1", wantTried: []string{"cpus 0.5", "cpus 1"}},
+		{name: "more memory is tried, a cheaper miss with less does not dominate it", cpus: []float64{0.5, 2}, mem: []int64{256 * M, 512 * M},
+			nopm: perCPU, cr: Criteria{TargetNOPM: 1500}, wantBest: "cpus 2, memory 256M",
+			wantTried:  []string{"cpus 0.5, memory 256M", "cpus 0.5, memory 512M", "cpus 2, memory 256M"},
+			wantVerdct: map[string]string{"cpus 2, memory 512M": NotNeeded}},
+		{name: "an I/O limit is skipped when the same size without one missed", cpus: []float64{0.5, 2}, io: []string{"none", "riops=200"},
+			nopm: perCPU, cr: Criteria{TargetNOPM: 1500}, wantBest: "cpus 2, io none",
+			wantTried:  []string{"cpus 0.5, io none", "cpus 2, io none"},
+			wantVerdct: map[string]string{"cpus 0.5, io riops=200": Dominated, "cpus 2, io riops=200": NotNeeded}},
+		{name: "the slowest repeat decides by default", cpus: []float64{1, 2}, nopm: func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
+			cr: Criteria{TargetNOPM: 1000}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
+		{name: "mean confidence", cpus: []float64{1, 2}, nopm: func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
+			cr: Criteria{TargetNOPM: 1000, Mean: true}, wantBest: "cpus 1", wantTried: []string{"cpus 1"}},
+		{name: "p90 over the limit misses", cpus: []float64{1, 2}, nopm: perCPU, p90: func(c Candidate) float64 { return 40 / c.Cpus },
+			cr: Criteria{TargetNOPM: 100, MaxP90Ms: 25}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
+		{name: "judged at a users step", cpus: []float64{1, 2}, nopm: perCPU,
+			cr: Criteria{TargetNOPM: 700, AtUsers: 2}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}}, // 600 at 2 users for 1 cpu
+		{name: "no fit", cpus: []float64{0.5, 1}, nopm: perCPU, cr: Criteria{TargetNOPM: 2000}, wantTried: []string{"cpus 0.5", "cpus 1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &fake{nopm: c.nopm, p90: c.p90}
+			res, err := Search(context.Background(), Price(base(t), 1, Enumerate(c.cpus, c.mem, c.io, nil)), m, c.cr)
+			var tried []string
+			for _, x := range m.measured {
+				tried = append(tried, x.String())
+			}
+			if strings.Join(tried, "; ") != strings.Join(c.wantTried, "; ") {
+				t.Errorf("measured %q, want %q", tried, c.wantTried)
+			}
+			if c.wantBest == "" {
+				if !errors.Is(err, ErrNoFit) || res.Best != -1 || res.Closest < 0 {
+					t.Fatalf("err %v, best %d, closest %d; want ErrNoFit and the closest", err, res.Best, res.Closest)
+				}
+				if got := res.Trials[res.Closest].Candidate.String(); got != "cpus 1" || fmt.Sprintf("%.0f", res.Shortfall()) != "50" {
+					t.Errorf("closest %s, shortfall %.1f %%; want cpus 1, 50 %%", got, res.Shortfall())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Trials[res.Best].Candidate.String(); got != c.wantBest {
+				t.Errorf("best %s, want %s", got, c.wantBest)
+			}
+			if len(res.Trials) != len(Enumerate(c.cpus, c.mem, c.io, nil)) {
+				t.Errorf("%d trials, want one per candidate", len(res.Trials))
+			}
+			for _, tr := range res.Trials {
+				if v, ok := c.wantVerdct[tr.Candidate.String()]; ok && tr.Verdict != v {
+					t.Errorf("%s: %s (%s), want %s", tr.Candidate, tr.Verdict, tr.Reason, v)
+				}
+				if tr.Reason == "" {
+					t.Errorf("%s: no reason", tr.Candidate)
+				}
+			}
+		})
+	}
+}
+
+func TestDominates(t *testing.T) {
+	for _, c := range []struct {
+		a, b Candidate
+		want bool
+	}{
+		{Candidate{Cpus: 2}, Candidate{Cpus: 1}, true},
+		{Candidate{Cpus: 1}, Candidate{Cpus: 2}, false},
+		{Candidate{Cpus: 2, Memory: 512 * M}, Candidate{Cpus: 1, Memory: 256 * M}, true},
+		{Candidate{Cpus: 2, Memory: 256 * M}, Candidate{Cpus: 1, Memory: 512 * M}, false},
+		{Candidate{Cpus: 1, Version: "17"}, Candidate{Cpus: 1, Version: "15"}, false},
+		{Candidate{Cpus: 1, IO: "none"}, Candidate{Cpus: 1, IO: "riops=200"}, true},
+		{Candidate{Cpus: 1, IO: "riops=200"}, Candidate{Cpus: 1, IO: "none"}, false},
+		{Candidate{Cpus: 1, IO: "riops=2000,wiops=500"}, Candidate{Cpus: 1, IO: "riops=200:wiops=100"}, true},
+		{Candidate{Cpus: 1, IO: "riops=2000"}, Candidate{Cpus: 1, IO: "riops=200,wiops=100"}, true}, // a leaves writes free
+		{Candidate{Cpus: 1, IO: "riops=200,wiops=100"}, Candidate{Cpus: 1, IO: "riops=2000"}, false},
+		{Candidate{Cpus: 1, IO: "rbps=1G"}, Candidate{Cpus: 1, IO: "rbps=512M"}, true},
+	} {
+		if got := Dominates(c.a, c.b); got != c.want {
+			t.Errorf("Dominates(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestTarget(t *testing.T) {
+	steps := store.Aggregate([]store.Step{{Index: 0, Users: 1, NOPM: 500, Repeat: 1}, {Index: 1, Users: 4, NOPM: 1200, Repeat: 1}, {Index: 2, Users: 8, NOPM: 1100, Repeat: 1}})
+	if n, err := TargetFrom(steps, 0); err != nil || Target(n, 20) != 1440 {
+		t.Errorf("peak 1,200 + 20 %% = %v (%v), want 1,440", Target(n, 20), err)
+	}
+	if n, err := TargetFrom(steps, 1); err != nil || n != 500 {
+		t.Errorf("at 1 user: %v %v, want 500", n, err)
+	}
+	if _, err := TargetFrom(steps, 3); err == nil {
+		t.Error("a users count the run does not have is accepted")
+	}
+}
