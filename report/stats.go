@@ -48,23 +48,17 @@ func (rs *RunStats) At(users int) *store.StepAggregate {
 
 // Average returns the mean over all steps (each users count once, its
 // repeats averaged) of TPM and NOPM: the "average over all steps" the
-// published studies compare. Only the users counts in only (when not nil)
-// are averaged.
+// published studies compare, as store.RunFigures defines it. Only the
+// users counts in only (when not nil) are averaged.
 func (rs *RunStats) Average(only map[int]bool) (tpm, nopm float64) {
-	n := 0
-	for _, u := range rs.Users {
-		if only != nil && !only[u] {
-			continue
+	var sel []store.StepAggregate
+	for _, a := range rs.Steps {
+		if only == nil || only[a.Users] {
+			sel = append(sel, a)
 		}
-		a := rs.At(u)
-		tpm += a.TPM.Mean
-		nopm += a.NOPM.Mean
-		n++
 	}
-	if n == 0 {
-		return 0, 0
-	}
-	return tpm / float64(n), nopm / float64(n)
+	f := store.RunFigures(sel)
+	return f.AvgTPM, f.AvgNOPM
 }
 
 // Peak returns the step with the highest mean TPM and the one with the

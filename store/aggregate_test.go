@@ -134,3 +134,26 @@ func TestAggregateTxn(t *testing.T) {
 		t.Errorf("fallback %+v", m)
 	}
 }
+
+func TestRunFigures(t *testing.T) {
+	agg := func(users int, tpm, nopm float64) StepAggregate {
+		return StepAggregate{Users: users, TPM: Stat{Mean: tpm}, NOPM: Stat{Mean: nopm}}
+	}
+	for _, c := range []struct {
+		name  string
+		steps []StepAggregate
+		want  Figures
+	}{
+		{"none", nil, Figures{}},
+		{"peaks at different steps", []StepAggregate{agg(1, 100, 40), agg(2, 300, 90), agg(4, 250, 110)},
+			Figures{PeakTPM: 300, PeakTPMUsers: 2, PeakNOPM: 110, PeakNOPMUsers: 4, AvgTPM: 650.0 / 3, AvgNOPM: 80, Steps: 3}},
+		{"a users count twice in the sequence counts once (its first step)", []StepAggregate{agg(1, 100, 40), agg(2, 300, 90), agg(1, 500, 200)},
+			Figures{PeakTPM: 500, PeakTPMUsers: 1, PeakNOPM: 200, PeakNOPMUsers: 1, AvgTPM: 200, AvgNOPM: 65, Steps: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := RunFigures(c.steps); got != c.want {
+				t.Errorf("RunFigures = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
