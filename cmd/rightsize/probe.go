@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,33 @@ type storageProbeResult struct {
 	Engine string              `json:"engine"`
 	Size   int64               `json:"size_bytes"`
 	Jobs   []storage.JobResult `json:"jobs"`
+	// Partial is set when the probe was interrupted (Ctrl-C): Jobs holds
+	// the jobs completed before, the last one possibly cut short.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// storageJobs checks the storage probe's flags and returns its jobs. Every
+// problem is bad input (exit 2), found before anything is created.
+func storageJobs(preset string, duration time.Duration, custom storage.Job, bs string, durationSet bool) ([]storage.Job, error) {
+	if durationSet && duration <= 0 {
+		return nil, badInput(fmt.Errorf("--duration %v: want a positive duration like 30s (omit it for the preset's %v)", duration, storage.DefaultDuration))
+	}
+	if preset == "custom" {
+		b, err := parseSize(bs)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--bs: %w", err))
+		}
+		custom.Name, custom.BlockSize, custom.Direct, custom.Duration = "custom", int(b), true, duration
+		return []storage.Job{custom}, nil
+	}
+	if !slices.Contains(storage.PresetNames(), strings.ToLower(strings.TrimSpace(preset))) {
+		return nil, badInput(fmt.Errorf("unknown storage preset %q (valid: %s, custom)", preset, strings.Join(storage.PresetNames(), ", ")))
+	}
+	jobs, err := storage.Preset(preset, duration)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return jobs, nil
 }
 
 func newProbeStorageCmd() *cobra.Command {
@@ -81,16 +109,10 @@ The test file is created in --path and always removed afterwards.`,
 			if err != nil {
 				return badInput(err)
 			}
-			var jobs []storage.Job
-			if preset == "custom" {
-				b, err := parseSize(bs)
-				if err != nil {
-					return badInput(fmt.Errorf("--bs: %w", err))
-				}
-				jobs = []storage.Job{{Name: "custom", BlockSize: int(b), ReadPct: readPct, Random: !sequential, Threads: threads,
-					QueueDepth: depth, FsyncEvery: fsyncEvery, Direct: true, Duration: duration}}
-			} else if jobs, err = storage.Preset(preset, duration); err != nil {
-				return badInput(err)
+			jobs, err := storageJobs(preset, duration, storage.Job{ReadPct: readPct, Random: !sequential, Threads: threads,
+				QueueDepth: depth, FsyncEvery: fsyncEvery}, bs, cmd.Flags().Changed("duration"))
+			if err != nil {
+				return err
 			}
 			eng, err := storage.ResolveEngine(engine)
 			if err != nil {
@@ -113,14 +135,15 @@ The test file is created in --path and always removed afterwards.`,
 				}
 				return badInput(runErr)
 			}
-			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results}
+			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results, Partial: runErr != nil}
 			raw, err := json.Marshal(res)
 			if err != nil {
 				return err
 			}
 			host, _ := os.Hostname()
 			p := &store.Probe{Kind: store.ProbeStorage, Label: label, Host: host, Result: raw}
-			if err := st.AddProbe(cmd.Context(), p); err != nil {
+			// Stored even after Ctrl-C: what was measured is kept, marked partial.
+			if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
 				return err
 			}
 			if asJSON {
