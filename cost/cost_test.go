@@ -262,3 +262,22 @@ func TestLinkedRun(t *testing.T) {
 		t.Errorf("unknown run: %v, want a yamlfile.Error at line 15", err)
 	}
 }
+
+func TestHeadline(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, c := range []struct {
+		cr   ConfigResult
+		want string
+	}{
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, AvgTPMRatio: f(1.234), AvgNOPMRatio: f(1.25), SavingsPct: f(39.2)},
+			"new beats old: 1.23× its average TPM over all steps (1.25× NOPM), for 39.2 % less"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, AvgTPMRatio: f(0.8), AvgNOPMRatio: f(0.79), SavingsPct: f(-5)},
+			"new reaches 0.80× old's average TPM over all steps (0.79× NOPM), for 5.0 % more"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, SavingsPct: f(39.2)}, ""},
+		{ConfigResult{Breakdown: Breakdown{Name: "old"}, AvgTPMRatio: f(1), AvgNOPMRatio: f(1), SavingsPct: f(0)}, ""},
+	} {
+		if got := c.cr.Headline("old"); got != c.want {
+			t.Errorf("Headline = %q, want %q", got, c.want)
+		}
+	}
+}

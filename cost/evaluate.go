@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/shopspring/decimal"
 
@@ -52,7 +53,31 @@ type ConfigResult struct {
 	PerTPM  *Money `json:"price_per_tpm,omitempty"`
 	// NOPMPerCore is peak NOPM / LicensedCores.
 	NOPMPerCore *float64 `json:"nopm_per_licensed_core,omitempty"`
+	// AvgTPMRatio and AvgNOPMRatio are this run's average over all steps
+	// divided by the baseline run's (nil unless both have a run).
+	AvgTPMRatio  *float64 `json:"avg_tpm_vs_baseline,omitempty"`
+	AvgNOPMRatio *float64 `json:"avg_nopm_vs_baseline,omitempty"`
 }
+
+// Headline is the sentence the studies end with: "new beats old: 1.23×
+// its average TPM over all steps (1.25× NOPM), for 39.2 % less" ("" without
+// a baseline run to compare with).
+func (cr *ConfigResult) Headline(baseline string) string {
+	if cr.AvgTPMRatio == nil || cr.SavingsPct == nil || cr.Name == baseline {
+		return ""
+	}
+	price := fmt.Sprintf("for %.1f %% less", *cr.SavingsPct)
+	if *cr.SavingsPct < 0 {
+		price = fmt.Sprintf("for %.1f %% more", -*cr.SavingsPct)
+	}
+	tpm, nopm := fmtRatio(*cr.AvgTPMRatio), fmtRatio(*cr.AvgNOPMRatio)
+	if *cr.AvgTPMRatio >= 1 {
+		return fmt.Sprintf("%s beats %s: %s its average TPM over all steps (%s NOPM), %s", cr.Name, baseline, tpm, nopm, price)
+	}
+	return fmt.Sprintf("%s reaches %s %s's average TPM over all steps (%s NOPM), %s", cr.Name, tpm, baseline, nopm, price)
+}
+
+func fmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "×" }
 
 // Evaluate prices every config, computes savings against the baseline and
 // reads linked runs from runs (nil: no run is read, and a config with a
@@ -77,8 +102,15 @@ func Evaluate(ctx context.Context, f *File, runs Runs) (*Result, error) {
 		}
 	}
 	if base != nil {
+		var baseRun *Perf
+		for i := range res.Configs {
+			if res.Configs[i].Name == f.Baseline {
+				baseRun = res.Configs[i].Run
+			}
+		}
 		for i := range res.Configs {
 			res.Configs[i].savings(base.Total.Decimal)
+			res.Configs[i].compare(baseRun)
 		}
 	}
 	return res, nil
@@ -123,6 +155,15 @@ func (cr *ConfigResult) pricePerformance() {
 		v := cr.Run.PeakNOPM / float64(cr.LicensedCores)
 		cr.NOPMPerCore = &v
 	}
+}
+
+// compare sets the average-over-all-steps ratios against the baseline run.
+func (cr *ConfigResult) compare(base *Perf) {
+	if base == nil || cr.Run == nil || base.AvgTPM <= 0 || base.AvgNOPM <= 0 {
+		return
+	}
+	t, n := cr.Run.AvgTPM/base.AvgTPM, cr.Run.AvgNOPM/base.AvgNOPM
+	cr.AvgTPMRatio, cr.AvgNOPMRatio = &t, &n
 }
 
 func (cr *ConfigResult) savings(base decimal.Decimal) {

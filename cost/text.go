@@ -53,6 +53,18 @@ func WriteText(w io.Writer, res *Result) error {
 			}
 		}
 	}
+	var heads []string
+	for _, c := range res.Configs {
+		if h := c.Headline(res.Baseline); h != "" {
+			heads = append(heads, h+".")
+		}
+	}
+	if len(heads) > 0 {
+		t.add("")
+		for _, h := range heads {
+			t.add(h)
+		}
+	}
 	return t.write(w)
 }
 

@@ -48,6 +48,11 @@ func renderCost(p *Page, res *cost.Result) error {
 	if hasOther {
 		kinds = append(kinds, cost.KindOther)
 	}
+	for _, c := range res.Configs {
+		if h := c.Headline(res.Baseline); h != "" {
+			p.Text(h + ".")
+		}
+	}
 	costTable(p, res, kinds)
 	licenceTable(p, res)
 	p.Charts(costChart(res, kinds), pricePerfChart(res))

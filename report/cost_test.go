@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,6 +80,7 @@ func TestCostSection(t *testing.T) {
 		fmtInt(ssd.Run.PeakNOPM), fmtInt(ssd.Run.AvgNOPM), ssd.PerNOPM.Cents(), ssd.PerTPM.Cents(),
 		"Total cost per configuration", "Price per peak NOPM", "other licences", // the unlinked config's support
 		"ssd-4 &lt;b&gt;", "20 host cores → 2 × 16-core packs",
+		html.EscapeString(ssd.Headline("hdd-16")), "ssd-4 &lt;b&gt; beats hdd-16: ",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("cost section lacks %q", want)
