@@ -26,14 +26,20 @@ func (costSection) Title() string        { return "Cost and price/performance" }
 func (costSection) Anchor() string       { return "cost" }
 func (costSection) shown(o Options) bool { return o.Cost != nil }
 func (costSection) Render(p *Page) error { return renderCost(p, p.Cost) }
-func costColor(kind string) string {
-	return map[string]string{"hardware": "#5470c6", cost.KindOS: "#fac858", cost.KindDatabase: "#ee6666", cost.KindOther: "#9a60b4"}[kind]
+
+// costColors are the colours of the cost chart's parts.
+var costColors = map[string]string{"hardware": "#5470c6", cost.KindOS: "#fac858", cost.KindDatabase: "#ee6666", cost.KindOther: "#9a60b4"}
+
+// money is an amount for a chart (rounded to cents; display only).
+func money(m cost.Money) float64 {
+	f, _ := m.Round(2).Float64()
+	return f
 }
-func money(m cost.Money) float64   { f, _ := m.Round(2).Float64(); return f }
-func moneyCell(m *cost.Money) Cell { return moneyOr(m, "-") }
-func moneyOr(m *cost.Money, dash string) Cell {
+
+// moneyCell shows an amount, or a muted dash when there is none.
+func moneyCell(m *cost.Money) Cell {
 	if m == nil {
-		return Cell{Text: dash, Class: "num muted"}
+		return Cell{Text: "-", Class: "num muted"}
 	}
 	return Num(m.Cents())
 }
@@ -159,7 +165,7 @@ func costChart(res *cost.Result, kinds []string) Chart {
 			name = k + " licences"
 		}
 		bar.AddSeries(name, data, charts.WithBarChartOpts(opts.BarChart{Stack: "total", BarCategoryGap: "40%"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: costColor(k)}))
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: costColors[k]}))
 	}
 	return bar
 }

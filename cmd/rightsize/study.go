@@ -122,6 +122,19 @@ func printEstimate(w io.Writer, p *plan.Plan, e plan.Estimate) {
 	t.add("estimated duration", e.Total.String())
 	t.write(w)
 	fmt.Fprintln(w, "(building the database and starting servers come on top)")
+	if p.CostModel == nil {
+		return
+	}
+	t = &alignedRows{}
+	for _, c := range p.Configurations {
+		if cf := p.CostModel.Find(c.Cost); cf != nil {
+			t.add(fmt.Sprintf("  %s → %s", c.Name, cf.Name), p.CostModel.Currency+" "+cf.Price(p.CostModel.Years).Total.Cents())
+		}
+	}
+	if len(t.rows) > 0 {
+		fmt.Fprintf(w, "priced by %s:\n", p.CostPath())
+		t.write(w)
+	}
 }
 
 // alignedRows prints label/value rows with the values aligned.

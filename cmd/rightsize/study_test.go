@@ -12,7 +12,8 @@ import (
 func TestStudyValidate(t *testing.T) {
 	ctx := context.Background()
 	out, errOut, code := cli(t, ctx, "study", "validate", "../../examples/fewer-cores-faster-storage.yaml", "--max-duration", "15m")
-	if code != 0 || !strings.Contains(out, "estimated duration") || !strings.Contains(out, "8m0s") {
+	if code != 0 || !strings.Contains(out, "estimated duration") || !strings.Contains(out, "8m0s") ||
+		!strings.Contains(out, "new-1cpu → new-4vc-ssd") || !strings.Contains(out, "USD 34,075.30") {
 		t.Errorf("validate study A: exit %d\n%s%s", code, out, errOut)
 	}
 
