@@ -309,7 +309,10 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 	t.Users = a.Users
 	t.NOPM, t.P90Ms = a.NOPM.Min, newOrderP90(a)
 	how := fmt.Sprintf("lowest of %d repeats", a.Repeats)
-	if cr.Mean || a.Repeats < 2 {
+	switch {
+	case a.Repeats < 2:
+		t.NOPM, how = a.NOPM.Mean, "one repeat"
+	case cr.Mean:
 		t.NOPM, how = a.NOPM.Mean, fmt.Sprintf("mean of %d repeats", a.Repeats)
 	}
 	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", fmtInt(t.NOPM), a.Users, how)

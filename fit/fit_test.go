@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/store"
 )
@@ -185,5 +187,35 @@ func TestTarget(t *testing.T) {
 	}
 	if _, err := TargetFrom(steps, 3); err == nil {
 		t.Error("a users count the run does not have is accepted")
+	}
+}
+
+func TestText(t *testing.T) {
+	b := base(t)
+	bigCfg := b.Scaled(decimal.NewFromInt(8), nil)
+	big := bigCfg.Price(1)
+	big.Name = "big"
+	m := &fake{nopm: func(c Candidate) []float64 { return []float64{1000 * c.Cpus} }}
+	res, err := Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1, 2}, nil, nil, nil)), m, Criteria{TargetNOPM: 900})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := res.WriteText(&out, "USD", &big); err != nil {
+		t.Fatal(err)
+	}
+	// big: 8 × 450 + 40 + 4 packs × 1,000 = 7,640; cpus 1: 450 + 40 + 1,000 = 1,490.
+	for _, want := range []string{
+		"cpus 1 meets NOPM 900 for USD 1,490.00, USD 6,150.00 (80.5 %) less than big (2 of 3 candidates measured)",
+		"1. cpus 0.5  USD 1,265.00  misses", "NOPM 500 at 4 users (one repeat) < target 900", "run run-1",
+		"3. cpus 2    USD 1,940.00  not needed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	res, _ = Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1}, nil, nil, nil)), &fake{nopm: m.nopm}, Criteria{TargetNOPM: 4000})
+	if got, want := res.Answer("USD", nil), "no configuration meets NOPM 4,000: the closest, cpus 1 (USD 1,490.00), reached 1,000, 75.0 % short"; got != want {
+		t.Errorf("Answer = %q, want %q", got, want)
 	}
 }
