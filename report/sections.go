@@ -36,7 +36,7 @@ func (summarySection) Anchor() string { return "summary" }
 
 func (summarySection) Render(p *Page) error {
 	head := []string{"run", "engine", "host", "warehouses", "mode", "users × repeats", "peak TPM", "peak NOPM",
-		"avg TPM, all steps", "avg NOPM, all steps", "driver share of CPU", "status"}
+		"avg TPM, all steps", "avg NOPM, all steps", "peak driver CPU, % of one core", "status"}
 	if len(p.Runs) > 1 {
 		head = append(head, "avg TPM vs first")
 	}
@@ -46,12 +46,12 @@ func (summarySection) Render(p *Page) error {
 		r := rd.Run
 		rs := p.Stats(i)
 		avgTPM, avgNOPM := rs.Average(nil)
-		peakT, peakN := rs.Peak()
+		fig := store.RunFigures(rs.Steps)
 		cells := []Cell{Txt(p.Labels[i]), Txt(orDash(engineVersion(r))), Cell{Text: hostText(r), Title: r.Env["host.cpu_model"]},
 			Num(intOrDash(r.Warehouses)), Txt(orDash(r.Mode)), Txt(usersText(r, rs))}
-		if peakT != nil {
-			cells = append(cells, Num(fmtInt(peakT.TPM.Mean)+" at "+strconv.Itoa(peakT.Users)+" users"),
-				Num(fmtInt(peakN.NOPM.Mean)+" at "+strconv.Itoa(peakN.Users)+" users"),
+		if fig.Steps > 0 {
+			cells = append(cells, Num(fmtInt(fig.PeakTPM)+" at "+strconv.Itoa(fig.PeakTPMUsers)+" users"),
+				Num(fmtInt(fig.PeakNOPM)+" at "+strconv.Itoa(fig.PeakNOPMUsers)+" users"),
 				Num(fmtInt(avgTPM)), Num(fmtInt(avgNOPM)))
 		} else {
 			cells = append(cells, Num("-"), Num("-"), Num("-"), Num("-"))
@@ -132,17 +132,12 @@ func usersText(r store.Run, rs *RunStats) string {
 }
 
 func driverShareCell(r store.Run, rs *RunStats) Cell {
-	pct, at := maxDriverShare(r, rs)
-	if at == nil {
-		for _, a := range rs.Steps {
-			if a.DriverCPUPct > 0 {
-				return Cell{Text: fmtPct(a.DriverCPUPct) + " of one core", Class: "num", Title: "host CPU count unknown"}
-			}
-		}
+	f := store.RunFigures(rs.Steps)
+	if f.PeakDriverCPUPct == 0 {
 		return Num("-")
 	}
-	c := Num(fmt.Sprintf("%s (at %d users)", fmtPct(pct), at.Users))
-	if pct > 25 {
+	c := Num(fmt.Sprintf("%s at %d users (%.1f µs/txn)", fmtPct(f.PeakDriverCPUPct), f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn))
+	if DriverBottleneck(r, f.PeakDriverCPUPct) {
 		c.Class += " warn"
 		c.Title = "the driver used more than a quarter of the host's CPU: it may be the bottleneck"
 	}

@@ -95,28 +95,12 @@ func logicalCPUs(r store.Run) int {
 	return n
 }
 
-// DriverShare returns the driver's CPU in a step as a percentage of the
-// host's whole CPU capacity (all logical CPUs); ok is false when the
-// driver CPU or the CPU count is unknown.
-func DriverShare(r store.Run, a *store.StepAggregate) (pct float64, ok bool) {
+// DriverBottleneck tells whether a driver CPU (% of one core) is more than
+// a quarter of the host's CPUs, the level at which the load generator may
+// limit the result; false when the CPU count is unknown.
+func DriverBottleneck(r store.Run, driverCPUPct float64) bool {
 	n := logicalCPUs(r)
-	if n == 0 || a.DriverCPUPct == 0 {
-		return 0, false
-	}
-	return a.DriverCPUPct / float64(n), true
-}
-
-// maxDriverShare is the largest DriverShare over a run's steps, with its
-// step; a nil step means unknown.
-func maxDriverShare(r store.Run, rs *RunStats) (float64, *store.StepAggregate) {
-	var best *store.StepAggregate
-	var bestPct float64
-	for i := range rs.Steps {
-		if pct, ok := DriverShare(r, &rs.Steps[i]); ok && (best == nil || pct > bestPct) {
-			best, bestPct = &rs.Steps[i], pct
-		}
-	}
-	return bestPct, best
+	return n > 0 && driverCPUPct > 25*float64(n)
 }
 
 // unionUsers returns the user counts of all runs, ascending.

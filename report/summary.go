@@ -71,15 +71,14 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	}
 
 	// Key numbers.
-	peakT, peakN := rs.Peak()
-	avgT, avgN := rs.Average(nil)
+	fig := store.RunFigures(rs.Steps)
 	fmt.Fprintln(w)
 	kv := [][2]string{
-		{"peak TPM", fmt.Sprintf("%s at %d users", fmtInt(peakT.TPM.Mean), peakT.Users)},
-		{"peak NOPM", fmt.Sprintf("%s at %d users", fmtInt(peakN.NOPM.Mean), peakN.Users)},
+		{"peak TPM", fmt.Sprintf("%s at %d users", fmtInt(fig.PeakTPM), fig.PeakTPMUsers)},
+		{"peak NOPM", fmt.Sprintf("%s at %d users", fmtInt(fig.PeakNOPM), fig.PeakNOPMUsers)},
 	}
-	if len(rs.Users) > 1 {
-		kv = append(kv, [2]string{"average over all steps", fmt.Sprintf("TPM %s · NOPM %s", fmtInt(avgT), fmtInt(avgN))})
+	if fig.Steps > 1 {
+		kv = append(kv, [2]string{"average over all steps", fmt.Sprintf("TPM %s · NOPM %s", fmtInt(fig.AvgTPM), fmtInt(fig.AvgNOPM))})
 	}
 	writeKV(w, kv)
 
@@ -158,10 +157,8 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 			}
 		}
 		if driver {
-			if pct, ok := DriverShare(run, a); ok {
-				row = append(row, fmtPct(pct))
-			} else if a.DriverCPUPct > 0 {
-				row = append(row, fmtPct(a.DriverCPUPct)+" of a core")
+			if a.DriverCPUPct > 0 {
+				row = append(row, fmtPct(a.DriverCPUPct))
 			} else {
 				row = append(row, "-")
 			}
@@ -169,7 +166,7 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		}
 		if server {
 			if a.ServerCPUUsPerTxn > 0 {
-				row = append(row, fmtPct(a.ServerCPUPct)+" of a core", fmtDec(a.ServerCPUUsPerTxn))
+				row = append(row, fmtPct(a.ServerCPUPct), fmtDec(a.ServerCPUUsPerTxn))
 			} else {
 				row = append(row, "-", "-")
 			}
@@ -203,10 +200,10 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		notes = append(notes, "CPU in % of all CPUs; idle excludes I/O wait")
 	}
 	if driver {
-		notes = append(notes, "driver CPU: rightsize's own CPU in % of the host's whole CPU; µs/txn: its CPU per completed transaction")
+		notes = append(notes, "driver CPU: rightsize's own CPU in % of one core (100 % = one core busy); µs/txn: its CPU per completed transaction")
 	}
 	if server {
-		notes = append(notes, "server CPU: the database server's process tree (managed servers on this host)")
+		notes = append(notes, "server CPU: the database server's process tree (managed servers on this host), in % of one core")
 	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "  %s\n", n)
@@ -283,21 +280,26 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	if skipped > 0 {
 		fmt.Fprintf(w, "  · %d deferred deliveries skipped (no undelivered order in the district)\n", skipped)
 	}
-	pct, at := maxDriverShare(run, rs)
-	var usPerTxn float64
-	for _, a := range rs.Steps {
-		usPerTxn = max(usPerTxn, a.DriverCPUUsPerTxn)
-	}
-	switch {
-	case at != nil && pct > 25:
-		fmt.Fprintf(w, "  ✗ driver CPU up to %s of the host (at %d users, %.1f µs/txn): the load generator may limit the result; run it on another machine\n",
-			fmtPct(pct), at.Users, usPerTxn)
-	case at != nil:
-		fmt.Fprintf(w, "  ✓ driver CPU at most %s of the host (at %d users, %.1f µs/txn): not the bottleneck\n", fmtPct(pct), at.Users, usPerTxn)
-	case usPerTxn > 0:
-		fmt.Fprintf(w, "  · driver CPU %.1f µs/txn (host CPU count unknown)\n", usPerTxn)
-	}
+	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
 	fmt.Fprintln(w)
+}
+
+// writeDriverVerdict says whether the driver may have limited the run: its
+// peak driver CPU (store.RunFigures, % of one core) against a quarter of
+// the host's CPUs, with that same step's µs/txn.
+func writeDriverVerdict(w io.Writer, run store.Run, f store.Figures) {
+	if f.PeakDriverCPUPct == 0 {
+		return
+	}
+	fig := fmt.Sprintf("peak driver CPU %s of one core at %d users (%.1f µs/txn)", fmtPct(f.PeakDriverCPUPct), f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn)
+	switch n := logicalCPUs(run); {
+	case n == 0:
+		fmt.Fprintf(w, "  · %s; host CPU count unknown\n", fig)
+	case DriverBottleneck(run, f.PeakDriverCPUPct):
+		fmt.Fprintf(w, "  ✗ %s, more than a quarter of the host's %d CPUs: the load generator may limit the result; run it on another machine\n", fig, n)
+	default:
+		fmt.Fprintf(w, "  ✓ %s, less than a quarter of the host's %d CPUs: not the bottleneck\n", fig, n)
+	}
 }
 
 // writeKV writes "key ..... value" lines, k6 style.

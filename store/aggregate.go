@@ -36,11 +36,15 @@ type StepAggregate struct {
 	NOPM       Stat `json:"nopm"`         // New-Orders per minute
 	TPMPerUser Stat `json:"tpm_per_user"` // TPM / users
 	// Host holds the means of the steps' host summaries.
-	Host              HostSummary `json:"host"`
-	ServerCPUPct      float64     `json:"server_cpu_pct"`        // mean, % of one core
-	DriverCPUPct      float64     `json:"driver_cpu_pct"`        // mean, % of one core
-	DriverCPUUsPerTxn float64     `json:"driver_cpu_us_per_txn"` // mean, µs per transaction
-	ServerCPUUsPerTxn float64     `json:"server_cpu_us_per_txn"` // mean, µs per transaction
+	Host HostSummary `json:"host"`
+	// ServerCPUPct is the database server's CPU, mean across repeats, in %
+	// of one core (200 = two cores busy).
+	ServerCPUPct float64 `json:"server_cpu_pct"`
+	// DriverCPUPct is rightsize's own CPU, mean across repeats, in % of one
+	// core: the one definition of "driver CPU" every view shows.
+	DriverCPUPct      float64 `json:"driver_cpu_pct"`
+	DriverCPUUsPerTxn float64 `json:"driver_cpu_us_per_txn"` // mean, µs per transaction
+	ServerCPUUsPerTxn float64 `json:"server_cpu_us_per_txn"` // mean, µs per transaction
 	// Unstable is set when the CV of TPM or NOPM exceeds UnstableCV.
 	Unstable bool `json:"unstable"`
 	// DBTPM is the mean server-counted (HammerDB-style) TPM, 0 if unknown.
@@ -249,6 +253,13 @@ type Figures struct {
 	AvgNOPM       float64 `json:"avg_nopm"`
 	// Steps is the number of distinct users counts averaged.
 	Steps int `json:"steps"`
+	// PeakDriverCPUPct is the highest driver CPU of a step (its mean
+	// across repeats), in % of one core; PeakDriverCPUUsers and
+	// PeakDriverCPUUsPerTxn are that step's users and driver CPU per
+	// transaction (µs). All 0 when the driver CPU was not measured.
+	PeakDriverCPUPct      float64 `json:"peak_driver_cpu_pct"`
+	PeakDriverCPUUsers    int     `json:"peak_driver_cpu_users"`
+	PeakDriverCPUUsPerTxn float64 `json:"peak_driver_cpu_us_per_txn"`
 }
 
 // RunFigures computes Figures from Aggregate's result.
@@ -261,6 +272,9 @@ func RunFigures(aggs []StepAggregate) Figures {
 		}
 		if a.NOPM.Mean > f.PeakNOPM || f.Steps == 0 {
 			f.PeakNOPM, f.PeakNOPMUsers = a.NOPM.Mean, a.Users
+		}
+		if a.DriverCPUPct > f.PeakDriverCPUPct {
+			f.PeakDriverCPUPct, f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn = a.DriverCPUPct, a.Users, a.DriverCPUUsPerTxn
 		}
 		if seen[a.Users] {
 			continue

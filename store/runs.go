@@ -192,36 +192,44 @@ type RunSummary struct {
 	Run
 	// Steps is the number of steps stored.
 	Steps int `json:"steps"`
-	// MaxTPM is the highest TPM of a step.
-	MaxTPM float64 `json:"max_tpm"`
-	// MaxNOPM is the highest NOPM of a step.
-	MaxNOPM float64 `json:"max_nopm"`
+	// Figures are the run's headline figures (RunFigures of Aggregate),
+	// the same peak TPM and NOPM the summary and the report show.
+	Figures Figures `json:"figures"`
 }
 
-// ListRunSummaries is ListRuns with a digest of each run's steps.
+// ListRunSummaries is ListRuns with a digest of each run's steps, its
+// figures computed by Aggregate and RunFigures from the steps' throughput.
 func (s *Store) ListRunSummaries(ctx context.Context) ([]RunSummary, error) {
-	var cols []string
-	for _, c := range strings.Split(runColumns, ",") {
-		cols = append(cols, "r."+strings.TrimSpace(c))
+	runs, err := s.ListRuns(ctx)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+`, COUNT(s.id), COALESCE(MAX(s.tpm), 0), COALESCE(MAX(s.nopm), 0)
-FROM runs r LEFT JOIN steps s ON s.run_id = r.id
-GROUP BY r.id ORDER BY r.started_at_ns DESC, r.id DESC`)
+	rows, err := s.db.QueryContext(ctx, `SELECT run_id, step_index, users, partial, tpm, nopm, driver_cpu_us_per_txn, driver_cpu_pct
+FROM steps ORDER BY run_id, repeat_no, step_index`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []RunSummary
+	byRun := map[string][]Step{}
 	for rows.Next() {
-		var rs RunSummary
-		var err error
-		rs.Run, err = scanRun(rows, &rs.Steps, &rs.MaxTPM, &rs.MaxNOPM)
-		if err != nil {
-			return nil, err
+		var id string
+		var st Step
+		var partial int
+		if err := rows.Scan(&id, &st.Index, &st.Users, &partial, &st.TPM, &st.NOPM, &st.DriverCPUUsPerTxn, &st.DriverCPUPct); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
 		}
-		out = append(out, rs)
+		st.Partial = partial != 0
+		byRun[id] = append(byRun[id], st)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	out := make([]RunSummary, 0, len(runs))
+	for _, r := range runs {
+		steps := byRun[r.ID]
+		out = append(out, RunSummary{Run: r, Steps: len(steps), Figures: RunFigures(Aggregate(steps))})
+	}
+	return out, nil
 }
 
 // Resolve returns the id of the run named by idOrLabel: a run id, else the

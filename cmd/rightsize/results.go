@@ -132,10 +132,10 @@ func newResultsListCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tLABEL\tSTATUS\tENGINE\tWH\tUSERS\tREPEATS\tSTEPS\tMAX TPM\tMAX NOPM\tSTARTED")
+			fmt.Fprintln(tw, "ID\tLABEL\tSTATUS\tENGINE\tWH\tUSERS\tREPEATS\tSTEPS\tPEAK TPM\tPEAK NOPM\tSTARTED")
 			for _, r := range runs {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n", r.ID, dash(r.Label), r.Status, dash(r.Engine),
-					r.Warehouses, usersList(r.Users, 8), r.Repeats, r.Steps, r.MaxTPM, r.MaxNOPM, localTime(r.StartedAt))
+					r.Warehouses, usersList(r.Users, 8), r.Repeats, r.Steps, r.Figures.PeakTPM, r.Figures.PeakNOPM, localTime(r.StartedAt))
 			}
 			return tw.Flush()
 		},
@@ -303,9 +303,18 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		return nil
 	}
 	aggs := store.Aggregate(steps)
+	fig := store.RunFigures(aggs)
+	fmt.Fprintf(w, "\npeak TPM %.0f at %d users · peak NOPM %.0f at %d users", fig.PeakTPM, fig.PeakTPMUsers, fig.PeakNOPM, fig.PeakNOPMUsers)
+	if fig.Steps > 1 {
+		fmt.Fprintf(w, " · average over all steps TPM %.0f · NOPM %.0f", fig.AvgTPM, fig.AvgNOPM)
+	}
+	fmt.Fprintln(w)
+	if fig.PeakDriverCPUPct > 0 {
+		fmt.Fprintf(w, "peak driver CPU %.1f %% of one core at %d users (%.1f µs/txn)\n", fig.PeakDriverCPUPct, fig.PeakDriverCPUUsers, fig.PeakDriverCPUUsPerTxn)
+	}
 	fmt.Fprintln(w, "\nthroughput per step (mean across repeats [min–max], CV = stddev/mean)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\tCPU busy %\tiowait %\tserver CPU %\tdriver CPU %\tread IOPS\twrite IOPS\tdisk ms\t")
+	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\tCPU busy %\tiowait %\tserver CPU % of one core\tdriver CPU % of one core\tread IOPS\twrite IOPS\tdisk ms\t")
 	unstable, partial := false, false
 	for _, a := range aggs {
 		mark := ""
