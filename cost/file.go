@@ -108,9 +108,12 @@ type Licence struct {
 // given tells whether the field was written or filled in by a preset.
 func (l *Licence) given(key string) bool { return l.at.Has(key) || l.filled[key] }
 
-// Dec is a decimal number read exactly from its YAML text (never through
-// a float).
+// Dec is an exact decimal number: read from its YAML text (never through
+// a float) and written to JSON as a number with every digit.
 type Dec struct{ decimal.Decimal }
+
+// MarshalJSON writes the exact decimal as a JSON number.
+func (d Dec) MarshalJSON() ([]byte, error) { return []byte(d.String()), nil }
 
 // UnmarshalYAML reads a YAML number as an exact decimal.
 func (d *Dec) UnmarshalYAML(n *yaml.Node) error {

@@ -23,9 +23,9 @@ func (m Money) Cents() string { return groupDigits(m.StringFixed(2)) }
 type ItemCost struct {
 	Item string `json:"item"`
 	// Units is qty, or the config's count for an item priced per core or GB.
-	Units decimal.Decimal `json:"units"`
-	Price Money           `json:"price"`
-	Cost  Money           `json:"cost"`
+	Units Dec   `json:"units"`
+	Price Money `json:"price"`
+	Cost  Money `json:"cost"`
 }
 
 // LicenceCost is one priced licence.
@@ -35,7 +35,7 @@ type LicenceCost struct {
 	Per  string `json:"per"`
 	// Counted is what the rule counts before minimum and packs: cores
 	// (× core factor, rounded up), instances, users, GB or hours.
-	Counted decimal.Decimal `json:"counted"`
+	Counted Dec `json:"counted"`
 	// Licensed is the number of cores paid for (per-core rules): Counted
 	// raised to the minimum, in whole packs.
 	Licensed int64 `json:"licensed_cores,omitempty"`
@@ -46,7 +46,7 @@ type LicenceCost struct {
 	Pack    int `json:"pack,omitempty"`
 	Minimum int `json:"minimum,omitempty"`
 	// CoreFactor multiplied the cores (nil when 1).
-	CoreFactor *decimal.Decimal `json:"core_factor,omitempty"`
+	CoreFactor *Dec `json:"core_factor,omitempty"`
 	// Base is the licence price for one purchase or one year.
 	Base Money `json:"base"`
 	// Support is the support over the years (SupportPct × Base × years).
@@ -93,7 +93,7 @@ func (cf *Config) Price(years int) Breakdown {
 		}
 		c := units.Mul(it.Price.Decimal)
 		hw = hw.Add(c)
-		b.Items = append(b.Items, ItemCost{Item: it.Item, Units: units, Price: Money{it.Price.Decimal}, Cost: Money{c}})
+		b.Items = append(b.Items, ItemCost{Item: it.Item, Units: Dec{units}, Price: Money{it.Price.Decimal}, Cost: Money{c}})
 	}
 	b.Hardware = Money{hw}
 	total := hw
@@ -132,28 +132,28 @@ func (cf *Config) count(per string) decimal.Decimal {
 // price applies the licence's rule to the config.
 func (l *Licence) price(cf *Config, years int) LicenceCost {
 	lc := LicenceCost{Name: l.Name, Kind: l.Kind, Per: l.Per}
-	var base decimal.Decimal
+	var counted, base decimal.Decimal
 	switch l.Per {
 	case PerHostCore, PerVMCore:
 		cores := cf.count(l.Per).Mul(l.CoreFactor.Decimal).Ceil().IntPart()
-		lc.Counted = decimal.NewFromInt(cores)
+		counted = decimal.NewFromInt(cores)
 		lc.Licensed, lc.Packs = Packs(cores, l.Minimum, l.Pack)
 		lc.Pack, lc.Minimum = l.Pack, l.Minimum
 		if !l.CoreFactor.Equal(one) {
-			f := l.CoreFactor.Decimal
-			lc.CoreFactor = &f
+			lc.CoreFactor = &Dec{l.CoreFactor.Decimal}
 		}
 		base = decimal.NewFromInt(lc.Packs).Mul(l.PackPrice.Decimal)
 	case PerInstance, PerUser:
-		lc.Counted = decimal.NewFromInt(int64(l.Qty))
-		base = lc.Counted.Mul(l.Price.Decimal)
+		counted = decimal.NewFromInt(int64(l.Qty))
+		base = counted.Mul(l.Price.Decimal)
 	case PerMemoryGB:
-		lc.Counted = cf.MemoryGB.Decimal
-		base = lc.Counted.Mul(l.Price.Decimal)
+		counted = cf.MemoryGB.Decimal
+		base = counted.Mul(l.Price.Decimal)
 	case PerHour:
-		lc.Counted = l.Hours.Mul(decimal.NewFromInt(int64(l.Qty)))
-		base = lc.Counted.Mul(l.Price.Decimal)
+		counted = l.Hours.Mul(decimal.NewFromInt(int64(l.Qty)))
+		base = counted.Mul(l.Price.Decimal)
 	}
+	lc.Counted = Dec{counted}
 	y := decimal.NewFromInt(int64(years))
 	lc.Base = Money{base}
 	lc.Support = Money{base.Mul(l.SupportPct.Decimal).Div(hundred).Mul(y)}
