@@ -16,12 +16,17 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -549,7 +554,8 @@ func (l *HammerDBLog) Run(label string) (store.Run, []store.Step) {
 	return r, steps
 }
 
-// Imported is a run stored by ImportHammerDB.
+// Imported is a run stored by ImportHammerDB, or a time profile attached
+// to a run stored before.
 type Imported struct {
 	// File is the file the run came from; Profiles the xtprof files that
 	// were merged into it.
@@ -557,29 +563,59 @@ type Imported struct {
 	Profiles []string
 	Run      store.Run
 	Steps    []store.Step
+	// Attached is set when File is a time profile given alone that was
+	// attached to Run, a HammerDB run imported before (Steps are the steps
+	// that received latencies).
+	Attached bool
+	// LatencyOnly is set when File is a time profile given alone that no
+	// imported run matched: Run is a run with its latencies and no TPM.
+	LatencyOnly bool
 }
+
+// Options tune ImportHammerDB.
+type Options struct {
+	// Label names the runs: "hammerdb:BASE" (the file's base name) when
+	// empty; with several runs, ":BASE" is appended to it.
+	Label string
+	// Replace deletes the runs a file was imported as before, instead of
+	// refusing to import it again.
+	Replace bool
+}
+
+// envHash is the run environment key holding the SHA-256 of the imported
+// file, by which a second import of the same file is recognised.
+const envHash = "source.sha256"
 
 // ImportHammerDB parses HammerDB output files and stores one run per file
 // with test results, with Source "hammerdb" and Status "complete". A file
 // holding only an xtprof summary (hdbxtprofile.log) completes the run of
-// the file before it, test by test on the users count. label names the
-// runs: "hammerdb:FILE" when empty; with several runs, ":FILE" is appended
-// to a given label. The runs are stored only if every file can be read.
-func ImportHammerDB(ctx context.Context, st *store.Store, files []string, label string) ([]Imported, error) {
+// the file before it, test by test on the users count; given without such
+// a file, it completes the latest imported HammerDB run with a step of its
+// users count, or, when none has one, becomes a latency-only run. A file
+// imported before is refused (a ParseError) unless opt.Replace. Nothing is
+// stored unless every file can be read and placed.
+func ImportHammerDB(ctx context.Context, st *store.Store, files []string, opt Options) ([]Imported, error) {
 	var logs []*HammerDBLog
+	hashes := map[string]string{}
 	for _, f := range files {
-		fh, err := os.Open(f)
+		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		l, err := ParseHammerDB(fh, f)
-		fh.Close()
+		l, err := ParseHammerDB(bytes.NewReader(b), f)
 		if err != nil {
 			return nil, err
 		}
+		sum := sha256.Sum256(b)
+		hashes[f] = hex.EncodeToString(sum[:])
 		logs = append(logs, l)
 	}
+	stored, err := st.ListRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Imported
+	var orphans []*HammerDBLog
 	var cur *HammerDBLog
 	for _, l := range logs {
 		if len(l.Tests) > 0 {
@@ -589,8 +625,8 @@ func ImportHammerDB(ctx context.Context, st *store.Store, files []string, label 
 		}
 		// A time profile on its own: it belongs to the previous log.
 		if cur == nil {
-			return nil, &ParseError{File: l.Name, Line: l.Profiles[0].Line,
-				Msg: "a time profile without test results: give it after the HammerDB log of the run it belongs to (rightsize import hammerdb hammerdb.log hdbxtprofile.log)"}
+			orphans = append(orphans, l)
+			continue
 		}
 		for _, prof := range l.Profiles {
 			if !attach(cur.Tests, prof) {
@@ -607,6 +643,23 @@ func ImportHammerDB(ctx context.Context, st *store.Store, files []string, label 
 			cur.Started = l.Started
 		}
 	}
+	// A file imported before is refused, or its runs replaced.
+	var replaced []string
+	for _, f := range files {
+		for _, r := range stored {
+			if r.Source != store.SourceHammerDB || r.Env[envHash] != hashes[f] {
+				continue
+			}
+			if !opt.Replace {
+				return nil, &ParseError{File: f, Msg: fmt.Sprintf("already imported as run %s (label %q); give --replace to import it again", r.ID, r.Label)}
+			}
+			replaced = append(replaced, r.ID)
+		}
+	}
+	attached, err := placeOrphans(ctx, st, stored, replaced, orphans)
+	if err != nil {
+		return nil, err
+	}
 	byName := map[string]*HammerDBLog{}
 	for _, l := range logs {
 		byName[l.Name] = l
@@ -618,25 +671,150 @@ func ImportHammerDB(ctx context.Context, st *store.Store, files []string, label 
 				l.Started = fi.ModTime()
 			}
 		}
-		lb := label
-		switch {
-		case lb == "":
-			lb = "hammerdb:" + l.Name
-		case len(out) > 1:
-			lb += ":" + l.Name
-		}
-		run, steps := l.Run(lb)
+		run, steps := l.Run(runLabel(opt.Label, l.Name, len(out)+len(attached)))
+		run.Env[envHash] = hashes[l.Name]
 		if len(out[i].Profiles) > 0 {
 			run.Env["source.profiles"] = strings.Join(out[i].Profiles, ",")
 		}
 		out[i].Run, out[i].Steps = run, steps
+	}
+	for i := range attached {
+		if attached[i].LatencyOnly {
+			l := byName[attached[i].File]
+			attached[i].Run.Label = runLabel(opt.Label, l.Name, len(out)+len(attached))
+			attached[i].Run.Env[envHash] = hashes[l.Name]
+		}
+	}
+	for _, id := range replaced {
+		if err := st.DeleteRun(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
 	}
 	for i := range out {
 		if err := storeRun(ctx, st, &out[i].Run, out[i].Steps); err != nil {
 			return out[:i], err
 		}
 	}
+	for i, a := range attached {
+		if a.LatencyOnly {
+			if err := storeRun(ctx, st, &attached[i].Run, attached[i].Steps); err != nil {
+				return out, err
+			}
+		} else {
+			for _, s := range a.Steps {
+				if err := st.AddStepTxn(ctx, s.ID, s.Txn); err != nil {
+					return out, err
+				}
+			}
+		}
+		out = append(out, attached[i])
+	}
 	return out, nil
+}
+
+// runLabel is the label of an imported run: "hammerdb:BASE" without a
+// label, the label itself for a single run, "LABEL:BASE" for several.
+func runLabel(label, file string, runs int) string {
+	base := filepath.Base(file)
+	switch {
+	case label == "":
+		return "hammerdb:" + base
+	case runs > 1:
+		return label + ":" + base
+	}
+	return label
+}
+
+// placeOrphans finds where the time profiles given without their log go:
+// each profile to the latest imported HammerDB run (newest first in
+// stored, leaving out the runs being replaced) with a step of its users
+// count, that step's latest repeat without latencies; a file none of
+// whose profiles matches a run becomes a latency-only run (its Run not yet
+// stored and without a label).
+func placeOrphans(ctx context.Context, st *store.Store, stored []store.Run, replaced []string, orphans []*HammerDBLog) ([]Imported, error) {
+	var out []Imported
+	loaded := map[string][]store.Step{}
+	for _, l := range orphans {
+		var hits []Imported // one per run
+		var missing []HammerDBProfile
+		for _, prof := range l.Profiles {
+			if prof.Users == 0 {
+				return nil, &ParseError{File: l.Name, Line: prof.Line,
+					Msg: "a time profile that does not say its virtual users: give it after the HammerDB log of the run it belongs to"}
+			}
+			r, step, err := latestStep(ctx, st, stored, replaced, loaded, prof.Users)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				missing = append(missing, prof)
+				continue
+			}
+			if len(step.Txn) > 0 {
+				return nil, &ParseError{File: l.Name, Line: prof.Line, Msg: fmt.Sprintf(
+					"run %s (label %q), the latest imported HammerDB run with %d virtual users, already has their latencies", r.ID, r.Label, prof.Users)}
+			}
+			step.Txn = prof.Txn
+			i := slices.IndexFunc(hits, func(im Imported) bool { return im.Run.ID == r.ID })
+			if i < 0 {
+				hits = append(hits, Imported{File: l.Name, Run: *r, Attached: true})
+				i = len(hits) - 1
+			}
+			hits[i].Steps = append(hits[i].Steps, *step)
+		}
+		switch {
+		case len(missing) == 0:
+			out = append(out, hits...)
+		case len(hits) == 0:
+			lat := &HammerDBLog{Name: l.Name, Version: l.Version, Started: l.Started}
+			for _, p := range missing {
+				lat.Tests = append(lat.Tests, HammerDBTest{Line: p.Line, Users: p.Users, Txn: p.Txn})
+			}
+			run, steps := lat.Run("")
+			run.Note = "imported from a HammerDB time profile (xtprof) alone: latencies only, TPM and NOPM were not measured"
+			out = append(out, Imported{File: l.Name, Run: run, Steps: steps, LatencyOnly: true})
+		default:
+			return nil, &ParseError{File: l.Name, Line: missing[0].Line, Msg: fmt.Sprintf(
+				"time profile of %d virtual users matches no imported HammerDB run, while others of the file do; import it after its log", missing[0].Users)}
+		}
+	}
+	return out, nil
+}
+
+// latestStep returns the latest imported HammerDB run (not being replaced)
+// with a step of users virtual users, and that step's latest repeat
+// without latencies (else its latest repeat); nil when no run has one.
+func latestStep(ctx context.Context, st *store.Store, stored []store.Run, replaced []string, loaded map[string][]store.Step, users int) (*store.Run, *store.Step, error) {
+	for i := range stored {
+		r := &stored[i]
+		if r.Source != store.SourceHammerDB || !slices.Contains(r.Users, users) || slices.Contains(replaced, r.ID) {
+			continue
+		}
+		steps, ok := loaded[r.ID]
+		if !ok {
+			var err error
+			if _, steps, err = st.LoadRun(ctx, r.ID); err != nil {
+				return nil, nil, err
+			}
+			loaded[r.ID] = steps
+		}
+		var latest, free *store.Step
+		for j := range steps {
+			if s := &steps[j]; s.Users == users {
+				latest = s
+				if len(s.Txn) == 0 {
+					free = s
+				}
+			}
+		}
+		if free != nil {
+			return r, free, nil
+		}
+		if latest != nil {
+			return r, latest, nil
+		}
+	}
+	return nil, nil, nil
 }
 
 // storeRun stores a run and its steps; a run whose steps cannot all be

@@ -159,21 +159,29 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func tempStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func td(n string) string { return filepath.Join("testdata", n) }
+
 func TestImportHammerDB(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	td := func(n string) string { return filepath.Join("testdata", n) }
+	st := tempStore(t)
 
-	// The log and the profile file written next to it make one run.
-	got, err := ImportHammerDB(ctx, st, []string{td("timed.log"), td("hdbxtprofile.log"), td("autopilot.log")}, "")
+	// The log and the profile file written next to it make one run,
+	// labelled with the log's base name.
+	got, err := ImportHammerDB(ctx, st, []string{td("timed.log"), td("hdbxtprofile.log"), td("autopilot.log")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Run.Label != "hammerdb:"+td("timed.log") || got[1].Run.Label != "hammerdb:"+td("autopilot.log") ||
+	if len(got) != 2 || got[0].Run.Label != "hammerdb:timed.log" || got[1].Run.Label != "hammerdb:autopilot.log" ||
 		len(got[0].Profiles) != 1 {
 		t.Fatalf("imported %+v", got)
 	}
@@ -190,31 +198,78 @@ func TestImportHammerDB(t *testing.T) {
 	if !r.StartedAt.Equal(time.Date(2025, 3, 4, 10, 9, 41, 0, time.UTC)) {
 		t.Errorf("started %v: want the profile report's time", r.StartedAt)
 	}
-	if id, err := st.Resolve(ctx, "hammerdb:"+td("autopilot.log")); err != nil || id != got[1].Run.ID {
+	if id, err := st.Resolve(ctx, "hammerdb:autopilot.log"); err != nil || id != got[1].Run.ID {
 		t.Errorf("resolve by label: %v %v", id, err)
 	}
-
-	// --label with several runs names each after its file.
-	got, err = ImportHammerDB(ctx, st, []string{td("xtprof.log"), td("timed.log")}, "maria")
-	if err != nil || got[0].Run.Label != "maria:"+td("xtprof.log") {
-		t.Fatalf("%v %+v", err, got)
+	count := func() int {
+		runs, err := st.ListRuns(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(runs)
 	}
-	got, err = ImportHammerDB(ctx, st, []string{td("xtprof.log")}, "maria-only")
+
+	// The same log again is refused, naming the run; --replace replaces it.
+	_, err = ImportHammerDB(ctx, st, []string{td("autopilot.log")}, Options{})
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "already imported as run "+got[1].Run.ID) || count() != 2 {
+		t.Fatalf("second import: %v, %d runs", err, count())
+	}
+	again, err := ImportHammerDB(ctx, st, []string{td("autopilot.log")}, Options{Replace: true})
+	if err != nil || len(again) != 1 || count() != 2 {
+		t.Fatalf("--replace: %v, %d runs", err, count())
+	}
+	if _, _, err := st.LoadRun(ctx, got[1].Run.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the replaced run is still stored: %v", err)
+	}
+
+	// --label with several runs names each after its file's base name.
+	got, err = ImportHammerDB(ctx, st, []string{td("xtprof.log"), td("bad-result.log")}, Options{Label: "maria"})
+	if err == nil {
+		t.Fatal("bad file: no error")
+	}
+	if count() != 2 {
+		t.Errorf("%d runs stored by a failed import", count()-2)
+	}
+	got, err = ImportHammerDB(ctx, st, []string{td("xtprof.log")}, Options{Label: "maria-only"})
 	if err != nil || got[0].Run.Label != "maria-only" {
 		t.Fatalf("%v %+v", err, got)
 	}
+}
 
-	// Nothing is stored when one file is bad.
-	before, _ := st.ListRuns(ctx)
-	if _, err := ImportHammerDB(ctx, st, []string{td("timed.log"), td("not-hammerdb.txt")}, ""); err == nil {
-		t.Error("bad file: no error")
+// A time profile given alone goes to the latest imported run with its
+// virtual users, or becomes a latency-only run.
+func TestImportProfileAlone(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	// No imported run: a latency-only run.
+	got, err := ImportHammerDB(ctx, st, []string{td("hdbxtprofile.log")}, Options{})
+	if err != nil || len(got) != 1 || !got[0].LatencyOnly || got[0].Run.Label != "hammerdb:hdbxtprofile.log" {
+		t.Fatalf("profile alone in an empty store: %v %+v", err, got)
 	}
-	if _, err := ImportHammerDB(ctx, st, []string{td("hdbxtprofile.log")}, ""); err == nil || !strings.Contains(err.Error(), "give it after the HammerDB log") {
-		t.Errorf("profile alone: %v", err)
+	_, steps, err := st.LoadRun(ctx, got[0].Run.ID)
+	if err != nil || len(steps) != 1 || steps[0].Users != 4 || steps[0].TPM != 0 || len(steps[0].Txn) != 5 {
+		t.Fatalf("latency-only run: %v %+v", err, steps)
 	}
-	after, _ := st.ListRuns(ctx)
-	if len(after) != len(before) {
-		t.Errorf("%d runs stored by failed imports", len(after)-len(before))
+
+	// After its log: attached to it.
+	st = tempStore(t)
+	logRun, err := ImportHammerDB(ctx, st, []string{td("timed.log")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = ImportHammerDB(ctx, st, []string{td("hdbxtprofile.log")}, Options{})
+	if err != nil || len(got) != 1 || !got[0].Attached || got[0].Run.ID != logRun[0].Run.ID {
+		t.Fatalf("profile after its log: %v %+v", err, got)
+	}
+	runs, _ := st.ListRuns(ctx)
+	_, steps, err = st.LoadRun(ctx, logRun[0].Run.ID)
+	if err != nil || len(runs) != 1 || len(steps) != 1 || steps[0].TPM != 26934 || len(steps[0].Txn) != 5 || steps[0].Txn[0].P99Ms != 24.301 {
+		t.Fatalf("attached profile: %v, %d runs, %+v", err, len(runs), steps)
+	}
+	// Twice: refused, the step has its latencies.
+	if _, err := ImportHammerDB(ctx, st, []string{td("hdbxtprofile.log")}, Options{}); err == nil || !strings.Contains(err.Error(), "already has their latencies") {
+		t.Errorf("profile attached twice: %v", err)
 	}
 }
 

@@ -405,3 +405,28 @@ func loadChildren[T any](ctx context.Context, s *Store, table string, fields fun
 	}
 	return nil
 }
+
+// AddStepTxn gives a stored step that has no transaction summaries its
+// summaries (an imported time profile that came after its log), in one
+// transaction. It refuses a step that already has some.
+func (s *Store) AddStepTxn(ctx context.Context, stepID int64, txn []TxnSummary) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM step_txn WHERE step_id = ?"), stepID).Scan(&n); err != nil {
+		return fmt.Errorf("add transactions to step %d: %w", stepID, err)
+	}
+	if n > 0 {
+		return fmt.Errorf("add transactions to step %d: it already has %d transaction summaries", stepID, n)
+	}
+	err = s.insertRows(ctx, tx, "step_txn", names(txnFields(&TxnSummary{})), len(txn), func(i int, a []any) []any {
+		return rowArgs(a, stepID, i, txnFields(&txn[i]))
+	})
+	if err != nil {
+		return fmt.Errorf("add transactions to step %d: %w", stepID, err)
+	}
+	return tx.Commit()
+}

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/importer"
+	"github.com/rightsize/rightsize/store"
 )
 
 // newImportCmd is "rightsize import": bring other tools' results into the
@@ -25,7 +27,7 @@ report and compare put them next to rightsize's own runs.`,
 }
 
 func newImportHammerDBCmd() *cobra.Command {
-	var label string
+	var opt importer.Options
 	cmd := &cobra.Command{
 		Use:   "hammerdb FILE...",
 		Short: "Import HammerDB TPROC-C results: hammerdb.log, CLI output, autopilot logs, xtprof time profiles",
@@ -36,11 +38,14 @@ step, with its number of active virtual users (a users count met again is
 the next repeat of that step). When the time profiler (xtprof) was on, its
 summary of all virtual users gives each step its per-transaction p50, p95
 and p99 latency: printed in the log, or in hdbxtprofile.log given right
-after the log it belongs to.
+after the log it belongs to. An hdbxtprofile.log given alone completes the
+latest imported HammerDB run with a step of the same virtual users, or,
+when no imported run has one, becomes a latency-only run.
 
 Each log becomes one run, with source "hammerdb" and label --label (with
-several logs, --label:FILE), or "hammerdb:FILE". Nothing is stored unless
-every file can be read.`,
+several logs, --label:BASE), or "hammerdb:BASE", BASE being the file's base
+name. A file imported before is refused; --replace deletes the runs it made
+and imports it again. Nothing is stored unless every file can be read.`,
 		Example: `  rightsize import hammerdb hammerdb.log
   rightsize import hammerdb run.log /tmp/hdbxtprofile.log --label "HDD/16 cores"
   rightsize report "HDD/16 cores" baseline`,
@@ -61,7 +66,7 @@ every file can be read.`,
 				return err
 			}
 			defer st.Close()
-			got, err := importer.ImportHammerDB(cmd.Context(), st, args, label)
+			got, err := importer.ImportHammerDB(cmd.Context(), st, args, opt)
 			if err != nil {
 				var pe *importer.ParseError
 				if errors.As(err, &pe) {
@@ -71,6 +76,10 @@ every file can be read.`,
 			}
 			w := cmd.OutOrStdout()
 			for _, im := range got {
+				if im.Attached {
+					fmt.Fprintf(w, "attached %s to run %s, label %q: xtprof latencies for users %s\n", im.File, im.Run.ID, im.Run.Label, stepUsers(im.Steps))
+					continue
+				}
 				from := im.File
 				if len(im.Profiles) > 0 {
 					from += " + " + strings.Join(im.Profiles, ", ")
@@ -81,8 +90,12 @@ every file can be read.`,
 						withLat++
 					}
 				}
-				fmt.Fprintf(w, "imported %s as run %s, label %q: %d steps (users %s), %d with xtprof latencies\n",
-					from, im.Run.ID, im.Run.Label, len(im.Steps), usersList(im.Run.Users, 20), withLat)
+				kind := "run"
+				if im.LatencyOnly {
+					kind = "latency-only run (no TPM)"
+				}
+				fmt.Fprintf(w, "imported %s as %s %s, label %q: %d steps (users %s), %d with xtprof latencies\n",
+					from, kind, im.Run.ID, im.Run.Label, len(im.Steps), usersList(im.Run.Users, 20), withLat)
 			}
 			if len(got) > 0 {
 				fmt.Fprintf(w, "see: rightsize report %q\n", got[len(got)-1].Run.Label)
@@ -90,6 +103,16 @@ every file can be read.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&label, "label", "", `the runs' label (default "hammerdb:FILE")`)
+	cmd.Flags().StringVar(&opt.Label, "label", "", `the runs' label (default "hammerdb:" and the file's base name)`)
+	cmd.Flags().BoolVar(&opt.Replace, "replace", false, "import a file imported before again, deleting the runs it made")
 	return cmd
+}
+
+// stepUsers lists the steps' users counts ("4, 8").
+func stepUsers(steps []store.Step) string {
+	var us []string
+	for _, s := range steps {
+		us = append(us, strconv.Itoa(s.Users))
+	}
+	return strings.Join(us, ", ")
 }

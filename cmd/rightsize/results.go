@@ -176,24 +176,35 @@ func newResultsExportCmd() *cobra.Command {
 		Use:   "export RUN",
 		Short: "Export a run as CSV files for a spreadsheet, or as one JSON document",
 		Long: `Export a run. CSV (RFC 4180, one header row) writes steps.csv, transactions.csv,
-timeseries.csv and host_samples.csv into DIR (default ./rightsize-RUNID);
-JSON writes DIR/RUNID.json (default DIR: the current directory).`,
+timeseries.csv and host_samples.csv into DIR (default ./rightsize-RUNID).
+JSON writes the whole run as one document (the one results show --json
+prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
+		Example: `  rightsize results export ssd-16cores -o out/                 # out/steps.csv, transactions.csv, ...
+  rightsize results export ssd-16cores --format json > run.json
+  rightsize results export ssd-16cores --format json -o out/   # out/RUNID.json`,
 		Args: oneRun,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = strings.ToLower(strings.TrimSpace(format))
 			if format != store.FormatCSV && format != store.FormatJSON {
 				return badInput(fmt.Errorf("--format %q: want csv or json", format))
 			}
+			if format == store.FormatCSV && dir == "-" {
+				return badInput(errors.New("-o -: CSV is four files; give a directory (-o DIR), or --format json for standard output"))
+			}
 			st, id, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if dir == "" {
-				dir = "."
-				if format == store.FormatCSV {
-					dir = "rightsize-" + id
+			if format == store.FormatJSON && (dir == "" || dir == "-") {
+				r, steps, err := st.LoadRun(cmd.Context(), id)
+				if err != nil {
+					return err
 				}
+				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
+			}
+			if dir == "" {
+				dir = "rightsize-" + id
 			}
 			files, err := store.Export(cmd.Context(), st, id, format, dir)
 			if err != nil {
@@ -206,7 +217,7 @@ JSON writes DIR/RUNID.json (default DIR: the current directory).`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", store.FormatCSV, "csv or json")
-	cmd.Flags().StringVarP(&dir, "output", "o", "", "output directory (created if missing)")
+	cmd.Flags().StringVarP(&dir, "output", "o", "", `output directory (created if missing); "-" or none with --format json: standard output`)
 	return cmd
 }
 

@@ -117,6 +117,14 @@ func TestResultsCommands(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != filepath.Join(dir, ids[1]+".json") {
 		t.Errorf("export json: %d %q", code, out)
 	}
+	// JSON goes to standard output by default and with -o -: the document results show --json prints.
+	shown, _, _ := cli(t, ctx, "results", "show", ids[1], "--json")
+	for _, args := range [][]string{{"--format", "json"}, {"--format", "json", "-o", "-"}} {
+		out, errOut, code = cli(t, ctx, append([]string{"results", "export", ids[1]}, args...)...)
+		if code != 0 || out != shown {
+			t.Errorf("export %v: %d, %d bytes, want the %d of results show --json\n%s", args, code, len(out), len(shown), errOut)
+		}
+	}
 
 	// Bad input: one clear line, exit code 2.
 	file := filepath.Join(t.TempDir(), "file")
@@ -131,6 +139,7 @@ func TestResultsCommands(t *testing.T) {
 		{[]string{"results", "show"}, "give one RUN"},
 		{[]string{"results", "export", ids[0], "--format", "xlsx"}, `--format "xlsx"`},
 		{[]string{"results", "export", ids[0], "-o", filepath.Join(file, "sub")}, "not a directory"},
+		{[]string{"results", "export", ids[0], "-o", "-"}, "CSV is four files"},
 		{[]string{"results", "delete", "nope"}, "no run"},
 		{[]string{"results", "list", "--store", garbage}, "not a rightsize results store"},
 		{[]string{"results", "list", "--store", t.TempDir()}, "is a directory"},
