@@ -410,3 +410,16 @@ func (s *Store) LoadProbe(ctx context.Context, idOrLabel string) (*Probe, error)
 	}
 	return &p, nil
 }
+
+// DeleteProbe deletes the probe with that id. The error matches
+// ErrNotFound for an unknown id.
+func (s *Store) DeleteProbe(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, s.rebind("DELETE FROM probes WHERE id = ?"), id)
+	if err != nil {
+		return fmt.Errorf("delete probe %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return notFoundf("no probe %s in results store %s", id, s.location)
+	}
+	return nil
+}

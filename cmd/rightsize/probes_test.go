@@ -78,3 +78,66 @@ func TestProbeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestProbesCommands: probes are listed, shown, exported and deleted by
+// id or label like runs, and report --probe takes the label.
+func TestProbesCommands(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	var ids []string
+	for _, label := range []string{"disk1", "disk2"} {
+		out, errOut, code := cli(t, ctx, "probe", "storage", "--path", t.TempDir(), "--size", "8M", "--engine", "builtin", "--preset", "custom",
+			"--bs", "4k", "--threads", "1", "--depth", "1", "--duration", "500ms", "--label", label, "--json", "--store", st)
+		var res struct {
+			ID string `json:"probe_id"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.ID == "" {
+			t.Fatalf("probe storage: %d\n%s%s", code, out, errOut)
+		}
+		ids = append(ids, res.ID)
+	}
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, errOut, code := cli(t, ctx, append(args, "--store", st)...)
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, want, out, errOut)
+		}
+		return out + errOut
+	}
+	list := run(0, "probes", "list")
+	for _, want := range []string{"KIND", ids[0], ids[1], "disk1", "disk2", "storage", "complete"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("probes list lacks %q:\n%s", want, list)
+		}
+	}
+	var items []probeItem
+	if err := json.Unmarshal([]byte(run(0, "probes", "list", "--json", "--kind", "storage")), &items); err != nil || len(items) != 2 ||
+		items[0].ID != ids[1] || items[1].Label != "disk1" {
+		t.Errorf("probes list --json: %v %+v", err, items)
+	}
+	if out := run(0, "probes", "list", "--kind", "cpu"); !strings.Contains(out, "no probes") {
+		t.Errorf("probes list --kind cpu: %s", out)
+	}
+	show := run(0, "probes", "show", "disk1")
+	if !strings.Contains(show, "probe "+ids[0]) || !strings.Contains(show, `label "disk1"`) || !strings.Contains(show, "custom") {
+		t.Errorf("probes show:\n%s", show)
+	}
+	shown := run(0, "probes", "show", "disk1", "--json")
+	var p store.Probe
+	if err := json.Unmarshal([]byte(shown), &p); err != nil || p.ID != ids[0] || p.Kind != store.ProbeStorage || len(p.Result) == 0 {
+		t.Errorf("probes show --json: %v %+v", err, p)
+	}
+	if out := run(0, "probes", "export", "disk1"); out != shown {
+		t.Errorf("probes export differs from show --json:\n%s", out)
+	}
+	if out := run(0, "report", "--probe", "disk2", "-o", "-"); !strings.Contains(out, "disk2") {
+		t.Errorf("report --probe disk2 does not show it")
+	}
+	run(0, "probes", "delete", "disk1")
+	run(2, "probes", "show", "disk1")
+	run(2, "probes", "show")
+	run(2, "probes", "list", "--kind", "bogus")
+	if out := run(0, "probes", "list"); strings.Contains(out, ids[0]) || !strings.Contains(out, ids[1]) {
+		t.Errorf("after delete:\n%s", out)
+	}
+}
