@@ -55,7 +55,31 @@ type StepConfig struct {
 	// restores GOMAXPROCS at the end. It changes a process-wide setting:
 	// only the program's one running step should set it.
 	AdaptiveProcs bool
+	// OnProgress, when set, is called every second from the step's own
+	// goroutine with the live figures (see Progress). It reads only what
+	// the step counts anyway.
+	OnProgress func(Progress)
 }
+
+// Progress is the live state of a step, for progress bars and lines.
+type Progress struct {
+	Users     int
+	Measuring bool          // false during the ramp-up
+	Elapsed   time.Duration // into the current phase (ramp-up or measurement)
+	Phase     time.Duration // the current phase's length
+	// TPM and NOPM are the completed transactions and New-Orders per
+	// minute over the last 10 whole seconds (fewer at the start).
+	TPM, NOPM float64
+	// Errors counts failed transactions since the step started (ramp-up
+	// included).
+	Errors int64
+	// P95 is the 95th percentile latency over all transaction types of
+	// the last finished 10 s window (0 before the first one ends).
+	P95 time.Duration
+}
+
+// Remaining is the time left in the current phase.
+func (p Progress) Remaining() time.Duration { return max(p.Phase-p.Elapsed, 0) }
 
 // ErrServerLost ends a step whose users could not reconnect within
 // StepConfig.ReconnectTimeout.
@@ -226,6 +250,13 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	defer endTimer.Stop()
 	winStart := time.Duration(0)
 	ended := false
+	var progress <-chan time.Time
+	var lastP95 time.Duration
+	if cfg.OnProgress != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		progress = t.C
+	}
 	var alive <-chan time.Time
 	if cfg.ServerAlive != nil {
 		t := time.NewTicker(250 * time.Millisecond)
@@ -242,6 +273,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		case <-windowTick.C:
 			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 			winStart += WindowLength
+			if cfg.OnProgress != nil {
+				lastP95 = res.Windows[len(res.Windows)-1].p95()
+			}
+		case now := <-progress:
+			cfg.OnProgress(rec.progress(now, cfg, measureStart, lastP95))
 		case <-endTimer.C:
 			ended = true
 		case <-ctx.Done():
@@ -411,6 +447,7 @@ func (u *user) run(ctx context.Context) {
 			if measured {
 				u.stats.errors[t]++
 			}
+			u.rec.errors.Add(1)
 			if u.stats.firstErr[t] == nil {
 				u.stats.firstErr[t] = err
 			}

@@ -29,6 +29,9 @@ type recorder struct {
 	// per-second completed transactions and New-Orders since step start
 	perSecTxn, perSecNO []atomic.Int64
 	stepStart           time.Time
+	// errors counts failed transactions since the step started (read
+	// live by progress; incremented only on the error path).
+	errors atomic.Int64
 }
 
 type shard struct {
@@ -109,4 +112,42 @@ func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 		}
 	}
 	return out
+}
+
+// progress computes the live figures of a step at now from the per-second
+// counters; p95 is the last finished window's.
+func (r *recorder) progress(now time.Time, cfg StepConfig, measureStart time.Time, p95 time.Duration) Progress {
+	p := Progress{Users: cfg.Users, Errors: r.errors.Load(), P95: p95}
+	if now.Before(measureStart) {
+		p.Elapsed, p.Phase = now.Sub(r.stepStart), cfg.Rampup
+	} else {
+		p.Measuring, p.Elapsed, p.Phase = true, min(now.Sub(measureStart), cfg.Duration), cfg.Duration
+	}
+	// the last up to 10 whole seconds before now
+	cur := int(now.Sub(r.stepStart) / time.Second)
+	first := max(cur-10, 0)
+	var txn, no int64
+	for i := first; i < cur && i < len(r.perSecTxn); i++ {
+		txn += r.perSecTxn[i].Load()
+		no += r.perSecNO[i].Load()
+	}
+	if n := cur - first; n > 0 {
+		p.TPM = float64(txn) * 60 / float64(n)
+		p.NOPM = float64(no) * 60 / float64(n)
+	}
+	return p
+}
+
+// p95 is the 95th percentile over every transaction type of the window.
+func (w Window) p95() time.Duration {
+	all := newHist()
+	for _, h := range w.Hists {
+		if h != nil {
+			all.Merge(h)
+		}
+	}
+	if all.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(all.ValueAtQuantile(95)) * time.Microsecond
 }

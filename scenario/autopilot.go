@@ -52,6 +52,9 @@ type Autopilot struct {
 	Interval time.Duration
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int)
+	// OnProgress, when set, gets the live figures of the running step
+	// every second (driver.StepConfig.OnProgress).
+	OnProgress func(repeat, index int, p driver.Progress)
 }
 
 // StepRecord is one finished step with its telemetry.
@@ -135,6 +138,9 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
 		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs}
+	if a.OnProgress != nil {
+		cfg.OnProgress = func(p driver.Progress) { a.OnProgress(repeat, index, p) }
+	}
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }

@@ -50,6 +50,9 @@ type RunOptions struct {
 
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int, mode engine.Mode)
+	// OnProgress, when set, gets the live figures of the running step
+	// every second.
+	OnProgress func(repeat, index int, p driver.Progress)
 	// OnCreated, when set, is told the run's id once it is in the store.
 	OnCreated func(run *store.Run)
 }
@@ -180,6 +183,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if o.OnStepStart != nil {
 		ap.OnStepStart = func(repeat, index, users int) { o.OnStepStart(repeat, index, users, mode) }
 	}
+	ap.OnProgress = o.OnProgress
 	lastPartial := false
 	runErr := ap.Run(ctx, func(ctx context.Context, r StepRecord) error {
 		lastPartial = r.Result.Partial

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -99,12 +97,12 @@ func newBuildProgress(ctx interface{ Done() <-chan struct{} }, w io.Writer, ware
 	for _, t := range tpcc.Tables {
 		b.total[t] = tpcc.InitialRows(t, warehouses)
 	}
-	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+	if terminalColumns(w) > 0 { // a terminal that reports no width gets lines
 		b.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(32))
 		for _, t := range tpcc.Tables {
 			b.bars[t] = b.p.AddBar(b.total[t],
 				mpb.PrependDecorators(decor.Name(string(t), decor.WC{W: 11, C: decor.DindentRight}), decor.CountersNoUnit("%d/%d", decor.WC{W: 20})),
-				mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rows/s", decor.WC{W: 14}), decor.Percentage(decor.WC{W: 5})))
+				mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rows/s", decor.WC{W: 14}), decor.Percentage(decor.WC{W: 6})))
 		}
 	}
 	return b

@@ -19,9 +19,10 @@ import (
 
 // runFlags are the flags of run that become scenario.RunOptions.
 type runFlags struct {
-	o     scenario.RunOptions
-	users string
-	json  bool
+	o        scenario.RunOptions
+	users    string
+	json     bool
+	interval time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -37,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object instead of the text summary")
 	cmd.Flags().StringVar(&f.o.Label, "label", "", "name this run (reports and compare accept it instead of the run id)")
 	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
+	cmd.Flags().DurationVar(&f.interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
 }
 
@@ -50,6 +52,9 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 	o.Flags = allFlags(cmd)
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)
+	}
+	if f.interval < 0 {
+		return o, badInput(fmt.Errorf("--progress-interval must not be negative (got %s)", f.interval))
 	}
 	return o, nil
 }
@@ -81,7 +86,7 @@ in the results store (--store, default ./rightsize.db).
 				return err
 			}
 			defer t.Close()
-			_, err = runWith(cmd, t, o, rf.json)
+			_, err = runWith(cmd, t, o, rf.json, rf.interval)
 			return err
 		},
 	}
@@ -108,7 +113,9 @@ func allFlags(cmd *cobra.Command) map[string]string {
 
 // runWith runs the lifecycle of scenario.Run against an open target and
 // prints its step lines, then the summary (or the JSON document).
-func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON bool) (*scenario.Report, error) {
+// Without --json, each step shows live progress on standard error (see
+// stepProgress).
+func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration) (*scenario.Report, error) {
 	ctx := cmd.Context()
 	st, err := openStore(cmd)
 	if err != nil {
@@ -116,13 +123,19 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 	}
 	defer st.Close()
 	o.Version, o.Commit = version, commit
+	var prog *stepProgress
 	if !asJSON {
+		prog = newStepProgress(cmd.ErrOrStderr(), progressEvery, len(o.Users), o.Repeats)
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)\n",
-				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode)
+			prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
+				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
 		}
+		o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
 	}
 	res, runErr := scenario.Run(ctx, st, t, o)
+	if prog != nil {
+		prog.finish() // the last bar ends before the summary is printed
+	}
 	if errors.Is(runErr, scenario.ErrBadOptions) {
 		return nil, badInput(runErr)
 	}
