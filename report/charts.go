@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -124,6 +125,29 @@ func dashUnstable(option map[string]any) {
 	option["series"] = series
 }
 
+// notMeasuredText labels the place of a bar a run did not measure.
+const notMeasuredText = "not measured"
+
+// rotateNotMeasured turns the "not measured" labels upright along their
+// empty bar (go-echarts' Label has no rotate).
+func rotateNotMeasured(option map[string]any) {
+	series, ok := generic(option["series"]).([]any)
+	if !ok {
+		return
+	}
+	for _, s := range series {
+		sm, _ := s.(map[string]any)
+		data, _ := sm["data"].([]any)
+		for _, d := range data {
+			dm, _ := d.(map[string]any)
+			if l, ok := dm["label"].(map[string]any); ok && l["formatter"] == notMeasuredText {
+				l["rotate"] = 90
+			}
+		}
+	}
+	option["series"] = series
+}
+
 // unstableColor marks unstable bars.
 const unstableColor = "#cf222e"
 
@@ -154,7 +178,7 @@ type BarValue struct {
 	// Repeats is how many measurements the mean is of.
 	Repeats int
 	// Unstable draws the bar paler with a dashed red border and a "CV n%"
-	// label.
+	// label above its whisker (an unstable bar has repeats, so a whisker).
 	Unstable bool
 	// Tooltip is shown on the bar (HTML; escape what comes from users).
 	Tooltip string
@@ -165,9 +189,17 @@ type BarValue struct {
 func GroupedBars(t ChartText, categories []string, series []BarSeries) *charts.Bar {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(rectOpts(t, "item")...)
-	bar.SetGlobalOptions(withPatch(alignAxisNames, dashUnstable))
+	bar.SetGlobalOptions(withPatch(alignAxisNames, dashUnstable, rotateNotMeasured))
 	bar.SetXAxis(categories)
 	n := len(series)
+	// A category some series measured: the others say "not measured" in
+	// the place of their bar instead of leaving a gap.
+	measured := make([]bool, len(categories))
+	for _, s := range series {
+		for ci := range categories {
+			measured[ci] = measured[ci] || (ci < len(s.Values) && s.Values[ci] != nil)
+		}
+	}
 	for si, s := range series {
 		data := make([]opts.BarData, len(categories))
 		var whiskers []opts.CustomData
@@ -175,6 +207,13 @@ func GroupedBars(t ChartText, categories []string, series []BarSeries) *charts.B
 			var v *BarValue
 			if ci < len(s.Values) {
 				v = s.Values[ci]
+			}
+			if v == nil && measured[ci] && n > 1 {
+				data[ci] = opts.BarData{Value: 0,
+					Label: &opts.Label{Show: opts.Bool(true), Position: "insideBottom", Align: "left", VerticalAlign: "middle",
+						Color: "#6e7781", FontSize: 11, Formatter: notMeasuredText},
+					Tooltip: &opts.Tooltip{Formatter: types.FuncStr(tooltipHTML(s.Name) + ": not measured at " + tooltipHTML(categories[ci]))}}
+				continue
 			}
 			if v == nil {
 				data[ci] = opts.BarData{Value: "-"}
@@ -184,15 +223,14 @@ func GroupedBars(t ChartText, categories []string, series []BarSeries) *charts.B
 			if v.Tooltip != "" {
 				d.Tooltip = &opts.Tooltip{Formatter: types.FuncStr(v.Tooltip)}
 			}
+			cv := -1.0 // no label
 			if v.Unstable {
 				d.ItemStyle = &opts.ItemStyle{Color: s.Color, BorderColor: unstableColor, BorderWidth: 2, Opacity: opts.Float(0.6)}
-				d.Label = &opts.Label{Show: opts.Bool(true), Position: "insideBottom", Color: unstableColor, FontSize: 11, FontWeight: "bold",
-					BackgroundColor: "rgba(255,255,255,0.9)",
-					Formatter:       fmt.Sprintf("CV %.0f%%", v.CV*100)}
+				cv = math.Round(v.CV * 100)
 			}
 			data[ci] = d
-			if v.Repeats > 1 {
-				whiskers = append(whiskers, opts.CustomData{Value: []any{ci, round2(v.Min), round2(v.Max)}})
+			if v.Repeats > 1 || v.Unstable {
+				whiskers = append(whiskers, opts.CustomData{Value: []any{ci, round2(min(v.Min, v.Mean)), round2(max(v.Max, v.Mean)), cv}})
 			}
 		}
 		bar.AddSeries(s.Name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.Color}),
@@ -209,7 +247,9 @@ func GroupedBars(t ChartText, categories []string, series []BarSeries) *charts.B
 	return bar
 }
 
-// whiskerJS draws a min–max whisker over bar i of n in its category.
+// whiskerJS draws a min–max whisker over bar i of n in its category and,
+// for an unstable bar (value 3, the CV in %, is not negative), the "CV n%"
+// label just above the whisker's top: above the bar, clear of the x axis.
 func whiskerJS(i, n int) string {
 	return fmt.Sprintf(`function (params, api) {
   var lo = api.coord([api.value(0), api.value(1)]);
@@ -218,12 +258,17 @@ func whiskerJS(i, n int) string {
   var x = lo[0] + layout[%d].offsetCenter;
   var w = Math.max(3, layout[%d].width * 0.3);
   var style = {stroke: '#24292f', lineWidth: 1.5, fill: null};
-  return {type: 'group', silent: true, children: [
+  var children = [
     {type: 'line', shape: {x1: x - w, y1: hi[1], x2: x + w, y2: hi[1]}, style: style},
     {type: 'line', shape: {x1: x, y1: hi[1], x2: x, y2: lo[1]}, style: style},
     {type: 'line', shape: {x1: x - w, y1: lo[1], x2: x + w, y2: lo[1]}, style: style}
-  ]};
-}`, n, i, i)
+  ];
+  if (api.value(3) >= 0) {
+    children.push({type: 'text', name: 'cv', x: x, y: hi[1] - 3, style: {text: 'CV ' + api.value(3) + '%%', fill: '%s',
+      font: 'bold 11px sans-serif', align: 'center', verticalAlign: 'bottom', backgroundColor: 'rgba(255,255,255,0.9)', padding: [1, 2]}});
+  }
+  return {type: 'group', silent: true, children: children};
+}`, n, i, i, unstableColor)
 }
 
 // LineSeries is one line of a line chart.

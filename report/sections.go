@@ -201,6 +201,11 @@ func (throughputSection) Render(p *Page) error {
 		for i, rs := range all {
 			a := rs.At(u)
 			if a == nil {
+				cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), {Text: notMeasuredText, Class: "muted"}}
+				for len(cells) < len(head)-1 {
+					cells = append(cells, Cell{Text: "-", Class: "num muted"})
+				}
+				rows = append(rows, Row{Cells: append(cells, Cell{Class: "warn"})})
 				continue
 			}
 			rng := func(s store.Stat) Cell {
@@ -398,7 +403,7 @@ func (latencySection) Render(p *Page) error {
 					errs.Class += " bad"
 					errs.Title = t.FirstError
 				}
-				rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), errs,
+				rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), Num(fmtInt(float64(t.Rollbacks))), errs,
 					Num(fmtInt(float64(t.Retries))), Num(pctMs(t, t.P50Ms)), Num(pctMs(t, t.P90Ms)), Num(pctMs(t, t.P95Ms)),
 					Num(pctMs(t, t.P99Ms)), Num(pctMs(t, t.MaxMs)), Num(pctMs(t, t.MeanMs))}})
 			}
@@ -407,7 +412,7 @@ func (latencySection) Render(p *Page) error {
 			continue
 		}
 		p.Table(Table{Caption: "Latency percentiles (ms): " + p.Labels[i],
-			Head: []string{"users", "transaction", "count", "errors", "retries", "p50", "p90", "p95", "p99", "max", "mean"}, Rows: rows})
+			Head: []string{"users", "transaction", "count", "rolled back", "errors", "retries", "p50", "p90", "p95", "p99", "max", "mean"}, Rows: rows})
 	}
 
 	var errRows []Row
@@ -570,7 +575,7 @@ func (environmentSection) Render(p *Page) error {
 	for i, rd := range p.Runs {
 		r := rd.Run
 		m := kv{"id": r.ID, "label": r.Label, "source": r.Source, "status": r.Status, "target": r.Target, "engine": r.Engine,
-			"engine version": r.EngineVersion, "mode": r.Mode, "warehouses": intOrDash(r.Warehouses), "seed": strconv.FormatUint(r.Seed, 10),
+			"engine version": r.EngineVersion, "mode": r.Mode, "warehouses": intOrDash(r.Warehouses), "seed": seedText(r.Seed),
 			"keying/think times": onOff(r.KeyingThinking), "users": fmtUsersList(r.Users), "repeats": strconv.Itoa(max(r.Repeats, 1)),
 			"ramp-up": fmtDuration(r.Rampup), "duration": fmtDuration(r.Duration), "started": fmtTime(r.StartedAt), "ended": fmtTime(r.EndedAt),
 			"note": r.Note}
@@ -592,17 +597,19 @@ func (environmentSection) Render(p *Page) error {
 	ndiff := 0
 	for _, k := range order {
 		cells := []Cell{{Text: k, Class: "key"}}
-		diff := false
+		// A setting a run lacks (an imported run records few) is unknown
+		// there, not different: only known values are compared.
+		known := map[string]bool{}
 		for i := range p.Runs {
-			v, ok := vals[i][k]
-			if !ok {
-				v = ""
+			v := strings.TrimSpace(vals[i][k])
+			if v == "" {
+				cells = append(cells, Cell{Text: "unknown", Class: "wrap muted", Title: "not recorded in this run"})
+				continue
 			}
-			cells = append(cells, Cell{Text: orDash(v), Class: "wrap"})
-			if i > 0 && v != vals[0][k] && k != "id" && k != "started" && k != "ended" {
-				diff = true
-			}
+			known[v] = true
+			cells = append(cells, Cell{Text: v, Class: "wrap"})
 		}
+		diff := len(known) > 1 && k != "id" && k != "started" && k != "ended"
 		allEmpty := true
 		for i := range p.Runs {
 			if strings.TrimSpace(vals[i][k]) != "" {
@@ -620,10 +627,18 @@ func (environmentSection) Render(p *Page) error {
 		rows = append(rows, r)
 	}
 	if len(p.Runs) > 1 {
-		p.Notef("%d settings differ between the runs; they are highlighted.", ndiff)
+		p.Notef("%d settings differ between the runs; they are highlighted. \"unknown\": the run did not record the setting (an imported run records few); it is not counted as a difference.", ndiff)
 	}
 	p.Table(Table{Head: head, Rows: rows, DiffToggle: len(p.Runs) > 1})
 	return nil
+}
+
+// seedText is a run's seed, "" (unknown) when it has none (imported runs).
+func seedText(seed uint64) string {
+	if seed == 0 {
+		return ""
+	}
+	return strconv.FormatUint(seed, 10)
 }
 
 func onOff(b bool) string {
