@@ -39,6 +39,9 @@ type Document struct {
 	Run           *Run            `json:"run"`        // the run
 	Steps         []Step          `json:"steps"`      // every step with its children, by repeat then index
 	Aggregates    []StepAggregate `json:"aggregates"` // Aggregate(Steps)
+	// Figures are RunFigures(Aggregates): the peak TPM and NOPM, the
+	// average over all steps and the peak driver CPU every view shows.
+	Figures Figures `json:"figures"`
 }
 
 // NewDocument builds the JSON document of a loaded run.
@@ -46,7 +49,8 @@ func NewDocument(r *Run, steps []Step) Document {
 	if steps == nil {
 		steps = []Step{}
 	}
-	return Document{Format: DocumentFormat, SchemaVersion: SchemaVersion, Run: r, Steps: steps, Aggregates: Aggregate(steps)}
+	aggs := Aggregate(steps)
+	return Document{Format: DocumentFormat, SchemaVersion: SchemaVersion, Run: r, Steps: steps, Aggregates: aggs, Figures: RunFigures(aggs)}
 }
 
 // WriteJSON writes the run's Document, indented, to w.

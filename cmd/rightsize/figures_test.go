@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +20,7 @@ import (
 // TestFiguresSameInEveryView: one measured run's peak TPM, peak NOPM and
 // peak driver CPU (store.RunFigures, one definition) appear with the same
 // name, value and unit in the end-of-run summary, results show, results
-// list (text and JSON) and the HTML report.
+// list (text and JSON), the JSON and CSV exports and the HTML report.
 func TestFiguresSameInEveryView(t *testing.T) {
 	dsn := built(t)
 	st := tempStore(t)
@@ -81,6 +87,41 @@ func TestFiguresSameInEveryView(t *testing.T) {
 	}
 	if js[0].Figures != fig {
 		t.Errorf("results list --json figures %+v, want %+v", js[0].Figures, fig)
+	}
+	// the JSON export (and results show --json): the same figures by the same names
+	var doc store.Document
+	if err := json.Unmarshal([]byte(raw("results", "export", "views", "--format", "json")), &doc); err != nil {
+		t.Fatalf("export --format json: %v", err)
+	}
+	if doc.Figures != fig {
+		t.Errorf("exported figures %+v, want %+v", doc.Figures, fig)
+	}
+	// the CSV export: driver_cpu_pct per step (% of one core), whose largest is the peak driver CPU
+	dir := t.TempDir()
+	raw("results", "export", "views", "--format", "csv", "-o", dir)
+	f, err := os.Open(filepath.Join(dir, store.StepsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("steps.csv: %v, %d rows", err, len(recs))
+	}
+	col := slices.Index(recs[0], "driver_cpu_pct")
+	if col < 0 {
+		t.Fatalf("steps.csv has no driver_cpu_pct column: %v", recs[0])
+	}
+	peak := 0.0
+	for _, r := range recs[1:] {
+		v, err := strconv.ParseFloat(r[col], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, v)
+	}
+	if math.Abs(peak-fig.PeakDriverCPUPct) > 1e-9 {
+		t.Errorf("steps.csv's largest driver_cpu_pct %v, the peak driver CPU %v", peak, fig.PeakDriverCPUPct)
 	}
 	// the report
 	rawHTML := raw("report", "views", "-o", "-")
