@@ -49,6 +49,9 @@ type StepAggregate struct {
 	Unstable bool `json:"unstable"`
 	// DBTPM is the mean server-counted (HammerDB-style) TPM, 0 if unknown.
 	DBTPM float64 `json:"db_tpm"`
+	// BlocksReadPerTxn is the mean of the steps' server blocks read (from
+	// disk or the OS cache, not the buffer pool) per completed transaction.
+	BlocksReadPerTxn float64 `json:"blocks_read_per_txn"`
 	// MeasuredSeconds, SkippedDeliveries and Reconnects are sums over the
 	// repeats.
 	MeasuredSeconds   float64 `json:"measured_seconds"`
@@ -125,6 +128,16 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 	h.MemCachedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemCachedBytes) })))
 	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
 	a.DBTPM = mean(func(s *Step) float64 { return s.DB.TPM })
+	a.BlocksReadPerTxn = mean(func(s *Step) float64 {
+		var n int64
+		for _, t := range s.Txn {
+			n += t.Count
+		}
+		if n == 0 {
+			return 0
+		}
+		return float64(s.DB.BlocksRead) / float64(n)
+	})
 	for _, st := range group {
 		a.MeasuredSeconds += st.Measured().Seconds()
 		a.SkippedDeliveries += st.SkippedDeliveries

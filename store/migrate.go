@@ -154,6 +154,27 @@ CREATE TABLE probes (
 );
 CREATE INDEX probes_kind ON probes (kind, created_at_ns);
 CREATE INDEX probes_label ON probes (label, created_at_ns)`},
+	{3, "sweeps", `
+CREATE TABLE sweeps (
+  id            TEXT PRIMARY KEY,
+  label         TEXT NOT NULL DEFAULT '',
+  kind          TEXT NOT NULL,
+  vals          TEXT NOT NULL DEFAULT '[]',
+  status        TEXT NOT NULL,
+  spec          TEXT NOT NULL DEFAULT '{}',
+  started_at_ns BIGINT NOT NULL,
+  ended_at_ns   BIGINT
+);
+CREATE INDEX sweeps_label ON sweeps (label, started_at_ns);
+CREATE TABLE sweep_runs (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  value    TEXT NOT NULL,
+  run_id   TEXT REFERENCES runs (id) ON DELETE SET NULL,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep_id, position)
+)`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/target"
+)
+
+func newSweepCmd() *cobra.Command {
+	var tf targetFlags
+	var rf runFlags
+	var values []string
+	var threshold, resume string
+	var kinds []string
+	for _, k := range scenario.SweepKinds() {
+		kinds = append(kinds, k.Name)
+	}
+	cmd := &cobra.Command{
+		Use:   "sweep " + strings.Join(kinds, "|"),
+		Short: "Measure one run per value of one setting (memory, cpus, io, version) over the same built database, and find the knee",
+		Long: `sweep restarts the managed server once per value with that value applied,
+restores the database to its built state, runs the autopilot (--users,
+--rampup, --duration, --repeat as run has them) and stores one run per value,
+labelled "LABEL KIND=VALUE", grouped as one sweep. It ends with TPM, NOPM,
+New-Order p90/p99, blocks read per transaction and disk reads per value, and
+the knee: ` + scenario.KneeRule + `.
+
+memory sets the engine's cache (PostgreSQL shared_buffers and
+effective_cache_size, MariaDB innodb_buffer_pool_size); values are measured
+from the largest down. Build first (rightsize build), on --target embedded.
+Ctrl-C keeps the values measured and marks the sweep partial; --resume SWEEP
+continues it.`,
+		Example: `  rightsize build --warehouses 10
+  rightsize sweep memory --values 2G,1G,512M,256M,128M --users 4 --rampup 30s --duration 2m
+  rightsize sweep memory --resume 20261124-041500-ab12cd`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := scenario.LookupSweepKind(args[0]); err != nil {
+				return badInput(err)
+			}
+			th, err := parsePercent(threshold)
+			if err != nil {
+				return badInput(fmt.Errorf("--knee-threshold %w", err))
+			}
+			o, err := rf.options(cmd)
+			if err != nil {
+				return err
+			}
+			if resume == "" && len(values) == 0 {
+				return badInput(fmt.Errorf("--values: give the values to sweep, e.g. rightsize sweep %s --values %s", args[0], exampleOf(args[0])))
+			}
+			so := scenario.SweepOptions{Kind: args[0], Values: values, Label: o.Label, KneeThreshold: th / 100, Run: o, Resume: resume}
+			return sweepWith(cmd, tf, so, rf)
+		},
+	}
+	tf.register(cmd)
+	rf.register(cmd)
+	cmd.Flags().StringSliceVar(&values, "values", nil, "the values to sweep, comma-separated (memory: 2G,1G,512M)")
+	cmd.Flags().StringVar(&threshold, "knee-threshold", "10%", "NOPM drop (or New-Order p90 rise) against the best value that marks the knee")
+	cmd.Flags().StringVar(&resume, "resume", "", "continue an interrupted sweep (id or label): values measured completely are kept")
+	return cmd
+}
+
+func exampleOf(kind string) string {
+	for _, k := range scenario.SweepKinds() {
+		if k.Name == kind {
+			return k.Example
+		}
+	}
+	return ""
+}
+
+// parsePercent reads "10%" or "10" as 10.
+func parsePercent(s string) (float64, error) {
+	var v float64
+	if _, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimSpace(s), "%"), "%g", &v); err != nil || v <= 0 || v >= 100 {
+		return 0, fmt.Errorf("%q: want a percentage between 0 and 100, such as 10%%", s)
+	}
+	return v, nil
+}
+
+func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags) error {
+	ctx := cmd.Context()
+	st, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := tf.open(ctx, false, 2)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if t != nil {
+			t.Close()
+		}
+	}()
+	errOut := cmd.ErrOrStderr()
+	so.Run.Version, so.Run.Commit = version, commit
+	if !rf.json {
+		prog := newStepProgress(errOut, rf.interval, len(so.Run.Users), so.Run.Repeats)
+		so.Run.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+			prog.start(repeat, index, users, so.Run.Rampup, so.Run.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
+				index+1, len(so.Run.Users), users, so.Run.Rampup, so.Run.Duration, mode))
+		}
+		so.Run.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, so.Run.Rampup) }
+		so.OnValue = func(_ int, v string) {
+			prog.finish()
+			fmt.Fprintf(errOut, "%s = %s: restarting the server, restoring the built database\n", so.Kind, v)
+		}
+		defer prog.finish()
+	}
+	so.OnWarning = func(w string) { fmt.Fprintln(errOut, "warning:", w) }
+	var res *scenario.SweepResult
+	res, t, err = scenario.RunSweep(ctx, st, t, so)
+	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
+		return badInput(err)
+	}
+	if res == nil {
+		return err
+	}
+	if rf.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(res); jerr != nil {
+			return jerr
+		}
+	} else {
+		writeSweep(cmd.OutOrStdout(), res)
+	}
+	return err
+}
+
+// writeSweep prints a sweep's figures per value and its knee.
+func writeSweep(w io.Writer, r *scenario.SweepResult) {
+	fmt.Fprintf(w, "\nsweep %s %s (%s)", r.Kind, r.ID, r.Status)
+	if r.Label != "" {
+		fmt.Fprintf(w, " · label %s", r.Label)
+	}
+	if r.DBBytes > 0 {
+		fmt.Fprintf(w, " · database %.0f MiB", float64(r.DBBytes)/(1<<20))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  %-3s %-10s %-9s %5s %9s %9s %9s %9s %10s %10s  %s\n", "", "VALUE", "STATUS", "USERS", "TPM", "NOPM",
+		"NO p90 ms", "NO p99 ms", "blk rd/txn", "disk rd MB/s", "RUN")
+	for i, p := range r.Points {
+		mark := ""
+		if i == r.Knee {
+			mark = "▶"
+		}
+		if !p.Measured() {
+			fmt.Fprintf(w, "  %-3s %-10s %-9s %s\n", mark, p.Value, p.Status, p.Reason)
+			continue
+		}
+		fmt.Fprintf(w, "  %-3s %-10s %-9s %5d %9.0f %9.0f %9.2f %9.2f %10.2f %10.1f  %s\n", mark, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
+			p.NewOrderP90Ms, p.NewOrderP99Ms, p.BlocksReadPerTxn, p.DiskReadMBps, p.RunID)
+	}
+	switch {
+	case r.Knee < 0 && r.KneeFound:
+		fmt.Fprintf(w, "  knee: above the values tried — %s = %s is already more than %.0f %% below the best\n", r.Kind, r.Points[0].Value, r.Threshold*100)
+	case r.Knee < 0:
+		fmt.Fprintln(w, "  knee: none (no value measured)")
+	case r.KneeFound:
+		fmt.Fprintf(w, "  knee: %s = %s — the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond\n",
+			r.Kind, r.Points[r.Knee].Value, r.Threshold*100)
+	default:
+		fmt.Fprintf(w, "  knee: not reached — every value down to %s is within %.0f %% of the best NOPM and New-Order p90\n",
+			r.Points[r.Knee].Value, r.Threshold*100)
+	}
+	fmt.Fprintf(w, "  rule: %s\n", scenario.KneeRule)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
+)
+
+func TestSweepBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown kind", []string{"sweep", "disk", "--values", "1"}, `unknown sweep kind "disk"`},
+		{"cpus not yet", []string{"sweep", "cpus", "--values", "1"}, "sweep cpus needs the --cpus cap"},
+		{"no values", []string{"sweep", "memory"}, "--values: give the values to sweep"},
+		{"bad threshold", []string{"sweep", "memory", "--values", "1G", "--knee-threshold", "150%"}, "--knee-threshold"},
+		{"external target", []string{"sweep", "memory", "--values", "1G", "--target", "sqlite:" + t.TempDir() + "/x.db", "--store", tempStore(t)}, "use a managed target"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := cli(t, context.Background(), c.args...)
+			if code != 2 || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d, want 2 and %q in:\n%s", code, c.want, errOut)
+			}
+		})
+	}
+}
+
+// A memory sweep of two values over one embedded build: two labelled runs
+// with their shared_buffers, one sweep, a knee line; Ctrl-C in a second
+// sweep leaves it partial and --resume finishes it.
+func TestSweepMemoryEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	args, _ := embeddedArgs(t, "sweep-")
+	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
+		t.Fatalf("build: %d\n%s%s", code, out, errOut)
+	}
+	st := tempStore(t)
+	run := append([]string{"sweep", "memory", "--values", "128M,256M", "--users", "2", "--rampup", "300ms", "--duration", "1500ms",
+		"--store", st, "--label", "mem"}, args...)
+	out, errOut, code := cli(t, context.Background(), append(run, "--json")...)
+	if code != 0 {
+		t.Fatalf("sweep: %d\n%s%s", code, out, errOut)
+	}
+	var res scenario.SweepResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("sweep --json: %v\n%s", err, out)
+	}
+	if res.Status != store.StatusComplete || len(res.Points) != 2 || res.Points[0].Value != "256M" || res.DBBytes <= 0 {
+		t.Fatalf("sweep result %+v", res)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, p := range res.Points {
+		if !p.Measured() || p.Status != store.StatusComplete {
+			t.Fatalf("point %d: %+v", i, p)
+		}
+		r, _, err := s.LoadRun(context.Background(), p.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "mem memory=" + p.Value; r.Label != want || r.Flags["sweep.value"] != p.Value {
+			t.Errorf("run %s labelled %q (flags %v), want %q", r.ID, r.Label, r.Flags["sweep.value"], want)
+		}
+		if want := map[string]string{"128M": "128MB", "256M": "256MB"}[p.Value]; r.Env["setting.shared_buffers"] != want {
+			t.Errorf("run for %s ran with shared_buffers %q, want %s", p.Value, r.Env["setting.shared_buffers"], want)
+		}
+	}
+	if !strings.Contains(errOut, "fits in every value tried") {
+		t.Errorf("no warning that the 1-warehouse database fits in 128M:\n%s", errOut)
+	}
+
+	// Ctrl-C during the second value, then --resume.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	values := 0
+	_, errOut, code = cliWatch(t, ctx, func(s string) {
+		if strings.Contains(s, "memory = ") {
+			values++
+		}
+		if values == 2 && strings.Contains(s, "step 1/1") {
+			time.AfterFunc(500*time.Millisecond, cancel)
+		}
+	}, append(append([]string{}, run...), "--label", "mem2")...)
+	if code == 0 || !strings.Contains(errOut, "--resume") {
+		t.Fatalf("interrupted sweep: exit %d\n%s", code, errOut)
+	}
+	sw, err := s.LoadSweep(context.Background(), "mem2")
+	if err != nil || sw.Status != store.StatusPartial {
+		t.Fatalf("interrupted sweep stored as %+v, %v", sw, err)
+	}
+	out, errOut, code = cli(t, context.Background(), append([]string{"sweep", "memory", "--resume", "mem2", "--users", "2", "--rampup", "300ms",
+		"--duration", "1500ms", "--store", st}, args...)...)
+	if code != 0 || !strings.Contains(out, "(complete)") || !strings.Contains(out, "knee:") {
+		t.Fatalf("resumed sweep: %d\n%s%s", code, out, errOut)
+	}
+	sw, _ = s.LoadSweep(context.Background(), "mem2")
+	if sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].Status != store.StatusComplete || sw.Points[1].Status != store.StatusComplete {
+		t.Fatalf("resumed sweep stored as %+v", sw)
+	}
+}

@@ -1,0 +1,465 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
+)
+
+// SweepKind is one kind of configuration sweep: what its values mean and
+// how a value becomes the managed server's configuration.
+type SweepKind struct {
+	Name    string
+	Example string // a --values example
+	// Unavailable, when set, says why this build cannot sweep this kind
+	// yet and what to use meanwhile.
+	Unavailable string
+	// Order validates the values and puts them in measuring order (most
+	// resource first).
+	Order func(values []string) ([]string, error)
+	// Apply returns the options that open the target with value applied.
+	Apply func(engine, value string, opt target.Options) (target.Options, error)
+}
+
+// SweepKinds is the registry of sweep kinds. cpus and io wait for the caps
+// of issue 11 §2 (cgroups) and version for --pg-version: their Apply is the
+// hook that sets those options once target.Options has them.
+func SweepKinds() []SweepKind {
+	soon := func(what string) string {
+		return "needs " + what + ", which this build does not have yet; sweep memory works"
+	}
+	return []SweepKind{
+		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory},
+		{Name: "cpus", Example: "2,1.5,1,0.5", Unavailable: soon("the --cpus cap (cgroups)")},
+		{Name: "io", Example: "none,riops=2000:wiops=500", Unavailable: soon("the --io-limit cap (cgroups)")},
+		{Name: "version", Example: "13,17", Unavailable: soon("--pg-version")},
+	}
+}
+
+// LookupSweepKind returns the registered kind called name.
+func LookupSweepKind(name string) (SweepKind, error) {
+	var names []string
+	for _, k := range SweepKinds() {
+		if k.Name == name {
+			if k.Unavailable != "" {
+				return k, bad("sweep %s %s", name, k.Unavailable)
+			}
+			return k, nil
+		}
+		names = append(names, k.Name)
+	}
+	return SweepKind{}, bad("unknown sweep kind %q: use one of %s", name, strings.Join(names, ", "))
+}
+
+// ParseSize reads 512M, 1G, 1.5G, 64k or plain bytes (binary units).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if len(t) > 0 {
+		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
+			t, mult = t[:len(t)-1], m
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// minCache is the smallest engine cache a sweep value may ask for: below
+// it PostgreSQL (16 buffers of 8 kB, plus room for connections) refuses to
+// start.
+const minCache = 1 << 20
+
+func orderSizes(values []string) ([]string, error) {
+	type sized struct {
+		v string
+		n int64
+	}
+	var s []sized
+	for _, v := range values {
+		n, err := ParseSize(v)
+		if err != nil {
+			return nil, bad("--values %w", err)
+		}
+		if n < minCache {
+			return nil, bad("--values %s: a cache under 1M cannot start the server; use 1M or more", v)
+		}
+		s = append(s, sized{v, n})
+	}
+	slices.SortStableFunc(s, func(a, b sized) int { return int(b.n>>10) - int(a.n>>10) })
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.v
+	}
+	return out, nil
+}
+
+// applyMemory sets the engine's cache to value: PostgreSQL shared_buffers
+// (and effective_cache_size, so the planner assumes no more), MariaDB
+// innodb_buffer_pool_size. The cgroup memory limit of issue 11 §2 goes
+// here once target.Options carries it.
+func applyMemory(engine, value string, opt target.Options) (target.Options, error) {
+	n, err := ParseSize(value)
+	if err != nil {
+		return opt, bad("--values %w", err)
+	}
+	settings := maps.Clone(opt.Settings)
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	switch engine {
+	case "postgres":
+		kb := fmt.Sprintf("%dkB", n>>10)
+		settings["shared_buffers"], settings["effective_cache_size"] = kb, kb
+	case "mysql":
+		settings["innodb_buffer_pool_size"] = strconv.FormatInt(n, 10)
+	default:
+		return opt, bad("sweep memory: no cache setting known for %s", engine)
+	}
+	opt.Settings = settings
+	return opt, nil
+}
+
+// SweepOptions describe a sweep: one run per value of Kind.
+type SweepOptions struct {
+	Kind   string
+	Values []string
+	Label  string // the sweep's label; runs are labelled "LABEL KIND=VALUE"
+	// KneeThreshold is the drop in NOPM (or rise in New-Order p90) against
+	// the best value that marks the knee, as a fraction (0.10).
+	KneeThreshold float64
+	// Run is the run every value gets (its Label is set per value).
+	Run RunOptions
+	// Resume continues the sweep with this id or label: values already
+	// measured completely are kept.
+	Resume string
+	// OnValue, when set, is told before each value starts.
+	OnValue func(position int, value string)
+	// OnWarning, when set, gets warnings (the database fits in memory ...).
+	OnWarning func(string)
+}
+
+// SweepPoint is one value of a sweep with its figures (from store.Aggregate
+// of its run: the step with the highest NOPM).
+type SweepPoint struct {
+	Value            string  `json:"value"`
+	RunID            string  `json:"run_id,omitempty"`
+	Status           string  `json:"status"`
+	Reason           string  `json:"reason,omitempty"`
+	Users            int     `json:"users"`
+	TPM              float64 `json:"tpm"`
+	NOPM             float64 `json:"nopm"`
+	NewOrderP90Ms    float64 `json:"new_order_p90_ms"`
+	NewOrderP99Ms    float64 `json:"new_order_p99_ms"`
+	BlocksReadPerTxn float64 `json:"blocks_read_per_txn"`
+	DiskReadMBps     float64 `json:"disk_read_mbps"`
+}
+
+// Measured reports whether the point has figures.
+func (p SweepPoint) Measured() bool { return p.RunID != "" && p.NOPM > 0 }
+
+// SweepResult is a sweep as stored, with its figures and knee.
+type SweepResult struct {
+	ID        string       `json:"sweep_id"`
+	Label     string       `json:"label,omitempty"`
+	Kind      string       `json:"kind"`
+	Status    string       `json:"status"`
+	Threshold float64      `json:"knee_threshold"`
+	DBBytes   int64        `json:"database_bytes"`
+	Points    []SweepPoint `json:"points"`
+	// Knee is the index in Points of the smallest value that still holds
+	// (see KneeRule); -1 when none does. KneeFound is false when every
+	// measured value holds (no knee within the values tried).
+	Knee      int    `json:"knee"`
+	KneeFound bool   `json:"knee_found"`
+	KneeRule  string `json:"knee_rule"`
+}
+
+// KneeRule documents Knee.
+const KneeRule = "values are measured from most to least resource; the best value has the highest NOPM; " +
+	"a value holds while its NOPM is at most the threshold below the best and its New-Order p90 at most the threshold above the best's; " +
+	"the knee is the last value that holds before the first that does not"
+
+// Knee applies KneeRule to points in measuring order.
+func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
+	best := -1
+	for i, p := range points {
+		if p.Measured() && (best < 0 || p.NOPM > points[best].NOPM) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1, false
+	}
+	b := points[best]
+	knee = -1
+	for i, p := range points {
+		if !p.Measured() {
+			continue
+		}
+		holds := p.NOPM >= b.NOPM*(1-threshold) && (b.NewOrderP90Ms == 0 || p.NewOrderP90Ms <= b.NewOrderP90Ms*(1+threshold))
+		if !holds {
+			return knee, true
+		}
+		knee = i
+	}
+	return knee, false
+}
+
+// RunSweep measures t once per value: for each it restarts the managed
+// server with the value applied (target.Reopen), restores the built state
+// (Restorer), runs o.Run through Run, and records the value's run in the
+// store's sweep. It returns the target as it is at the end (the caller
+// closes it; nil when the last restart failed). Ctrl-C ends the sweep as
+// partial: RunSweep with Resume continues it.
+func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOptions) (*SweepResult, *target.Target, error) {
+	kind, err := LookupSweepKind(o.Kind)
+	if err != nil {
+		return nil, t, err
+	}
+	if err := o.Run.Validate(); err != nil {
+		return nil, t, err
+	}
+	if o.KneeThreshold <= 0 || o.KneeThreshold >= 1 {
+		return nil, t, bad("--knee-threshold must be between 0 and 100 %% (got %.4g %%)", o.KneeThreshold*100)
+	}
+	if t.Server == nil {
+		return nil, t, bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", t.Name)
+	}
+	restorer, ok := t.DB.(Restorer)
+	if !ok {
+		return nil, t, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
+	}
+	if _, err := ReadySchema(ctx, t); err != nil {
+		return nil, t, err
+	}
+	bg := context.WithoutCancel(ctx)
+	sw, err := openSweep(ctx, st, kind, o)
+	if err != nil {
+		return nil, t, err
+	}
+	dbBytes := databaseBytes(ctx, t)
+	warnFits(kind, sw.Values, dbBytes, o.OnWarning)
+	if o.Resume == "" {
+		if err := restorer.Snapshot(ctx); err != nil {
+			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
+		}
+	}
+	done := map[int]bool{}
+	for _, p := range sw.Points {
+		done[p.Position] = p.Status == store.StatusComplete
+	}
+	spec, opts, engine := t.Spec, t.Options, t.Engine()
+	for i, v := range sw.Values {
+		if done[i] {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if o.OnValue != nil {
+			o.OnValue(i, v)
+		}
+		point := store.SweepPoint{Position: i, Value: v}
+		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point)
+		if err != nil && errors.Is(err, ErrBadOptions) {
+			return nil, t, err
+		}
+		if perr := st.SetSweepPoint(bg, sw.ID, point); perr != nil {
+			return nil, t, perr
+		}
+	}
+	status := store.StatusComplete
+	if ctx.Err() != nil {
+		status = store.StatusPartial
+	}
+	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
+		return nil, t, err
+	}
+	res, err := LoadSweepResult(bg, st, sw.ID, o.KneeThreshold)
+	if err != nil {
+		return nil, t, err
+	}
+	res.DBBytes = dbBytes
+	if status == store.StatusPartial {
+		return res, t, fmt.Errorf("sweep interrupted: what was measured is stored as sweep %s (partial); continue it with --resume %s", sw.ID, sw.ID)
+	}
+	return res, t, nil
+}
+
+// openSweep creates the sweep, or loads the one to resume.
+func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOptions) (*store.Sweep, error) {
+	if o.Resume != "" {
+		sw, err := st.LoadSweep(ctx, o.Resume)
+		if err != nil {
+			return nil, badOptions{fmt.Errorf("--resume: %w", err)}
+		}
+		if sw.Kind != kind.Name {
+			return nil, bad("--resume %s: that is a %s sweep, not %s", o.Resume, sw.Kind, kind.Name)
+		}
+		return sw, nil
+	}
+	if len(o.Values) == 0 {
+		return nil, bad("--values: give at least one value, e.g. --values %s", kind.Example)
+	}
+	values, err := kind.Order(o.Values)
+	if err != nil {
+		return nil, err
+	}
+	sw := &store.Sweep{Label: o.Label, Kind: kind.Name, Values: values,
+		Spec: map[string]string{"knee_threshold": strconv.FormatFloat(o.KneeThreshold, 'f', -1, 64)}}
+	if err := st.CreateSweep(context.WithoutCancel(ctx), sw); err != nil {
+		return nil, err
+	}
+	return sw, nil
+}
+
+// measureValue restarts the server with v applied, restores the built
+// state and runs; point gets the outcome. It returns the target now open
+// (nil when the server could not start).
+func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, engine string, base target.Options, kind SweepKind,
+	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint) (*target.Target, error) {
+	fail := func(err error) error {
+		point.Status, point.Reason = store.StatusFailed, err.Error()
+		if ctx.Err() != nil {
+			point.Status = store.StatusPartial
+		}
+		return err
+	}
+	opt, err := kind.Apply(engine, v, base)
+	if err != nil {
+		return t, fail(err)
+	}
+	if t != nil {
+		t, err = t.Reopen(ctx, opt)
+	} else {
+		t, err = target.Open(ctx, spec, opt)
+	}
+	if err != nil {
+		return nil, fail(fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err))
+	}
+	if err := t.DB.(Restorer).Restore(ctx); err != nil {
+		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
+	}
+	label := sw.Label
+	if label == "" {
+		label = "sweep-" + sw.ID
+	}
+	ro.Label = fmt.Sprintf("%s %s=%s", label, kind.Name, v)
+	ro.Flags = maps.Clone(ro.Flags)
+	if ro.Flags == nil {
+		ro.Flags = map[string]string{}
+	}
+	ro.Flags["sweep"], ro.Flags["sweep.kind"], ro.Flags["sweep.value"] = sw.ID, kind.Name, v
+	res, err := Run(ctx, st, t, ro)
+	if res != nil {
+		point.RunID, point.Status = res.Run.ID, res.Run.Status
+		if err != nil && ctx.Err() == nil {
+			point.Reason = err.Error()
+		}
+		return t, err
+	}
+	return t, fail(err)
+}
+
+// databaseBytes is the benchmark database's size (tables and indexes), 0
+// when the engine cannot tell.
+func databaseBytes(ctx context.Context, t *target.Target) int64 {
+	sizes, err := t.TableSizes(ctx)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, s := range sizes {
+		n += s.DataBytes + s.IndexBytes
+	}
+	return n
+}
+
+// warnFits warns when a memory sweep cannot show a knee: the database fits
+// in the smallest cache tried.
+func warnFits(kind SweepKind, values []string, dbBytes int64, warn func(string)) {
+	if kind.Name != "memory" || warn == nil || dbBytes == 0 || len(values) == 0 {
+		return
+	}
+	smallest, err := ParseSize(values[len(values)-1])
+	if err != nil || dbBytes > smallest {
+		return
+	}
+	warn(fmt.Sprintf("the database (%.0f MiB) fits in every value tried (smallest %s): a memory knee needs a database larger than the smallest value; build more warehouses or add smaller values",
+		float64(dbBytes)/(1<<20), values[len(values)-1]))
+}
+
+// LoadSweepResult reads a stored sweep with its runs' figures and knee.
+func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, threshold float64) (*SweepResult, error) {
+	sw, err := st.LoadSweep(ctx, idOrLabel)
+	if err != nil {
+		return nil, err
+	}
+	if threshold <= 0 {
+		threshold, _ = strconv.ParseFloat(sw.Spec["knee_threshold"], 64)
+	}
+	res := &SweepResult{ID: sw.ID, Label: sw.Label, Kind: sw.Kind, Status: sw.Status, Threshold: threshold, KneeRule: KneeRule}
+	byPos := map[int]store.SweepPoint{}
+	for _, p := range sw.Points {
+		byPos[p.Position] = p
+	}
+	for i, v := range sw.Values {
+		sp, ok := byPos[i]
+		p := SweepPoint{Value: v, Status: "not measured"}
+		if ok {
+			p.RunID, p.Status, p.Reason = sp.RunID, sp.Status, sp.Reason
+		}
+		if p.RunID != "" {
+			if err := p.fill(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+		res.Points = append(res.Points, p)
+	}
+	res.Knee, res.KneeFound = Knee(res.Points, threshold)
+	return res, nil
+}
+
+// fill takes the point's figures from its run's peak step (highest NOPM)
+// as store.Aggregate computes them.
+func (p *SweepPoint) fill(ctx context.Context, st *store.Store) error {
+	_, steps, err := st.LoadRun(ctx, p.RunID)
+	if errors.Is(err, store.ErrNotFound) {
+		p.RunID = "" // deleted since
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	aggs := store.Aggregate(steps)
+	best := -1
+	for i, a := range aggs {
+		if best < 0 || a.NOPM.Mean > aggs[best].NOPM.Mean {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	a := aggs[best]
+	p.Users, p.TPM, p.NOPM = a.Users, a.TPM.Mean, a.NOPM.Mean
+	p.BlocksReadPerTxn, p.DiskReadMBps = a.BlocksReadPerTxn, a.Host.DiskReadMBps
+	for _, x := range a.Txn {
+		if x.Type == "new_order" {
+			p.NewOrderP90Ms, p.NewOrderP99Ms = x.P90Ms, x.P99Ms
+		}
+	}
+	return nil
+}
