@@ -25,6 +25,8 @@ type Page struct {
 	Colors []string
 	// Cost is the report's evaluated cost model (nil without one).
 	Cost *cost.Result
+	// Sweep is the report's sweep (nil without one).
+	Sweep *Sweep
 
 	stats  []*RunStats
 	anchor string

@@ -24,6 +24,7 @@ var registry = []Section{
 	cpuSection{},
 	backupSection{},
 	costSection{},
+	sweepSection{},
 	environmentSection{},
 }
 

@@ -245,11 +245,11 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 		return nil, t, err
 	}
 	bg := context.WithoutCancel(ctx)
-	sw, err := openSweep(ctx, st, kind, o)
+	dbBytes := databaseBytes(ctx, t)
+	sw, err := openSweep(ctx, st, kind, o, dbBytes)
 	if err != nil {
 		return nil, t, err
 	}
-	dbBytes := databaseBytes(ctx, t)
 	warnFits(kind, sw.Values, dbBytes, o.OnWarning)
 	if o.Resume == "" {
 		if err := restorer.Snapshot(ctx); err != nil {
@@ -299,7 +299,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 }
 
 // openSweep creates the sweep, or loads the one to resume.
-func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOptions) (*store.Sweep, error) {
+func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOptions, dbBytes int64) (*store.Sweep, error) {
 	if o.Resume != "" {
 		sw, err := st.LoadSweep(ctx, o.Resume)
 		if err != nil {
@@ -318,7 +318,7 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 		return nil, err
 	}
 	sw := &store.Sweep{Label: o.Label, Kind: kind.Name, Values: values,
-		Spec: map[string]string{"knee_threshold": strconv.FormatFloat(o.KneeThreshold, 'f', -1, 64)}}
+		Spec: map[string]string{"knee_threshold": strconv.FormatFloat(o.KneeThreshold, 'f', -1, 64), "database_bytes": strconv.FormatInt(dbBytes, 10)}}
 	if err := st.CreateSweep(context.WithoutCancel(ctx), sw); err != nil {
 		return nil, err
 	}
@@ -411,6 +411,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 		threshold, _ = strconv.ParseFloat(sw.Spec["knee_threshold"], 64)
 	}
 	res := &SweepResult{ID: sw.ID, Label: sw.Label, Kind: sw.Kind, Status: sw.Status, Threshold: threshold, KneeRule: KneeRule}
+	res.DBBytes, _ = strconv.ParseInt(sw.Spec["database_bytes"], 10, 64)
 	byPos := map[int]store.SweepPoint{}
 	for _, p := range sw.Points {
 		byPos[p.Position] = p

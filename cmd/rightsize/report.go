@@ -18,7 +18,7 @@ import (
 // offline HTML file with the charts and tables of one or several runs, side
 // by side, and of probes.
 func newReportCmd() *cobra.Command {
-	var out, title, costFile string
+	var out, title, costFile, sweepKey string
 	var probeKeys []string
 	var probesLatest bool
 	cmd := &cobra.Command{
@@ -67,8 +67,15 @@ rightsize probe prints the id of each probe it stores.`,
 			if len(args) == 0 && costRes != nil {
 				args = linkedRuns(costRes)
 			}
+			sweep, err := reportSweep(cmd, st, sweepKey)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && sweep != nil {
+				args = sweepRuns(sweep)
+			}
 			var runs []report.RunData
-			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil) {
+			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil && sweep == nil) {
 				var ids []string
 				for _, a := range args {
 					id, err := resolveRun(ctx, st, a)
@@ -97,7 +104,7 @@ rightsize probe prints the id of each probe it stores.`,
 			if err != nil {
 				return probeError(cmd, st, err)
 			}
-			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes}
+			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes, Sweep: sweep}
 			if out == "-" {
 				return report.HTML(cmd.OutOrStdout(), runs, opts)
 			}
@@ -117,6 +124,7 @@ rightsize probe prints the id of each probe it stores.`,
 	f.StringVar(&title, "title", "", `the report's title (default "rightsize report")`)
 	f.StringArrayVar(&probeKeys, "probe", nil, "add a probe by id, label or unique id prefix (repeatable); turns the default probes off unless --probes-latest is given")
 	f.BoolVar(&probesLatest, "probes-latest", true, "add the latest probe of each kind measured on a reported run's host")
+	f.StringVar(&sweepKey, "sweep", "", "add the sweep section of this sweep (id or label); without RUN, the report shows the sweep's runs")
 	f.StringVar(&costFile, "cost", "", "add the cost section from this cost file (see rightsize cost); without RUN, the report shows the runs it links")
 	return cmd
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
 
@@ -136,6 +138,7 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 		}
 	} else {
 		writeSweep(cmd.OutOrStdout(), res)
+		fmt.Fprintf(cmd.OutOrStdout(), "  report: rightsize report --sweep %s\n", res.ID)
 	}
 	return err
 }
@@ -177,4 +180,37 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 			r.Points[r.Knee].Value, r.Threshold*100)
 	}
 	fmt.Fprintf(w, "  rule: %s\n", scenario.KneeRule)
+}
+
+// reportSweep loads a stored sweep for the report (nil without --sweep).
+func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep, error) {
+	if key == "" {
+		return nil, nil
+	}
+	r, err := scenario.LoadSweepResult(cmd.Context(), st, key, 0)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, badInput(fmt.Errorf("--sweep: %w", err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
+		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound}
+	for _, p := range r.Points {
+		v.Points = append(v.Points, report.SweepPoint{Value: p.Value, RunID: p.RunID, Status: p.Status, Reason: p.Reason, Measured: p.Measured(),
+			Users: p.Users, TPM: p.TPM, NOPM: p.NOPM, NewOrderP90Ms: p.NewOrderP90Ms, NewOrderP99Ms: p.NewOrderP99Ms,
+			BlocksReadPerTxn: p.BlocksReadPerTxn, DiskReadMBps: p.DiskReadMBps})
+	}
+	return v, nil
+}
+
+// sweepRuns are the run ids of a sweep's values, in value order.
+func sweepRuns(s *report.Sweep) []string {
+	var ids []string
+	for _, p := range s.Points {
+		if p.RunID != "" {
+			ids = append(ids, p.RunID)
+		}
+	}
+	return ids
 }

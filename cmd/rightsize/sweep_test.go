@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +82,22 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "fits in every value tried") {
 		t.Errorf("no warning that the 1-warehouse database fits in 128M:\n%s", errOut)
+	}
+	page := filepath.Join(t.TempDir(), "sweep.html")
+	if out, errOut, code := cli(t, context.Background(), "report", "--sweep", "mem", "--store", st, "-o", page); code != 0 {
+		t.Fatalf("report --sweep: %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="sweep"`, "Throughput by memory", "Reads by memory", "Knee rule", res.Points[0].RunID} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`Knee: memory = \d+M|No knee within the values tried|Knee above the values tried`).Match(b) {
+		t.Errorf("sweep report states no knee")
 	}
 
 	// Ctrl-C during the second value, then --resume.

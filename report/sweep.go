@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// Sweep is a configuration sweep to report (Options.Sweep): one point per
+// value with the figures of its run's peak step, and the knee.
+type Sweep struct {
+	ID, Label, Kind, Status string
+	Threshold               float64 // fraction: 0.10
+	Rule                    string  // how the knee was found
+	DBBytes                 int64
+	Points                  []SweepPoint
+	// Knee is the index of the knee in Points (-1: none); KneeFound is
+	// false when every value measured holds.
+	Knee      int
+	KneeFound bool
+}
+
+// SweepPoint is one value of a Sweep.
+type SweepPoint struct {
+	Value, RunID, Status, Reason string
+	Measured                     bool
+	Users                        int
+	TPM, NOPM                    float64
+	NewOrderP90Ms, NewOrderP99Ms float64
+	BlocksReadPerTxn             float64
+	DiskReadMBps                 float64
+}
+
+// sweepSection shows a sweep: the figures per value, the knee and charts
+// of throughput, New-Order latency and (memory) reads against the value.
+type sweepSection struct{}
+
+func (sweepSection) Title() string        { return "Sweep" }
+func (sweepSection) Anchor() string       { return "sweep" }
+func (sweepSection) shown(o Options) bool { return o.Sweep != nil }
+func (sweepSection) Render(p *Page) error { return renderSweep(p, p.Sweep) }
+
+func renderSweep(p *Page, s *Sweep) error {
+	p.Textf("Sweep %s %s (%s): one run per value, over the same built database.", s.Kind, s.ID, s.Status)
+	if s.DBBytes > 0 {
+		p.Textf("Database size: %.0f MiB.", float64(s.DBBytes)/(1<<20))
+	}
+	switch {
+	case s.Knee >= 0 && s.KneeFound:
+		p.Textf("Knee: %s = %s, the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100)
+	case s.Knee >= 0:
+		p.Textf("No knee within the values tried: every value down to %s is within %.0f %% of the best.", s.Points[s.Knee].Value, s.Threshold*100)
+	case s.KneeFound:
+		p.Textf("Knee above the values tried: %s = %s is already more than %.0f %% below the best.", s.Kind, s.Points[0].Value, s.Threshold*100)
+	}
+	head := []string{s.Kind, "status", "users", "TPM", "NOPM", "New-Order p90 ms", "New-Order p99 ms", "blocks read per txn", "disk read MB/s", "run"}
+	var rows []Row
+	var names []string
+	var tpm, nopm, p90, p99, blk, disk []opts.LineData
+	for i, pt := range s.Points {
+		v := pt.Value
+		if i == s.Knee {
+			v += " (knee)"
+		}
+		names = append(names, v)
+		st := Txt(pt.Status)
+		if pt.Status != "complete" {
+			st.Class = "warn"
+		}
+		if !pt.Measured {
+			st.Title = pt.Reason
+			rows = append(rows, Row{Cells: []Cell{Txt(v), st, Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Txt(orDash(pt.RunID))}})
+			for _, d := range []*[]opts.LineData{&tpm, &nopm, &p90, &p99, &blk, &disk} {
+				*d = append(*d, opts.LineData{Value: "-"})
+			}
+			continue
+		}
+		rows = append(rows, Row{Cells: []Cell{Txt(v), st, Num(fmt.Sprint(pt.Users)), Num(fmtInt(pt.TPM)), Num(fmtInt(pt.NOPM)),
+			Num(fmt.Sprintf("%.2f", pt.NewOrderP90Ms)), Num(fmt.Sprintf("%.2f", pt.NewOrderP99Ms)),
+			Num(fmt.Sprintf("%.2f", pt.BlocksReadPerTxn)), Num(fmt.Sprintf("%.1f", pt.DiskReadMBps)), Txt(pt.RunID)}})
+		tpm, nopm = append(tpm, opts.LineData{Value: pt.TPM}), append(nopm, opts.LineData{Value: pt.NOPM})
+		p90, p99 = append(p90, opts.LineData{Value: pt.NewOrderP90Ms}), append(p99, opts.LineData{Value: pt.NewOrderP99Ms})
+		blk, disk = append(blk, opts.LineData{Value: pt.BlocksReadPerTxn}), append(disk, opts.LineData{Value: pt.DiskReadMBps})
+	}
+	p.Table(Table{Head: head, Rows: rows})
+	type series struct {
+		name string
+		data []opts.LineData
+	}
+	line := func(title, yname string, ss ...series) Chart {
+		l := charts.NewLine()
+		l.SetGlobalOptions(rectOpts(ChartText{Title: title, XName: s.Kind, YName: yname}, "axis")...)
+		l.SetXAxis(names)
+		for _, x := range ss {
+			l.AddSeries(x.name, x.data)
+		}
+		return l
+	}
+	cs := []Chart{line("Throughput by "+s.Kind, "per minute", series{"TPM", tpm}, series{"NOPM", nopm}),
+		line("New-Order latency by "+s.Kind, "ms", series{"p90", p90}, series{"p99", p99})}
+	if s.Kind == "memory" {
+		cs = append(cs, line("Reads by memory", "", series{"server blocks read per transaction", blk}, series{"disk read MB/s", disk}))
+	}
+	p.Charts(cs...)
+	p.Note("Each value's figures are its run's step with the highest NOPM (means across repeats, as everywhere in this report). Knee rule: " + s.Rule + ".")
+	return nil
+}
