@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testSweep() *Sweep {
+	return &Sweep{ID: "20250305-090000-abcdef", Kind: "memory", Status: "complete", Threshold: 0.1, Rule: "the rule", DBBytes: 900 << 20,
+		Knee: 1, KneeFound: true, Points: []SweepPoint{
+			{Value: "1G", RunID: "r1", Status: "complete", Measured: true, Users: 4, TPM: 30000, NOPM: 13000, NewOrderP90Ms: 4, NewOrderP99Ms: 9, BlocksReadPerTxn: 0.1, DiskReadMBps: 2},
+			{Value: "256M", RunID: "r2", Status: "complete", Measured: true, Users: 4, TPM: 29000, NOPM: 12500, NewOrderP90Ms: 4.2, NewOrderP99Ms: 10, BlocksReadPerTxn: 3, DiskReadMBps: 20},
+			{Value: "64M", Status: "failed", Reason: "server did not start"},
+			{Value: "32M", RunID: "r4", Status: "complete", Measured: true, Users: 4, TPM: 12000, NOPM: 5000, NewOrderP90Ms: 30, NewOrderP99Ms: 80, BlocksReadPerTxn: 40, DiskReadMBps: 300},
+		}}
+}
+
+// A report of a sweep alone has the sweep section: the table with the knee
+// marked, a failed value with its reason, three charts; Chromium loads it
+// with no console message and draws every chart.
+func TestSweepSection(t *testing.T) {
+	var buf bytes.Buffer
+	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2025, 3, 5, 9, 0, 0, 0, time.UTC), Sweep: testSweep()}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="sweep"`, "256M (knee)", "Knee: memory = 256M", "server did not start", "Reads by memory", "Database size: 900 MiB"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("sweep section lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "echarts.init("); n != 3 {
+		t.Errorf("%d charts, want 3", n)
+	}
+	bin := chromium(t)
+	file := filepath.Join(t.TempDir(), "sweep.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, logs := runChromium(t, bin, file, "--dump-dom")
+	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
+		t.Errorf("console messages while loading the sweep report:\n%s", bytes.Join(msgs, []byte("\n")))
+	}
+	if n := len(instanceRE.FindAll(dom, -1)); n != 3 {
+		t.Errorf("%d of 3 charts initialised", n)
+	}
+}
