@@ -29,13 +29,17 @@ func newEnginesCmd() *cobra.Command {
 		Example: "  rightsize engines",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%-9s %-52s %-24s %-7s %s\n", "ENGINE", "TARGET", "MODES (DEFAULT FIRST)", "SERVER", "NOTES")
+			width := len("TARGET")
+			for _, e := range target.Engines() {
+				width = max(width, len(engineTargets(e)))
+			}
+			fmt.Fprintf(w, "%-9s %-*s %-24s %-7s %s\n", "ENGINE", width, "TARGET", "MODES (DEFAULT FIRST)", "SERVER", "NOTES")
 			for _, e := range target.Engines() {
 				modes := make([]string, 0, 2)
 				for _, m := range e.Caps.Modes() {
 					modes = append(modes, string(m))
 				}
-				fmt.Fprintf(w, "%-9s %-52s %-24s %-7v %s\n", e.Name, engineTargets(e), strings.Join(modes, ", "), e.Caps.Server, e.Note)
+				fmt.Fprintf(w, "%-9s %-*s %-24s %-7v %s\n", e.Name, width, engineTargets(e), strings.Join(modes, ", "), e.Caps.Server, e.Note)
 			}
 			return nil
 		},

@@ -153,7 +153,7 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 		fmt.Fprintf(w, " · database %.0f MiB", float64(r.DBBytes)/(1<<20))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  %-3s %-10s %-9s %5s %9s %9s %9s %9s %10s %10s  %s\n", "", "VALUE", "STATUS", "USERS", "TPM", "NOPM",
+	fmt.Fprintf(w, "  %-3s %-10s %-9s %5s %9s %9s %10s %10s %11s %12s  %s\n", "", "VALUE", "STATUS", "USERS", "TPM", "NOPM",
 		"NO p90 ms", "NO p99 ms", "blk rd/txn", "disk rd MB/s", "RUN")
 	for i, p := range r.Points {
 		mark := ""
@@ -164,7 +164,7 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 			fmt.Fprintf(w, "  %-3s %-10s %-9s %s\n", mark, p.Value, p.Status, p.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "  %-3s %-10s %-9s %5d %9.0f %9.0f %9.2f %9.2f %10.2f %10.1f  %s\n", mark, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
+		fmt.Fprintf(w, "  %-3s %-10s %-9s %5d %9.0f %9.0f %10.2f %10.2f %11.2f %12.1f  %s\n", mark, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
 			p.NewOrderP90Ms, p.NewOrderP99Ms, p.BlocksReadPerTxn, p.DiskReadMBps, p.RunID)
 	}
 	switch {
