@@ -42,7 +42,13 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own embedded server")
 	}
-	args, _ := embeddedArgs(t, "sweep-")
+	args, dataDir := embeddedArgs(t, "sweep-")
+	noServer := func(when string) {
+		t.Helper()
+		if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); !os.IsNotExist(err) {
+			t.Errorf("%s: the server still runs (postmaster.pid: %v)", when, err)
+		}
+	}
 	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
@@ -115,6 +121,7 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "--resume") {
 		t.Fatalf("interrupted sweep: exit %d\n%s", code, errOut)
 	}
+	noServer("after Ctrl-C in a sweep")
 	sw, err := s.LoadSweep(context.Background(), "mem2")
 	if err != nil || sw.Status != store.StatusPartial {
 		t.Fatalf("interrupted sweep stored as %+v, %v", sw, err)
@@ -124,6 +131,7 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "(complete)") || !strings.Contains(out, "knee:") {
 		t.Fatalf("resumed sweep: %d\n%s%s", code, out, errOut)
 	}
+	noServer("after the resumed sweep")
 	sw, _ = s.LoadSweep(context.Background(), "mem2")
 	if sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].Status != store.StatusComplete || sw.Points[1].Status != store.StatusComplete {
 		t.Fatalf("resumed sweep stored as %+v", sw)
