@@ -47,6 +47,9 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*targe
 		if errors.Is(err, target.ErrBadTarget) {
 			return nil, badInput(err)
 		}
+		if target.Managed(f.spec) {
+			return nil, badInput(err) // a managed server's errors say what to do
+		}
 		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
 	}
 	return t, nil
