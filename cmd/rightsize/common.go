@@ -24,6 +24,12 @@ type targetFlags struct {
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
+	f.registerBase(cmd)
+}
+
+// registerBase registers the flags that name the target and where its
+// server keeps its data, without the caps (fit has caps lists of its own).
+func (f *targetFlags) registerBase(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", target.Help())
 	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")

@@ -64,7 +64,7 @@ func TestFitDryRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"measure", []string{"--target-nopm", "100", "--cpus", "1", "--cost", file, "--config", "vm"}, "fit cannot measure yet"},
+		{"zero users", []string{"--target-nopm", "100", "--cpus", "1", "--cost", file, "--config", "vm", "--users", "0"}, "1..100000 users"},
 		{"unknown run", []string{"--target-nopm", "from:nope", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "nope"},
 		{"no users step", []string{"--target-nopm", "from:old", "--at", "3", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "no step with 3 users"},
 		{"bad cpus", []string{"--target-nopm", "100", "--cpus", "0", "--cost", file, "--config", "vm", "--dry-run"}, "--cpus \"0\""},
