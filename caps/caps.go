@@ -3,13 +3,16 @@
 // validates them, and turns them into a Plan: the cores of the server and
 // of the driver, the engine settings they imply and the cgroup limits.
 //
-// Memory split: of --memory SIZE, three quarters go to the engine's cache
-// (PostgreSQL shared_buffers, and effective_cache_size set to the same so
-// the planner assumes no more; MariaDB innodb_buffer_pool_size) and one
-// quarter is left for everything else the server's processes use
-// (connections, work memory, the WAL/redo buffers and the page cache of
-// its files); the cgroup memory limit is SIZE and includes the page cache,
-// so the OS cache cannot hide a small engine cache.
+// Memory split (Split): of --memory SIZE, a quarter, and at least the
+// engine's Reserve (PostgreSQL 64 MiB, MariaDB 128 MiB), is left for
+// everything else the server's processes use (connections, work memory,
+// the WAL/redo buffers and the page cache of its files); the rest goes to
+// the engine's cache (PostgreSQL shared_buffers, and effective_cache_size
+// set to the same so the planner assumes no more; MariaDB
+// innodb_buffer_pool_size). The cgroup memory limit is SIZE and includes
+// the page cache, so the OS cache cannot hide a small engine cache.
+// Builds and index creation need more than a run (maintenance_work_mem per
+// parallel index build): build without --memory and cap the runs.
 package caps
 
 import (
@@ -143,12 +146,22 @@ func ParseCPUs(s string, ncpu int) (float64, error) {
 	return v, nil
 }
 
-// CacheShare is the part of --memory that goes to the engine's cache.
-const CacheShare = 0.75
+// Reserve is the least memory each engine's processes need besides its
+// cache.
+var Reserve = map[string]int64{"postgres": 64 << 20, "mysql": 128 << 20}
 
-// MinMemory is the smallest --memory each engine starts with (its cache
-// gets CacheShare of it; the rest must hold the server's processes).
-var MinMemory = map[string]int64{"postgres": 64 << 20, "mysql": 256 << 20}
+// minCache is the smallest engine cache --memory may leave.
+const minCache = 32 << 20
+
+// Split divides --memory between the engine's cache and the rest (see the
+// package comment).
+func Split(engine string, size int64) (cache, rest int64) {
+	rest = max(size/4, Reserve[engine])
+	return size - rest, rest
+}
+
+// MinMemory is the smallest --memory engine starts with.
+func MinMemory(engine string) int64 { return Reserve[engine] + minCache }
 
 // IsZero reports whether c caps nothing.
 func (c Caps) IsZero() bool {
@@ -211,12 +224,12 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 		p.DriverCPUs = cpus
 	}
 	if c.Memory > 0 {
-		if min, ok := MinMemory[engine]; ok && c.Memory < min {
-			return p, bad("--memory %dM is below what %s starts with; use at least %dM (%.0f %% of it goes to the engine's cache)",
-				c.Memory>>20, engine, min>>20, CacheShare*100)
+		if min := MinMemory(engine); c.Memory < min {
+			return p, bad("--memory %dM is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
+				c.Memory>>20, engine, min>>20, Reserve[engine]>>20)
 		}
 		p.Memory = c.Memory
-		p.Cache = int64(float64(c.Memory) * CacheShare)
+		p.Cache, _ = Split(engine, c.Memory)
 		maps.Copy(p.Settings, CacheSettings(engine, p.Cache))
 	}
 	maps.Copy(p.Settings, c.Set)

@@ -157,3 +157,48 @@ func checkPGVersion(opt Options) error {
 	}
 	return fmt.Errorf("%w: --pg-version %s: this build downloads PostgreSQL 15 only; use --pg-version 15 or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion)
 }
+
+// CheckCaps validates opt's caps for the server spec would start, without
+// starting anything (caps.ErrBad when they cannot apply, ErrBadTarget for
+// an unknown spec).
+func CheckCaps(spec string, opt Options) error {
+	e, managed, err := engineOf(spec)
+	if err != nil {
+		return err
+	}
+	if !managed {
+		if !opt.Caps.IsZero() {
+			return caps.Bad("--cpus, --memory, --io-limit and --wal-dir need a managed server (--target embedded or mariadb), not %s", Redact(spec))
+		}
+		return nil
+	}
+	dataDir := opt.DataDir
+	if dataDir == "" {
+		dataDir = instance.DefaultBaseDir()
+	}
+	_, _, err = capsPlan(e.Name, opt, dataDir)
+	return err
+}
+
+// engineOf finds the registered engine of spec and whether spec names a
+// server rightsize manages.
+func engineOf(spec string) (Engine, bool, error) {
+	for _, e := range Engines() {
+		if e.Match(spec) {
+			for _, f := range e.Forms {
+				if f.Managed && (f.Long == spec || (spec == "" && f.Long == "embedded")) {
+					return e, true, nil
+				}
+			}
+			return e, false, nil
+		}
+	}
+	return Engine{}, false, fmt.Errorf("%w %q: use %s", ErrBadTarget, spec, usage())
+}
+
+// EngineName is the registered engine name of spec ("postgres", "mysql"
+// ...) and whether rightsize manages its server.
+func EngineName(spec string) (name string, managed bool, err error) {
+	e, managed, err := engineOf(spec)
+	return e.Name, managed, err
+}
