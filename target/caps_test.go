@@ -25,14 +25,7 @@ func TestMariaDBCaps(t *testing.T) {
 	if !mariadb.Installed() {
 		t.Skip("no mariadbd")
 	}
-	base := filepath.Join(os.TempDir(), "rightsize-test")
-	_ = os.MkdirAll(base, 0o755)
-	dir, err := os.MkdirTemp(base, "mariadb-caps-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	_ = os.Chmod(dir, 0o755)
+	dir := testDir(t, "mariadb-caps-")
 	ctx := context.Background()
 	tg, err := Open(ctx, "mariadb", Options{DataDir: filepath.Join(dir, "data"), CreateDB: true, PoolSize: 2,
 		Caps: caps.Caps{CPUs: 1, Memory: 512 << 20}})
@@ -69,4 +62,47 @@ func TestMariaDBCaps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Parent(cgroup.Memory), r.Group)); !os.IsNotExist(err) {
 		t.Errorf("group %s left after Close: %v", r.Group, err)
 	}
+}
+
+// A backend that outgrows the embedded PostgreSQL's memory limit is
+// killed by the kernel, and the target reads the OOM kill from the cgroup.
+func TestPostgresOOMKillCounted(t *testing.T) {
+	h, err := cgroup.Detect()
+	if err != nil || os.Geteuid() != 0 || !h.Has(cgroup.Memory) {
+		t.Skipf("needs root with the memory controller (%v)", err)
+	}
+	dir := testDir(t, "pg-oom-")
+	ctx := context.Background()
+	tg, err := Open(ctx, "embedded", Options{DataDir: filepath.Join(dir, "pg"), PGBin: os.Getenv("RIGHTSIZE_PG_BIN"), CreateDB: true, PoolSize: 2,
+		Settings: map[string]string{"work_mem": "2GB"}, Caps: caps.Caps{Memory: 128 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if n := tg.ServerOOMKills(); n != 0 {
+		t.Fatalf("OOM kills before the query: %d", n)
+	}
+	// an in-memory sort of 30 M integers needs about 1 GB
+	_, qerr := tg.QueryInt(ctx, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 30000000) g ORDER BY g DESC) s")
+	if qerr == nil {
+		t.Fatal("the query outgrew a 128 MiB limit and was not killed")
+	}
+	if n := tg.ServerOOMKills(); n < 1 {
+		t.Fatalf("query failed (%v) but no OOM kill was counted", qerr)
+	}
+}
+
+// testDir is a directory the unprivileged server user can reach.
+func testDir(t *testing.T, prefix string) string {
+	t.Helper()
+	base := filepath.Join(os.TempDir(), "rightsize-test")
+	_ = os.MkdirAll(base, 0o755)
+	_ = os.Chmod(base, 0o755)
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	_ = os.Chmod(dir, 0o755)
+	return dir
 }

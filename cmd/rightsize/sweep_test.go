@@ -53,6 +53,9 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); !os.IsNotExist(err) {
 			t.Errorf("%s: the server still runs (postmaster.pid: %v)", when, err)
 		}
+		if left := ownGroups(t); len(left) > 0 {
+			t.Errorf("%s: cgroups left: %v", when, left)
+		}
 	}
 	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
