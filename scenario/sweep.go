@@ -199,6 +199,9 @@ type SweepOptions struct {
 	OnValue func(position int, value string)
 	// OnWarning, when set, gets warnings (the database fits in memory ...).
 	OnWarning func(string)
+	// OnStarted, when set, is told the target once the server runs with
+	// a value (to say what its caps applied).
+	OnStarted func(t *target.Target)
 }
 
 // SweepPoint is one value of a sweep with its figures (from store.Aggregate
@@ -328,7 +331,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 			o.OnValue(i, v)
 		}
 		point := store.SweepPoint{Position: i, Value: v}
-		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point)
+		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point, o.OnStarted)
 		if err != nil && errors.Is(err, ErrBadOptions) {
 			return nil, t, err
 		}
@@ -385,7 +388,7 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 // state and runs; point gets the outcome. It returns the target now open
 // (nil when the server could not start).
 func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, engine string, base target.Options, kind SweepKind,
-	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint) (*target.Target, error) {
+	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target)) (*target.Target, error) {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
 		if ctx.Err() != nil {
@@ -404,6 +407,9 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 	}
 	if err != nil {
 		return nil, fail(fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err))
+	}
+	if onStarted != nil {
+		onStarted(t)
 	}
 	if err := t.DB.(Restorer).Restore(ctx); err != nil {
 		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))

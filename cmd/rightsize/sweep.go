@@ -132,6 +132,11 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 		defer prog.finish()
 	}
 	so.OnWarning = func(w string) { fmt.Fprintln(errOut, "warning:", w) }
+	so.OnStarted = func(t *target.Target) {
+		if r, ok := t.CapsReport(); ok {
+			fmt.Fprintln(errOut, "  caps:", r.Summary())
+		}
+	}
 	var res *scenario.SweepResult
 	res, t, err = scenario.RunSweep(ctx, st, t, so)
 	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
