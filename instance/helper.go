@@ -59,6 +59,8 @@ type startRequest struct {
 	Port         uint32
 	Settings     map[string]string
 	StartTimeout time.Duration
+	Join         Join // confinement joined before anything starts (as root)
+	WALDir       string
 }
 
 type startResponse struct {
@@ -152,6 +154,9 @@ func helperMain(in io.Reader, out io.Writer) int {
 }
 
 func helperStart(req startRequest) error {
+	if err := req.Join.apply(); err != nil {
+		return err
+	}
 	if req.UID != 0 && os.Geteuid() == 0 {
 		if err := dropPrivileges(req.UID, req.GID); err != nil {
 			return fmt.Errorf("switch to user %s (uid %d): %w", SystemUser, req.UID, err)
@@ -220,6 +225,9 @@ func initCluster(req startRequest, tmp string) error {
 	cmd := exec.Command(filepath.Join(req.BinariesPath, "bin", "initdb"),
 		"-A", "scram-sha-256", "-U", pgUser, "-D", req.DataDir, "--pwfile="+pwfile,
 		"--locale=C", "--encoding=UTF8")
+	if req.WALDir != "" {
+		cmd.Args = append(cmd.Args, "--waldir="+req.WALDir)
+	}
 	cmd.Stdout = io.MultiWriter(os.Stderr, &out)
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {

@@ -142,6 +142,10 @@ type PostgresConfig struct {
 	// StopTimeout is how long Stop waits for a clean (fast) shutdown before
 	// forcing an immediate one; 0 means 2 minutes.
 	StopTimeout time.Duration
+	// Join puts the server under a confinement (limits.go) from its start.
+	Join Join
+	// WALDir puts pg_wal of a new cluster there (initdb --waldir; limits.go).
+	WALDir string
 }
 
 // DefaultBaseDir returns the default cache and runtime directory:
@@ -177,6 +181,8 @@ type Postgres struct {
 	runtimeDir string
 	pid        int    // postmaster we started
 	pidStart   string // its start time, to detect pid reuse
+	join       Join   // confinement the start helper joins
+	walDir     string // initdb --waldir
 }
 
 // StartPostgres initialises (if needed) and starts a PostgreSQL server and
@@ -227,6 +233,8 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 		log:          cfg.Log,
 		startTimeout: cfg.StartTimeout,
 		stopTimeout:  cfg.StopTimeout,
+		join:         cfg.Join,
+		walDir:       cfg.WALDir,
 	}
 	if p.startTimeout <= 0 {
 		p.startTimeout = defaultStartTimeout
@@ -441,6 +449,9 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := p.prepareDataDir(); err != nil {
 		return err
 	}
+	if err := p.prepareWALDir(); err != nil {
+		return err
+	}
 	// Serialise starts on one data directory across processes (flock on
 	// the directory itself), so that the clean-up of a failed start can
 	// never stop another process's server.
@@ -528,6 +539,8 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		Port:         p.port,
 		Settings:     p.serverSettings(),
 		StartTimeout: p.startTimeout,
+		Join:         p.join,
+		WALDir:       p.walDir,
 	}
 	if p.owner != nil {
 		req.UID, req.GID = p.owner.uid, p.owner.gid

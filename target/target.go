@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/engine"
 )
 
@@ -26,6 +27,8 @@ type Options struct {
 	CreateDB   bool              // create the database if missing (build)
 	Database   string            // database name on a managed server (default "tpcc")
 	ServerPort uint32            // fixed port for a managed server (0: any free one)
+	Caps       caps.Caps         // --cpus, --memory, --io-limit ... of a managed server (caps.go)
+	PGVersion  string            // --pg-version of the embedded PostgreSQL ("": the default)
 }
 
 // Server is a database server rightsize started for a target and stops

@@ -109,6 +109,9 @@ type Config struct {
 	// Notices receives one-line notices for the user (passwords set on an
 	// older data directory); nil means standard error.
 	Notices io.Writer
+	// OnStart, when set, is given the server's pid right after it is
+	// started (limits.go puts it under a confinement); an error stops it.
+	OnStart func(pid int) error
 }
 
 // Server is a running managed server.
@@ -209,7 +212,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 				return nil, err
 			}
 		}
-		err = s.start(ctx, fl, runAs, cfg.Settings)
+		err = s.start(ctx, fl, runAs, cfg.Settings, cfg.OnStart)
 		if err == nil {
 			break
 		}
@@ -297,7 +300,7 @@ func (s *Server) initialise(ctx context.Context, fl flavor, runAs *account) (boo
 func optionName(k string) string { return strings.ReplaceAll(strings.TrimLeft(k, "-"), "-", "_") }
 
 // start runs the server and waits until it accepts connections.
-func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings map[string]string) error {
+func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings map[string]string, onStart func(int) error) error {
 	opts := map[string]string{}
 	for k, v := range DefaultSettings {
 		opts[optionName(k)] = v
@@ -349,6 +352,12 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 	s.cmd = cmd
 	s.done = make(chan struct{})
 	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+	if onStart != nil {
+		if err := onStart(cmd.Process.Pid); err != nil {
+			s.kill()
+			return fmt.Errorf("mariadb: confine the server: %w", err)
+		}
+	}
 
 	deadline := time.NewTimer(startTimeout)
 	defer deadline.Stop()
