@@ -86,6 +86,14 @@ and the target, and measures nothing.`,
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
+	if f.resume != "" && !f.dryRun {
+		// the stored fit has its candidates, prices and criteria
+		o, err := f.rf.options(cmd)
+		if err != nil {
+			return err
+		}
+		return measureFit(cmd, f, scenario.FitOptions{Run: o, Label: o.Label, Resume: f.resume}, nil)
+	}
 	cands, err := f.candidates()
 	if err != nil {
 		return badInput(err)
@@ -127,8 +135,10 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 // and the evidence.
 func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
 	ctx := cmd.Context()
-	if err := scenario.CheckCandidates(fo.Candidates); err != nil {
-		return badInput(err)
+	if fo.Resume == "" {
+		if err := scenario.CheckCandidates(fo.Candidates); err != nil {
+			return badInput(err)
+		}
 	}
 	st, err := openStore(cmd)
 	if err != nil {
