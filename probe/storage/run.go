@@ -54,9 +54,10 @@ func ResolveEngine(engine string) (string, error) {
 // interrupted job's partial result when the engine could produce one (with
 // a note saying so), together with ctx's error.
 //
-// While a builtin job runs, GOMAXPROCS is raised to at least
-// Threads*QueueDepth+1 (so that each worker blocked in a system call keeps a
-// P) and restored when the job ends.
+// While a builtin job runs, GOMAXPROCS is raised to at least one more than
+// its goroutines (Threads with io_uring or Linux AIO, Threads*QueueDepth
+// otherwise) so that each goroutine blocked in a system call keeps a P,
+// and restored when the job ends.
 func Run(ctx context.Context, opt Options, jobs []Job, progress func(job string)) ([]JobResult, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -68,6 +69,11 @@ func Run(ctx context.Context, opt Options, jobs []Job, progress func(job string)
 	if err != nil {
 		return nil, err
 	}
+	bio, err := checkBuiltinIO(opt.BuiltinIO)
+	if err != nil {
+		return nil, err
+	}
+	cfg := builtinConfig{io: bio, refuseURing: opt.RefuseIOUring}
 	size := opt.Size
 	if size == 0 {
 		size = DefaultSize
@@ -121,7 +127,7 @@ func Run(ctx context.Context, opt Options, jobs []Job, progress func(job string)
 		if engine == EngineFio {
 			r, err = runFio(ctx, fioInfo, file, size, j, useDirect)
 		} else {
-			r, err = runBuiltin(ctx, file, size, j, useDirect)
+			r, err = runBuiltin(ctx, file, size, j, useDirect, cfg)
 		}
 		r.Job, r.Engine, r.DirectIO = j, engine, useDirect
 		if j.Direct && !direct {
