@@ -63,6 +63,9 @@ type completion struct {
 // asyncQueue is one thread's queue of outstanding I/Os in an asynchronous
 // kernel interface, QueueDepth slots deep.
 type asyncQueue interface {
+	// begin is called by the goroutine that uses the queue, locked to its
+	// OS thread, before any other method.
+	begin() error
 	// prepare stages a read (or write) of buf at off in slot; the next
 	// submitAndWait sends it.
 	prepare(slot int, write bool, buf []byte, off int64)

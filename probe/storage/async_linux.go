@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -100,6 +101,11 @@ func freeAsyncThreads(ats []*asyncThread) {
 // the thread stops submitting, waits for its I/Os in flight and calls fsync
 // (timed on its own), as fio does with Linux AIO.
 func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time, stop *atomic.Bool) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := at.q.begin(); err != nil {
+		return err
+	}
 	depth := j.QueueDepth
 	free := make([]int, 0, depth)
 	for s := depth - 1; s >= 0; s-- {

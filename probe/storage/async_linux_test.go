@@ -35,6 +35,8 @@ type stagedIO struct {
 	addr  uintptr
 }
 
+func (c *countingQueue) begin() error { return c.q.begin() }
+
 func (c *countingQueue) prepare(slot int, write bool, buf []byte, off int64) {
 	c.ios = append(c.ios, stagedIO{off: off, size: len(buf), write: write, addr: uintptrOf(buf)})
 	c.staged++

@@ -26,6 +26,14 @@ const (
 
 	uringEnterGetEvents = 1 << 0
 
+	// Setup flags: the ring starts disabled and is enabled by the thread
+	// that will use it, its only submitter, which alone runs the
+	// completion work, when it waits (kernel 6.1).
+	uringSetupRDisabled    = 1 << 6
+	uringSetupSingleIssuer = 1 << 12
+	uringSetupDeferTaskrun = 1 << 13
+	uringRegisterEnable    = 12 // IORING_REGISTER_ENABLE_RINGS
+
 	uringFeatSingleMmap = 1 << 0
 	uringFeatRWCurPos   = 1 << 3 // kernel 5.6: also IORING_OP_READ and _WRITE
 
@@ -87,6 +95,8 @@ type uring struct {
 	cqes                           []uringCQE
 	vectored                       bool
 	iovecs                         []unix.Iovec
+	// disabled: set up with uringSetupRDisabled, begin enables it.
+	disabled bool
 }
 
 // errURingRefused is what a simulated refusal (Options.RefuseIOUring)
@@ -94,14 +104,21 @@ type uring struct {
 // (sysctl kernel.io_uring_disabled, a seccomp filter).
 var errURingRefused = fmt.Errorf("io_uring_setup: %w (simulated refusal)", unix.EPERM)
 
-// newURing sets up a ring of depth entries for I/O on fd.
+// newURing sets up a ring of depth entries for I/O on fd: with a single
+// submitter and deferred completion work where the kernel supports them
+// (fewer interruptions of the thread), a plain ring otherwise.
 func newURing(fd, depth int) (*uring, error) {
 	var p uringParams
+	p.flags = uringSetupRDisabled | uringSetupSingleIssuer | uringSetupDeferTaskrun
 	r1, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
+	if errno == unix.EINVAL {
+		p = uringParams{}
+		r1, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
+	}
 	if errno != 0 {
 		return nil, fmt.Errorf("io_uring_setup: %w", errno)
 	}
-	u := &uring{ringFd: int(r1), fileFd: fd}
+	u := &uring{ringFd: int(r1), fileFd: fd, disabled: p.flags&uringSetupRDisabled != 0}
 	if err := u.mapRings(&p); err != nil {
 		u.close()
 		return nil, err
@@ -140,6 +157,19 @@ func (u *uring) mapRings(p *uringParams) error {
 	u.sqArray = unsafe.Slice(at(u.sqMem, p.sqOff.array), p.sqEntries)
 	u.sqes = unsafe.Slice((*uringSQE)(unsafe.Pointer(&u.sqeMem[0])), p.sqEntries)
 	u.cqes = unsafe.Slice((*uringCQE)(unsafe.Pointer(&u.cqMem[p.cqOff.cqes])), p.cqEntries)
+	return nil
+}
+
+// begin enables a ring set up disabled, making the calling thread its
+// only submitter.
+func (u *uring) begin() error {
+	if !u.disabled {
+		return nil
+	}
+	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(u.ringFd), uringRegisterEnable, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("io_uring_register(ENABLE_RINGS): %w", errno)
+	}
+	u.disabled = false
 	return nil
 }
 
