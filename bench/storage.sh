@@ -7,7 +7,7 @@
 # (target: builtin IOPS and p99 within 5 % of fio's on every job).
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
-# env:   DURATION (10s per job), SIZE (bytes, 1073741824), ROUNDS (3),
+# env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (5),
 #        PRESETS (sqlserver,hci), ENGINES (fio,builtin; also builtin:io_uring,
 #        builtin:libaio, builtin:goroutines)
 # The test file is removed at the end (also on Ctrl-C), and DIR if the
@@ -15,9 +15,9 @@
 set -euo pipefail
 
 DIR=${1:-/var/tmp/rightsize-storagebench}
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-5s}
 SIZE=${SIZE:-1073741824}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 PRESETS=${PRESETS:-sqlserver,hci}
 ENGINES=${ENGINES:-fio,builtin}
 
