@@ -222,7 +222,7 @@ func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool
 			return workers[i].loop(rf, j, totalBlocks, deadline, stop)
 		}
 	}
-	elapsed, cpu, cpuOK, runErr := runGoroutines(ctx, len(tallies), j.Duration, body)
+	elapsed, cpu, cpuOK, runErr := runConcurrently(ctx, len(tallies), j.Duration, body)
 	r := tallyResult(tallies, elapsed)
 	r.IOEngine, r.Fallback = iface, fallback
 	if fallback != "" {
@@ -250,11 +250,11 @@ func newWorkers(threads []*thread, j Job, seed uint64) []*worker {
 	return workers
 }
 
-// runGoroutines runs body(i) for i in 0..n-1 in n goroutines started
+// runConcurrently runs body(i) for i in 0..n-1 in n goroutines started
 // together, until the duration has passed (each body checks deadline),
 // ctx is cancelled or a body fails (stop is then set); it returns the
 // elapsed time, the process's CPU time over it, and the first error.
-func runGoroutines(ctx context.Context, n int, d time.Duration, body func(i int, deadline time.Time, stop *atomic.Bool) error) (elapsed, cpu time.Duration, cpuOK bool, err error) {
+func runConcurrently(ctx context.Context, n int, d time.Duration, body func(i int, deadline time.Time, stop *atomic.Bool) error) (elapsed, cpu time.Duration, cpuOK bool, err error) {
 	var (
 		stop    atomic.Bool
 		errOnce sync.Once
