@@ -169,7 +169,9 @@ func orDisk(d string) string {
 	return "disk " + d
 }
 
-func num(x float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".") }
+func num(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+}
 
 // Knee returns the index of the step where throughput stops rising: the
 // first step after which TPM rises by less than Rise; the last step when
@@ -179,7 +181,7 @@ func Knee(steps []Step) (idx int, rising bool) {
 		return -1, false
 	}
 	for i := 0; i+1 < len(steps); i++ {
-		if steps[i+1].TPM < steps[i].TPM*(1+Rise) {
+		if n := steps[i+1].TPM; n < steps[i].TPM*(1+Rise) || n <= steps[i].TPM {
 			return i, false
 		}
 	}
@@ -201,6 +203,8 @@ func Run(steps []Step) Verdict {
 		where = fmt.Sprintf("at %d users (one step)", s.Users)
 	case rising:
 		where = fmt.Sprintf("throughput still rising at the last step, %d users (TPM %.0f)", s.Users, s.TPM)
+	case s.TPM <= 0:
+		where = fmt.Sprintf("throughput stops rising at %d users (TPM 0)", s.Users)
 	default:
 		n := steps[i+1]
 		where = fmt.Sprintf("throughput stops rising at %d users (TPM %.0f; %+.0f %% at %d users)", s.Users, s.TPM, (n.TPM/s.TPM-1)*100, n.Users)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 
 	"github.com/rightsize/rightsize/diagnosis"
@@ -95,4 +96,30 @@ func RunVerdict(aggs []StepAggregate) (v diagnosis.Verdict, ok bool) {
 		return v, false
 	}
 	return diagnosis.Run(steps), true
+}
+
+// waitsCSV writes one row per wait event of every step, with the step's
+// source and verdict.
+func waitsCSV(w *csv.Writer, r *Run, steps []Step) error {
+	header := append(append([]string{}, stepKeyHeader...), "source", "class", "event", "seconds", "count", "verdict")
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		if st.Waits == nil {
+			continue
+		}
+		verdict := ""
+		if st.Verdict != nil {
+			verdict = st.Verdict.Text
+		}
+		for _, e := range st.Waits.Events {
+			rec := append(stepKey(r, st), st.Waits.Source, string(e.Class), e.Name, cf(e.Seconds), cf(e.Count), verdict)
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
