@@ -73,8 +73,10 @@ func (s *slowSampler) Sample(context.Context) error {
 	time.Sleep(s.d)
 	return nil
 }
-func (s *slowSampler) Profile(context.Context) (*Profile, error) { return &Profile{Source: "test"}, nil }
-func (s *slowSampler) Close() error                             { return nil }
+func (s *slowSampler) Profile(context.Context) (*Profile, error) {
+	return &Profile{Source: "test"}, nil
+}
+func (s *slowSampler) Close() error { return nil }
 
 // A sampler slower than its interval skips ticks and counts them; Stop
 // returns without waiting for the ticks it missed.
