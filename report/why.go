@@ -50,7 +50,9 @@ func (whySection) Render(p *Page) error {
 		if c := waitClassChart(p.Labels[i], rs.Steps); c != nil {
 			p.Charts(c)
 		}
-		writeTopEvents(p, p.Labels[i], rs.Steps)
+		writeTopEvents(p, "Top 10 wait events per step: "+p.Labels[i], rs.Steps, func(w *waits.Profile) []waits.Event { return w.Events })
+		writeTopEvents(p, "Top 10 waits timed by the server per step (server-wide, beside the samples): "+p.Labels[i], rs.Steps,
+			func(w *waits.Profile) []waits.Event { return w.Timed })
 		if c := diskTimeline(p.Labels[i], p.Runs[i].Steps); c != nil {
 			p.Charts(c)
 		}
@@ -149,8 +151,9 @@ func waitClassChart(label string, steps []store.StepAggregate) *charts.Bar {
 	return bar
 }
 
-// writeTopEvents writes the ten largest wait events of every step.
-func writeTopEvents(p *Page, label string, steps []store.StepAggregate) {
+// writeTopEvents writes the ten largest wait events of every step, as
+// events picks them from its profile.
+func writeTopEvents(p *Page, caption string, steps []store.StepAggregate, events func(*waits.Profile) []waits.Event) {
 	var rows []Row
 	for i := range steps {
 		w := steps[i].Waits
@@ -158,7 +161,7 @@ func writeTopEvents(p *Page, label string, steps []store.StepAggregate) {
 			continue
 		}
 		active := w.Active()
-		for k, e := range w.Events {
+		for k, e := range events(w) {
 			if k == 10 {
 				break
 			}
@@ -177,7 +180,7 @@ func writeTopEvents(p *Page, label string, steps []store.StepAggregate) {
 	if len(rows) == 0 {
 		return
 	}
-	p.Table(Table{Caption: "Top 10 wait events per step: " + label, Head: []string{"users", "#", "event", "class", "% of active time", "session seconds"}, Rows: rows})
+	p.Table(Table{Caption: caption, Head: []string{"users", "#", "event", "class", "% of active time", "session seconds"}, Rows: rows})
 }
 
 // diskTimeline draws the per-second latency of each step's database disk

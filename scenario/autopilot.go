@@ -175,6 +175,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)
 	out.Saturation = saturation(measured, out.Host)
+	addServerCPU(out.Waits, out.Saturation)
 	return out
 }
 

@@ -98,8 +98,13 @@ type Profile struct {
 	// other sessions, performance_schema off ...); the profile holds what
 	// the remaining sources gave.
 	Missing []string `json:"missing,omitempty"`
-	// Events holds every event seen, by Seconds descending.
+	// Events holds every event seen, by Seconds descending: the session
+	// time the shares, classes and verdicts are computed from.
 	Events []Event `json:"events"`
+	// Timed holds events the server timed itself (performance_schema,
+	// InnoDB counters) beside sampled Events: shown, but not added to the
+	// active time (the two overlap). Server-wide, by Seconds descending.
+	Timed []Event `json:"timed,omitempty"`
 	// Locks holds the ungranted locks sampled, by Samples descending.
 	Locks []LockWait `json:"locks,omitempty"`
 	// Counters are server counter deltas over the interval, by name
@@ -110,13 +115,21 @@ type Profile struct {
 // Normalize merges events of the same class and name and sorts events and
 // locks, largest first.
 func (p *Profile) Normalize() {
+	p.Events = mergeEvents(p.Events)
+	p.Timed = mergeEvents(p.Timed)
+	sort.SliceStable(p.Locks, func(i, j int) bool { return p.Locks[i].Samples > p.Locks[j].Samples })
+}
+
+// mergeEvents sums events of the same class and name and sorts them by
+// Seconds descending (then by name).
+func mergeEvents(events []Event) []Event {
 	type key struct {
 		c Class
 		n string
 	}
 	idx := map[key]int{}
 	var out []Event
-	for _, e := range p.Events {
+	for _, e := range events {
 		k := key{e.Class, e.Name}
 		if i, ok := idx[k]; ok {
 			out[i].Seconds += e.Seconds
@@ -132,8 +145,7 @@ func (p *Profile) Normalize() {
 		}
 		return out[i].Name < out[j].Name
 	})
-	p.Events = out
-	sort.SliceStable(p.Locks, func(i, j int) bool { return p.Locks[i].Samples > p.Locks[j].Samples })
+	return out
 }
 
 // ByClass returns the seconds of every class (all classes present).
@@ -221,6 +233,9 @@ func Mean(ps []*Profile) *Profile {
 		}
 		for _, e := range p.Events {
 			out.Events = append(out.Events, Event{Class: e.Class, Name: e.Name, Seconds: e.Seconds / n, Count: e.Count / n})
+		}
+		for _, e := range p.Timed {
+			out.Timed = append(out.Timed, Event{Class: e.Class, Name: e.Name, Seconds: e.Seconds / n, Count: e.Count / n})
 		}
 		for _, l := range p.Locks {
 			k := l
