@@ -160,7 +160,12 @@ func writeTopEvents(p *Page, caption string, steps []store.StepAggregate, events
 		if w == nil {
 			continue
 		}
-		active := w.Active()
+		var active float64
+		for _, e := range events(w) {
+			if e.Class != waits.Client {
+				active += e.Seconds
+			}
+		}
 		for k, e := range events(w) {
 			if k == 10 {
 				break
@@ -180,7 +185,7 @@ func writeTopEvents(p *Page, caption string, steps []store.StepAggregate, events
 	if len(rows) == 0 {
 		return
 	}
-	p.Table(Table{Caption: caption, Head: []string{"users", "#", "event", "class", "% of active time", "session seconds"}, Rows: rows})
+	p.Table(Table{Caption: caption, Head: []string{"users", "#", "event", "class", "% of the table's time", "session seconds"}, Rows: rows})
 }
 
 // diskTimeline draws the per-second latency of each step's database disk
