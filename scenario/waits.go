@@ -82,13 +82,18 @@ func (w *stepWaits) stop(ctx context.Context) *waits.Profile {
 }
 
 // saturation derives a step's resource saturation from its measured host
-// samples. The database's disk is the one that served the most I/O.
-func saturation(samples []telemetry.Sample, sum telemetry.Summary) *waits.Saturation {
+// samples. The database's disk is the one that served the most I/O. An
+// engine that runs inside the driver (SQLite) has the driver's CPU as the
+// server's, and no driver of its own.
+func saturation(samples []telemetry.Sample, sum telemetry.Summary, inProcess bool) *waits.Saturation {
 	if len(samples) == 0 {
 		return nil
 	}
 	s := &waits.Saturation{Cores: float64(runtime.NumCPU()), ServerCores: sum.ServerCPUPct / 100, DriverCores: sum.DriverCPUPct / 100,
 		HostBusyPct: sum.CPUBusyPct}
+	if inProcess {
+		s.ServerCores, s.DriverCores = s.DriverCores, 0
+	}
 	ios := map[string]float64{}
 	for _, x := range samples {
 		s.MajorFaultsPerSec += x.MajorFaultsPerSec / float64(len(samples))
@@ -138,6 +143,6 @@ func addServerCPU(p *waits.Profile, s *waits.Saturation) {
 	if p == nil || p.Sampled || s == nil || s.ServerCores <= 0 || p.Seconds <= 0 {
 		return
 	}
-	p.Events = append(p.Events, waits.Event{Class: waits.CPU, Name: "CPU (server processes)", Seconds: s.ServerCores * p.Seconds})
+	p.Events = append(p.Events, waits.Event{Class: waits.CPU, Name: "CPU (server time)", Seconds: s.ServerCores * p.Seconds})
 	p.Normalize()
 }
