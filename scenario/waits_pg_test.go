@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,6 +137,9 @@ func TestWaitsPostgres(t *testing.T) {
 		}
 		if len(p.Locks) == 0 {
 			t.Errorf("no ungranted lock sampled")
+		}
+		if why := BuildReport(&store.Run{}, steps).Why; !strings.Contains(why, "lock-bound") {
+			t.Errorf("run --json why = %q", why)
 		}
 		t.Logf("verdict: %s; locks %+v", steps[0].Verdict.Text, p.Locks)
 	})
