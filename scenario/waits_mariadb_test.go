@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/target"
@@ -27,18 +26,7 @@ func TestWaitsMariaDB(t *testing.T) {
 		t.Skip("no mariadbd on this machine")
 	}
 	ctx := context.Background()
-	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, "waits-mariadb-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := serverDir(t)
 	tg, err := target.Open(ctx, "mariadb", target.Options{DataDir: filepath.Join(dir, "data"), PoolSize: 4, Database: "tpcc",
 		Settings: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "64M", "performance_schema": "ON",
 			"performance_schema_instrument": "wait/%=ON", "innodb_flush_log_at_trx_commit": "1"}})

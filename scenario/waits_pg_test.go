@@ -25,18 +25,7 @@ func pgWaitTarget(t *testing.T) *target.Target {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, "waits-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := serverDir(t)
 	bin := os.Getenv("RIGHTSIZE_PG_BIN")
 	if bin == "" {
 		if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
@@ -53,6 +42,26 @@ func pgWaitTarget(t *testing.T) *target.Target {
 		t.Fatal(err)
 	}
 	return tg
+}
+
+// serverDir returns a fresh directory for a server's data, removed after
+// the test, that the unprivileged server user can reach (not under a
+// mode-700 parent).
+func serverDir(t *testing.T) string {
+	t.Helper()
+	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, "waits-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // setDB sets database-level settings, which the next step's connections get.

@@ -167,6 +167,14 @@ func atou(b []byte) uint64 {
 	return v
 }
 
+// cutLine splits b after its first line (the newline dropped).
+func cutLine(b []byte) (line, rest []byte) {
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		return b[:nl], b[nl+1:]
+	}
+	return b, nil
+}
+
 // procHost reads /proc/stat, /proc/meminfo and /proc/diskstats.
 type procHost struct {
 	stat, mem, disk, vm procFile
@@ -230,13 +238,8 @@ func (h *procHost) readVM(v *vmCounters) {
 	}
 	*v = vmCounters{}
 	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b
-		if nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		name, rest := nextField(line)
 		switch {
 		case string(name) == "pgmajfault":
@@ -280,13 +283,8 @@ func (h *procHost) readMem(m *memInfo) error {
 	var total, free, avail, buffers, cached, srecl, shmem uint64
 	haveAvail := false
 	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b
-		if nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
 			continue
@@ -334,13 +332,8 @@ func (h *procHost) readDisks(c *hostCounters) error {
 	raw := h.scratch[:0]
 	unknown := false
 	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b
-		if nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		_, line = nextField(line) // major
 		_, line = nextField(line) // minor
 		name, line := nextField(line)

@@ -284,18 +284,16 @@ func pgClass(typ, event string) (waits.Class, string) {
 	switch typ {
 	case "Lock":
 		return waits.Lock, name
-	case "LWLock":
-		if strings.HasPrefix(event, "WAL") {
+	case "LWLock", "IO":
+		switch {
+		case strings.HasPrefix(event, "WAL"):
 			return waits.Log, name
+		case typ == "IO":
+			return waits.IO, name
 		}
 		return waits.Latch, name
 	case "BufferPin":
 		return waits.Latch, name
-	case "IO":
-		if strings.HasPrefix(event, "WAL") {
-			return waits.Log, name
-		}
-		return waits.IO, name
 	case "Client":
 		return waits.Client, name
 	case "IPC":
