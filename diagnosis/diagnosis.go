@@ -139,20 +139,41 @@ func waitVerdict(p *waits.Profile, sat *waits.Saturation) (Verdict, bool) {
 	text := fmt.Sprintf("%s: %.0f %% of active time in %s (%s %.0f %%)", kind, bestShare*100, best, top.Name, top.Seconds/p.Active()*100)
 	switch best {
 	case waits.Lock:
-		if len(p.Locks) > 0 {
-			l := p.Locks[0]
-			on := l.Type
-			if l.Relation != "" {
-				on += " on " + l.Relation
-			}
-			text += ", most waited lock: " + on
-		}
+		text += lockText(p.Locks)
 	case waits.Log, waits.IO:
 		if sat.DiskP99Ms > 0 {
 			text += fmt.Sprintf(", %s p99 %.1f ms", orDisk(sat.Disk), sat.DiskP99Ms)
 		}
 	}
 	return Verdict{kind, text}, true
+}
+
+// lockText names the most waited lock and, when it has no table (a
+// transaction-id wait whose session held no tuple lock when sampled), the
+// most waited table.
+func lockText(locks []waits.LockWait) string {
+	if len(locks) == 0 {
+		return ""
+	}
+	l := locks[0]
+	if l.Relation != "" {
+		return ", most waited lock: " + l.Type + " on " + l.Relation
+	}
+	byRel := map[string]float64{}
+	best := ""
+	for _, x := range locks {
+		if x.Relation == "" {
+			continue
+		}
+		byRel[x.Relation] += x.Samples
+		if best == "" || byRel[x.Relation] > byRel[best] || (byRel[x.Relation] == byRel[best] && x.Relation < best) {
+			best = x.Relation
+		}
+	}
+	if best == "" {
+		return ", most waited lock: " + l.Type
+	}
+	return ", most waited lock: " + l.Type + ", most waited table: " + best
 }
 
 func cpuShare(p *waits.Profile) string {
