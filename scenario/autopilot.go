@@ -160,7 +160,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		sw.start(ctx, a.waitInterval())
 	}
 	res, err := driver.RunStep(ctx, a.DB, cfg)
-	out.Waits = sw.stop(context.Background())
+	out.Waits = sw.stop(context.WithoutCancel(ctx))
 	if err != nil {
 		out.err = err
 		return out

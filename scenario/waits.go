@@ -56,11 +56,14 @@ func (w *stepWaits) start(ctx context.Context, interval time.Duration) {
 	w.rec = rec
 }
 
-// stop ends sampling and returns the profile (nil when waits are off).
+// stop ends sampling and returns the profile (nil when waits are off). It
+// gives the sampler's last reads 10 s (a server that died answers no more).
 func (w *stepWaits) stop(ctx context.Context) *waits.Profile {
 	if w == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	var p *waits.Profile
 	if w.rec != nil {
 		var err error

@@ -80,8 +80,9 @@ type LockWait struct {
 // spent their active time over the measured interval.
 type Profile struct {
 	// Source names where the events come from: "pg_stat_activity",
-	// "pg_wait_sampling", "performance_schema", "innodb status counters",
-	// "sys.dm_os_wait_stats", "sqlite writer lock".
+	// "pg_wait_sampling", "information_schema.processlist" (with
+	// ", performance_schema" when its timed events are there),
+	// "sys.dm_os_wait_stats", "sqlite writer lock", "none".
 	Source string `json:"source"`
 	// Sampled tells the events are sampled sessions (Seconds estimated from
 	// samples × interval) rather than the server's timers.
