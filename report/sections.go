@@ -26,6 +26,7 @@ var registry = []Section{
 	backupSection{},
 	costSection{},
 	sweepSection{},
+	fitSection{},
 	environmentSection{},
 }
 

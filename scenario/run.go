@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"time"
@@ -166,6 +167,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	}
 	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
 	env := Environment(ctx, t, o.Version, o.Commit)
+	maps.Copy(env, CapsEnvironment(t))
+	oomBefore := t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
 		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Users: o.Users, Rampup: o.Rampup,
 		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
@@ -195,8 +198,11 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		s := r.StoreStep(run.ID)
 		return st.AddStep(bg, &s)
 	})
+	runErr = oomFailure(t, oomBefore, runErr)
 	status := store.StatusComplete
 	switch {
+	case errors.Is(runErr, ErrOOMKilled):
+		status = store.StatusFailed
 	case lastPartial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
 		status = store.StatusPartial
 	case runErr != nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -55,6 +56,8 @@ type storageProbeResult struct {
 	// Partial is set when the probe was interrupted (Ctrl-C): Jobs holds
 	// the jobs completed before, the last one possibly cut short.
 	Partial bool `json:"partial,omitempty"`
+	// IOLimit is the cgroup I/O limit the probe ran under (--io-limit).
+	IOLimit *cgroup.Report `json:"io_limit,omitempty"`
 }
 
 // storageJobs checks the storage probe's flags and returns its jobs. Every
@@ -82,7 +85,7 @@ func storageJobs(preset string, duration time.Duration, custom storage.Job, bs s
 }
 
 func newProbeStorageCmd() *cobra.Command {
-	var path, preset, size, engine, label, bs string
+	var path, preset, size, engine, label, bs, ioLimit string
 	var duration time.Duration
 	var readPct, threads, depth, fsyncEvery int
 	var sequential, asJSON bool
@@ -128,14 +131,19 @@ The test file is created in --path and always removed afterwards.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", time.Now().Format("15:04:05"), job)
 				}
 			}
+			limit, leave, err := joinIOLimit(cmd, ioLimit, path)
+			if err != nil {
+				return err
+			}
 			results, runErr := storage.Run(cmd.Context(), storage.Options{Path: path, Size: sz, Engine: eng}, jobs, progress)
+			leave()
 			if runErr != nil && len(results) == 0 {
 				if cmd.Context().Err() != nil {
 					return fmt.Errorf("storage probe interrupted before any result; the test file was removed")
 				}
 				return badInput(runErr)
 			}
-			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results, Partial: runErr != nil}
+			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results, Partial: runErr != nil, IOLimit: limit}
 			raw, err := json.Marshal(res)
 			if err != nil {
 				return err
@@ -176,6 +184,7 @@ The test file is created in --path and always removed afterwards.`,
 	f.IntVar(&threads, "threads", 8, "custom: threads")
 	f.IntVar(&depth, "depth", 4, "custom: outstanding I/Os per thread")
 	f.IntVar(&fsyncEvery, "fsync-every", 0, "custom: fsync after every N writes (0 = never)")
+	f.StringVar(&ioLimit, "io-limit", "", "run the probe inside a cgroup with this I/O limit on --path's device (riops=N,wiops=N,rbps=SIZE,wbps=SIZE), as a managed server's --io-limit: shows what the limit really does")
 	return cmd
 }
 
