@@ -60,6 +60,8 @@ type Autopilot struct {
 	// (0: waits.DefaultInterval).
 	NoWaits      bool
 	WaitInterval time.Duration
+	// ServerCPUs is the server's CPU cap (--cpus; 0: the host's CPUs).
+	ServerCPUs float64
 }
 
 // StepRecord is one finished step with its telemetry.
@@ -174,7 +176,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)
-	out.Saturation = saturation(measured, out.Host, !a.DB.Caps().Server)
+	out.Saturation = saturation(measured, out.Host, !a.DB.Caps().Server, a.ServerCPUs)
 	addServerCPU(out.Waits, out.Saturation)
 	return out
 }

@@ -85,15 +85,19 @@ func (w *stepWaits) stop(ctx context.Context) *waits.Profile {
 }
 
 // saturation derives a step's resource saturation from its measured host
-// samples. The database's disk is the one that served the most I/O. An
-// engine that runs inside the driver (SQLite) has the driver's CPU as the
-// server's, and no driver of its own.
-func saturation(samples []telemetry.Sample, sum telemetry.Summary, inProcess bool) *waits.Saturation {
+// samples. The database's disk is the one that served the most I/O. The
+// server may use capCPUs cores (0: the host's). An engine that runs inside
+// the driver (SQLite) has the driver's CPU as the server's, and no driver
+// of its own.
+func saturation(samples []telemetry.Sample, sum telemetry.Summary, inProcess bool, capCPUs float64) *waits.Saturation {
 	if len(samples) == 0 {
 		return nil
 	}
 	s := &waits.Saturation{Cores: float64(runtime.NumCPU()), ServerCores: sum.ServerCPUPct / 100, DriverCores: sum.DriverCPUPct / 100,
 		HostBusyPct: sum.CPUBusyPct}
+	if capCPUs > 0 {
+		s.Cores = min(s.Cores, capCPUs)
+	}
 	if inProcess {
 		s.ServerCores, s.DriverCores = s.DriverCores, 0
 	}
