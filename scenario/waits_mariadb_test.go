@@ -19,6 +19,7 @@ import (
 // sessions in a row lock wait and in commit, the status counters' row lock
 // time and log writes.
 func TestWaitsMariaDB(t *testing.T) {
+	t.Parallel()
 	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
 		t.Skip("starts MariaDB")
 	}

@@ -107,6 +107,7 @@ func topClass(p *waits.Profile) waits.Class {
 // warehouse, many users: Payment updates the one warehouse row, New-Order
 // the district's d_next_o_id), and checks --no-waits stores no profile.
 func TestWaitsPostgres(t *testing.T) {
+	t.Parallel()
 	tg := pgWaitTarget(t)
 	t.Run("WAL", func(t *testing.T) {
 		setDB(t, tg, "synchronous_commit = on")

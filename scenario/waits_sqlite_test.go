@@ -14,6 +14,7 @@ import (
 // SQLite's users queue for its one writer: the profile times the waits for
 // the writer lock, and the engine's CPU is counted as the server's.
 func TestWaitsSQLite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a database")
 	}
