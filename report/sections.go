@@ -18,6 +18,7 @@ var registry = []Section{
 	summarySection{},
 	throughputSection{},
 	hostSection{},
+	whySection{},
 	latencySection{},
 	timelineSection{},
 	storageSection{},

@@ -46,6 +46,8 @@ type RunOptions struct {
 	Label                 string
 	ReconnectTimeout      time.Duration
 	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
+	NoWaits               bool              // no wait sampling (--no-waits)
+	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
 	Flags                 map[string]string // the command's flags, stored with the run
 	Version, Commit       string            // rightsize's own version, stored in the environment
 
@@ -87,6 +89,9 @@ func (o *RunOptions) Validate() error {
 		if _, err := engine.ParseMode(o.Mode); err != nil {
 			return badOptions{err}
 		}
+	}
+	if o.WaitInterval < 0 || (o.WaitInterval > 0 && o.WaitInterval < time.Millisecond) {
+		return bad("--wait-interval must be at least 1ms (got %s); turn sampling off with --no-waits", o.WaitInterval)
 	}
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
@@ -179,7 +184,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	ap := &Autopilot{DB: t.DB, Users: o.Users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
 		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
-		AdaptiveProcs: o.DriverProcs == 0}
+		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
+		ServerCPUs: t.Options.Caps.CPUs}
 	if o.DriverProcs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
 	}

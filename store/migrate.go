@@ -175,6 +175,15 @@ CREATE TABLE sweep_runs (
   reason   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sweep_id, position)
 )`},
+	{4, "step waits", `
+CREATE TABLE step_waits (
+  step_id    BIGINT NOT NULL REFERENCES steps (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  profile    TEXT NOT NULL DEFAULT '',
+  saturation TEXT NOT NULL DEFAULT '',
+  verdict    TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (step_id, seq)
+)`},
 }
 
 // SchemaVersion is the schema version this binary writes.
