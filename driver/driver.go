@@ -76,6 +76,16 @@ type Progress struct {
 	// P95 is the 95th percentile latency over all transaction types of
 	// the last finished 10 s window (0 before the first one ends).
 	P95 time.Duration
+	// Retries counts retried attempts since the step started.
+	Retries int64
+	// Txn and NewOrders count completed transactions and New-Orders since
+	// the step started (ramp-up included), over whole seconds.
+	Txn, NewOrders int64
+	// LastWindow is the last finished 10 s window (nil before the first);
+	// WindowsDone counts the finished windows, so a reader can tell a new
+	// one from the one it has seen. Its histograms are not written again.
+	LastWindow  *Window
+	WindowsDone int
 }
 
 // Remaining is the time left in the current phase.
@@ -252,6 +262,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	ended := false
 	var progress <-chan time.Time
 	var lastP95 time.Duration
+	var lastWin *Window
 	if cfg.OnProgress != nil {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
@@ -274,10 +285,16 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 			winStart += WindowLength
 			if cfg.OnProgress != nil {
-				lastP95 = res.Windows[len(res.Windows)-1].p95()
+				lastWin = &res.Windows[len(res.Windows)-1]
+				lastP95 = lastWin.p95()
 			}
 		case now := <-progress:
-			cfg.OnProgress(rec.progress(now, cfg, measureStart, lastP95))
+			p := rec.progress(now, cfg, measureStart, lastP95)
+			if lastWin != nil {
+				w := *lastWin
+				p.LastWindow, p.WindowsDone = &w, len(res.Windows)
+			}
+			cfg.OnProgress(p)
 		case <-endTimer.C:
 			ended = true
 		case <-ctx.Done():
@@ -437,6 +454,7 @@ func (u *user) run(ctx context.Context) {
 			if u.measured(time.Now()) {
 				u.stats.retries[t]++
 			}
+			u.rec.retries.Add(1)
 		}
 		end := time.Now()
 		if ctx.Err() != nil {

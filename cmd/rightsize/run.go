@@ -23,6 +23,8 @@ type runFlags struct {
 	users    string
 	json     bool
 	interval time.Duration
+	// metricsAddr serves live Prometheus metrics during the run (run only).
+	metricsAddr string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -86,12 +88,18 @@ in the results store (--store, default ./rightsize.db).
 				return err
 			}
 			defer t.Close()
+			stopMetrics, err := serveMetrics(&o, rf.metricsAddr, "0/1")
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
 			_, err = runWith(cmd, t, o, rf.json, rf.interval)
 			return err
 		},
 	}
 	tf.register(cmd)
 	rf.register(cmd)
+	cmd.Flags().StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9464 (default: off)")
 	return cmd
 }
 
@@ -126,11 +134,20 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 	var prog *stepProgress
 	if !asJSON {
 		prog = newStepProgress(cmd.ErrOrStderr(), progressEvery, len(o.Users), o.Repeats)
+		prevStart, prevProgress := o.OnStepStart, o.OnProgress
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+			if prevStart != nil {
+				prevStart(repeat, index, users, mode)
+			}
 			prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
 				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
 		}
-		o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
+		o.OnProgress = func(repeat, index int, p driver.Progress) {
+			if prevProgress != nil {
+				prevProgress(repeat, index, p)
+			}
+			prog.update(p, o.Rampup)
+		}
 	}
 	res, runErr := scenario.Run(ctx, st, t, o)
 	if prog != nil {
