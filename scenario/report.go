@@ -19,6 +19,9 @@ type Report struct {
 	Seed           uint64       `json:"seed"`
 	Partial        bool         `json:"partial"`
 	Steps          []StepReport `json:"steps"`
+	// Workers are the workers of a multi-worker run (run --worker), with
+	// their own figures; omitted for a single process.
+	Workers []store.WorkerSummary `json:"workers,omitempty"`
 }
 
 // StepReport is one step of a Report (means over repeats).

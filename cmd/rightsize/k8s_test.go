@@ -35,6 +35,17 @@ func TestK8sJob(t *testing.T) {
 			t.Errorf("worker args %q lack %q", joined, want)
 		}
 	}
+	// The workers' arguments are ones run accepts, and name the worker count.
+	root := newRootCmd()
+	run, rest, err := root.Find(args)
+	if err != nil || run.Name() != "run" {
+		t.Fatalf("the worker's command %q: %v", args[0], err)
+	}
+	if err := run.ParseFlags(rest); err != nil {
+		t.Errorf("run refuses the job's arguments %q: %v", joined, err)
+	} else if n, _ := run.Flags().GetInt("workers"); n != 3 {
+		t.Errorf("run --workers parsed as %d, want 3", n)
+	}
 	check := newRootCmd()
 	if _, _, err := check.Find(j.Spec.Template.Spec.InitContainers[0].Args); err != nil {
 		t.Errorf("the init container's command does not exist: %v", err)
