@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -146,6 +148,7 @@ func TestWorkers(t *testing.T) {
 		if at, _, err := st.Barriers(ctx, "merged"); err != nil || len(at) != 2 {
 			t.Errorf("barriers %v, %v; want one per step", at, err)
 		}
+		reportInChromium(t, storeDSN, "merged")
 	})
 
 	t.Run("other flags refused, the missing named", func(t *testing.T) {
@@ -240,5 +243,37 @@ func TestWorkerBadInput(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and one line with %q", code, errOut, c.want)
 			}
 		})
+	}
+}
+
+// reportInChromium writes the report of a run and loads it in headless
+// Chromium: no console message, the workers table present.
+func reportInChromium(t *testing.T, storeDSN, run string) {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed, and CI is set")
+		}
+		t.Skip("chromium is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "report.html")
+	if _, errOut, code := cli(t, context.Background(), "report", run, "--store", storeDSN, "--output", file); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errOut)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+file)
+	var dom, logs bytes.Buffer
+	c.Stdout, c.Stderr = &dom, &logs
+	if err := c.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, logs.String())
+	}
+	if msgs := regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`).FindAllString(logs.String(), -1); len(msgs) > 0 {
+		t.Errorf("console messages while loading the report:\n%s", strings.Join(msgs, "\n"))
+	}
+	if !strings.Contains(dom.String(), "Workers of") || !strings.Contains(dom.String(), "echarts") {
+		t.Errorf("the report in Chromium has no workers table or no charts")
 	}
 }
