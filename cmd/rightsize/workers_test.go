@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,8 +70,15 @@ func TestWorkers(t *testing.T) {
 	}
 	storeDSN := pgtest.NewDatabase(t)
 	run := func(id string, i int, users string) (*exec.Cmd, *bytes.Buffer) {
-		return startCLI(t, "run", "--target", dsn, "--store", storeDSN, "--worker", strings.Join([]string{string(rune('0' + i)), "3"}, "/"),
+		return startCLI(t, "run", "--target", dsn, "--store", storeDSN, "--worker", fmt.Sprintf("%d/3", i),
 			"--run-id", id, "--users", users, "--rampup", "1s", "--duration", "3s", "--progress-interval", "0", "--worker-wait", "30s")
+	}
+	runAll := func(id, users string) (procs []*exec.Cmd, outs []*bytes.Buffer) {
+		for i := range 3 {
+			p, out := run(id, i, users)
+			procs, outs = append(procs, p), append(outs, out)
+		}
+		return procs, outs
 	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, storeDSN)
@@ -80,12 +88,7 @@ func TestWorkers(t *testing.T) {
 	defer st.Close()
 
 	t.Run("merged", func(t *testing.T) {
-		var procs []*exec.Cmd
-		var outs []*bytes.Buffer
-		for i := range 3 {
-			p, out := run("merged", i, "3,6")
-			procs, outs = append(procs, p), append(outs, out)
-		}
+		procs, outs := runAll("merged", "3,6")
 		for i, p := range procs {
 			if code := exitOf(p.Wait()); code != 0 {
 				t.Fatalf("worker %d exited %d:\n%s", i, code, outs[i])
@@ -177,12 +180,7 @@ func TestWorkers(t *testing.T) {
 	})
 
 	t.Run("killed", func(t *testing.T) {
-		var procs []*exec.Cmd
-		var outs []*bytes.Buffer
-		for i := range 3 {
-			p, out := run("killed", i, "3,3")
-			procs, outs = append(procs, p), append(outs, out)
-		}
+		procs, outs := runAll("killed", "3,3")
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			if at, _, _ := st.Barriers(ctx, "killed"); len(at) > 0 {
