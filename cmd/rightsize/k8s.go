@@ -10,6 +10,7 @@ import (
 
 	"github.com/rightsize/rightsize/kubejob"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/worker"
 )
 
 func newK8sCmd() *cobra.Command {
@@ -23,6 +24,7 @@ func newK8sCmd() *cobra.Command {
 
 func newK8sJobCmd() *cobra.Command {
 	var rf runFlags
+	var wait time.Duration
 	o := kubejob.Options{}
 	cmd := &cobra.Command{
 		Use:   "job --workers N --target DSN --store postgres://... [run flags]",
@@ -58,7 +60,7 @@ each worker's share of the largest --users step. The run flags given here
 				o.Image = defaultImage()
 			}
 			o.MaxUsers, o.KeyingThinking = maxOf(ro.Users), ro.KeyingThinking
-			o.RunArgs = passedRunFlags(cmd)
+			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
 			secret, job, err := kubejob.Build(o)
 			if err != nil {
 				return badInput(err)
@@ -73,8 +75,8 @@ each worker's share of the largest --users step. The run flags given here
 	cmd.Flags().StringVar(&o.Image, "image", "", "container image (default ghcr.io/rightsize/rightsize:VERSION; build it with the Dockerfile)")
 	cmd.Flags().StringVar(&o.RunID, "run-id", "", "the run id every worker stores under (default NAME-YYYYMMDD-HHMMSS)")
 	cmd.Flags().IntVar(&o.MetricsPort, "metrics-port", 9464, "port of each pod's live Prometheus metrics (0: none)")
+	cmd.Flags().DurationVar(&wait, "worker-wait", worker.DefaultWait, "start without the pods not running this long after the first (passed to run)")
 	rf.register(cmd)
-	_ = cmd.MarkFlagRequired("workers")
 	return cmd
 }
 

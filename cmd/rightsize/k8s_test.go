@@ -30,7 +30,7 @@ func TestK8sJob(t *testing.T) {
 	}
 	args := j.Spec.Template.Spec.Containers[0].Args
 	joined := strings.Join(args, " ")
-	for _, want := range []string{"--users=30", "--duration=5m0s", "--label=three", "--run-id three-1", "--workers 3"} {
+	for _, want := range []string{"--users=30", "--duration=5m0s", "--label=three", "--run-id three-1", "--workers 3", "--worker-wait=1m0s"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("worker args %q lack %q", joined, want)
 		}
@@ -60,7 +60,7 @@ func TestK8sJobBadInput(t *testing.T) {
 	}{
 		{"sqlite store", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "x.db"}, "shared PostgreSQL results store"},
 		{"embedded target", []string{"--workers", "2", "--target", "embedded", "--store", "postgres://s/r"}, "database server they all reach"},
-		{"no workers", []string{"--workers", "0", "--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
+		{"no workers", []string{ "--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
 		{"bad users", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "postgres://s/r", "--users", "x"}, "--users"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
