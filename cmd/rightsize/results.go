@@ -163,7 +163,10 @@ func newResultsShowCmd() *cobra.Command {
 			if asJSON {
 				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
 			}
-			return printRun(cmd.OutOrStdout(), r, steps)
+			if err := printRun(cmd.OutOrStdout(), r, steps); err != nil {
+				return err
+			}
+			return writeWorkers(cmd.Context(), cmd.OutOrStdout(), st, id)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole run (every step and raw sample) as one JSON document")
