@@ -190,7 +190,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)
-	out.Saturation = saturation(measured, out.Host, !a.DB.Caps().Server, a.ServerCPUs)
+	out.Saturation = saturation(measured, out.Host, serverOf(a.DB.Caps().Server, a.ServerPID), a.ServerCPUs)
 	addServerCPU(out.Waits, out.Saturation)
 	return out
 }

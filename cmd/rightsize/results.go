@@ -192,7 +192,7 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 				return badInput(fmt.Errorf("--format %q: want csv or json", format))
 			}
 			if format == store.FormatCSV && dir == "-" {
-				return badInput(errors.New("-o -: CSV is four files; give a directory (-o DIR), or --format json for standard output"))
+				return badInput(errors.New("-o -: CSV is several files; give a directory (-o DIR), or --format json for standard output"))
 			}
 			st, id, err := openRun(cmd, args[0])
 			if err != nil {
