@@ -3,8 +3,9 @@
 // validates them, and turns them into a Plan: the cores of the server and
 // of the driver, the engine settings they imply and the cgroup limits.
 //
-// Memory split (Split): of --memory SIZE, a quarter, and at least the
-// engine's Reserve (PostgreSQL 64 MiB, MariaDB 128 MiB), is left for
+// Memory split (Split): of --memory SIZE, half for PostgreSQL and a quarter
+// for MariaDB, and at least the engine's Reserve (PostgreSQL 64 MiB,
+// MariaDB 128 MiB), is left for
 // everything else the server's processes use (connections, work memory,
 // the WAL/redo buffers and the page cache of its files); the rest goes to
 // the engine's cache (PostgreSQL shared_buffers, and effective_cache_size
@@ -156,9 +157,17 @@ const minCache = 32 << 20
 // Split divides --memory between the engine's cache and the rest (see the
 // package comment).
 func Split(engine string, size int64) (cache, rest int64) {
-	rest = max(size/4, Reserve[engine])
+	rest = max(size/restShare[engine], Reserve[engine])
 	return size - rest, rest
 }
+
+// restShare is the fraction (1/N) of --memory left besides the cache:
+// PostgreSQL's shared buffers are shared memory the kernel cannot reclaim,
+// and each backend needs its own few MiB (2 warehouses, 13 users and
+// shared_buffers at three quarters of 256M were killed by the limit), so
+// it keeps half (the page cache, within the same limit, caches the rest
+// of its files); InnoDB's buffer pool is the whole cache, three quarters.
+var restShare = map[string]int64{"postgres": 2, "mysql": 4}
 
 // MinMemory is the smallest --memory engine starts with.
 func MinMemory(engine string) int64 { return Reserve[engine] + minCache }

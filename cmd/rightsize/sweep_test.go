@@ -90,7 +90,7 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		if want := "mem memory=" + p.Value; r.Label != want || r.Flags["sweep.value"] != p.Value {
 			t.Errorf("run %s labelled %q (flags %v), want %q", r.ID, r.Label, r.Flags["sweep.value"], want)
 		}
-		if want := map[string]string{"128M": "64MB", "256M": "192MB"}[p.Value]; r.Env["setting.shared_buffers"] != want {
+		if want := map[string]string{"128M": "64MB", "256M": "128MB"}[p.Value]; r.Env["setting.shared_buffers"] != want {
 			t.Errorf("run for %s ran with shared_buffers %q, want %s", p.Value, r.Env["setting.shared_buffers"], want)
 		}
 	}
