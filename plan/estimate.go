@@ -97,3 +97,9 @@ func (s StorageProbe) DurationValue() time.Duration { return s.duration }
 
 // UsersList is the fit's users sequence (the autopilot's when not given).
 func (f Fit) UsersList() []int { return f.users }
+
+// Timing is the neighbour's ramp-up and measured duration per phase.
+func (n Neighbour) Timing() (rampup, duration time.Duration) { return n.rampup, n.duration }
+
+// EveryValue is the interval between the neighbour's backup cycles.
+func (n Neighbour) EveryValue() time.Duration { return n.every }
