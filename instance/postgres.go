@@ -604,14 +604,26 @@ func (p *Postgres) checkNotRunning() error {
 	// stale file may by now belong to anything), then remove the lock
 	// file: postgres treats a lock whose pid is a zombie (never reaped by
 	// an init that does not reap orphans) as held.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(dataDirProcesses(p.dataDir)) > 0; {
-		time.Sleep(50 * time.Millisecond)
-	}
+	killOrphans(p.dataDir, 10*time.Second)
 	pidFile := filepath.Join(p.dataDir, "postmaster.pid")
 	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("instance: remove stale %s: %w", pidFile, err)
 	}
 	return nil
+}
+
+// killOrphans gives the processes left on dataDir by a dead postmaster
+// grace to exit on their own, then SIGKILLs what is left: stuck (a backend
+// waiting on a lock held by a process that was killed), it belongs to a
+// dead cluster.
+func killOrphans(dataDir string, grace time.Duration) {
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline) && len(dataDirProcesses(dataDir)) > 0; {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, pid := range dataDirProcesses(dataDir) {
+		_ = signalKill(pid)
+		waitGone(pid, 5*time.Second)
+	}
 }
 
 // inspectDataDir reports whether dir holds a cluster of the given major
@@ -754,6 +766,12 @@ func (p *Postgres) stopLocked() error {
 		if err := shutdownPostmaster(pid, p.stopTimeout); err != nil {
 			return fmt.Errorf("instance: stop postgres (pid %d, data dir %s): %w", pid, p.dataDir, err)
 		}
+	} else if p.pid != 0 {
+		// The postmaster died (killed by a memory limit, say) and may have
+		// left backends behind (each in a session of its own, working in
+		// the data directory); one blocked on a lock its dead peer held
+		// never notices, and holds the shared memory the next start needs.
+		killOrphans(p.dataDir, time.Second)
 	}
 	p.pid, p.pidStart = 0, ""
 	_ = os.RemoveAll(p.runtimeDir)

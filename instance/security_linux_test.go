@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -208,4 +209,39 @@ func TestOldDataDirectoryUpgraded(t *testing.T) {
 	if _, err := bench.Exec(ctx, "INSERT INTO warehouse VALUES (f()); DROP TABLE warehouse"); err != nil {
 		t.Errorf("the benchmark role cannot use the upgraded database: %v", err)
 	}
+}
+
+// A postmaster that dies on its own (a memory limit's OOM kill) can leave a
+// backend that never notices (stuck on a lock its dead peer held, here
+// stopped): Stop ends it, and the data directory starts again.
+func TestStopEndsOrphanedBackends(t *testing.T) {
+	cfg := testConfig(t)
+	p := start(t, cfg)
+	conn := connect(t, p)
+	var backend int
+	if err := conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(backend, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	postmaster, err := p.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(postmaster, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(postmaster, 10*time.Second)
+	if !ProcessRunning(backend) {
+		t.Fatal("the stopped backend exited with its postmaster: nothing to test")
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if ProcessRunning(backend) {
+		_ = syscall.Kill(backend, syscall.SIGKILL)
+		t.Fatalf("Stop left backend %d of a dead postmaster running", backend)
+	}
+	start(t, cfg) // the shared memory is free again
 }
