@@ -50,7 +50,7 @@ func TestV2FakeTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, content := range map[string]string{"cpuset.cpus": "1", "cpuset.mems": "0", "cpu.max": "50000 100000",
-		"memory.max": "268435456", "io.max": "254:0 wbps=10485760 riops=2000 wiops=500"} {
+		"memory.max": "268435456", "io.max": "254:0 riops=2000 wiops=500 wbps=10485760"} {
 		if b, _ := os.ReadFile(filepath.Join(dir, file)); string(b) != content {
 			t.Errorf("%s = %q, want %q", file, b, content)
 		}

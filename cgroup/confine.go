@@ -157,6 +157,10 @@ func (c *Confinement) Report() Report {
 	return r
 }
 
+// Limits is Report: what the confined server runs under, read back (a
+// server that embeds its Confinement answers target.Limited with it).
+func (c *Confinement) Limits() Report { return c.Report() }
+
 // OOMKills is how many processes the OOM killer killed in the group.
 func (c *Confinement) OOMKills() int64 {
 	if c == nil || c.Group == nil {
