@@ -57,6 +57,7 @@ func TestCapsBadInput(t *testing.T) {
 		{"io-limit syntax", []string{"--io-limit", "iops=5"}, "unknown key \"iops\""},
 		{"driver cores missing", []string{"--driver-cpus", "0-63"}, "--driver-cpus 0-63"},
 		{"pg-version not here", []string{"--pg-version", "11"}, "--pg-version 11"},
+		{"--pg-setting is --set", []string{"--pg-setting", "nokey"}, `--set "nokey": want name=value`},
 	}
 	if _, err := os.Stat("/dev/shm"); err == nil {
 		shm := filepath.Join("/dev/shm", fmt.Sprintf("rightsize-capsbad-%d", os.Getpid()))
