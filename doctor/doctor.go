@@ -125,7 +125,7 @@ func command(ctx context.Context, name string, args ...string) (string, error) {
 // the base directory and the installed Debian/Ubuntu ones.
 func postgresBinaries(base string) Engine {
 	e := Engine{Name: "postgres"}
-	for _, pattern := range []string{filepath.Join(base, "*", "postgres-*-*-*"), "/usr/lib/postgresql/*/bin"} {
+	for _, pattern := range []string{filepath.Join(base, "pgbin", "postgres-*-*-*"), "/usr/lib/postgresql/*/bin"} {
 		matches, _ := filepath.Glob(pattern)
 		sort.Strings(matches)
 		for _, m := range matches {
@@ -138,7 +138,7 @@ func postgresBinaries(base string) Engine {
 		}
 	}
 	if len(e.Binaries) == 0 {
-		e.Note = "no binaries yet: the first start downloads PostgreSQL 15 (about 15 MB)"
+		e.Note = "no binaries yet: the first start downloads PostgreSQL " + instance.DefaultVersion + " (about 15 MB)"
 	}
 	return e
 }
@@ -202,7 +202,7 @@ func verdicts(r Report) []Verdict {
 		v = append(v, Verdict{"--io-limit", true, "io.max on device " + r.Device})
 	}
 	v = append(v, Verdict{"--wal-dir", true, "PostgreSQL initdb --waldir for a new cluster; MariaDB innodb_log_group_home_dir"})
-	v = append(v, Verdict{"--pg-version", false, "this build downloads PostgreSQL 15 only; other versions with --pg-bin DIR"})
+	v = append(v, Verdict{"--pg-version", true, "downloads PostgreSQL " + instance.VersionList() + " on first use (about 15 MB each); installed ones with --pg-bin DIR"})
 	if !r.Root {
 		v = append(v, Verdict{"servers as root", true, "not root: servers run as " + r.User})
 	} else if r.ServerUserOK {

@@ -14,6 +14,9 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
@@ -31,6 +34,10 @@ type SweepKind struct {
 	Order func(values []string) ([]string, error)
 	// Apply returns the options that open the target with value applied.
 	Apply func(engine, value string, opt target.Options) (target.Options, error)
+	// Rebuild: a value changes the server's data format, so it gets a data
+	// directory of its own, where the same database (warehouses and seed
+	// of the sweep's build) is built once and restored like the others.
+	Rebuild bool
 }
 
 // SweepKinds is the registry of sweep kinds. version waits for
@@ -41,7 +48,7 @@ func SweepKinds() []SweepKind {
 		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory},
 		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs},
 		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO},
-		{Name: "version", Example: "13,17", Unavailable: "needs --pg-version to download other PostgreSQL versions, which this build does not have yet; sweep memory, cpus and io work"},
+		{Name: "version", Example: "13,17", Order: orderVersions, Apply: applyVersion, Rebuild: true},
 	}
 }
 
@@ -146,6 +153,49 @@ func applyIO(_, value string, opt target.Options) (target.Options, error) {
 	}
 	opt.Caps.IO = l
 	return opt, nil
+}
+
+// orderVersions checks the PostgreSQL versions (kept in the order given:
+// versions are not more or less of a resource).
+func orderVersions(values []string) ([]string, error) {
+	for _, v := range values {
+		if _, ok := instance.Versions[v]; !ok {
+			return nil, bad("--values %s: rightsize downloads PostgreSQL %s", v, instance.VersionList())
+		}
+	}
+	return values, nil
+}
+
+// applyVersion gives the embedded PostgreSQL value as --pg-version, with a
+// data directory of its own (a cluster belongs to one major version):
+// --data-dir DIR becomes DIR-pgVALUE, the default one the version's default.
+func applyVersion(engine, value string, opt target.Options) (target.Options, error) {
+	if engine != "postgres" {
+		return opt, bad("sweep version: only the embedded PostgreSQL downloads other versions, not %s", engine)
+	}
+	if opt.PGBin != "" {
+		return opt, bad("sweep version: --pg-bin fixes the binaries; leave it out so each version is downloaded")
+	}
+	opt.PGVersion = value
+	if opt.DataDir != "" {
+		opt.DataDir = strings.TrimSuffix(opt.DataDir, "/") + "-pg" + value
+	}
+	return opt, nil
+}
+
+// ensureBuilt makes t hold the database the sweep started from: the same
+// warehouses and seed, built once in this data directory (and snapshot),
+// restored from that snapshot on later uses.
+func ensureBuilt(ctx context.Context, t *target.Target, want engine.Meta) error {
+	r := t.DB.(Restorer)
+	if m, err := ReadySchema(ctx, t); err == nil && m.Warehouses == want.Warehouses && m.Seed == want.Seed {
+		if err := r.Restore(ctx); err == nil {
+			return nil
+		}
+	} else if _, err := loader.Build(ctx, t, loader.Config{Warehouses: want.Warehouses, Seed: want.Seed, Loaders: runtime.NumCPU()}); err != nil {
+		return err
+	}
+	return r.Snapshot(ctx)
 }
 
 // CheckSweep validates a sweep's values before anything starts: each is
@@ -295,7 +345,8 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 	if !ok {
 		return nil, t, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
 	}
-	if _, err := ReadySchema(ctx, t); err != nil {
+	built, err := ReadySchema(ctx, t)
+	if err != nil {
 		return nil, t, err
 	}
 	if o.Resume == "" && len(o.Values) > 0 {
@@ -331,7 +382,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 			o.OnValue(i, v)
 		}
 		point := store.SweepPoint{Position: i, Value: v}
-		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point, o.OnStarted)
+		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point, o.OnStarted, built)
 		if err != nil && errors.Is(err, ErrBadOptions) {
 			return nil, t, err
 		}
@@ -388,7 +439,7 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 // state and runs; point gets the outcome. It returns the target now open
 // (nil when the server could not start).
 func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, engine string, base target.Options, kind SweepKind,
-	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target)) (*target.Target, error) {
+	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target), built engine.Meta) (*target.Target, error) {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
 		if ctx.Err() != nil {
@@ -411,7 +462,11 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 	if onStarted != nil {
 		onStarted(t)
 	}
-	if err := t.DB.(Restorer).Restore(ctx); err != nil {
+	if kind.Rebuild {
+		if err := ensureBuilt(ctx, t, built); err != nil {
+			return t, fail(fmt.Errorf("build the database for %s=%s: %w", kind.Name, v, err))
+		}
+	} else if err := t.DB.(Restorer).Restore(ctx); err != nil {
 		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
 	}
 	label := sw.Label

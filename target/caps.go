@@ -154,13 +154,16 @@ func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits) (mar
 
 // checkPGVersion refuses a --pg-version this build cannot start.
 func checkPGVersion(opt Options) error {
-	if opt.PGVersion == "" || opt.PGVersion == "15" {
+	if opt.PGVersion == "" {
 		return nil
 	}
 	if opt.PGBin != "" {
 		return fmt.Errorf("%w: --pg-version and --pg-bin both choose the binaries; give one", ErrBadTarget)
 	}
-	return fmt.Errorf("%w: --pg-version %s: this build downloads PostgreSQL 15 only; use --pg-version 15 or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion)
+	if _, ok := instance.Versions[opt.PGVersion]; !ok {
+		return fmt.Errorf("%w: --pg-version %s: rightsize downloads PostgreSQL %s; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, instance.VersionList())
+	}
+	return nil
 }
 
 // CheckCaps validates opt's caps for the server spec would start, without

@@ -75,7 +75,7 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := instance.PostgresConfig{BinDir: opt.PGBin, DataDir: opt.DataDir, Settings: mergeSettings(settings, plan, opt.Settings), Port: opt.ServerPort,
+	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: mergeSettings(settings, plan, opt.Settings), Port: opt.ServerPort,
 		WALDir: opt.Caps.WALDir}
 	inst, err := startPostgres(ctx, cfg, limits)
 	if err != nil {

@@ -153,6 +153,21 @@ func usage() string {
 	return strings.Join(forms[:len(forms)-1], ", ") + " or " + forms[len(forms)-1]
 }
 
+// Managed reports whether spec names a server rightsize starts itself.
+func Managed(spec string) bool {
+	for _, e := range Engines() {
+		if e.Match(spec) {
+			for _, f := range e.Forms {
+				if f.Managed && (f.Short == spec || spec == "" && f.Short == "embedded") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
 // Open opens spec with the registered engine that takes it.
 func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 	if opt.Database == "" {

@@ -28,12 +28,18 @@ type targetFlags struct {
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
+	f.registerBase(cmd)
+	f.capFlags.register(cmd)
+}
+
+// registerBase registers the flags that name the target and where its
+// server keeps its data, without the caps (fit has caps lists of its own).
+func (f *targetFlags) registerBase(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", target.Help())
 	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")
 	cmd.Flags().StringArrayVar(&f.settings, "set", nil, "server setting of a managed server, name=value (repeatable; --pg-setting is an alias)")
 	cmd.Flags().StringVar(&f.pgVersion, "pg-version", "", "PostgreSQL major version of the embedded target (13..17; default 15)")
-	f.capFlags.register(cmd)
 	f.cmd = cmd
 	normalize := cmd.Flags().GetNormalizeFunc()
 	cmd.Flags().SetNormalizeFunc(func(fs *pflag.FlagSet, name string) pflag.NormalizedName {
@@ -53,6 +59,9 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*targe
 	if err != nil {
 		if errors.Is(err, target.ErrBadTarget) || target.IsBadCaps(err) {
 			return nil, badInput(err)
+		}
+		if target.Managed(f.spec) {
+			return nil, badInput(err) // a managed server's errors say what to do
 		}
 		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
 	}

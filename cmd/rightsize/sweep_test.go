@@ -145,3 +145,47 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		t.Fatalf("resumed sweep stored as %+v", sw)
 	}
 }
+
+// sweep version: each PostgreSQL version gets its own data directory, the
+// same database is built there, and each value's run says which server
+// version it measured.
+func TestSweepVersion(t *testing.T) {
+	if testing.Short() || os.Getenv("RIGHTSIZE_PG_BIN") != "" {
+		t.Skip("downloads PostgreSQL 13 and 17")
+	}
+	args, dataDir := embeddedArgs(t, "sweepver-")
+	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1", "--seed", "3"}, args...)...); code != 0 {
+		t.Fatalf("build: %d\n%s%s", code, out, errOut)
+	}
+	st := tempStore(t)
+	out, errOut, code := cli(t, context.Background(), append([]string{"sweep", "version", "--values", "17,13", "--users", "2", "--rampup", "300ms",
+		"--duration", "1500ms", "--store", st, "--label", "ver", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("sweep version: %d\n%s%s", code, out, errOut)
+	}
+	var res scenario.SweepResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("sweep --json: %v\n%s", err, out)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, want := range []string{"17", "13"} {
+		p := res.Points[i]
+		if p.Value != want || !p.Measured() {
+			t.Fatalf("point %d: %+v, want version %s measured", i, p, want)
+		}
+		r, _, err := s.LoadRun(context.Background(), p.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.EngineVersion, " "+want+".") || r.Warehouses != 1 {
+			t.Errorf("version %s: run measured server %q on %d warehouses", want, r.EngineVersion, r.Warehouses)
+		}
+		if _, err := os.Stat(filepath.Join(dataDir+"-pg"+want, "PG_VERSION")); err != nil {
+			t.Errorf("version %s: no data directory of its own: %v", want, err)
+		}
+	}
+}
