@@ -119,6 +119,9 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 		}
 		targets = append(targets, t)
 		event("instance n%d: %s on %s", i+1, t.Name, d)
+		if r, ok := t.CapsReport(); ok {
+			event("instance n%d caps: %s", i+1, r.Summary())
+		}
 	}
 	bg := context.WithoutCancel(ctx)
 	sw := &store.Sweep{Label: o.Label, Kind: NeighbourKind, Spec: map[string]string{
