@@ -40,8 +40,8 @@ func TestSweepKindsAndValues(t *testing.T) {
 	if _, err := LookupSweepKind("bogus"); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("unknown kind: %v", err)
 	}
-	if _, err := LookupSweepKind("version"); !errors.Is(err, ErrBadOptions) {
-		t.Fatalf("version without --pg-version: %v", err)
+	if v, err := LookupSweepKind("version"); err != nil || v.Unavailable != "" {
+		t.Fatalf("version (--pg-version): %+v, %v", v, err)
 	}
 	k, err := LookupSweepKind("memory")
 	if err != nil {

@@ -106,4 +106,5 @@ func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "  report: rightsize report --sweep %s\n", r.ID)
 }
