@@ -58,4 +58,3 @@ func renderNeighbour(p *Page, s *Sweep) error {
 	p.Note("Each instance's figures are its run's step with the highest NOPM. The runs' own sections below show latency and the host's disks over time; the backup cycles are stored as backup probes labelled \"LABEL nN backup\" (rightsize report --probe LABEL).")
 	return nil
 }
-
