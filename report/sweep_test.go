@@ -36,17 +36,24 @@ func TestSweepSection(t *testing.T) {
 	if n := strings.Count(page, "echarts.init("); n != 3 {
 		t.Errorf("%d charts, want 3", n)
 	}
+	loadsClean(t, buf.Bytes(), 3)
+}
+
+// loadsClean loads page in Chromium and checks that it logs no console
+// message and initialises charts charts.
+func loadsClean(t *testing.T, page []byte, charts int) {
+	t.Helper()
 	bin := chromium(t)
-	file := filepath.Join(t.TempDir(), "sweep.html")
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	file := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dom, logs := runChromium(t, bin, file, "--dump-dom")
 	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
-		t.Errorf("console messages while loading the sweep report:\n%s", bytes.Join(msgs, []byte("\n")))
+		t.Errorf("console messages while loading the report:\n%s", bytes.Join(msgs, []byte("\n")))
 	}
-	if n := len(instanceRE.FindAll(dom, -1)); n != 3 {
-		t.Errorf("%d of 3 charts initialised", n)
+	if n := len(instanceRE.FindAll(dom, -1)); n != charts {
+		t.Errorf("%d of %d charts initialised", n, charts)
 	}
 }
 
@@ -73,16 +80,5 @@ func TestNeighbourSection(t *testing.T) {
 	if strings.Contains(page, "Knee") {
 		t.Error("a neighbour scenario has no knee")
 	}
-	bin := chromium(t)
-	file := filepath.Join(t.TempDir(), "neighbour.html")
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, logs := runChromium(t, bin, file, "--dump-dom")
-	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
-		t.Errorf("console messages while loading the neighbour report:\n%s", bytes.Join(msgs, []byte("\n")))
-	}
-	if n := len(instanceRE.FindAll(dom, -1)); n != 2 {
-		t.Errorf("%d of 2 charts initialised", n)
-	}
+	loadsClean(t, buf.Bytes(), 2)
 }
