@@ -82,6 +82,26 @@ func TestV2FakeTree(t *testing.T) {
 	}
 }
 
+// A second group of the same name is refused, not shared: removing one
+// server's group must not take another's processes out of theirs.
+func TestCreateRefusesAnExistingGroup(t *testing.T) {
+	h, err := NewV2(fakeV2(t, "cpuset cpu io memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := h.Create("pg-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	if _, err := h.Create("pg-1"); err == nil {
+		t.Fatal("a second group rightsize-PID-pg-1 was created over the first")
+	}
+	if _, err := os.Stat(g.Dir(Memory)); err != nil {
+		t.Fatalf("the failed second create removed the first group: %v", err)
+	}
+}
+
 func TestV2MissingController(t *testing.T) {
 	h, err := NewV2(fakeV2(t, "memory pids"))
 	if err != nil {

@@ -117,8 +117,11 @@ func TestCapsEmbedded(t *testing.T) {
 				seen.cpus = strings.TrimSpace(v)
 			}
 		}
-		mem, _ := os.ReadFile(filepath.Join(h.Parent(cgroup.Memory), fmt.Sprintf("rightsize-%d-postgres", os.Getpid()), "memory.limit_in_bytes"))
-		seen.memLimit = strings.TrimSpace(string(mem))
+		files, _ := filepath.Glob(filepath.Join(h.Parent(cgroup.Memory), fmt.Sprintf("rightsize-%d-postgres-*", os.Getpid()), "memory.limit_in_bytes"))
+		if len(files) == 1 {
+			mem, _ := os.ReadFile(files[0])
+			seen.memLimit = strings.TrimSpace(string(mem))
+		}
 		d, _ := cgroup.Affinity(os.Getpid())
 		seen.driver = cgroup.FormatCPUList(d)
 	}
