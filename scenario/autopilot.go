@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // Restorer is implemented by engines that can return the database to its
@@ -48,6 +49,15 @@ type Autopilot struct {
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
 	// (driver.StepConfig.AdaptiveProcs).
 	AdaptiveProcs bool
+	// Worker numbers this process among the workers of a run (its users'
+	// random streams differ from the others'); HomeFirst and HomeCount
+	// are its slice of home warehouses (driver.StepConfig).
+	Worker               int
+	HomeFirst, HomeCount int
+	// StepStart, when set, returns the instant step seq (0-based over
+	// repeats and steps) starts at, once its users are connected: the
+	// workers of one run agree on it.
+	StepStart func(ctx context.Context, seq int) (time.Time, error)
 	// Interval is the telemetry sampling interval (default 1 s).
 	Interval time.Duration
 	// OnStepStart, when set, is told about each step before it starts.
@@ -55,6 +65,12 @@ type Autopilot struct {
 	// OnProgress, when set, gets the live figures of the running step
 	// every second (driver.StepConfig.OnProgress).
 	OnProgress func(repeat, index int, p driver.Progress)
+	// NoWaits turns wait sampling off; WaitInterval is its interval
+	// (0: waits.DefaultInterval).
+	NoWaits      bool
+	WaitInterval time.Duration
+	// ServerCPUs is the server's CPU cap (--cpus; 0: the host's CPUs).
+	ServerCPUs float64
 }
 
 // StepRecord is one finished step with its telemetry.
@@ -65,6 +81,8 @@ type StepRecord struct {
 	Host          telemetry.Summary  // over the measured interval
 	Counters      engine.Counters    // server counters' change over the measured interval
 	CountersOK    bool
+	Waits         *waits.Profile    // nil with NoWaits
+	Saturation    *waits.Saturation // nil without host samples
 }
 
 // ErrNoRestore is returned when RebuildBetweenRepeats is asked of an engine
@@ -137,7 +155,12 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	var beforeErr error
 	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
-		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs}
+		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
+	cfg.Seed += uint64(a.Worker) << 40
+	if a.StepStart != nil {
+		seq := (repeat-1)*len(a.Users) + index
+		cfg.StartAt = func(ctx context.Context) (time.Time, error) { return a.StepStart(ctx, seq) }
+	}
 	if a.OnProgress != nil {
 		cfg.OnProgress = func(p driver.Progress) { a.OnProgress(repeat, index, p) }
 	}
@@ -147,8 +170,13 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		cfg.ServerAlive = func() bool { return instance.ProcessRunning(pid) }
 	}
 	// Counters are read when the ramp-up ends and when measuring stops.
-	cfg.OnMeasureStart = func() { before, beforeErr = a.DB.Counters(context.Background()) }
+	sw := a.openWaits(ctx)
+	cfg.OnMeasureStart = func() {
+		before, beforeErr = a.DB.Counters(context.Background())
+		sw.start(ctx, a.waitInterval())
+	}
 	res, err := driver.RunStep(ctx, a.DB, cfg)
+	out.Waits = sw.stop(context.WithoutCancel(ctx))
 	if err != nil {
 		out.err = err
 		return out
@@ -160,7 +188,10 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	}
 	out.Result = res
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
-	out.Host = telemetry.Summarize(telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd))
+	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
+	out.Host = telemetry.Summarize(measured)
+	out.Saturation = saturation(measured, out.Host, serverOf(a.DB.Caps().Server, a.ServerPID), a.ServerCPUs)
+	addServerCPU(out.Waits, out.Saturation)
 	return out
 }
 

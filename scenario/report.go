@@ -19,6 +19,12 @@ type Report struct {
 	Seed           uint64       `json:"seed"`
 	Partial        bool         `json:"partial"`
 	Steps          []StepReport `json:"steps"`
+	// Why is the run's diagnosis (store.RunVerdict), when waits or
+	// saturation were measured.
+	Why string `json:"why,omitempty"`
+	// Workers are the workers of a multi-worker run (run --worker), with
+	// their own figures; omitted for a single process.
+	Workers []store.WorkerSummary `json:"workers,omitempty"`
 }
 
 // StepReport is one step of a Report (means over repeats).
@@ -44,6 +50,7 @@ type StepReport struct {
 	ServerCPUPct      float64              `json:"server_cpu_pct"`
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
+	Verdict           string               `json:"verdict,omitempty"` // the step's diagnosis
 }
 
 // HostReport is the host telemetry of a step (means over the measured
@@ -81,7 +88,11 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial}
-	for _, a := range store.Aggregate(steps) {
+	aggs := store.Aggregate(steps)
+	if v, ok := store.RunVerdict(aggs); ok {
+		rep.Why = v.Text
+	}
+	for _, a := range aggs {
 		s := StepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
 			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
 			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
@@ -95,6 +106,9 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 		}
 		if v := a.DBTPM; v > 0 {
 			s.DBTPM = &v
+		}
+		if a.Verdict != nil {
+			s.Verdict = a.Verdict.Text
 		}
 		for _, x := range a.Txn {
 			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,

@@ -40,8 +40,19 @@ func TestSweepKindsAndValues(t *testing.T) {
 	if _, err := LookupSweepKind("bogus"); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("unknown kind: %v", err)
 	}
-	if v, err := LookupSweepKind("version"); err != nil || v.Unavailable != "" {
-		t.Fatalf("version (--pg-version): %+v, %v", v, err)
+	v, err := LookupSweepKind("version")
+	if err != nil || !v.Rebuild {
+		t.Fatalf("version: %v (rebuild %v), want available, each value building its own database", err, v.Rebuild)
+	}
+	if _, err := v.Order([]string{"17", "11"}); !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("version 11: %v, want bad options (not downloadable)", err)
+	}
+	opt, err := v.Apply("postgres", "13", target.Options{DataDir: "/data/pg"})
+	if err != nil || opt.PGVersion != "13" || opt.DataDir != "/data/pg-pg13" {
+		t.Fatalf("Apply version 13: %+v, %v; want PGVersion 13 in /data/pg-pg13", opt, err)
+	}
+	if _, err := v.Apply("mysql", "13", target.Options{}); !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("version on MariaDB: %v, want bad options", err)
 	}
 	k, err := LookupSweepKind("memory")
 	if err != nil {
@@ -56,7 +67,7 @@ func TestSweepKindsAndValues(t *testing.T) {
 			t.Errorf("Order(%v) = %v, want ErrBadOptions", bad, err)
 		}
 	}
-	opt, err := k.Apply("postgres", "256M", target.Options{Settings: map[string]string{"max_connections": "100"}})
+	opt, err = k.Apply("postgres", "256M", target.Options{Settings: map[string]string{"max_connections": "100"}})
 	if err != nil || opt.Caps.Memory != 256<<20 || opt.Settings["max_connections"] != "100" {
 		t.Fatalf("postgres: %+v, %v", opt, err)
 	}

@@ -24,6 +24,7 @@ const (
 	TransactionsCSV = "transactions.csv"
 	TimeseriesCSV   = "timeseries.csv"
 	HostSamplesCSV  = "host_samples.csv"
+	WaitsCSV        = "waits.csv"
 )
 
 // DocumentFormat names the JSON document Export writes.
@@ -62,7 +63,7 @@ func WriteJSON(w io.Writer, r *Run, steps []Step) error {
 
 // Export writes a run (id, or label or unique id prefix as Resolve takes
 // it) in format FormatCSV (steps.csv, transactions.csv, timeseries.csv and
-// host_samples.csv: header row, one row per record, RFC 4180) or FormatJSON
+// host_samples.csv, waits.csv: header row, one row per record, RFC 4180) or FormatJSON
 // (<run id>.json, a Document) into dir, created if missing ("" is the
 // current directory). It returns the paths written. Each file is written to
 // a temporary name and renamed, so none is ever left half-written.
@@ -99,6 +100,7 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 		{TransactionsCSV, func(w *csv.Writer) error { return transactionsCSV(w, r, steps) }},
 		{TimeseriesCSV, func(w *csv.Writer) error { return timeseriesCSV(w, r, steps) }},
 		{HostSamplesCSV, func(w *csv.Writer) error { return hostSamplesCSV(w, r, steps) }},
+		{WaitsCSV, func(w *csv.Writer) error { return waitsCSV(w, r, steps) }},
 	}
 	var out []string
 	for _, f := range files {

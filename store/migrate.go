@@ -175,6 +175,39 @@ CREATE TABLE sweep_runs (
   reason   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sweep_id, position)
 )`},
+	{4, "step waits", `
+CREATE TABLE step_waits (
+  step_id    BIGINT NOT NULL REFERENCES steps (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  profile    TEXT NOT NULL DEFAULT '',
+  saturation TEXT NOT NULL DEFAULT '',
+  verdict    TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (step_id, seq)
+)`},
+	{5, "workers", `
+CREATE TABLE run_workers (
+  run_id           TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  worker           INTEGER NOT NULL,
+  workers          INTEGER NOT NULL,
+  worker_run_id    TEXT NOT NULL DEFAULT '',
+  status           TEXT NOT NULL,
+  host             TEXT NOT NULL DEFAULT '',
+  fingerprint      TEXT NOT NULL DEFAULT '{}',
+  registered_at_ns BIGINT NOT NULL,
+  heartbeat_ns     BIGINT NOT NULL,
+  clock_offset_ns  BIGINT NOT NULL DEFAULT 0,
+  step_seq         INTEGER NOT NULL DEFAULT -1,
+  driver_cpu_ns    BIGINT NOT NULL DEFAULT 0,
+  note             TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, worker)
+);
+CREATE TABLE run_barriers (
+  run_id    TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq       INTEGER NOT NULL,
+  at_ns     BIGINT NOT NULL,
+  agreed_ns BIGINT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+)`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -91,6 +91,7 @@ func TestBadInput(t *testing.T) {
 		{"bad repeat", []string{"run", "--target", dsn, "--repeat", "0"}, "--repeat"},
 		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
 		{"negative progress interval", []string{"run", "--target", dsn, "--progress-interval", "-1s"}, "--progress-interval must not be negative"},
+		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), c.args...)

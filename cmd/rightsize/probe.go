@@ -138,29 +138,12 @@ The test file is created in --path and always removed afterwards.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", time.Now().Format("15:04:05"), job)
 				}
 			}
-			limit, leave, err := joinIOLimit(cmd, ioLimit, path)
-			if err != nil {
-				return err
+			sp := storageProbe{path: path, preset: preset, engine: eng, builtinIO: builtinIO, ioLimit: ioLimit, label: label, size: sz, jobs: jobs}
+			p, res, runErr := sp.run(cmd, st, progress)
+			if p == nil {
+				return runErr
 			}
-			results, runErr := storage.Run(cmd.Context(), storage.Options{Path: path, Size: sz, Engine: eng, BuiltinIO: builtinIO}, jobs, progress)
-			leave()
-			if runErr != nil && len(results) == 0 {
-				if cmd.Context().Err() != nil {
-					return fmt.Errorf("storage probe interrupted before any result; the test file was removed")
-				}
-				return badInput(runErr)
-			}
-			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results, Partial: runErr != nil, IOLimit: limit}
-			raw, err := json.Marshal(res)
-			if err != nil {
-				return err
-			}
-			host, _ := os.Hostname()
-			p := &store.Probe{Kind: store.ProbeStorage, Label: label, Host: host, Result: raw}
-			// Stored even after Ctrl-C: what was measured is kept, marked partial.
-			if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
-				return err
-			}
+			results := res.Jobs
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -348,4 +331,41 @@ every D (the noisy-neighbour scenario uses --every 100s).`,
 	f.StringVar(&label, "label", "", "name this probe")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// storageProbe is one storage probe to run and store.
+type storageProbe struct {
+	path, preset, engine, builtinIO, ioLimit, label string
+	size                                            int64
+	jobs                                            []storage.Job
+}
+
+// run measures the jobs (inside the I/O limit, when given) and stores
+// what was measured, also after Ctrl-C (marked partial). With no stored
+// probe the error says why.
+func (sp storageProbe) run(cmd *cobra.Command, st *store.Store, progress func(string)) (*store.Probe, storageProbeResult, error) {
+	limit, leave, err := joinIOLimit(cmd, sp.ioLimit, sp.path)
+	if err != nil {
+		return nil, storageProbeResult{}, err
+	}
+	results, runErr := storage.Run(cmd.Context(), storage.Options{Path: sp.path, Size: sp.size, Engine: sp.engine, BuiltinIO: sp.builtinIO}, sp.jobs, progress)
+	leave()
+	if runErr != nil && len(results) == 0 {
+		if cmd.Context().Err() != nil {
+			return nil, storageProbeResult{}, fmt.Errorf("storage probe interrupted before any result; the test file was removed")
+		}
+		return nil, storageProbeResult{}, badInput(runErr)
+	}
+	res := storageProbeResult{Path: sp.path, Preset: sp.preset, Engine: sp.engine, Size: sp.size, Jobs: results, Partial: runErr != nil, IOLimit: limit}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, res, err
+	}
+	host, _ := os.Hostname()
+	p := &store.Probe{Kind: store.ProbeStorage, Label: sp.label, Host: host, Result: raw}
+	// Stored even after Ctrl-C: what was measured is kept, marked partial.
+	if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
+		return nil, res, err
+	}
+	return p, res, runErr
 }

@@ -77,3 +77,10 @@ func (db *DB) Restore(ctx context.Context) error {
 		return nil
 	})
 }
+
+// HasSnapshot reports whether Snapshot has made the template database.
+func (db *DB) HasSnapshot(ctx context.Context) (bool, error) {
+	var ok bool
+	err := db.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", db.templateName()).Scan(&ok)
+	return ok, err
+}
