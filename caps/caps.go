@@ -60,15 +60,7 @@ func (l IOLimit) IsZero() bool { return l == IOLimit{} }
 
 // String writes l as ParseIOLimit reads it ("none" when zero).
 func (l IOLimit) String() string {
-	var kv []string
-	for _, x := range []struct {
-		k string
-		v uint64
-	}{{"riops", l.ReadIOPS}, {"wiops", l.WriteIOPS}, {"rbps", l.ReadBPS}, {"wbps", l.WriteBPS}} {
-		if x.v > 0 {
-			kv = append(kv, fmt.Sprintf("%s=%d", x.k, x.v))
-		}
-	}
+	kv := cgroup.DeviceLimit{ReadIOPS: l.ReadIOPS, WriteIOPS: l.WriteIOPS, ReadBPS: l.ReadBPS, WriteBPS: l.WriteBPS}.Keys()
 	if len(kv) == 0 {
 		return "none"
 	}

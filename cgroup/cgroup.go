@@ -232,9 +232,15 @@ func (h *Hierarchy) Create(name string) (*Group, error) {
 			return nil, fmt.Errorf("enable controllers %v under %s: %w", h.Available(), parent, err)
 		}
 	}
+	made := map[string]bool{}
 	for _, c := range h.Available() {
 		dir := filepath.Join(h.parents[c], g.Name)
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		if made[dir] { // v2: one directory for every controller
+			g.dirs[c] = dir
+			continue
+		}
+		made[dir] = true
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			_ = g.Remove()
 			return nil, fmt.Errorf("create cgroup %s: %w", dir, err)
 		}

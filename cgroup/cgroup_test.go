@@ -50,7 +50,7 @@ func TestV2FakeTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, content := range map[string]string{"cpuset.cpus": "1", "cpuset.mems": "0", "cpu.max": "50000 100000",
-		"memory.max": "268435456", "io.max": "254:0 wbps=10485760 riops=2000 wiops=500"} {
+		"memory.max": "268435456", "io.max": "254:0 riops=2000 wiops=500 wbps=10485760"} {
 		if b, _ := os.ReadFile(filepath.Join(dir, file)); string(b) != content {
 			t.Errorf("%s = %q, want %q", file, b, content)
 		}
@@ -79,6 +79,26 @@ func TestV2FakeTree(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "cgroup.procs")); strings.TrimSpace(string(b)) != "4242" {
 		t.Errorf("pid not moved to the parent: %q", b)
+	}
+}
+
+// A second group of the same name is refused, not shared: removing one
+// server's group must not take another's processes out of theirs.
+func TestCreateRefusesAnExistingGroup(t *testing.T) {
+	h, err := NewV2(fakeV2(t, "cpuset cpu io memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := h.Create("pg-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	if _, err := h.Create("pg-1"); err == nil {
+		t.Fatal("a second group rightsize-PID-pg-1 was created over the first")
+	}
+	if _, err := os.Stat(g.Dir(Memory)); err != nil {
+		t.Fatalf("the failed second create removed the first group: %v", err)
 	}
 }
 

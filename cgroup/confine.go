@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // Report says what a confinement asked for and what was really applied
@@ -20,6 +21,9 @@ type Report struct {
 	Notes      []string `json:"notes,omitempty"`
 }
 
+// groupSeq numbers the groups this process creates.
+var groupSeq atomic.Int64
+
 // Confinement is a process tree's group, or, when no group can be made,
 // the affinity fallback for its cores.
 type Confinement struct {
@@ -28,7 +32,7 @@ type Confinement struct {
 	pin    []int
 }
 
-// Confine creates the group rightsize-<pid>-<name> with asked applied,
+// Confine creates the group rightsize-<pid>-<name>-<n> with asked applied,
 // after removing groups a killed rightsize left. It does not fail when
 // cgroups cannot be used: the report says what was not applied; cores fall
 // back to CPU affinity (Pin). Only an unexpected error creating a group
@@ -45,7 +49,9 @@ func Confine(name string, asked Limits) (*Confinement, error) {
 		return c, nil
 	}
 	_, _ = h.CleanStale()
-	g, err := h.Create(name)
+	// several servers of one rightsize (the neighbour scenario) each get
+	// a group of their own
+	g, err := h.Create(fmt.Sprintf("%s-%d", name, groupSeq.Add(1)))
 	if err != nil {
 		c.fallback(err.Error())
 		return c, nil
@@ -156,6 +162,10 @@ func (c *Confinement) Report() Report {
 	}
 	return r
 }
+
+// Limits is Report: what the confined server runs under, read back (a
+// server that embeds its Confinement answers target.Limited with it).
+func (c *Confinement) Limits() Report { return c.Report() }
 
 // OOMKills is how many processes the OOM killer killed in the group.
 func (c *Confinement) OOMKills() int64 {

@@ -54,6 +54,20 @@ func (d *Device) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Keys are the limits set, as io.max writes them: "riops=2000" ...
+func (d DeviceLimit) Keys() []string {
+	var kv []string
+	for _, x := range []struct {
+		k string
+		v uint64
+	}{{"riops", d.ReadIOPS}, {"wiops", d.WriteIOPS}, {"rbps", d.ReadBPS}, {"wbps", d.WriteBPS}} {
+		if x.v > 0 {
+			kv = append(kv, fmt.Sprintf("%s=%d", x.k, x.v))
+		}
+	}
+	return kv
+}
+
 // Set writes l to the group. A limit whose controller the group lacks is
 // an error naming the controller (check Has first to fall back).
 func (g *Group) Set(l Limits) error {
@@ -118,15 +132,7 @@ func (g *Group) Set(l Limits) error {
 
 func (g *Group) setIO(dir string, dl DeviceLimit) error {
 	if g.version == 2 {
-		var kv []string
-		for _, x := range []struct {
-			k string
-			v uint64
-		}{{"rbps", dl.ReadBPS}, {"wbps", dl.WriteBPS}, {"riops", dl.ReadIOPS}, {"wiops", dl.WriteIOPS}} {
-			if x.v > 0 {
-				kv = append(kv, fmt.Sprintf("%s=%d", x.k, x.v))
-			}
-		}
+		kv := dl.Keys()
 		if len(kv) == 0 {
 			return nil
 		}

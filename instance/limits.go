@@ -31,10 +31,11 @@ func (j Join) apply() error {
 }
 
 // ConfinedPostgres is a managed PostgreSQL under cgroup limits: the group
-// is created before the server starts and removed when it stops.
+// is created before the server starts and removed when it stops. Limits
+// and OOMKills come from its Confinement.
 type ConfinedPostgres struct {
 	*Postgres
-	confinement *cgroup.Confinement
+	*cgroup.Confinement
 }
 
 // StartPostgresConfined starts a server like StartPostgres, inside a new
@@ -53,27 +54,13 @@ func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Lim
 		}
 		return nil, errors.Join(err, c.Close())
 	}
-	return &ConfinedPostgres{Postgres: p, confinement: c}, nil
+	return &ConfinedPostgres{Postgres: p, Confinement: c}, nil
 }
 
 // Stop stops the server and removes its group.
 func (p *ConfinedPostgres) Stop() error {
-	err := p.Postgres.Stop()
-	if cerr := p.confinement.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	return err
+	return errors.Join(p.Postgres.Stop(), p.Confinement.Close())
 }
-
-// Limits says what the server runs under, read back from its group.
-func (p *ConfinedPostgres) Limits() cgroup.Report { return p.confinement.Report() }
-
-// OOMKills is how many of the server's processes the OOM killer killed.
-func (p *ConfinedPostgres) OOMKills() int64 { return p.confinement.OOMKills() }
-
-// Confinement is the server's group (for a process that joins it, such as
-// a storage probe).
-func (p *ConfinedPostgres) Confinement() *cgroup.Confinement { return p.confinement }
 
 // prepareWALDir checks the WAL directory: for a new cluster it must be
 // missing or empty (it is created and given to the server user); an

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"github.com/rightsize/rightsize/caps"
 	"net/url"
 	"os"
 	"runtime"
@@ -508,19 +509,5 @@ func parsePercent(s string) (float64, error) {
 }
 
 // ParseSize reads sizes like 512M, 1G, 1.5G or plain bytes (binary units:
-// 1M = 1 MiB).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToUpper(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := int64(1)
-	if len(t) > 0 {
-		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
-			t, mult = t[:len(t)-1], m
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
-	}
-	return int64(n * float64(mult)), nil
-}
+// 1M = 1 MiB), as the caps do.
+func ParseSize(s string) (int64, error) { return caps.ParseSize(s) }

@@ -39,7 +39,12 @@ type sweepSection struct{}
 func (sweepSection) Title() string        { return "Sweep" }
 func (sweepSection) Anchor() string       { return "sweep" }
 func (sweepSection) shown(o Options) bool { return o.Sweep != nil }
-func (sweepSection) Render(p *Page) error { return renderSweep(p, p.Sweep) }
+func (sweepSection) Render(p *Page) error {
+	if p.Sweep.Kind == neighbourKind {
+		return renderNeighbour(p, p.Sweep)
+	}
+	return renderSweep(p, p.Sweep)
+}
 
 func renderSweep(p *Page, s *Sweep) error {
 	p.Textf("Sweep %s %s (%s): one run per value, over the same built database.", s.Kind, s.ID, s.Status)

@@ -36,16 +36,49 @@ func TestSweepSection(t *testing.T) {
 	if n := strings.Count(page, "echarts.init("); n != 3 {
 		t.Errorf("%d charts, want 3", n)
 	}
+	loadsClean(t, buf.Bytes(), 3)
+}
+
+// loadsClean loads page in Chromium and checks that it logs no console
+// message and initialises charts charts.
+func loadsClean(t *testing.T, page []byte, charts int) {
+	t.Helper()
 	bin := chromium(t)
-	file := filepath.Join(t.TempDir(), "sweep.html")
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	file := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dom, logs := runChromium(t, bin, file, "--dump-dom")
 	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
-		t.Errorf("console messages while loading the sweep report:\n%s", bytes.Join(msgs, []byte("\n")))
+		t.Errorf("console messages while loading the report:\n%s", bytes.Join(msgs, []byte("\n")))
 	}
-	if n := len(instanceRE.FindAll(dom, -1)); n != 3 {
-		t.Errorf("%d of 3 charts initialised", n)
+	if n := len(instanceRE.FindAll(dom, -1)); n != charts {
+		t.Errorf("%d of %d charts initialised", n, charts)
 	}
+}
+
+// A noisy-neighbour scenario (a sweep of kind neighbour) renders as a
+// table per instance and phase and grouped bars, with no knee; Chromium
+// loads it with no console message.
+func TestNeighbourSection(t *testing.T) {
+	s := &Sweep{ID: "20250305-090000-abcdef", Kind: neighbourKind, Status: "complete", Knee: -1, Points: []SweepPoint{
+		{Value: "n1 baseline", RunID: "r1", Status: "complete", Measured: true, TPM: 30000, NOPM: 13000, NewOrderP99Ms: 9},
+		{Value: "n2 baseline", RunID: "r2", Status: "complete", Measured: true, TPM: 31000, NOPM: 13500, NewOrderP99Ms: 8},
+		{Value: "n1 backup", RunID: "r3", Status: "complete", Measured: true, TPM: 20000, NOPM: 9000, NewOrderP99Ms: 30},
+		{Value: "n2 backup", Status: "failed", Reason: "server killed by its memory limit"},
+	}}
+	var buf bytes.Buffer
+	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2025, 3, 5, 9, 0, 0, 0, time.UTC), Sweep: s}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"Noisy neighbour", "TPM per instance and phase", "NOPM per instance and phase", "server killed by its memory limit"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("neighbour section lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "Knee") {
+		t.Error("a neighbour scenario has no knee")
+	}
+	loadsClean(t, buf.Bytes(), 2)
 }

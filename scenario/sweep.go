@@ -40,9 +40,9 @@ type SweepKind struct {
 	Rebuild bool
 }
 
-// SweepKinds is the registry of sweep kinds. version waits for
-// --pg-version to reach the embedded PostgreSQL's download: its Apply is
-// the hook that sets target.Options.PGVersion once it does.
+// SweepKinds is the registry of sweep kinds: each value is applied to the
+// managed server's options by its kind's Apply (--memory, --cpus,
+// --io-limit, --pg-version).
 func SweepKinds() []SweepKind {
 	return []SweepKind{
 		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory},

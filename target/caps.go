@@ -67,10 +67,11 @@ func mergeSettings(base map[string]string, p caps.Plan, user map[string]string) 
 }
 
 // pinDriver pins rightsize (the driver) to the plan's driver cores, or
-// to every core when the caps give the server all of them.
-func pinDriver(opt Options, p caps.Plan) error {
+// to every core when the caps give the server all of them; the returned
+// function restores the affinity it had (nil when nothing was pinned).
+func pinDriver(opt Options, p caps.Plan) (func(), error) {
 	if opt.Caps.CPUs == 0 && opt.Caps.DriverCPUs == "" {
-		return nil
+		return nil, nil
 	}
 	cpus := p.DriverCPUs
 	if cpus == nil {
@@ -78,10 +79,14 @@ func pinDriver(opt Options, p caps.Plan) error {
 			cpus = append(cpus, i)
 		}
 	}
-	if err := cgroup.Pin(os.Getpid(), cpus); err != nil {
-		return fmt.Errorf("pin the driver to cores %s: %w", cgroup.FormatCPUList(cpus), err)
+	before, err := cgroup.Affinity(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("read the driver's CPU affinity: %w", err)
 	}
-	return nil
+	if err := cgroup.Pin(os.Getpid(), cpus); err != nil {
+		return nil, fmt.Errorf("pin the driver to cores %s: %w", cgroup.FormatCPUList(cpus), err)
+	}
+	return func() { _ = cgroup.Pin(os.Getpid(), before) }, nil
 }
 
 // Limited is a managed server that runs under caps.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
@@ -89,6 +90,13 @@ func TestPostgresOOMKillCounted(t *testing.T) {
 	}
 	if n := tg.ServerOOMKills(); n < 1 {
 		t.Fatalf("query failed (%v) but no OOM kill was counted", qerr)
+	}
+	// let crash recovery finish: a fast shutdown during it can wait for
+	// the stop timeout
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := tg.QueryInt(ctx, "SELECT 1"); err == nil {
+			break
+		}
 	}
 }
 

@@ -81,10 +81,6 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
 	}
-	if err := pinDriver(opt, plan); err != nil {
-		_ = inst.Stop()
-		return nil, err
-	}
 	dsn := inst.DSN(opt.Database)
 	if err := postgres.EnsureDatabase(ctx, dsn); err != nil {
 		_ = inst.Stop()
@@ -95,7 +91,13 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 		_ = inst.Stop()
 		return nil, err
 	}
-	return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Server: inst}, nil
+	unpin, err := pinDriver(opt, plan)
+	if err != nil {
+		db.Close()
+		_ = inst.Stop()
+		return nil, err
+	}
+	return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Server: inst, unpin: unpin}, nil
 }
 
 func mysqlEngine() Engine {
@@ -146,10 +148,6 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	if err != nil {
 		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
 	}
-	if err := pinDriver(opt, plan); err != nil {
-		_ = srv.Stop()
-		return nil, err
-	}
 	url := srv.URL(opt.Database)
 	if err := mysql.EnsureDatabase(ctx, url); err != nil {
 		_ = srv.Stop()
@@ -160,7 +158,13 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 		_ = srv.Stop()
 		return nil, err
 	}
-	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv}, nil
+	unpin, err := pinDriver(opt, plan)
+	if err != nil {
+		db.Close()
+		_ = srv.Stop()
+		return nil, err
+	}
+	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv, unpin: unpin}, nil
 }
 
 func sqliteEngine() Engine {

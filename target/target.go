@@ -55,6 +55,8 @@ type Target struct {
 	Server Server
 	// Options are the options the target was opened with (Reopen uses them).
 	Options Options
+	// unpin restores the driver's CPU affinity (caps.go), nil when unpinned.
+	unpin func()
 }
 
 // ServerPID is the managed server's main process (0 when the server is not
@@ -72,6 +74,10 @@ func (t *Target) ServerPID() int {
 
 // Close closes the database and stops a managed server.
 func (t *Target) Close() error {
+	if t.unpin != nil {
+		t.unpin()
+		t.unpin = nil
+	}
 	err := t.DB.Close()
 	if t.Server != nil {
 		if serr := t.Server.Stop(); err == nil {

@@ -57,6 +57,7 @@ func TestCapsBadInput(t *testing.T) {
 		{"io-limit syntax", []string{"--io-limit", "iops=5"}, "unknown key \"iops\""},
 		{"driver cores missing", []string{"--driver-cpus", "0-63"}, "--driver-cpus 0-63"},
 		{"pg-version not here", []string{"--pg-version", "11"}, "--pg-version 11"},
+		{"--pg-setting is --set", []string{"--pg-setting", "nokey"}, `--set "nokey": want name=value`},
 	}
 	if _, err := os.Stat("/dev/shm"); err == nil {
 		shm := filepath.Join("/dev/shm", fmt.Sprintf("rightsize-capsbad-%d", os.Getpid()))
@@ -102,7 +103,8 @@ func TestCapsEmbedded(t *testing.T) {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
 	last := strconv.Itoa(runtime.NumCPU() - 1)
-	var seen struct{ cpus, memLimit string }
+	var seen struct{ cpus, memLimit, driver string }
+	before, _ := cgroup.Affinity(os.Getpid())
 	watch := func(s string) {
 		if !strings.Contains(s, "step 1/1") || seen.cpus != "" {
 			return
@@ -115,8 +117,13 @@ func TestCapsEmbedded(t *testing.T) {
 				seen.cpus = strings.TrimSpace(v)
 			}
 		}
-		mem, _ := os.ReadFile(filepath.Join(h.Parent(cgroup.Memory), fmt.Sprintf("rightsize-%d-postgres", os.Getpid()), "memory.limit_in_bytes"))
-		seen.memLimit = strings.TrimSpace(string(mem))
+		files, _ := filepath.Glob(filepath.Join(h.Parent(cgroup.Memory), fmt.Sprintf("rightsize-%d-postgres-*", os.Getpid()), "memory.limit_in_bytes"))
+		if len(files) == 1 {
+			mem, _ := os.ReadFile(files[0])
+			seen.memLimit = strings.TrimSpace(string(mem))
+		}
+		d, _ := cgroup.Affinity(os.Getpid())
+		seen.driver = cgroup.FormatCPUList(d)
 	}
 	// without waiting for WAL flushes the server is busy on the CPU
 	run := append(append([]string{"run", "--users", "4", "--rampup", "500ms", "--duration", "3s", "--store", st, "--set", "synchronous_commit=off"}, args...), caps...)
@@ -126,6 +133,12 @@ func TestCapsEmbedded(t *testing.T) {
 	}
 	if seen.cpus != last {
 		t.Errorf("postmaster Cpus_allowed_list %q, want %q", seen.cpus, last)
+	}
+	if runtime.NumCPU() > 1 && seen.driver != cgroup.FormatCPUList(before[:len(before)-1]) {
+		t.Errorf("driver on cores %q during the run, want the ones the server does not get", seen.driver)
+	}
+	if after, _ := cgroup.Affinity(os.Getpid()); cgroup.FormatCPUList(after) != cgroup.FormatCPUList(before) {
+		t.Errorf("driver affinity %v after the run, want it restored to %v", after, before)
 	}
 	if h.Version == 1 && seen.memLimit != strconv.Itoa(128<<20) {
 		t.Errorf("memory.limit_in_bytes %q, want %d", seen.memLimit, 128<<20)

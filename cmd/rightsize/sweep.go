@@ -168,7 +168,11 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 		fmt.Fprintf(w, " · database %.0f MiB", float64(r.DBBytes)/(1<<20))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  %-3s %-10s %-9s %5s %9s %9s %10s %10s %11s %12s  %s\n", "", "VALUE", "STATUS", "USERS", "TPM", "NOPM",
+	vw := 10 // the VALUE column fits the longest value (io limits are long)
+	for _, p := range r.Points {
+		vw = max(vw, len(p.Value))
+	}
+	fmt.Fprintf(w, "  %-3s %-*s %-9s %5s %9s %9s %10s %10s %11s %12s  %s\n", "", vw, "VALUE", "STATUS", "USERS", "TPM", "NOPM",
 		"NO p90 ms", "NO p99 ms", "blk rd/txn", "disk rd MB/s", "RUN")
 	for i, p := range r.Points {
 		mark := ""
@@ -176,10 +180,10 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 			mark = "▶"
 		}
 		if !p.Measured() {
-			fmt.Fprintf(w, "  %-3s %-10s %-9s %s\n", mark, p.Value, p.Status, p.Reason)
+			fmt.Fprintf(w, "  %-3s %-*s %-9s %s\n", mark, vw, p.Value, p.Status, p.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "  %-3s %-10s %-9s %5d %9.0f %9.0f %10.2f %10.2f %11.2f %12.1f  %s\n", mark, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
+		fmt.Fprintf(w, "  %-3s %-*s %-9s %5d %9.0f %9.0f %10.2f %10.2f %11.2f %12.1f  %s\n", mark, vw, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
 			p.NewOrderP90Ms, p.NewOrderP99Ms, p.BlocksReadPerTxn, p.DiskReadMBps, p.RunID)
 	}
 	switch {

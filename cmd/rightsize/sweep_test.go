@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -187,5 +188,37 @@ func TestSweepVersion(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dataDir+"-pg"+want, "PG_VERSION")); err != nil {
 			t.Errorf("version %s: no data directory of its own: %v", want, err)
 		}
+	}
+}
+
+// The sweep table's VALUE column is as wide as the longest value (an io
+// limit), so STATUS starts at one column on every line.
+func TestWriteSweepAlignsLongValues(t *testing.T) {
+	var b strings.Builder
+	writeSweep(&b, &scenario.SweepResult{ID: "x", Kind: "io", Status: "complete", Knee: 0, Points: []scenario.SweepPoint{
+		{Value: "none", RunID: "r1", Status: "complete", NOPM: 100, TPM: 200},
+		{Value: "riops=2000:wiops=500", RunID: "r2", Status: "complete", NOPM: 50, TPM: 100},
+		{Value: "riops=200:wiops=100", Status: "failed", Reason: "server did not start"},
+	}})
+	lines := strings.Split(b.String(), "\n")
+	col := -1
+	for _, l := range lines {
+		i := strings.Index(l, "complete")
+		if strings.Contains(l, "STATUS") {
+			i = strings.Index(l, "STATUS")
+		} else if j := strings.Index(l, "failed"); j >= 0 {
+			i = j
+		}
+		if i < 0 || strings.HasPrefix(l, "sweep") || strings.Contains(l, "(complete)") {
+			continue
+		}
+		i = utf8.RuneCountInString(l[:i]) // the knee mark is one rune of three bytes
+		if col >= 0 && i != col {
+			t.Errorf("STATUS at column %d, not %d:\n%s", i, col, b.String())
+		}
+		col = i
+	}
+	if col < 0 {
+		t.Fatalf("no table:\n%s", b.String())
 	}
 }

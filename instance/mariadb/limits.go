@@ -13,10 +13,11 @@ import (
 
 // Confined is a managed MariaDB under cgroup limits: mariadbd is added to
 // the group right after it is started (before it allocates its buffer
-// pool), and the group is removed when it stops.
+// pool), and the group is removed when it stops. Limits and OOMKills come
+// from its Confinement.
 type Confined struct {
 	*Server
-	confinement *cgroup.Confinement
+	*cgroup.Confinement
 }
 
 // StartConfined starts a server like Start, inside a new group
@@ -31,26 +32,11 @@ func StartConfined(ctx context.Context, cfg Config, l cgroup.Limits) (*Confined,
 	if err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
-	return &Confined{Server: s, confinement: c}, nil
+	return &Confined{Server: s, Confinement: c}, nil
 }
 
 // Stop stops the server and removes its group.
-func (s *Confined) Stop() error {
-	err := s.Server.Stop()
-	if cerr := s.confinement.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Limits says what the server runs under, read back from its group.
-func (s *Confined) Limits() cgroup.Report { return s.confinement.Report() }
-
-// OOMKills is how many of the server's processes the OOM killer killed.
-func (s *Confined) OOMKills() int64 { return s.confinement.OOMKills() }
-
-// Confinement is the server's group.
-func (s *Confined) Confinement() *cgroup.Confinement { return s.confinement }
+func (s *Confined) Stop() error { return errors.Join(s.Server.Stop(), s.Confinement.Close()) }
 
 // PrepareLogDir creates dir for the redo log (innodb_log_group_home_dir)
 // and, as root, gives it to the mysql user the server runs as when it can.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/scenario"
+)
+
+func newNeighbourCmd() *cobra.Command {
+	var tf targetFlags
+	var rf runFlags
+	var o scenario.NeighbourOptions
+	cmd := &cobra.Command{
+		Use:   "neighbour",
+		Short: "Noisy neighbour: N managed servers on the same storage, each loaded at once, then backups looping on K of them",
+		Long: `neighbour copies the build of the managed target (--target embedded or
+mariadb, --data-dir) once per instance, starts --instances servers (each with
+the caps given: --cpus, --memory, --io-limit), and drives all of them at once
+with --users each: phase "baseline", then phase "backup", in which the backup
+probe (backup and restore, --backup-cycles cycles, one every --backup-every)
+loops on the first --backup-instances of them while all keep their load. Let
+--duration cover the backup cycles. One run per instance and phase is stored,
+grouped as one scenario (kind neighbour); the backup cycles as backup probes.
+Copies, servers and cgroups are removed at the end, also after Ctrl-C.`,
+		Example: `  rightsize build --warehouses 10
+  rightsize neighbour --instances 3 --users 8 --rampup 30s --duration 20m --backup-instances 1 --backup-every 100s --backup-cycles 10`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ro, err := rf.options(cmd)
+			if err != nil {
+				return err
+			}
+			o.Run, o.Label, o.BackupBinDir = ro, ro.Label, tf.pgBin
+			o.Run.Version, o.Run.Commit = version, commit
+			if err := o.Validate(); err != nil {
+				return badInput(err)
+			}
+			base, err := tf.options(false, 2)
+			if err != nil {
+				return err
+			}
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			errOut := cmd.ErrOrStderr()
+			o.OnEvent = func(s string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format("15:04:05"), s) }
+			res, err := scenario.RunNeighbour(cmd.Context(), st, tf.spec, base, o)
+			if errors.Is(err, scenario.ErrBadOptions) {
+				return badInput(err)
+			}
+			if res == nil {
+				return err
+			}
+			if rf.json {
+				if jerr := printJSON(cmd, res); jerr != nil {
+					return jerr
+				}
+			} else {
+				writeNeighbour(cmd.OutOrStdout(), res)
+			}
+			return err
+		},
+	}
+	tf.register(cmd)
+	rf.register(cmd)
+	f := cmd.Flags()
+	f.IntVar(&o.Instances, "instances", 2, "managed servers, each with its own copy of the build")
+	f.IntVar(&o.BackupInstances, "backup-instances", 1, "instances the backup loop runs on in the backup phase")
+	f.DurationVar(&o.BackupEvery, "backup-every", 100*time.Second, "start a backup cycle this often (0: back to back)")
+	f.IntVar(&o.BackupCycles, "backup-cycles", 10, "backup+restore cycles per backed-up instance")
+	return cmd
+}
+
+// writeNeighbour prints TPM, NOPM and New-Order p99 per instance and
+// phase, and the backup cycles.
+func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
+	fmt.Fprintf(w, "\nneighbour %s (%s)", r.ID, r.Status)
+	if r.Label != "" {
+		fmt.Fprintf(w, " · label %s", r.Label)
+	}
+	fmt.Fprintf(w, "\n  %-14s %-9s %9s %9s %10s  %s\n", "INSTANCE PHASE", "STATUS", "TPM", "NOPM", "NO p99 ms", "RUN")
+	for _, p := range r.Points {
+		if !p.Measured() {
+			fmt.Fprintf(w, "  %-14s %-9s %s\n", p.Value, p.Status, p.Reason)
+			continue
+		}
+		fmt.Fprintf(w, "  %-14s %-9s %9.0f %9.0f %10.2f  %s\n", p.Value, p.Status, p.TPM, p.NOPM, p.NewOrderP99Ms, p.RunID)
+	}
+	for _, b := range r.Backups {
+		fmt.Fprintf(w, "  backups on n%d:", b.Instance)
+		for i, c := range b.Cycles {
+			fmt.Fprintf(w, " cycle %d %.1f s (%.0f MB/s)", i+1, c.BackupSeconds, c.BackupMBps)
+		}
+		if b.Error != "" {
+			fmt.Fprintf(w, " — %s", b.Error)
+		}
+		if b.ProbeID != "" {
+			fmt.Fprintf(w, " · probe %s", b.ProbeID)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  report: rightsize report --sweep %s\n", r.ID)
+}
