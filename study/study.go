@@ -418,15 +418,52 @@ func (r *runner) sweeps(ctx context.Context) error {
 	return nil
 }
 
-// neighbour: this build has no noisy-neighbour scenario yet.
-func (r *runner) neighbour(context.Context) error {
-	if r.p.Neighbour != nil {
-		r.res.Skipped = append(r.res.Skipped, "neighbour: this build has no noisy-neighbour scenario yet")
-		r.say("neighbour: skipped (this build has no noisy-neighbour scenario yet)")
-	}
+// neighbour runs the plan's noisy-neighbour scenario over copies of its
+// configuration's build (kept when stored complete, else run again).
+func (r *runner) neighbour(ctx context.Context) error {
 	if r.p.Backups != nil {
 		r.res.Skipped = append(r.res.Skipped, "backups: run rightsize probe backup per configuration (the study does not yet)")
 		r.say("backups: skipped (use rightsize probe backup per configuration)")
+	}
+	n := r.p.Neighbour
+	if n == nil {
+		return nil
+	}
+	label := r.p.Name + "/neighbour"
+	if sw, err := r.st.LoadSweep(ctx, label); err == nil && sw.Status == store.StatusComplete {
+		r.res.Sweeps = append(r.res.Sweeps, sw.ID)
+		r.res.Skipped = append(r.res.Skipped, "neighbour: already stored as "+sw.ID)
+		r.say("neighbour: already stored as %s, skipped", sw.ID)
+		return nil
+	}
+	c := r.config(n.Configuration)
+	t, err := r.open(ctx, c)
+	if err != nil {
+		return err
+	}
+	err = r.ensureDatabase(ctx, t, c.Name)
+	t.Close()
+	if err != nil {
+		return err
+	}
+	spec, base, err := TargetOptions(r.p, c)
+	if err != nil {
+		return err
+	}
+	ro, _ := r.runOptions(c.Name)
+	ro.Users = []int{n.Users}
+	ro.Rampup, ro.Duration = n.Timing()
+	ro.Label = label
+	cycles := max(n.BackupCycles, 1)
+	o := scenario.NeighbourOptions{Instances: n.Instances, BackupInstances: n.BackupInstances, BackupEvery: n.EveryValue(),
+		BackupCycles: cycles, Label: label, Run: ro, OnEvent: func(e string) { r.say("  %s", e) }}
+	r.say("neighbour: %d instances of %s, %d with backups (%s)", n.Instances, c.Name, n.BackupInstances, r.eta())
+	res, err := scenario.RunNeighbour(ctx, r.st, spec, base, o)
+	if res != nil {
+		r.res.Sweeps = append(r.res.Sweeps, res.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("neighbour: %w", err)
 	}
 	return nil
 }
