@@ -107,17 +107,24 @@ func NewDatabase(t testing.TB) string {
 		t.Fatalf("pgtest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		if err := admin(s, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+		// as the superuser: FORCE ends every session on the database,
+		// which the benchmark role may only do for its own
+		if err := superuser(s, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
 	return s.DSN(name)
 }
 
-func admin(s *instance.Postgres, sql string) error {
+func admin(s *instance.Postgres, sql string) error { return execAs(s.DSN("postgres"), sql) }
+
+// superuser runs sql as the server's superuser.
+func superuser(s *instance.Postgres, sql string) error { return execAs(s.AdminDSN("postgres"), sql) }
+
+func execAs(dsn, sql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return err
 	}
