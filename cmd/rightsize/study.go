@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
@@ -317,11 +318,8 @@ func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 		fmt.Fprintf(w, "  skipped: %s\n", s)
 	}
 	if res.Cost != nil {
-		for _, c := range res.Cost.Configs {
-			if h := c.Headline(res.Cost.Baseline); h != "" {
-				fmt.Fprintf(w, "  %s\n", h)
-			}
-		}
+		fmt.Fprintln(w)
+		_ = cost.WriteText(w, res.Cost)
 	}
 }
 
