@@ -71,7 +71,7 @@ func Run(t *testing.T, h Harness) {
 	})
 
 	t.Run("checks-after-build", func(t *testing.T) {
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true)
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func Run(t *testing.T, h Harness) {
 				t.Errorf("%s: nothing completed", mode)
 			}
 		}
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,8 @@ func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
 	lines := queryInt(t, db, "SELECT count(*) FROM order_line")
 	stock := queryInt(t, db, "SELECT sum(s_order_cnt) FROM stock WHERE s_w_id = 1")
 	in := tpcc.NewOrderInput{WID: 1, DID: 3, CID: 42, AllLocal: true, Lines: []tpcc.OrderLineInput{
-		{ItemID: 10, SupplyWID: 1, Quantity: 3}, {ItemID: 20, SupplyWID: 1, Quantity: 4}, {ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1}}}
+		{Number: 1, ItemID: 10, SupplyWID: 1, Quantity: 3}, {Number: 2, ItemID: 20, SupplyWID: 1, Quantity: 4},
+		{Number: 3, ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1}}}
 	var out tpcc.NewOrderResult
 	if err := ex.NewOrder(ctx, &in, &out); err != nil {
 		t.Fatalf("rolled-back new order returned an error: %v", err)
@@ -239,23 +240,67 @@ func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
 	}
 }
 
-// describe prints a transaction's outputs so two modes can be compared.
+// describe prints a transaction's outputs (the whole output screen but
+// dates) so two modes can be compared.
 func describe(term *tpcc.Terminal, ty tpcc.TxnType) string {
+	var b strings.Builder
 	switch ty {
 	case tpcc.NewOrderTxn:
 		o := term.NewOrderOut
-		return fmt.Sprintf("NO o=%d rb=%v total=%.2f", o.OID, o.RolledBack, o.Total)
+		fmt.Fprintf(&b, "NO o=%d rb=%v total=%.2f c=%s/%s disc=%.4f tax=%.4f/%.4f", o.OID, o.RolledBack, o.Total,
+			o.CLast, o.Credit, o.Discount, o.WTax, o.DTax)
+		for _, l := range o.Lines {
+			fmt.Fprintf(&b, " [%s q=%d %c %.2f %.2f]", l.ItemName, l.StockQty, l.BrandGeneric, l.Price, l.Amount)
+		}
 	case tpcc.PaymentTxn:
 		o := term.PaymentOut
-		return fmt.Sprintf("P c=%d bal=%.2f", o.CID, o.Balance)
+		fmt.Fprintf(&b, "P c=%d bal=%.2f w=%v d=%v c=%v %s %s %s %s %s lim=%.2f disc=%.4f data=%q", o.CID, o.Balance,
+			o.Warehouse, o.District, o.Customer, o.First, o.Middle, o.Last, o.Phone, o.Credit, o.CreditLim, o.Discount, o.Data)
 	case tpcc.OrderStatusTxn:
 		o := term.OrderStatusOut
-		return fmt.Sprintf("OS c=%d bal=%.2f o=%d lines=%d", o.CID, o.Balance, o.OID, o.Lines)
+		fmt.Fprintf(&b, "OS c=%d bal=%.2f %s %s %s o=%d carrier=%d", o.CID, o.Balance, o.First, o.Middle, o.Last, o.OID, o.Carrier)
+		for _, l := range o.Lines {
+			fmt.Fprintf(&b, " [%d %d %d %.2f %v]", l.ItemID, l.SupplyWID, l.Quantity, l.Amount, l.Delivered)
+		}
 	case tpcc.DeliveryTxn:
 		o := term.DeliveryOut
-		return fmt.Sprintf("D %d/%d", o.Delivered, o.Skipped)
+		fmt.Fprintf(&b, "D %d/%d", o.Delivered, o.Skipped)
 	default:
-		return fmt.Sprintf("SL %d", term.StockLevelOut.LowStock)
+		fmt.Fprintf(&b, "SL %d", term.StockLevelOut.LowStock)
+	}
+	return b.String()
+}
+
+// checkOutputs fails when a transaction's output screen misses data the
+// spec requires (names, addresses, lines).
+func checkOutputs(t *testing.T, term *tpcc.Terminal, ty tpcc.TxnType) {
+	t.Helper()
+	switch ty {
+	case tpcc.NewOrderTxn:
+		o := term.NewOrderOut
+		if o.RolledBack {
+			return
+		}
+		if o.CLast == "" || o.Credit == "" || len(o.Lines) != len(term.NewOrderIn.Lines) {
+			t.Fatalf("new order output incomplete: %+v", o)
+		}
+		for _, l := range o.Lines {
+			if l.ItemName == "" || l.StockQty < 1 || (l.BrandGeneric != 'B' && l.BrandGeneric != 'G') || l.Price <= 0 {
+				t.Fatalf("new order line output incomplete: %+v", l)
+			}
+		}
+	case tpcc.PaymentTxn:
+		o := term.PaymentOut
+		if o.Warehouse.Street1 == "" || o.Warehouse.Zip == "" || o.District.City == "" || o.Customer.State == "" ||
+			o.First == "" || o.Middle != "OE" || o.Last == "" || o.Phone == "" || o.CreditLim <= 0 ||
+			(o.Credit == "BC") != (o.Data != "") {
+			t.Fatalf("payment output incomplete: %+v", o)
+		}
+	case tpcc.OrderStatusTxn:
+		o := term.OrderStatusOut
+		if o.First == "" || o.Last == "" || len(o.Lines) < tpcc.MinOrderLines || o.Lines[0].ItemID == 0 || o.Lines[0].Quantity == 0 {
+			t.Fatalf("order status output incomplete: %+v", o)
+		}
 	}
 }
 
@@ -295,6 +340,7 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 			if err := term.Exec(ctx, ex, ty); err != nil {
 				t.Fatalf("%s: transaction %d: %v", mode, i, err)
 			}
+			checkOutputs(t, term, ty)
 			log = append(log, describe(term, ty))
 		}
 		ex.Close(ctx)
@@ -321,13 +367,18 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 	if t.Failed() {
 		return
 	}
-	rb := 0
+	rb, brand := 0, 0
 	for _, s := range outputs[a] {
 		if strings.Contains(s, "rb=true") {
 			rb++
 		}
+		brand += strings.Count(s, " B ")
 	}
-	t.Logf("%d transactions gave the same results in both modes (%d rolled back)", len(outputs[a]), rb)
+	if brand == 0 {
+		t.Error("no order line was brand 'B': brand-generic is not computed")
+	}
+	t.Logf("%d transactions gave the same results and output screens in both modes (%d rolled back, %d brand lines)",
+		len(outputs[a]), rb, brand)
 }
 
 var _ = errors.New

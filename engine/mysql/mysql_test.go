@@ -307,7 +307,7 @@ func TestConcurrentModes(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("transactions: %v", counts)
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

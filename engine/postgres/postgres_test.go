@@ -111,7 +111,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if n := count(); n != 30000 {
 		t.Fatalf("after restore: %d orders, want the built 30000", n)
 	}
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true)
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
