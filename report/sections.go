@@ -25,6 +25,7 @@ var registry = []Section{
 	backupSection{},
 	costSection{},
 	sweepSection{},
+	validitySection{},
 	environmentSection{},
 }
 

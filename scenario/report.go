@@ -16,6 +16,7 @@ type Report struct {
 	Mode           engine.Mode  `json:"mode"`
 	Warehouses     int          `json:"warehouses"`
 	KeyingThinking bool         `json:"keying_thinking"`
+	Isolation      string       `json:"isolation,omitempty"`
 	Seed           uint64       `json:"seed"`
 	Partial        bool         `json:"partial"`
 	Steps          []StepReport `json:"steps"`
@@ -44,6 +45,9 @@ type StepReport struct {
 	ServerCPUPct      float64              `json:"server_cpu_pct"`
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
+	// Validity is the TPC-C validity verdict (valid only when every
+	// repeat's step was); absent for steps stored without one.
+	Validity *store.Validity `json:"validity,omitempty"`
 }
 
 // HostReport is the host telemetry of a step (means over the measured
@@ -79,7 +83,7 @@ type TxnReport struct {
 // too).
 func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
-		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed,
+		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial}
 	for _, a := range store.Aggregate(steps) {
 		s := StepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
@@ -89,7 +93,7 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 			Host: HostReport{CPUBusyPct: a.Host.CPUBusyPct, CPUIdlePct: a.Host.CPUIdlePct, CPUIowaitPct: a.Host.CPUIowaitPct,
 				DiskReadIOPS: a.Host.DiskReadIOPS, DiskWriteIOPS: a.Host.DiskWriteIOPS, DiskReadMBps: a.Host.DiskReadMBps,
 				DiskWriteMBps: a.Host.DiskWriteMBps, DiskAvgLatencyMs: a.Host.DiskAvgLatencyMs},
-			Txn: map[string]TxnReport{}}
+			Txn: map[string]TxnReport{}, Validity: a.Validity}
 		if v := a.ServerCPUUsPerTxn; v > 0 {
 			s.ServerCPUUsPerTxn = &v
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/tpcc"
+	"github.com/rightsize/rightsize/validity"
 )
 
 // ErrBadOptions marks run options, or a database state, that the user must
@@ -39,6 +40,7 @@ type RunOptions struct {
 	Repeats               int
 	RebuildBetweenRepeats bool
 	Mode                  string // "", "procedures" or "statements"
+	Isolation             string // "", "spec" or "read-committed" (engine.ParseIsolation)
 	KeyingThinking        bool
 	Seed                  uint64 // 0: random
 	Warehouses            int    // expected warehouse count (0: any)
@@ -90,7 +92,25 @@ func (o *RunOptions) Validate() error {
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
 	}
+	if _, err := engine.ParseIsolation(o.Isolation); err != nil {
+		return bad("--isolation: %w", err)
+	}
 	return nil
+}
+
+// applyIsolation sets the isolation of t's executors and returns what it
+// records with the run. An engine that cannot choose (SQLite: always
+// serializable) runs at spec and refuses read-committed.
+func applyIsolation(t *target.Target, name string) (engine.Isolation, error) {
+	iso, _ := engine.ParseIsolation(name)
+	if s, ok := t.DB.(engine.IsolationSetter); ok {
+		s.SetIsolation(iso)
+		return iso, nil
+	}
+	if !iso.Compliant() {
+		return "", bad("--isolation %s: %s transactions are always serializable; drop --isolation", iso, t.Engine())
+	}
+	return iso, nil
 }
 
 // Result is a finished (or interrupted) run as stored.
@@ -146,6 +166,10 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 			return nil, bad("%s has no %s mode (it has %v)", t.Engine(), mode, t.Caps().Modes())
 		}
 	}
+	iso, err := applyIsolation(t, o.Isolation)
+	if err != nil {
+		return nil, err
+	}
 	if o.RebuildBetweenRepeats && o.Repeats > 1 {
 		if _, ok := t.DB.(Restorer); !ok {
 			return nil, bad("--rebuild-between-repeats: %w", ErrNoRestore)
@@ -162,7 +186,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
 	env := Environment(ctx, t, o.Version, o.Commit)
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
-		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Users: o.Users, Rampup: o.Rampup,
+		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(iso), Users: o.Users, Rampup: o.Rampup,
 		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
 	if t.Spec == "embedded" {
 		run.Target = "embedded"
@@ -188,6 +212,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	runErr := ap.Run(ctx, func(ctx context.Context, r StepRecord) error {
 		lastPartial = r.Result.Partial
 		s := r.StoreStep(run.ID)
+		v := validity.Step(run, &s)
+		s.Validity = &v
 		return st.AddStep(bg, &s)
 	})
 	status := store.StatusComplete

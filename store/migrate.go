@@ -175,6 +175,12 @@ CREATE TABLE sweep_runs (
   reason   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sweep_id, position)
 )`},
+	{4, "validity", `
+ALTER TABLE runs ADD COLUMN isolation TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN order_lines BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN remote_order_lines BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN remote_payments BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN validity TEXT NOT NULL DEFAULT ''`},
 }
 
 // SchemaVersion is the schema version this binary writes.

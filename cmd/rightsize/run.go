@@ -40,6 +40,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
 	cmd.Flags().DurationVar(&f.interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
+	cmd.Flags().StringVar(&f.o.Isolation, "isolation", "spec", "spec (TPC-C level 3 on each engine) or read-committed (as HammerDB runs; recorded as not spec-compliant)")
 }
 
 // options turns the flags into validated run options.

@@ -25,6 +25,9 @@ type Harness struct {
 	// RetryableError provokes a real retryable error (deadlock or
 	// serialization failure) on db and returns it; nil skips that test.
 	RetryableError func(t testing.TB, db engine.DB) error
+	// Exec runs a data-changing statement on db (the broken-database
+	// checks use it); nil skips that test.
+	Exec func(t testing.TB, db engine.DB, sql string)
 }
 
 const seed = 20261122
@@ -81,6 +84,10 @@ func Run(t *testing.T, h Harness) {
 			}
 		}
 	})
+
+	if h.Exec != nil {
+		t.Run("broken-database-fails-checks", func(t *testing.T) { testBrokenChecks(t, db, h.Exec) })
+	}
 
 	meta, err := db.ReadMeta(ctx)
 	if err != nil || !meta.Complete || meta.Warehouses != 1 {
@@ -154,6 +161,61 @@ func Run(t *testing.T, h Harness) {
 				t.Fatalf("retries %d errors %d, want 1 and 0", retries, errs)
 			}
 		})
+	}
+}
+
+// breakages each break one of the consistency conditions the suite
+// checks deliberately, then repair it; the conditions they must fail.
+var breakages = []struct {
+	name         string
+	break_, mend string
+	fails        []string
+}{
+	{"an order claims one line more than it has",
+		"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1",
+		"UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1",
+		[]string{"3.3.2.4", "3.3.2.6"}},
+	{"a delivered order's line has no delivery date",
+		"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 1 AND ol_number = 1",
+		"UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 1 AND ol_number = 1",
+		[]string{"3.3.2.7"}},
+	{"a customer's balance moved without payment or delivery (year-to-date kept)",
+		"UPDATE customer SET c_balance = c_balance + 1, c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1",
+		"UPDATE customer SET c_balance = c_balance - 1, c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1",
+		[]string{"3.3.2.10"}},
+	{"a customer's year-to-date payment moved alone",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 2",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 2",
+		[]string{"3.3.2.12"}},
+}
+
+// testBrokenChecks breaks the database in one way at a time and sees
+// exactly the conditions that must fail fail, then all pass once mended.
+func testBrokenChecks(t *testing.T, db engine.DB, exec func(testing.TB, engine.DB, string)) {
+	ctx := context.Background()
+	failing := func() []string {
+		res, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range res {
+			if !r.Passed() {
+				ids = append(ids, r.Check.ID)
+			}
+		}
+		return ids
+	}
+	for _, b := range breakages {
+		exec(t, db, b.break_)
+		got := failing()
+		exec(t, db, b.mend)
+		if strings.Join(got, ",") != strings.Join(b.fails, ",") {
+			t.Errorf("%s: conditions failing %v, want %v", b.name, got, b.fails)
+		}
+	}
+	if got := failing(); len(got) > 0 {
+		t.Fatalf("after mending, conditions still failing: %v", got)
 	}
 }
 

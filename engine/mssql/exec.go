@@ -168,7 +168,7 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 }
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
-	return e.conn.QueryRowContext(ctx, procPayment, paymentArgs(in)...).Scan(paymentScreen(out)...)
+	return e.conn.QueryRowContext(ctx, procPayment, paymentArgs(in)...).Scan(engine.PaymentScreen(out)...)
 }
 
 func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
@@ -177,38 +177,13 @@ func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 		return err
 	}
 	defer rows.Close()
-	if err := scanOrderStatusLines(rows, out); err != nil {
+	if err := engine.ScanOrderStatusLines(rows, out); err != nil {
 		return err
 	}
 	if !rows.NextResultSet() || !rows.Next() {
 		return fmt.Errorf("rs_order_status returned no customer row: %w", errors.Join(rows.Err(), sql.ErrNoRows))
 	}
 	return rows.Scan(&out.CID, &out.Balance, &out.First, &out.Middle, &out.Last, &out.OID, &out.Carrier)
-}
-
-// paymentScreen lists the scan targets of a Payment's output row: C_ID,
-// C_BALANCE, the warehouse's and district's addresses, then the customer.
-func paymentScreen(out *tpcc.PaymentResult) []any {
-	w, d, c := &out.Warehouse, &out.District, &out.Customer
-	return []any{&out.CID, &out.Balance, &w.Street1, &w.Street2, &w.City, &w.State, &w.Zip,
-		&d.Street1, &d.Street2, &d.City, &d.State, &d.Zip, &out.First, &out.Middle, &out.Last,
-		&c.Street1, &c.Street2, &c.City, &c.State, &c.Zip, &out.Phone, &out.Credit, &out.CreditLim, &out.Discount, &out.Data}
-}
-
-// scanOrderStatusLines reads the lines of an Order-Status: OL_I_ID,
-// OL_SUPPLY_W_ID, OL_QUANTITY, OL_AMOUNT and whether OL_DELIVERY_D is set.
-func scanOrderStatusLines(rows *sql.Rows, out *tpcc.OrderStatusResult) error {
-	out.Lines = out.Lines[:0]
-	for rows.Next() {
-		var l tpcc.OrderStatusLine
-		var delivered int32
-		if err := rows.Scan(&l.ItemID, &l.SupplyWID, &l.Quantity, &l.Amount, &delivered); err != nil {
-			return err
-		}
-		l.Delivered = delivered != 0
-		out.Lines = append(out.Lines, l)
-	}
-	return rows.Err()
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {

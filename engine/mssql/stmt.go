@@ -390,7 +390,7 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err != nil {
 		return abort(tx, err)
 	}
-	err = scanOrderStatusLines(rows, out)
+	err = engine.ScanOrderStatusLines(rows, out)
 	if cerr := rows.Close(); err == nil {
 		err = cerr
 	}

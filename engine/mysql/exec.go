@@ -158,7 +158,7 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
 	err := e.payment.QueryRowContext(ctx, in.WID, in.DID, in.CWID, in.CDID, in.CID, boolInt(in.ByName), in.CLast,
-		amount(in.Amount)).Scan(paymentScreen(out)...)
+		amount(in.Amount)).Scan(engine.PaymentScreen(out)...)
 	return noCustomer(err)
 }
 
@@ -177,30 +177,7 @@ func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if !rows.NextResultSet() {
 		return fmt.Errorf("rs_order_status returned no order lines: %w", firstErr(rows.Err(), sql.ErrNoRows))
 	}
-	return scanOrderStatusLines(rows, out)
-}
-
-// paymentScreen lists the scan targets of a Payment's output row: C_ID,
-// C_BALANCE, the warehouse's and district's addresses, then the customer.
-func paymentScreen(out *tpcc.PaymentResult) []any {
-	w, d, c := &out.Warehouse, &out.District, &out.Customer
-	return []any{&out.CID, &out.Balance, &w.Street1, &w.Street2, &w.City, &w.State, &w.Zip,
-		&d.Street1, &d.Street2, &d.City, &d.State, &d.Zip, &out.First, &out.Middle, &out.Last,
-		&c.Street1, &c.Street2, &c.City, &c.State, &c.Zip, &out.Phone, &out.Credit, &out.CreditLim, &out.Discount, &out.Data}
-}
-
-// scanOrderStatusLines reads the lines of an Order-Status: OL_I_ID,
-// OL_SUPPLY_W_ID, OL_QUANTITY, OL_AMOUNT and whether OL_DELIVERY_D is set.
-func scanOrderStatusLines(rows *sql.Rows, out *tpcc.OrderStatusResult) error {
-	out.Lines = out.Lines[:0]
-	for rows.Next() {
-		var l tpcc.OrderStatusLine
-		if err := rows.Scan(&l.ItemID, &l.SupplyWID, &l.Quantity, &l.Amount, &l.Delivered); err != nil {
-			return err
-		}
-		out.Lines = append(out.Lines, l)
-	}
-	return rows.Err()
+	return engine.ScanOrderStatusLines(rows, out)
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -513,7 +514,7 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err != nil {
 		return e.abort(ctx, err)
 	}
-	err = scanOrderStatusLines(rows, out)
+	err = engine.ScanOrderStatusLines(rows, out)
 	rows.Close()
 	if err != nil {
 		return e.abort(ctx, err)

@@ -65,7 +65,7 @@ func deadlock(t testing.TB, db engine.DB) error {
 }
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: deadlock})
+	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: deadlock, Exec: execSQL})
 }
 
 func TestReadMetaWithoutSchema(t *testing.T) {
@@ -119,5 +119,13 @@ func TestSnapshotRestore(t *testing.T) {
 		if !r.Passed() {
 			t.Errorf("after restore %s fails", r.Check.ID)
 		}
+	}
+}
+
+// execSQL runs a data-changing statement for the broken-database checks.
+func execSQL(t testing.TB, db engine.DB, sql string) {
+	t.Helper()
+	if _, err := db.(*postgres.DB).Pool().Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }
