@@ -57,8 +57,8 @@ type NewOrderLine struct {
 }
 
 // NewOrderResult is what a New-Order returns: the data of the output screen
-// of clause 2.4.3.3. After the simulated user error only RolledBack and
-// Lines (the valid items processed before the rollback) are set.
+// of clause 2.4.3.3. After the simulated user error only RolledBack is
+// set (the screen then shows only the customer and the error).
 type NewOrderResult struct {
 	OID        int32
 	Total      float64 // display total, clause 2.4.2.2
