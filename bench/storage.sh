@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Compare rightsize's builtin storage engine with fio on the sqlserver preset
-# (8 KiB random, 25 % writes, 8 threads x 4 outstanding, direct) on a 1 GiB
-# test file: prints both result tables, the IOPS of each engine per round and
-# the ratio builtin/fio of the means (target: >= 0.90).
+# Compare rightsize's builtin storage engine with fio, job by job, on the
+# sqlserver and hci presets (8 threads x 4 outstanding, direct) on a 1 GiB
+# test file: interleaved rounds (the engine order alternates from job to job
+# and round to round), then per job the medians of IOPS, MB/s, average and
+# p99 latency and CPU per I/O of each engine, and the builtin/fio ratios
+# (target: builtin IOPS and p99 within 5 % of fio's on every job).
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
-# env:   DURATION (20s), SIZE (bytes, 1073741824), ROUNDS (3), PRESET (sqlserver)
+# env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (5),
+#        PRESETS (sqlserver,hci), ENGINES (fio,builtin; also builtin:io_uring,
+#        builtin:libaio, builtin:goroutines)
+# The test file is removed at the end (also on Ctrl-C), and DIR if the
+# script created it.
 set -euo pipefail
 
 DIR=${1:-/var/tmp/rightsize-storagebench}
-DURATION=${DURATION:-20s}
+DURATION=${DURATION:-5s}
 SIZE=${SIZE:-1073741824}
-ROUNDS=${ROUNDS:-3}
-PRESET=${PRESET:-sqlserver}
+ROUNDS=${ROUNDS:-5}
+PRESETS=${PRESETS:-sqlserver,hci}
+ENGINES=${ENGINES:-fio,builtin}
 
 if ! command -v fio >/dev/null 2>&1; then
 	echo "fio not found: installing it with apt-get" >&2
@@ -21,9 +28,14 @@ if ! command -v fio >/dev/null 2>&1; then
 	$SUDO apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q fio
 fi
-echo "$(fio --version), $(go version), $(nproc) CPUs, dir $DIR ($(df -hP "$(dirname "$DIR")" | awk 'NR==2 {print $1}'))" >&2
+echo "$(fio --version), $(go version), $(nproc) CPUs, kernel $(uname -r), dir $DIR ($(df -hP "$(dirname "$DIR")" | awk 'NR==2 {print $1}'))" >&2
 
 cd "$(dirname "$0")/.."
-mkdir -p "$DIR"
-go run ./probe/storage/cmd/storagebench -dir "$DIR" -size "$SIZE" -duration "$DURATION" \
-	-preset "$PRESET" -rounds "$ROUNDS" -engines fio,builtin
+if [ ! -d "$DIR" ]; then
+	mkdir -p "$DIR"
+	trap 'rmdir "$DIR" 2>/dev/null || true' EXIT
+fi
+go build -o "$DIR/.storagebench" ./probe/storage/cmd/storagebench
+trap 'rm -f "$DIR/.storagebench"; rmdir "$DIR" 2>/dev/null || true' EXIT
+"$DIR/.storagebench" -dir "$DIR" -size "$SIZE" -duration "$DURATION" \
+	-preset "$PRESETS" -rounds "$ROUNDS" -engines "$ENGINES"

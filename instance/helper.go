@@ -18,20 +18,21 @@ import (
 
 // The helper is this same executable, re-executed with helperEnv set (the
 // init function below takes over before main). It reads a startRequest on
-// stdin, drops from root to the server user if asked, has embedded-postgres
-// download and extract the binaries if needed (ensureBinaries), runs initdb
-// for a new cluster (initCluster), runs embedded-postgres' Start — pg_ctl
+// stdin, drops from root to the server user if asked, runs initdb for a new
+// cluster (initCluster), writes pg_hba.conf and sets the administrator's
+// password when asked (writeAuth), runs embedded-postgres' Start — pg_ctl
 // start -w and a connection check — and writes a startResponse as the last
-// line of stdout. Output of initdb, pg_ctl and the library goes to stderr,
+// line of stdout. The binaries are already in place: the parent downloads
+// them as its own user (binaries.go), never the server user. Output of initdb, pg_ctl and the library goes to stderr,
 // which the parent points at the log. A separate process
 //   - can drop root for good without touching the main process's identity,
 //   - can be killed with its pg_ctl/initdb when the context is cancelled
-//     (the library's download and start cannot be interrupted),
+//     (the library's start cannot be interrupted),
 //   - gets a private TMPDIR (the library leaves a temp log file per start)
 //     and an environment without PG* variables.
 const (
 	helperEnv   = "RIGHTSIZE_INSTANCE_HELPER"
-	helperMagic = "postgres-start-v1"
+	helperMagic = "postgres-start-v2"
 )
 
 func init() {
@@ -45,9 +46,12 @@ type startRequest struct {
 	UID, GID     int // server user when started as root; 0 keeps the identity
 	Version      string
 	BinariesPath string
-	Extract      bool
-	CacheDir     string
 	RunDir       string
+	// Password is the administrator's; SetPassword sets it (single-user
+	// mode) and records Fingerprint in the data directory.
+	Password     string
+	SetPassword  bool
+	Fingerprint  string
 	TempDir      string // private scratch directory, removed by the parent
 	RuntimeDir   string
 	DataDir      string
@@ -55,6 +59,8 @@ type startRequest struct {
 	Port         uint32
 	Settings     map[string]string
 	StartTimeout time.Duration
+	Join         Join // confinement joined before anything starts (as root)
+	WALDir       string
 }
 
 type startResponse struct {
@@ -148,6 +154,9 @@ func helperMain(in io.Reader, out io.Writer) int {
 }
 
 func helperStart(req startRequest) error {
+	if err := req.Join.apply(); err != nil {
+		return err
+	}
 	if req.UID != 0 && os.Geteuid() == 0 {
 		if err := dropPrivileges(req.UID, req.GID); err != nil {
 			return fmt.Errorf("switch to user %s (uid %d): %w", SystemUser, req.UID, err)
@@ -156,7 +165,10 @@ func helperStart(req startRequest) error {
 	if os.Geteuid() == 0 {
 		return errors.New("refusing to run PostgreSQL as root")
 	}
-	for _, dir := range []string{req.TempDir, req.CacheDir, filepath.Dir(req.BinariesPath), req.DataDir, filepath.Dir(req.LogFile)} {
+	// Everything the server creates (runtime and socket directories,
+	// files) is its user's alone.
+	setUmask(0o077)
+	for _, dir := range []string{req.TempDir, filepath.Dir(req.BinariesPath), req.DataDir, filepath.Dir(req.LogFile)} {
 		if _, err := os.Stat(dir); err != nil {
 			return fmt.Errorf("user uid %d cannot reach %s: %w (every directory above it must be searchable by that user; nothing under /root is)", os.Geteuid(), dir, err)
 		}
@@ -167,15 +179,13 @@ func helperStart(req startRequest) error {
 	tmp := req.TempDir
 	os.Setenv("TMPDIR", tmp)
 
-	if req.Extract {
-		if err := ensureBinaries(req, tmp); err != nil {
-			return err
-		}
-	}
 	if _, err := os.Stat(filepath.Join(req.DataDir, "PG_VERSION")); err != nil {
 		if err := initCluster(req, tmp); err != nil {
 			return err
 		}
+	}
+	if err := writeAuth(req); err != nil {
+		return err
 	}
 	// The cluster exists, so embedded-postgres neither wipes nor
 	// re-initialises the data directory: it runs pg_ctl start -w and
@@ -189,8 +199,7 @@ func libConfig(req startRequest, dataDir string, settings map[string]string) emb
 		Port(req.Port).
 		Database("postgres").
 		Username(pgUser).
-		Password(pgPassword).
-		CachePath(req.CacheDir).
+		Password(req.Password).
 		BinariesPath(req.BinariesPath).
 		RuntimePath(req.RuntimeDir).
 		DataPath(dataDir).
@@ -208,56 +217,21 @@ func libConfig(req startRequest, dataDir string, settings map[string]string) emb
 // directory instead (and on failure empties it again).
 func initCluster(req startRequest, tmp string) error {
 	pwfile := filepath.Join(tmp, "pwfile")
-	if err := os.WriteFile(pwfile, []byte(pgPassword), 0o600); err != nil {
+	if err := os.WriteFile(pwfile, []byte(req.Password), 0o600); err != nil {
 		return fmt.Errorf("write password file: %w", err)
 	}
 	defer os.Remove(pwfile)
 	var out bytes.Buffer
 	cmd := exec.Command(filepath.Join(req.BinariesPath, "bin", "initdb"),
-		"-A", "password", "-U", pgUser, "-D", req.DataDir, "--pwfile="+pwfile,
+		"-A", "scram-sha-256", "-U", pgUser, "-D", req.DataDir, "--pwfile="+pwfile,
 		"--locale=C", "--encoding=UTF8")
+	if req.WALDir != "" {
+		cmd.Args = append(cmd.Args, "--waldir="+req.WALDir)
+	}
 	cmd.Stdout = io.MultiWriter(os.Stderr, &out)
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("initdb -D %s: %w\n%s", req.DataDir, err, strings.TrimSpace(out.String()))
 	}
 	return nil
-}
-
-// ensureBinaries makes embedded-postgres download (once, into the shared
-// cache) and extract the binaries. The library only does that inside Start,
-// so the first extraction starts and stops a throwaway cluster in tmp.
-// embedded-postgres extracts whenever bin/pg_ctl is missing, so a concurrent
-// start (e.g. another test binary) could use a half extracted tree: the
-// extraction runs under a lock and is marked complete; later starts see the
-// marker and take no lock.
-func ensureBinaries(req startRequest, tmp string) error {
-	marker := filepath.Join(req.BinariesPath, ".rightsize-complete")
-	if _, err := os.Stat(marker); err == nil {
-		return nil
-	}
-	unlock, err := lockFile(req.BinariesPath + ".lock")
-	if err != nil {
-		return fmt.Errorf("lock binaries: %w", err)
-	}
-	defer unlock()
-	if _, err := os.Stat(marker); err == nil {
-		return nil
-	}
-	if err := os.RemoveAll(req.BinariesPath); err != nil {
-		return fmt.Errorf("remove partially extracted binaries: %w", err)
-	}
-	minimal := map[string]string{
-		"listen_addresses":        "127.0.0.1",
-		"unix_socket_directories": req.Settings["unix_socket_directories"],
-		"fsync":                   "off",
-	}
-	ep := embeddedpostgres.NewDatabase(libConfig(req, filepath.Join(tmp, "bootstrap"), minimal))
-	if err := ep.Start(); err != nil {
-		return fmt.Errorf("download and extract PostgreSQL %s: %w", req.Version, err)
-	}
-	if err := ep.Stop(); err != nil {
-		return fmt.Errorf("stop bootstrap server: %w", err)
-	}
-	return os.WriteFile(marker, nil, 0o644)
 }

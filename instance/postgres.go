@@ -4,10 +4,25 @@
 // # PostgreSQL
 //
 // [StartPostgres] runs a PostgreSQL server on 127.0.0.1 and a private port,
-// with binaries downloaded by github.com/fergusstrange/embedded-postgres
-// (PostgreSQL 15, cached under the base directory and extracted once) or
-// installed ones ([PostgresConfig.BinDir]). Clusters use locale C, encoding
-// UTF8, user and password "postgres".
+// with the binaries github.com/fergusstrange/embedded-postgres uses
+// (PostgreSQL 13 to 17, downloaded and unpacked once under the base
+// directory by the user running rightsize, see binaries.go) or installed
+// ones ([PostgresConfig.BinDir]). Clusters use locale C and encoding UTF8.
+//
+// # Who can log in
+//
+// Nobody but the user who runs rightsize. Every data directory has its own
+// random passwords (package internal/secret: a file of mode 0600 in a
+// directory of mode 0700), one for the superuser "postgres", used only to
+// set the server up, and one for the benchmark role [BenchRole]
+// (LOGIN, CREATEDB, REPLICATION, pg_monitor; not a superuser), which
+// [Postgres.DSN] hands out. pg_hba.conf is rewritten at every start: SCRAM
+// password logins only, from 127.0.0.1 and the Unix socket, nothing
+// trusted. The socket lives in a directory of mode 0700 owned by the server
+// user. A data directory whose passwords are not the stored ones (made by
+// an older rightsize with the fixed password, or whose secrets file was
+// lost) gets new passwords on its next start: the helper sets them in
+// single-user mode, which needs no login, and a one-line notice says so.
 //
 // Starting is done by a short-lived helper process: the running executable
 // re-executed with an environment marker that this package's init function
@@ -47,28 +62,32 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	embeddedpostgres "github.com/fergusstrange/embedded-postgres"
+	"github.com/rightsize/rightsize/internal/basedir"
+	"github.com/rightsize/rightsize/internal/secret"
 )
 
 // SystemUser is the unprivileged user PostgreSQL runs as when rightsize runs as root.
 const SystemUser = "rightsize"
 
-const (
-	pgUser     = "postgres"
-	pgPassword = "postgres"
+// BenchRole is the role virtual users, loaders and probes log in as.
+const BenchRole = "rightsize"
 
-	// embeddedVersion is the PostgreSQL release downloaded when no BinDir is given.
-	embeddedVersion = embeddedpostgres.V15
+const (
+	pgUser = "postgres"
+
+	// authMarker is the file in the data directory that holds the
+	// fingerprint of the secrets its passwords were set from.
+	authMarker = "rightsize.auth"
 
 	defaultStopTimeout  = 2 * time.Minute
 	defaultStartTimeout = 60 * time.Second
@@ -83,9 +102,18 @@ var errPortInUse = errors.New("port already in use")
 // PostgresConfig configures a managed PostgreSQL server.
 type PostgresConfig struct {
 	// BinDir is the directory holding the postgres binaries (e.g.
-	// /usr/lib/postgresql/15/bin); "" downloads PostgreSQL 15 binaries with
-	// embedded-postgres and caches them under BaseDir.
+	// /usr/lib/postgresql/15/bin); "" downloads the binaries of Version and
+	// caches them under BaseDir.
 	BinDir string
+	// Version is the major version to download when BinDir is "" (one of
+	// Versions); "" means DefaultVersion.
+	Version string
+	// SecretDir holds the per-data-directory password files; "" means
+	// <BaseDir>/secrets.
+	SecretDir string
+	// Notices receives one-line notices for the user (a password rotated
+	// on an old data directory); nil means standard error.
+	Notices io.Writer
 	// DataDir is the data directory; "" means <BaseDir>/data/pg<major>-default.
 	// It is reused if it already holds a cluster of the same major version; it
 	// must otherwise be missing or empty (it is never wiped).
@@ -114,29 +142,26 @@ type PostgresConfig struct {
 	// StopTimeout is how long Stop waits for a clean (fast) shutdown before
 	// forcing an immediate one; 0 means 2 minutes.
 	StopTimeout time.Duration
+	// Join puts the server under a confinement (limits.go) from its start.
+	Join Join
+	// WALDir puts pg_wal of a new cluster there (initdb --waldir; limits.go).
+	WALDir string
 }
 
 // DefaultBaseDir returns the default cache and runtime directory:
 // os.UserCacheDir()/rightsize, or /var/cache/rightsize when running as root
 // (never under /root, which the unprivileged server user cannot reach).
-func DefaultBaseDir() string {
-	if os.Geteuid() == 0 {
-		return "/var/cache/rightsize"
-	}
-	if d, err := os.UserCacheDir(); err == nil && d != "" {
-		return filepath.Join(d, "rightsize")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("rightsize-%d", os.Getuid()))
-}
+func DefaultBaseDir() string { return basedir.Default() }
 
 // Postgres is a managed PostgreSQL server. Its methods are safe for concurrent use.
 type Postgres struct {
-	major        string // "15"
-	libVersion   string // version given to embedded-postgres
-	binariesPath string // directory whose bin/ holds pg_ctl, initdb, postgres
-	extract      bool   // binaries come from the embedded download
+	major        string    // "15"
+	libVersion   string    // version given to embedded-postgres
+	binariesPath string    // directory whose bin/ holds pg_ctl, initdb, postgres
+	bins         *binaries // the download, when BinDir is ""
 	baseDir      string
-	cacheDir     string
+	secretDir    string
+	notices      io.Writer
 	runDir       string
 	logDir       string
 	dataDir      string
@@ -151,10 +176,13 @@ type Postgres struct {
 	abort   context.CancelFunc // cancels a start in progress
 
 	mu         sync.Mutex // serialises start, stop, kill
+	secrets    secret.Secrets
 	port       uint32
 	runtimeDir string
 	pid        int    // postmaster we started
 	pidStart   string // its start time, to detect pid reuse
+	join       Join   // confinement the start helper joins
+	walDir     string // initdb --waldir
 }
 
 // StartPostgres initialises (if needed) and starts a PostgreSQL server and
@@ -198,12 +226,15 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	}
 	p := &Postgres{
 		baseDir:      base,
-		cacheDir:     filepath.Join(base, "cache"),
+		secretDir:    cfg.SecretDir,
+		notices:      cfg.Notices,
 		runDir:       filepath.Join(base, "run"),
 		logDir:       filepath.Join(base, "log"),
 		log:          cfg.Log,
 		startTimeout: cfg.StartTimeout,
 		stopTimeout:  cfg.StopTimeout,
+		join:         cfg.Join,
+		walDir:       cfg.WALDir,
 	}
 	if p.startTimeout <= 0 {
 		p.startTimeout = defaultStartTimeout
@@ -212,12 +243,22 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 		p.stopTimeout = defaultStopTimeout
 	}
 
+	if p.secretDir == "" {
+		p.secretDir = filepath.Join(base, "secrets")
+	}
+	if p.notices == nil {
+		p.notices = os.Stderr
+	}
 	if cfg.BinDir == "" {
-		p.major = majorOf(string(embeddedVersion))
-		p.libVersion = string(embeddedVersion)
-		p.extract = true
-		p.binariesPath = filepath.Join(base, "bin",
-			fmt.Sprintf("postgres-%s-%s-%s", embeddedVersion, runtime.GOOS, runtime.GOARCH))
+		major := cfg.Version
+		if major == "" {
+			major = DefaultVersion
+		}
+		b, err := newBinaries(base, major)
+		if err != nil {
+			return nil, err
+		}
+		p.major, p.libVersion, p.binariesPath, p.bins = major, b.version, b.dir, &b
 	} else {
 		binDir, err := filepath.Abs(cfg.BinDir)
 		if err != nil {
@@ -231,12 +272,15 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 			return nil, err
 		}
 		p.major = majorOf(full)
+		if cfg.Version != "" && cfg.Version != p.major {
+			return nil, fmt.Errorf("instance: the binaries in %s are PostgreSQL %s, not %s as asked", binDir, p.major, cfg.Version)
+		}
 		p.libVersion = p.major + ".0"
 		// embedded-postgres runs BinariesPath/bin/pg_ctl: use the parent of
 		// a directory named bin, else a private directory linking bin to it.
 		p.binariesPath = filepath.Dir(binDir)
 		if filepath.Base(binDir) != "bin" {
-			p.binariesPath = filepath.Join(base, "bin", "custom-"+shortHash(binDir))
+			p.binariesPath = filepath.Join(base, "pgbin", "custom-"+shortHash(binDir))
 			if err := ensureSymlink(binDir, filepath.Join(p.binariesPath, "bin")); err != nil {
 				return nil, fmt.Errorf("instance: link BinDir: %w", err)
 			}
@@ -274,6 +318,15 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err := p.prepareBaseDir(); err != nil {
 		return nil, err
 	}
+	if p.bins != nil {
+		logw := p.log
+		if logw == nil {
+			logw = io.Discard
+		}
+		if err := p.bins.ensure(ctx, logw); err != nil {
+			return nil, err
+		}
+	}
 
 	port := cfg.Port
 	if port == 0 {
@@ -285,19 +338,42 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	return p, nil
 }
 
-// prepareBaseDir creates the base directory layout; the subdirectories the
-// server user writes to are owned by it.
+// prepareBaseDir creates the base directory layout. Binaries, downloads
+// and logs belong to the user running rightsize (the server user may read,
+// not change them: root later runs some of these files); only the runtime
+// directory, where the server puts its socket and lock files, belongs to
+// the server user, with mode 0700.
 func (p *Postgres) prepareBaseDir() error {
-	if err := os.MkdirAll(p.baseDir, 0o755); err != nil {
-		return fmt.Errorf("instance: create base dir: %w", err)
+	if err := ownedDir(p.baseDir); err != nil {
+		return err
 	}
-	for _, d := range []string{p.cacheDir, filepath.Join(p.baseDir, "bin"), p.runDir, p.logDir} {
+	for _, d := range []string{filepath.Join(p.baseDir, "pgbin"), filepath.Join(p.baseDir, "pgdist"), p.logDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("instance: create %s: %w", d, err)
 		}
-		if err := p.chown(d); err != nil {
+		// An older rightsize gave the log directory to the server user.
+		if err := p.reclaim(d, 0o755); err != nil {
 			return err
 		}
+	}
+	if err := os.MkdirAll(p.runDir, 0o700); err != nil {
+		return fmt.Errorf("instance: create %s: %w", p.runDir, err)
+	}
+	if err := os.Chmod(p.runDir, 0o700); err != nil {
+		return fmt.Errorf("instance: %w", err)
+	}
+	return p.chown(p.runDir)
+}
+
+// reclaim makes dir the current user's with the given mode.
+func (p *Postgres) reclaim(dir string, mode os.FileMode) error {
+	if p.owner != nil {
+		if err := os.Lchown(dir, 0, 0); err != nil {
+			return fmt.Errorf("instance: take back %s: %w", dir, err)
+		}
+	}
+	if err := os.Chmod(dir, mode); err != nil {
+		return fmt.Errorf("instance: %w", err)
 	}
 	return nil
 }
@@ -326,6 +402,10 @@ func (p *Postgres) buildSettings(extra map[string]string) (map[string]string, er
 		"log_line_prefix":   "%m [%p] %q%u@%d ",
 		"log_timezone":      "UTC",
 		"max_connections":   "200",
+		// only the server user may connect through the socket file (its
+		// directory is private too)
+		"unix_socket_permissions": "0700",
+		"password_encryption":     "scram-sha-256",
 	}
 	for k, v := range extra {
 		if !settingName.MatchString(k) {
@@ -367,6 +447,9 @@ func (p *Postgres) setPort(port uint32) {
 // startLocked starts the server; p.mu is held.
 func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := p.prepareDataDir(); err != nil {
+		return err
+	}
+	if err := p.prepareWALDir(); err != nil {
 		return err
 	}
 	// Serialise starts on one data directory across processes (flock on
@@ -414,7 +497,7 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := os.MkdirAll(filepath.Dir(p.logFile), 0o755); err != nil {
 		return fmt.Errorf("instance: create log dir: %w", err)
 	}
-	logf, err := os.OpenFile(p.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	logf, err := openLog(p.logFile)
 	if err != nil {
 		return fmt.Errorf("instance: open log: %w", err)
 	}
@@ -438,19 +521,26 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		return err
 	}
 
+	sec, rotate, err := p.loadSecrets(hasCluster)
+	if err != nil {
+		return err
+	}
 	req := startRequest{
 		TempDir:      tmp,
 		Version:      p.libVersion,
 		BinariesPath: p.binariesPath,
-		Extract:      p.extract,
-		CacheDir:     p.cacheDir,
 		RunDir:       p.runDir,
+		Password:     sec.Admin,
+		SetPassword:  rotate,
+		Fingerprint:  sec.Fingerprint(),
 		RuntimeDir:   p.runtimeDir,
 		DataDir:      p.dataDir,
 		LogFile:      p.logFile,
 		Port:         p.port,
 		Settings:     p.serverSettings(),
 		StartTimeout: p.startTimeout,
+		Join:         p.join,
+		WALDir:       p.walDir,
 	}
 	if p.owner != nil {
 		req.UID, req.GID = p.owner.uid, p.owner.gid
@@ -465,12 +555,24 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		return fmt.Errorf("instance: postgres on port %d reported started but is not running (postmaster.pid: %v)", p.port, err)
 	}
 	p.pid, p.pidStart = pid, procStartTime(pid)
+	p.secrets = sec
+	if err := p.setupRoles(ctx, hasCluster && rotate); err != nil {
+		_ = p.stopLocked()
+		return err
+	}
 	return nil
 }
 
 // prepareDataDir checks the data directory; a missing or empty one is
-// created and given to the server user (initdb fills it).
+// created and given to the server user (initdb fills it). Missing parents
+// are created with mode 0755, so the server user can pass through them.
 func (p *Postgres) prepareDataDir() error {
+	if p.owner != nil {
+		if dir := closedAncestor(p.dataDir, p.owner.uid, p.owner.gid); dir != "" {
+			return fmt.Errorf("instance: the server user %s cannot reach data directory %s: %s does not let other users enter it\n  fix: choose a --data-dir outside %s, or let others enter it (chmod o+x %s)",
+				SystemUser, p.dataDir, dir, dir, dir)
+		}
+	}
 	hasCluster, err := inspectDataDir(p.dataDir, p.major)
 	if err != nil || hasCluster {
 		return err
@@ -563,9 +665,29 @@ func (p *Postgres) cleanupFailedStart(cancelled bool) {
 	}
 }
 
-// DSN returns a connection URL for database on this server.
+// DSN returns a connection URL for database on this server, logging in as
+// the benchmark role [BenchRole] with its password.
 func (p *Postgres) DSN(database string) string {
-	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", pgUser, pgPassword, p.Port(), database)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pgURL(BenchRole, p.secrets.Bench, p.port, database)
+}
+
+// AdminDSN returns a connection URL for database as the superuser. Only
+// set-up code and tests that must change the server itself use it.
+func (p *Postgres) AdminDSN(database string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pgURL(pgUser, p.secrets.Admin, p.port, database)
+}
+
+// SecretsFile is the file holding this data directory's passwords.
+func (p *Postgres) SecretsFile() string { return secret.Path(p.secretDir, p.dataDir) }
+
+func pgURL(user, password string, port uint32, database string) string {
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(user, password),
+		Host: fmt.Sprintf("127.0.0.1:%d", port), Path: "/" + database, RawQuery: "sslmode=disable"}
+	return u.String()
 }
 
 // Port returns the TCP port the server listens on (127.0.0.1).
@@ -810,8 +932,12 @@ func checkBinDir(binDir string) error {
 
 var versionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+(?:\.\d+)*)`)
 
-// binaryVersion runs "postgres --version" (allowed as root).
+// binaryVersion runs "postgres --version" (allowed as root, for a file only
+// root or the current user can change).
 func binaryVersion(ctx context.Context, binDir string) (string, error) {
+	if err := safeToExecute(filepath.Join(binDir, "postgres")); err != nil {
+		return "", err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--version").CombinedOutput()

@@ -32,9 +32,10 @@ func testConfig(t *testing.T) PostgresConfig {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return PostgresConfig{
-		BinDir:   os.Getenv("RIGHTSIZE_PG_BIN"),
-		DataDir:  filepath.Join(dir, "data"),
-		Settings: map[string]string{"fsync": "off"},
+		BinDir:    os.Getenv("RIGHTSIZE_PG_BIN"),
+		DataDir:   filepath.Join(dir, "data"),
+		SecretDir: filepath.Join(dir, "secrets"),
+		Settings:  map[string]string{"fsync": "off"},
 	}
 }
 
@@ -74,9 +75,25 @@ func connect(t *testing.T, p *Postgres) *pgx.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, p.DSN("postgres"))
+	// The benchmark role owns the databases it creates (it cannot create
+	// tables in the superuser's "postgres" database).
+	admin, err := pgx.Connect(ctx, p.DSN("postgres"))
 	if err != nil {
-		t.Fatalf("connect %s: %v", p.DSN("postgres"), err)
+		t.Fatalf("connect as %s: %v", BenchRole, err)
+	}
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'bench')").Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if !exists {
+		if _, err := admin.Exec(ctx, "CREATE DATABASE bench"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin.Close(ctx)
+	conn, err := pgx.Connect(ctx, p.DSN("bench"))
+	if err != nil {
+		t.Fatalf("connect as %s: %v", BenchRole, err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
@@ -102,7 +119,7 @@ func TestStartQueryStopAndReuseDataDir(t *testing.T) {
 	cfg := testConfig(t)
 	p := start(t, cfg)
 
-	if want := "postgres://postgres:postgres@127.0.0.1:"; !strings.HasPrefix(p.DSN("x"), want) ||
+	if want := "postgres://" + BenchRole + ":"; !strings.HasPrefix(p.DSN("x"), want) || strings.Contains(p.DSN("x"), ":postgres@") ||
 		!strings.HasSuffix(p.DSN("x"), "/x?sslmode=disable") {
 		t.Errorf("DSN = %q", p.DSN("x"))
 	}

@@ -24,3 +24,4 @@ func procStartTime(int) string        { return "" }
 func groupRunning(int) bool           { return false }
 func dataDirProcesses(string) []int   { return nil }
 func lockFile(string) (func(), error) { return nil, errUnsupported }
+func setUmask(int)                    {}

@@ -123,3 +123,5 @@ func readProcStat(pid int) (procStat, bool) {
 // lockFile takes an exclusive advisory lock on path (a directory, or a
 // file created if missing), waiting for it.
 func lockFile(path string) (unlock func(), err error) { return flock.Lock(path) }
+
+func setUmask(m int) { syscall.Umask(m) }

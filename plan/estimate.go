@@ -82,3 +82,18 @@ func (p *Plan) DurationPos() (line, column int) {
 	pos := p.Autopilot.at.Of("duration")
 	return pos.Line, pos.Column
 }
+
+// UsersList is the autopilot's users sequence (validated).
+func (a Autopilot) UsersList() []int { return a.users }
+
+// Timing is the autopilot's ramp-up and measured duration (validated).
+func (a Autopilot) Timing() (rampup, duration time.Duration) { return a.rampup, a.duration }
+
+// RunDuration is one autopilot run of the plan's users sequence.
+func (a Autopilot) RunDuration() time.Duration { return a.run(len(a.users)) }
+
+// DurationValue is the probe's duration per job (validated).
+func (s StorageProbe) DurationValue() time.Duration { return s.duration }
+
+// UsersList is the fit's users sequence (the autopilot's when not given).
+func (f Fit) UsersList() []int { return f.users }

@@ -2,62 +2,27 @@ package report
 
 import (
 	"bytes"
-	"context"
+	"github.com/rightsize/rightsize/internal/browsertest"
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
-// chromium returns the headless browser to open reports with. Without one
-// the test is skipped on a developer's machine and fails in CI (CI set),
-// where the project's test script installs Debian's chromium.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed, and CI is set: the HTML report must be checked in a browser in CI (scripts/install-test-deps.sh installs it)")
-	}
-	t.Skip("chromium is not installed: skipping the browser check of the HTML report (apt-get install chromium to run it)")
-	return ""
-}
+// chromium returns the headless browser (browsertest.Chromium).
+func chromium(t *testing.T) string { t.Helper(); return browsertest.Chromium(t) }
 
-// runChromium runs headless chromium on a file with extra flags and
-// returns its standard output and error.
+// runChromium runs headless chromium on a file (browsertest.Run).
 func runChromium(t *testing.T, bin, file string, extra ...string) (stdout, stderr []byte) {
 	t.Helper()
-	profile, err := os.MkdirTemp("", "rightsize-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(profile) // best effort: chromium's helpers may still hold it
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions", "--user-data-dir=" + profile,
-		"--enable-logging=stderr", "--v=0"}, extra...)
-	args = append(args, "file://"+file)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", strings.Join(extra, " "), err, errb.String())
-	}
-	return out.Bytes(), errb.Bytes()
+	return browsertest.Run(t, bin, file, extra...)
 }
 
 var (
-	consoleRE  = regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`)
-	instanceRE = regexp.MustCompile(`_echarts_instance_="`)
+	consoleRE  = browsertest.ConsoleRE
+	instanceRE = browsertest.InstanceRE
 )
 
 // TestHTMLInBrowser opens the report in headless Chromium: no console

@@ -27,6 +27,7 @@ type Page struct {
 	Cost *cost.Result
 	// Sweep is the report's sweep (nil without one).
 	Sweep *Sweep
+	Fit   *Fit
 
 	stats  []*RunStats
 	anchor string

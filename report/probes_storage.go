@@ -62,7 +62,7 @@ func (storageSection) renderProbes(p *Page, ps probeSet) error {
 		storageDetail(p, sp)
 	}
 	p.Note("MB/s is MiB/s (2^20 bytes per second), as diskspd and fio print it. Latencies are per I/O in milliseconds: " +
-		"the time of the read or write call (built-in engine) or fio's total latency. (8×4) is threads × outstanding I/Os per thread.")
+		"from submission to completion (built-in engine) or fio's total latency. (8×4) is threads × outstanding I/Os per thread.")
 	return nil
 }
 
@@ -100,7 +100,20 @@ func jobTitle(r storage.JobResult) string {
 		mode = "buffered (the page cache was not bypassed)"
 	}
 	return fmt.Sprintf("%s: %d thread(s) × %d outstanding I/O(s), %s, %.1f s, %s", r.Job.Name, r.Job.Threads, r.Job.QueueDepth, mode,
-		r.Elapsed.Seconds(), r.Engine)
+		r.Elapsed.Seconds(), engineText(r))
+}
+
+// engineText is the engine, its I/O interface and its CPU per I/O:
+// "builtin via io_uring, 7.8 µs CPU per I/O".
+func engineText(r storage.JobResult) string {
+	t := r.Engine
+	if r.IOEngine != "" {
+		t += " via " + r.IOEngine
+	}
+	if r.CPUPerIOMicros > 0 {
+		t += ", " + fmtFloat(r.CPUPerIOMicros, 1) + " µs CPU per I/O"
+	}
+	return t
 }
 
 // blockSize prints a block size: "8 KiB", "512 B".
@@ -360,7 +373,12 @@ func storageDetail(p *Page, sp storageProbe) {
 	}
 	var rows []Row
 	var notes []string
+	engines := map[string]bool{}
 	for _, jr := range r.Jobs {
+		if e := engineText(jr); !engines[e] && (jr.IOEngine != "" || jr.CPUPerIOMicros > 0) {
+			engines[e] = true
+			notes = append(notes, jobText(jr.Job)+": engine "+e)
+		}
 		sides := []struct {
 			name string
 			s    storage.Side

@@ -47,7 +47,8 @@ func fakeJob(j storage.Job, iops, avg, p99 float64) storage.JobResult {
 			Latency: fakeLatency(avg, p99)}
 	}
 	rs := float64(j.ReadPct) / 100
-	return storage.JobResult{Job: j, Engine: "builtin", Read: side(rs), Write: side(1 - rs), Total: side(1), DirectIO: true, Elapsed: el}
+	return storage.JobResult{Job: j, Engine: "builtin", IOEngine: "io_uring", CPUPerIOMicros: 7.8,
+		Read: side(rs), Write: side(1 - rs), Total: side(1), DirectIO: true, Elapsed: el}
 }
 
 // hciProbe is a storage probe of five jobs of the hci sweep (4, 8 and 64
@@ -250,7 +251,8 @@ func TestProbesOnlyReport(t *testing.T) {
 		"98,000", "765.62", "0.330", "0.231", "1.30", "2.34", "5.20",
 		// SSD vs HDD IOPS at 8 KiB; a log axis for 1,870 and 98,000 IOPS on one chart
 		"52.41x", `"type":"log"`, "log scale",
-		"path /data", "preset hci", "1.0 GiB test file")
+		"path /data", "preset hci", "1.0 GiB test file",
+		"4 KiB random, 70 % read (8×4): engine builtin via io_uring, 7.8 µs CPU per I/O")
 	if n := strings.Count(stor, "echarts.init("); n != 4 {
 		t.Errorf("storage section: %d charts, want 4", n)
 	}

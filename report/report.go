@@ -61,6 +61,8 @@ type Options struct {
 	// Sweep is a configuration sweep: with it the report has the sweep
 	// section.
 	Sweep *Sweep
+	// Fit is a right-size search: with it the report has the fit section.
+	Fit *Fit
 }
 
 // Section is one part of the HTML report.
@@ -115,7 +117,7 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 // sections are rendered.
 func HTML(w io.Writer, runs []RunData, opts Options) error {
 	probes := reportProbes(runs, opts.Probes)
-	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil && opts.Sweep == nil {
+	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil && opts.Sweep == nil && opts.Fit == nil {
 		return errors.New("report: no runs, no probes and no cost model")
 	}
 	if opts.Title == "" {
@@ -162,7 +164,7 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 		} else if len(runs) == 0 && (!isProbe || len(probes.probes) == 0) {
 			continue // a report of probes (or of a cost model) only: the run sections have nothing to show
 		}
-		p := &Page{Runs: runs, Labels: labels, Colors: colors, Cost: opts.Cost, Sweep: opts.Sweep, stats: stats, anchor: a}
+		p := &Page{Runs: runs, Labels: labels, Colors: colors, Cost: opts.Cost, Sweep: opts.Sweep, Fit: opts.Fit, stats: stats, anchor: a}
 		var err error
 		if isProbe {
 			err = ps.renderProbes(p, probes)

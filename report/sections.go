@@ -18,6 +18,7 @@ var registry = []Section{
 	summarySection{},
 	throughputSection{},
 	hostSection{},
+	whySection{},
 	latencySection{},
 	timelineSection{},
 	storageSection{},
@@ -25,6 +26,7 @@ var registry = []Section{
 	backupSection{},
 	costSection{},
 	sweepSection{},
+	fitSection{},
 	validitySection{},
 	environmentSection{},
 }

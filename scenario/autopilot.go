@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // Restorer is implemented by engines that can return the database to its
@@ -55,6 +56,12 @@ type Autopilot struct {
 	// OnProgress, when set, gets the live figures of the running step
 	// every second (driver.StepConfig.OnProgress).
 	OnProgress func(repeat, index int, p driver.Progress)
+	// NoWaits turns wait sampling off; WaitInterval is its interval
+	// (0: waits.DefaultInterval).
+	NoWaits      bool
+	WaitInterval time.Duration
+	// ServerCPUs is the server's CPU cap (--cpus; 0: the host's CPUs).
+	ServerCPUs float64
 }
 
 // StepRecord is one finished step with its telemetry.
@@ -65,6 +72,8 @@ type StepRecord struct {
 	Host          telemetry.Summary  // over the measured interval
 	Counters      engine.Counters    // server counters' change over the measured interval
 	CountersOK    bool
+	Waits         *waits.Profile    // nil with NoWaits
+	Saturation    *waits.Saturation // nil without host samples
 }
 
 // ErrNoRestore is returned when RebuildBetweenRepeats is asked of an engine
@@ -147,8 +156,13 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		cfg.ServerAlive = func() bool { return instance.ProcessRunning(pid) }
 	}
 	// Counters are read when the ramp-up ends and when measuring stops.
-	cfg.OnMeasureStart = func() { before, beforeErr = a.DB.Counters(context.Background()) }
+	sw := a.openWaits(ctx)
+	cfg.OnMeasureStart = func() {
+		before, beforeErr = a.DB.Counters(context.Background())
+		sw.start(ctx, a.waitInterval())
+	}
 	res, err := driver.RunStep(ctx, a.DB, cfg)
+	out.Waits = sw.stop(context.WithoutCancel(ctx))
 	if err != nil {
 		out.err = err
 		return out
@@ -160,7 +174,10 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	}
 	out.Result = res
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
-	out.Host = telemetry.Summarize(telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd))
+	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
+	out.Host = telemetry.Summarize(measured)
+	out.Saturation = saturation(measured, out.Host, !a.DB.Caps().Server, a.ServerCPUs)
+	addServerCPU(out.Waits, out.Saturation)
 	return out
 }
 

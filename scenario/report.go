@@ -20,6 +20,9 @@ type Report struct {
 	Seed           uint64       `json:"seed"`
 	Partial        bool         `json:"partial"`
 	Steps          []StepReport `json:"steps"`
+	// Why is the run's diagnosis (store.RunVerdict), when waits or
+	// saturation were measured.
+	Why string `json:"why,omitempty"`
 }
 
 // StepReport is one step of a Report (means over repeats).
@@ -45,6 +48,7 @@ type StepReport struct {
 	ServerCPUPct      float64              `json:"server_cpu_pct"`
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
+	Verdict           string               `json:"verdict,omitempty"` // the step's diagnosis
 	// Validity is the TPC-C validity verdict (valid only when every
 	// repeat's step was); absent for steps stored without one.
 	Validity *store.Validity `json:"validity,omitempty"`
@@ -85,7 +89,11 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial}
-	for _, a := range store.Aggregate(steps) {
+	aggs := store.Aggregate(steps)
+	if v, ok := store.RunVerdict(aggs); ok {
+		rep.Why = v.Text
+	}
+	for _, a := range aggs {
 		s := StepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
 			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
 			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
@@ -99,6 +107,9 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 		}
 		if v := a.DBTPM; v > 0 {
 			s.DBTPM = &v
+		}
+		if a.Verdict != nil {
+			s.Verdict = a.Verdict.Text
 		}
 		for _, x := range a.Txn {
 			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"time"
@@ -47,6 +48,8 @@ type RunOptions struct {
 	Label                 string
 	ReconnectTimeout      time.Duration
 	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
+	NoWaits               bool              // no wait sampling (--no-waits)
+	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
 	Flags                 map[string]string // the command's flags, stored with the run
 	Version, Commit       string            // rightsize's own version, stored in the environment
 
@@ -88,6 +91,9 @@ func (o *RunOptions) Validate() error {
 		if _, err := engine.ParseMode(o.Mode); err != nil {
 			return badOptions{err}
 		}
+	}
+	if o.WaitInterval < 0 || (o.WaitInterval > 0 && o.WaitInterval < time.Millisecond) {
+		return bad("--wait-interval must be at least 1ms (got %s); turn sampling off with --no-waits", o.WaitInterval)
 	}
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
@@ -185,6 +191,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	}
 	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
 	env := Environment(ctx, t, o.Version, o.Commit)
+	maps.Copy(env, CapsEnvironment(t))
+	oomBefore := t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
 		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(iso), Users: o.Users, Rampup: o.Rampup,
 		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
@@ -200,7 +208,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	ap := &Autopilot{DB: t.DB, Users: o.Users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
 		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
-		AdaptiveProcs: o.DriverProcs == 0}
+		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
+		ServerCPUs: t.Options.Caps.CPUs}
 	if o.DriverProcs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
 	}
@@ -216,8 +225,11 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		s.Validity = &v
 		return st.AddStep(bg, &s)
 	})
+	runErr = oomFailure(t, oomBefore, runErr)
 	status := store.StatusComplete
 	switch {
+	case errors.Is(runErr, ErrOOMKilled):
+		status = store.StatusFailed
 	case lastPartial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):
 		status = store.StatusPartial
 	case runErr != nil:

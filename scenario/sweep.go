@@ -1,15 +1,22 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/caps"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
@@ -27,20 +34,21 @@ type SweepKind struct {
 	Order func(values []string) ([]string, error)
 	// Apply returns the options that open the target with value applied.
 	Apply func(engine, value string, opt target.Options) (target.Options, error)
+	// Rebuild: a value changes the server's data format, so it gets a data
+	// directory of its own, where the same database (warehouses and seed
+	// of the sweep's build) is built once and restored like the others.
+	Rebuild bool
 }
 
-// SweepKinds is the registry of sweep kinds. cpus and io wait for the caps
-// of issue 11 §2 (cgroups) and version for --pg-version: their Apply is the
-// hook that sets those options once target.Options has them.
+// SweepKinds is the registry of sweep kinds. version waits for
+// --pg-version to reach the embedded PostgreSQL's download: its Apply is
+// the hook that sets target.Options.PGVersion once it does.
 func SweepKinds() []SweepKind {
-	soon := func(what string) string {
-		return "needs " + what + ", which this build does not have yet; sweep memory works"
-	}
 	return []SweepKind{
 		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory},
-		{Name: "cpus", Example: "2,1.5,1,0.5", Unavailable: soon("the --cpus cap (cgroups)")},
-		{Name: "io", Example: "none,riops=2000:wiops=500", Unavailable: soon("the --io-limit cap (cgroups)")},
-		{Name: "version", Example: "13,17", Unavailable: soon("--pg-version")},
+		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs},
+		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO},
+		{Name: "version", Example: "13,17", Order: orderVersions, Apply: applyVersion, Rebuild: true},
 	}
 }
 
@@ -60,44 +68,49 @@ func LookupSweepKind(name string) (SweepKind, error) {
 }
 
 // ParseSize reads 512M, 1G, 1.5G, 64k or plain bytes (binary units).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToUpper(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := int64(1)
-	if len(t) > 0 {
-		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
-			t, mult = t[:len(t)-1], m
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
-	}
-	return int64(n * float64(mult)), nil
-}
-
-// minCache is the smallest engine cache a sweep value may ask for: below
-// it PostgreSQL (16 buffers of 8 kB, plus room for connections) refuses to
-// start.
-const minCache = 1 << 20
+func ParseSize(s string) (int64, error) { return caps.ParseSize(s) }
 
 func orderSizes(values []string) ([]string, error) {
-	type sized struct {
-		v string
-		n int64
-	}
-	var s []sized
-	for _, v := range values {
+	return orderBy(values, func(v string) (float64, error) {
 		n, err := ParseSize(v)
+		if err != nil {
+			return 0, err
+		}
+		return float64(n >> 10), nil
+	})
+}
+
+func orderCPUs(values []string) ([]string, error) {
+	return orderBy(values, func(v string) (float64, error) { return caps.ParseCPUs(v, runtime.NumCPU()) })
+}
+
+// orderIO puts "none" first and keeps the given order of the limits.
+func orderIO(values []string) ([]string, error) {
+	return orderBy(values, func(v string) (float64, error) {
+		l, err := caps.ParseIOLimit(v)
+		if l.IsZero() {
+			return 1, err
+		}
+		return 0, err
+	})
+}
+
+// orderBy validates values with key and sorts them by key, largest first
+// (stable: equal keys keep their order).
+func orderBy(values []string, key func(string) (float64, error)) ([]string, error) {
+	type keyed struct {
+		v string
+		k float64
+	}
+	var s []keyed
+	for _, v := range values {
+		k, err := key(v)
 		if err != nil {
 			return nil, bad("--values %w", err)
 		}
-		if n < minCache {
-			return nil, bad("--values %s: a cache under 1M cannot start the server; use 1M or more", v)
-		}
-		s = append(s, sized{v, n})
+		s = append(s, keyed{v, k})
 	}
-	slices.SortStableFunc(s, func(a, b sized) int { return int(b.n>>10) - int(a.n>>10) })
+	slices.SortStableFunc(s, func(a, b keyed) int { return cmp.Compare(b.k, a.k) })
 	out := make([]string, len(s))
 	for i, x := range s {
 		out[i] = x.v
@@ -105,30 +118,118 @@ func orderSizes(values []string) ([]string, error) {
 	return out, nil
 }
 
-// applyMemory sets the engine's cache to value: PostgreSQL shared_buffers
-// (and effective_cache_size, so the planner assumes no more), MariaDB
-// innodb_buffer_pool_size. The cgroup memory limit of issue 11 §2 goes
-// here once target.Options carries it.
+// applyMemory gives the managed server value as --memory: its cache
+// (PostgreSQL shared_buffers and effective_cache_size, MariaDB
+// innodb_buffer_pool_size) gets what caps.Split leaves after its
+// processes' share, and the whole is its cgroup memory limit, page cache
+// included.
 func applyMemory(engine, value string, opt target.Options) (target.Options, error) {
 	n, err := ParseSize(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
 	}
-	settings := maps.Clone(opt.Settings)
-	if settings == nil {
-		settings = map[string]string{}
-	}
-	switch engine {
-	case "postgres":
-		kb := fmt.Sprintf("%dkB", n>>10)
-		settings["shared_buffers"], settings["effective_cache_size"] = kb, kb
-	case "mysql":
-		settings["innodb_buffer_pool_size"] = strconv.FormatInt(n, 10)
-	default:
+	if caps.CacheSettings(engine, 1) == nil {
 		return opt, bad("sweep memory: no cache setting known for %s", engine)
 	}
-	opt.Settings = settings
+	opt.Caps.Memory = n
 	return opt, nil
+}
+
+// applyCPUs gives the managed server value as --cpus.
+func applyCPUs(_, value string, opt target.Options) (target.Options, error) {
+	n, err := caps.ParseCPUs(value, runtime.NumCPU())
+	if err != nil {
+		return opt, bad("--values %w", err)
+	}
+	opt.Caps.CPUs = n
+	return opt, nil
+}
+
+// applyIO gives the managed server value as --io-limit ("none": no limit).
+func applyIO(_, value string, opt target.Options) (target.Options, error) {
+	l, err := caps.ParseIOLimit(value)
+	if err != nil {
+		return opt, bad("--values %w", err)
+	}
+	opt.Caps.IO = l
+	return opt, nil
+}
+
+// orderVersions checks the PostgreSQL versions (kept in the order given:
+// versions are not more or less of a resource).
+func orderVersions(values []string) ([]string, error) {
+	for _, v := range values {
+		if _, ok := instance.Versions[v]; !ok {
+			return nil, bad("--values %s: rightsize downloads PostgreSQL %s", v, instance.VersionList())
+		}
+	}
+	return values, nil
+}
+
+// applyVersion gives the embedded PostgreSQL value as --pg-version, with a
+// data directory of its own (a cluster belongs to one major version):
+// --data-dir DIR becomes DIR-pgVALUE, the default one the version's default.
+func applyVersion(engine, value string, opt target.Options) (target.Options, error) {
+	if engine != "postgres" {
+		return opt, bad("sweep version: only the embedded PostgreSQL downloads other versions, not %s", engine)
+	}
+	if opt.PGBin != "" {
+		return opt, bad("sweep version: --pg-bin fixes the binaries; leave it out so each version is downloaded")
+	}
+	opt.PGVersion = value
+	if opt.DataDir != "" {
+		opt.DataDir = strings.TrimSuffix(opt.DataDir, "/") + "-pg" + value
+	}
+	return opt, nil
+}
+
+// ensureBuilt makes t hold the database the sweep started from: the same
+// warehouses and seed, built once in this data directory (and snapshot),
+// restored from that snapshot on later uses.
+func ensureBuilt(ctx context.Context, t *target.Target, want engine.Meta) error {
+	r := t.DB.(Restorer)
+	if m, err := ReadySchema(ctx, t); err == nil && m.Warehouses == want.Warehouses && m.Seed == want.Seed {
+		if err := r.Restore(ctx); err == nil {
+			return nil
+		}
+	} else if _, err := loader.Build(ctx, t, loader.Config{Warehouses: want.Warehouses, Seed: want.Seed, Loaders: runtime.NumCPU()}); err != nil {
+		return err
+	}
+	return r.Snapshot(ctx)
+}
+
+// CheckSweep validates a sweep's values before anything starts: each is
+// applied to base and the caps it gives are checked for the server spec
+// starts (more cores than the machine has, too little memory, an I/O limit
+// on a device that cannot be found).
+func CheckSweep(spec string, base target.Options, kindName string, values []string) error {
+	kind, err := LookupSweepKind(kindName)
+	if err != nil {
+		return err
+	}
+	if len(values) == 0 {
+		return bad("--values: give at least one value, e.g. --values %s", kind.Example)
+	}
+	if values, err = kind.Order(values); err != nil {
+		return err
+	}
+	engine, managed, err := target.EngineName(spec)
+	if err != nil {
+		return badOptions{err}
+	}
+	if !managed {
+		return bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", target.Redact(spec))
+	}
+	for _, v := range values {
+		opt, err := kind.Apply(engine, v, base)
+		if err == nil {
+			err = target.CheckCaps(spec, opt)
+		}
+		if err != nil {
+			return bad("--values %s: %v", v, err)
+		}
+	}
+	return nil
 }
 
 // SweepOptions describe a sweep: one run per value of Kind.
@@ -148,6 +249,9 @@ type SweepOptions struct {
 	OnValue func(position int, value string)
 	// OnWarning, when set, gets warnings (the database fits in memory ...).
 	OnWarning func(string)
+	// OnStarted, when set, is told the target once the server runs with
+	// a value (to say what its caps applied).
+	OnStarted func(t *target.Target)
 }
 
 // SweepPoint is one value of a sweep with its figures (from store.Aggregate
@@ -241,8 +345,14 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 	if !ok {
 		return nil, t, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
 	}
-	if _, err := ReadySchema(ctx, t); err != nil {
+	built, err := ReadySchema(ctx, t)
+	if err != nil {
 		return nil, t, err
+	}
+	if o.Resume == "" && len(o.Values) > 0 {
+		if err := CheckSweep(t.Spec, t.Options, kind.Name, o.Values); err != nil {
+			return nil, t, err
+		}
 	}
 	bg := context.WithoutCancel(ctx)
 	dbBytes := databaseBytes(ctx, t)
@@ -272,7 +382,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 			o.OnValue(i, v)
 		}
 		point := store.SweepPoint{Position: i, Value: v}
-		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point)
+		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point, o.OnStarted, built)
 		if err != nil && errors.Is(err, ErrBadOptions) {
 			return nil, t, err
 		}
@@ -329,7 +439,7 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 // state and runs; point gets the outcome. It returns the target now open
 // (nil when the server could not start).
 func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, engine string, base target.Options, kind SweepKind,
-	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint) (*target.Target, error) {
+	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target), built engine.Meta) (*target.Target, error) {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
 		if ctx.Err() != nil {
@@ -349,7 +459,14 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 	if err != nil {
 		return nil, fail(fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err))
 	}
-	if err := t.DB.(Restorer).Restore(ctx); err != nil {
+	if onStarted != nil {
+		onStarted(t)
+	}
+	if kind.Rebuild {
+		if err := ensureBuilt(ctx, t, built); err != nil {
+			return t, fail(fmt.Errorf("build the database for %s=%s: %w", kind.Name, v, err))
+		}
+	} else if err := t.DB.(Restorer).Restore(ctx); err != nil {
 		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
 	}
 	label := sw.Label

@@ -40,8 +40,19 @@ func TestSweepKindsAndValues(t *testing.T) {
 	if _, err := LookupSweepKind("bogus"); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("unknown kind: %v", err)
 	}
-	if _, err := LookupSweepKind("cpus"); !errors.Is(err, ErrBadOptions) {
-		t.Fatalf("cpus without caps: %v", err)
+	v, err := LookupSweepKind("version")
+	if err != nil || !v.Rebuild {
+		t.Fatalf("version: %v (rebuild %v), want available, each value building its own database", err, v.Rebuild)
+	}
+	if _, err := v.Order([]string{"17", "11"}); !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("version 11: %v, want bad options (not downloadable)", err)
+	}
+	opt, err := v.Apply("postgres", "13", target.Options{DataDir: "/data/pg"})
+	if err != nil || opt.PGVersion != "13" || opt.DataDir != "/data/pg-pg13" {
+		t.Fatalf("Apply version 13: %+v, %v; want PGVersion 13 in /data/pg-pg13", opt, err)
+	}
+	if _, err := v.Apply("mysql", "13", target.Options{}); !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("version on MariaDB: %v, want bad options", err)
 	}
 	k, err := LookupSweepKind("memory")
 	if err != nil {
@@ -51,21 +62,51 @@ func TestSweepKindsAndValues(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"1.5G", "1G", "512MiB", "256M"}) {
 		t.Fatalf("Order = %v, %v", got, err)
 	}
-	for _, bad := range [][]string{{"lots"}, {"512k"}, {"-1G"}} {
+	for _, bad := range [][]string{{"lots"}, {"-1G"}} {
 		if _, err := k.Order(bad); !errors.Is(err, ErrBadOptions) {
 			t.Errorf("Order(%v) = %v, want ErrBadOptions", bad, err)
 		}
 	}
-	opt, err := k.Apply("postgres", "256M", target.Options{Settings: map[string]string{"max_connections": "100"}})
-	if err != nil || opt.Settings["shared_buffers"] != "262144kB" || opt.Settings["effective_cache_size"] != "262144kB" ||
-		opt.Settings["max_connections"] != "100" {
-		t.Fatalf("postgres: %v, %v", opt.Settings, err)
-	}
-	opt, err = k.Apply("mysql", "1G", target.Options{})
-	if err != nil || opt.Settings["innodb_buffer_pool_size"] != "1073741824" {
-		t.Fatalf("mysql: %v, %v", opt.Settings, err)
+	opt, err = k.Apply("postgres", "256M", target.Options{Settings: map[string]string{"max_connections": "100"}})
+	if err != nil || opt.Caps.Memory != 256<<20 || opt.Settings["max_connections"] != "100" {
+		t.Fatalf("postgres: %+v, %v", opt, err)
 	}
 	if _, err := k.Apply("sqlite", "1G", target.Options{}); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("sqlite: %v", err)
+	}
+}
+
+func TestSweepCPUsAndIO(t *testing.T) {
+	cpus, err := LookupSweepKind("cpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cpus.Order([]string{"0.5", "1", "1.5"})
+	if err != nil || !slices.Equal(got, []string{"1.5", "1", "0.5"}) {
+		t.Fatalf("cpus Order = %v, %v", got, err)
+	}
+	for _, bad := range [][]string{{"0"}, {"1000"}, {"x"}} {
+		if _, err := cpus.Order(bad); !errors.Is(err, ErrBadOptions) {
+			t.Errorf("cpus Order(%v) = %v", bad, err)
+		}
+	}
+	opt, err := cpus.Apply("postgres", "0.5", target.Options{})
+	if err != nil || opt.Caps.CPUs != 0.5 {
+		t.Fatalf("cpus Apply: %+v, %v", opt.Caps, err)
+	}
+	io, err := LookupSweepKind("io")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = io.Order([]string{"riops=2000:wiops=500", "none", "riops=200:wiops=100"})
+	if err != nil || !slices.Equal(got, []string{"none", "riops=2000:wiops=500", "riops=200:wiops=100"}) {
+		t.Fatalf("io Order = %v, %v", got, err)
+	}
+	if _, err := io.Order([]string{"fast"}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("io Order(fast) = %v", err)
+	}
+	opt, err = io.Apply("postgres", "riops=2000:wiops=500", target.Options{})
+	if err != nil || opt.Caps.IO.ReadIOPS != 2000 || opt.Caps.IO.WriteIOPS != 500 {
+		t.Fatalf("io Apply: %+v, %v", opt.Caps, err)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"sort"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/diagnosis"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // UnstableCV is the coefficient of variation of TPM or NOPM across repeats
@@ -67,6 +70,12 @@ type StepAggregate struct {
 	// repeats' percentiles, max the largest and mean count-weighted. Hist is
 	// the merged histogram when there is one.
 	Txn []TxnSummary `json:"txn"`
+	// Waits is the mean wait profile of the repeats (waits.Mean), nil when
+	// none was sampled; Saturation likewise (waits.MeanSaturation).
+	Waits      *waits.Profile    `json:"waits,omitempty"`
+	Saturation *waits.Saturation `json:"saturation,omitempty"`
+	// Verdict is diagnosis.Diagnose of the mean figures.
+	Verdict *diagnosis.Verdict `json:"verdict,omitempty"`
 }
 
 // Aggregate groups steps by Index (position in the users sequence) and
@@ -149,6 +158,7 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 	}
 	a.Validity = mergeValidity(group)
 	a.Txn = mergeTxn(group)
+	aggregateWhy(&a, group)
 	return a
 }
 

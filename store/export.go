@@ -24,6 +24,7 @@ const (
 	TransactionsCSV = "transactions.csv"
 	TimeseriesCSV   = "timeseries.csv"
 	HostSamplesCSV  = "host_samples.csv"
+	WaitsCSV        = "waits.csv"
 )
 
 // DocumentFormat names the JSON document Export writes.
@@ -99,6 +100,7 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 		{TransactionsCSV, func(w *csv.Writer) error { return transactionsCSV(w, r, steps) }},
 		{TimeseriesCSV, func(w *csv.Writer) error { return timeseriesCSV(w, r, steps) }},
 		{HostSamplesCSV, func(w *csv.Writer) error { return hostSamplesCSV(w, r, steps) }},
+		{WaitsCSV, func(w *csv.Writer) error { return waitsCSV(w, r, steps) }},
 	}
 	var out []string
 	for _, f := range files {

@@ -175,7 +175,16 @@ CREATE TABLE sweep_runs (
   reason   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sweep_id, position)
 )`},
-	{4, "validity", `
+	{4, "step waits", `
+CREATE TABLE step_waits (
+  step_id    BIGINT NOT NULL REFERENCES steps (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  profile    TEXT NOT NULL DEFAULT '',
+  saturation TEXT NOT NULL DEFAULT '',
+  verdict    TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (step_id, seq)
+)`},
+	{5, "validity", `
 ALTER TABLE runs ADD COLUMN isolation TEXT NOT NULL DEFAULT '';
 ALTER TABLE steps ADD COLUMN order_lines BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN remote_order_lines BIGINT NOT NULL DEFAULT 0;

@@ -3,6 +3,9 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/rightsize/rightsize/diagnosis"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // Run sources.
@@ -151,6 +154,12 @@ type Step struct {
 	Windows []Window `json:"windows"`
 	// Samples holds the raw host samples of the step.
 	Samples []HostSample `json:"samples"`
+	// Waits is the step's wait profile (nil: not sampled, --no-waits).
+	Waits *waits.Profile `json:"waits,omitempty"`
+	// Saturation is the step's resource saturation (nil: not measured).
+	Saturation *waits.Saturation `json:"saturation,omitempty"`
+	// Verdict is the step's diagnosis (see package diagnosis).
+	Verdict *diagnosis.Verdict `json:"verdict,omitempty"`
 }
 
 // Measured is the length of the measured interval.

@@ -11,7 +11,7 @@ import (
 )
 
 // childTables are the tables of a step's children, keyed by (step_id, seq).
-var childTables = []string{"step_txn", "step_seconds", "step_windows", "host_samples"}
+var childTables = []string{"step_txn", "step_seconds", "step_windows", "host_samples", "step_waits"}
 
 // field ties a column to a pointer to the Go field it holds.
 type field struct {
@@ -302,6 +302,9 @@ func (s *Store) addStep(ctx context.Context, st *Step) error {
 	if err != nil {
 		return err
 	}
+	if err := s.insertWaits(ctx, tx, id, st); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -409,6 +412,9 @@ func (s *Store) loadSteps(ctx context.Context, runID string) ([]Step, error) {
 	}
 	if err := loadChildren(ctx, s, "host_samples", sampleFields, runID, byID,
 		func(st *Step, c HostSample) { st.Samples = append(st.Samples, c) }); err != nil {
+		return nil, err
+	}
+	if err := loadChildren(ctx, s, "step_waits", whyFields, runID, byID, (*Step).setWhy); err != nil {
 		return nil, err
 	}
 	return steps, nil

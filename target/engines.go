@@ -64,9 +64,26 @@ func postgresEngine() Engine {
 func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	settings := EmbeddedSettings()
 	maps.Copy(settings, opt.Settings)
-	inst, err := instance.StartPostgres(ctx, instance.PostgresConfig{BinDir: opt.PGBin, DataDir: opt.DataDir, Settings: settings, Port: opt.ServerPort})
+	if err := checkPGVersion(opt); err != nil {
+		return nil, err
+	}
+	dataDir := opt.DataDir
+	if dataDir == "" {
+		dataDir = instance.DefaultBaseDir()
+	}
+	plan, limits, err := capsPlan("postgres", opt, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: mergeSettings(settings, plan, opt.Settings), Port: opt.ServerPort,
+		WALDir: opt.Caps.WALDir}
+	inst, err := startPostgres(ctx, cfg, limits)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
+	}
+	if err := pinDriver(opt, plan); err != nil {
+		_ = inst.Stop()
+		return nil, err
 	}
 	dsn := inst.DSN(opt.Database)
 	if err := postgres.EnsureDatabase(ctx, dsn); err != nil {
@@ -115,9 +132,23 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	if dataDir == "" {
 		dataDir = filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
 	}
-	srv, err := mariadb.Start(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: opt.Settings})
+	plan, limits, err := capsPlan("mysql", opt, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Caps.WALDir != "" {
+		if err := mariadb.PrepareLogDir(opt.Caps.WALDir); err != nil {
+			return nil, err
+		}
+		plan.Settings["innodb_log_group_home_dir"], _ = filepath.Abs(opt.Caps.WALDir)
+	}
+	srv, err := startMariaDB(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: mergeSettings(nil, plan, opt.Settings)}, limits)
 	if err != nil {
 		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
+	}
+	if err := pinDriver(opt, plan); err != nil {
+		_ = srv.Stop()
+		return nil, err
 	}
 	url := srv.URL(opt.Database)
 	if err := mysql.EnsureDatabase(ctx, url); err != nil {

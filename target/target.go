@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/engine"
 )
 
@@ -26,6 +27,8 @@ type Options struct {
 	CreateDB   bool              // create the database if missing (build)
 	Database   string            // database name on a managed server (default "tpcc")
 	ServerPort uint32            // fixed port for a managed server (0: any free one)
+	Caps       caps.Caps         // --cpus, --memory, --io-limit ... of a managed server (caps.go)
+	PGVersion  string            // --pg-version of the embedded PostgreSQL ("": the default)
 }
 
 // Server is a database server rightsize started for a target and stops
@@ -142,6 +145,21 @@ func usage() string {
 		}
 	}
 	return strings.Join(forms[:len(forms)-1], ", ") + " or " + forms[len(forms)-1]
+}
+
+// Managed reports whether spec names a server rightsize starts itself.
+func Managed(spec string) bool {
+	for _, e := range Engines() {
+		if e.Match(spec) {
+			for _, f := range e.Forms {
+				if f.Managed && (f.Short == spec || spec == "" && f.Short == "embedded") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // Open opens spec with the registered engine that takes it.

@@ -18,6 +18,14 @@ type diskCounter struct {
 	reads, writes         uint64
 	readBytes, writeBytes uint64
 	readMs, writeMs, ioMs uint64
+	inFlight              uint64 // I/Os in flight when read
+	weightedMs            uint64 // time × I/Os in flight, ms
+}
+
+// vmCounters are the kernel's cumulative memory-pressure counters.
+type vmCounters struct {
+	majorFaults uint64 // pgmajfault
+	reclaimed   uint64 // pgsteal_*: pages reclaimed by kswapd, direct reclaim and khugepaged
 }
 
 // memInfo is a memory snapshot in bytes, already folded as documented.
@@ -30,6 +38,7 @@ type hostCounters struct {
 	cpu   cpuTimes
 	disks []diskCounter // physical disks only
 	mem   memInfo
+	vm    vmCounters // zero where unknown
 }
 
 // hostReader fills a hostCounters snapshot, reusing c.disks' backing array.
@@ -119,12 +128,14 @@ func diskSamples(prev, cur []diskCounter, secs float64) []DiskSample {
 		r := udelta(c.reads, p.reads)
 		w := udelta(c.writes, p.writes)
 		d := DiskSample{
-			Name:      c.name,
-			ReadIOPS:  float64(r) / secs,
-			WriteIOPS: float64(w) / secs,
-			ReadMBps:  float64(udelta(c.readBytes, p.readBytes)) / secs / 1e6,
-			WriteMBps: float64(udelta(c.writeBytes, p.writeBytes)) / secs / 1e6,
-			UtilPct:   clampPct(float64(msDelta(c.ioMs, p.ioMs)) / (secs * 1000) * 100),
+			Name:       c.name,
+			ReadIOPS:   float64(r) / secs,
+			WriteIOPS:  float64(w) / secs,
+			ReadMBps:   float64(udelta(c.readBytes, p.readBytes)) / secs / 1e6,
+			WriteMBps:  float64(udelta(c.writeBytes, p.writeBytes)) / secs / 1e6,
+			UtilPct:    clampPct(float64(msDelta(c.ioMs, p.ioMs)) / (secs * 1000) * 100),
+			InFlight:   float64(c.inFlight),
+			QueueDepth: float64(msDelta(c.weightedMs, p.weightedMs)) / (secs * 1000),
 		}
 		if ios := r + w; ios > 0 {
 			d.AvgLatencyMs = float64(msDelta(c.readMs, p.readMs)+msDelta(c.writeMs, p.writeMs)) / float64(ios)

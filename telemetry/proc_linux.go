@@ -167,13 +167,21 @@ func atou(b []byte) uint64 {
 	return v
 }
 
+// cutLine splits b after its first line (the newline dropped).
+func cutLine(b []byte) (line, rest []byte) {
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		return b[:nl], b[nl+1:]
+	}
+	return b, nil
+}
+
 // procHost reads /proc/stat, /proc/meminfo and /proc/diskstats.
 type procHost struct {
-	stat, mem, disk procFile
-	sys             string
-	useSys          bool
+	stat, mem, disk, vm procFile
+	sys                 string
+	useSys              bool
 
-	statBuf, memBuf, diskBuf []byte
+	statBuf, memBuf, diskBuf, vmBuf []byte
 
 	keep    map[string]bool // device name -> physical whole disk
 	scratch []rawDisk
@@ -189,6 +197,7 @@ func newProcHost(proc, sys string) *procHost {
 		stat: newProcFile(proc + "/stat"),
 		mem:  newProcFile(proc + "/meminfo"),
 		disk: newProcFile(proc + "/diskstats"),
+		vm:   newProcFile(proc + "/vmstat"),
 		sys:  sys,
 		keep: make(map[string]bool),
 	}
@@ -202,6 +211,7 @@ func (h *procHost) close() {
 	h.stat.close()
 	h.mem.close()
 	h.disk.close()
+	h.vm.close()
 }
 
 func (h *procHost) read(c *hostCounters) error {
@@ -215,7 +225,32 @@ func (h *procHost) read(c *hostCounters) error {
 	if err := h.readDisks(c); err != nil {
 		c.disks = c.disks[:0]
 	}
+	h.readVM(&c.vm) // optional too
 	return nil
+}
+
+// readVM reads the memory-pressure counters of /proc/vmstat; they stay zero
+// when it cannot be read.
+func (h *procHost) readVM(v *vmCounters) {
+	b, err := h.vm.read(&h.vmBuf, false)
+	if err != nil {
+		return
+	}
+	*v = vmCounters{}
+	for len(b) > 0 {
+		var line []byte
+		line, b = cutLine(b)
+		name, rest := nextField(line)
+		switch {
+		case string(name) == "pgmajfault":
+			tok, _ := nextField(rest)
+			v.majorFaults = atou(tok)
+		case string(name) == "pgsteal_kswapd", string(name) == "pgsteal_direct", string(name) == "pgsteal_khugepaged":
+			// (pgsteal_anon and pgsteal_file split the same pages again)
+			tok, _ := nextField(rest)
+			v.reclaimed += atou(tok)
+		}
+	}
 }
 
 func (h *procHost) readCPU(t *cpuTimes) error {
@@ -248,13 +283,8 @@ func (h *procHost) readMem(m *memInfo) error {
 	var total, free, avail, buffers, cached, srecl, shmem uint64
 	haveAvail := false
 	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b
-		if nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
 			continue
@@ -302,13 +332,8 @@ func (h *procHost) readDisks(c *hostCounters) error {
 	raw := h.scratch[:0]
 	unknown := false
 	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b
-		if nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		_, line = nextField(line) // major
 		_, line = nextField(line) // minor
 		name, line := nextField(line)
@@ -364,6 +389,8 @@ func (h *procHost) readDisks(c *hostCounters) error {
 			writeBytes: r.f[6] * sector,
 			writeMs:    r.f[7],
 			ioMs:       r.f[9],
+			inFlight:   r.f[8],
+			weightedMs: r.f[10],
 		})
 	}
 	return nil

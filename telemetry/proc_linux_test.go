@@ -118,7 +118,7 @@ func TestProcHostFake(t *testing.T) {
 			t.Fatalf("useSys=%v: disks = %+v", useSys, c.disks)
 		}
 		want := diskCounter{name: "sda", reads: 100, writes: 200, readBytes: 800 * 512, writeBytes: 1600 * 512,
-			readMs: 50, writeMs: 70, ioMs: 90}
+			readMs: 50, writeMs: 70, ioMs: 90, weightedMs: 120}
 		if c.disks[0] != want {
 			t.Errorf("sda = %+v, want %+v", c.disks[0], want)
 		}

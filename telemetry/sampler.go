@@ -126,6 +126,8 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 			smp.MemCachedBytes = s.cur.mem.cached
 			smp.MemTotalBytes = s.cur.mem.total
 			smp.DriverCPUPct = pos(float64(self-s.prevSelf)) / float64(wall) * 100
+			smp.MajorFaultsPerSec = float64(udelta(s.cur.vm.majorFaults, s.prev.vm.majorFaults)) / wall.Seconds()
+			smp.ReclaimPagesPerSec = float64(udelta(s.cur.vm.reclaimed, s.prev.vm.reclaimed)) / wall.Seconds()
 			if serverOK && s.serverPrimed && server > s.serverHigh {
 				smp.ServerCPUPct = float64(server-s.serverHigh) / float64(wall) * 100
 			}

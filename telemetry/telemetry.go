@@ -93,6 +93,13 @@ type Sample struct {
 	// DriverCPUPct is the CPU of this process (the driver, including the
 	// sampler itself), % of one core.
 	DriverCPUPct float64
+
+	// MajorFaultsPerSec is the host's major page faults per second (pages
+	// read back from disk because memory was short); Linux only.
+	MajorFaultsPerSec float64
+	// ReclaimPagesPerSec is pages reclaimed per second by kswapd and direct
+	// reclaim (page-cache pressure); Linux only.
+	ReclaimPagesPerSec float64
 }
 
 // DiskSample is one disk's activity over a sample's interval.
@@ -115,6 +122,11 @@ type DiskSample struct {
 	// device had at least one I/O in flight. Devices that serve many I/Os in
 	// parallel (NVMe, SAN) can be far from saturated at 100 %.
 	UtilPct float64
+	// InFlight is the number of I/Os in flight when the sample was read.
+	InFlight float64
+	// QueueDepth is the mean number of I/Os in flight over the interval
+	// (Δ weighted I/O time / Δ wall, the kernel's aqu-sz).
+	QueueDepth float64
 }
 
 // Summary averages samples over a step. Every sample weighs the same, except

@@ -91,6 +91,7 @@ func TestBadInput(t *testing.T) {
 		{"bad repeat", []string{"run", "--target", dsn, "--repeat", "0"}, "--repeat"},
 		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
 		{"negative progress interval", []string{"run", "--target", dsn, "--progress-interval", "-1s"}, "--progress-interval must not be negative"},
+		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), c.args...)
@@ -496,4 +497,27 @@ func onePartialRun(t *testing.T, path string) []store.Step {
 		t.Fatal(err)
 	}
 	return steps
+}
+
+// A managed server's error carries its own fix, never the generic one
+// about --target (issue 10, point 10).
+func TestManagedErrorOwnFix(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: only then does an unprivileged user run the server")
+	}
+	closed := t.TempDir() // mode 0700, as mktemp -d makes
+	_, errOut, code := cli(t, context.Background(), "build", "--target", "embedded", "--warehouses", "1",
+		"--data-dir", filepath.Join(closed, "data"), "--store", tempStore(t))
+	if code != 2 {
+		t.Fatalf("exit code %d, want 2:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "cannot reach data directory") || !strings.Contains(errOut, "chmod o+x") {
+		t.Errorf("stderr does not say the server user cannot reach the directory and how to fix it:\n%s", errOut)
+	}
+	if strings.Contains(errOut, "fix: check --target") {
+		t.Errorf("the generic --target fix follows an error it does not fit:\n%s", errOut)
+	}
+	if n := strings.Count(strings.TrimSpace(errOut), "\n"); n > 1 {
+		t.Errorf("want the problem and its fix on two lines, got:\n%s", errOut)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/scenario"
@@ -17,39 +18,79 @@ import (
 
 // targetFlags are the flags every command that opens a target shares.
 type targetFlags struct {
-	spec     string
-	pgBin    string
-	dataDir  string
-	settings []string
+	spec      string
+	pgBin     string
+	dataDir   string
+	settings  []string
+	pgVersion string
+	capFlags
+	cmd *cobra.Command // where to say what the caps applied
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
+	f.registerBase(cmd)
+	f.capFlags.register(cmd)
+}
+
+// registerBase registers the flags that name the target and where its
+// server keeps its data, without the caps (fit has caps lists of its own).
+func (f *targetFlags) registerBase(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", target.Help())
 	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")
-	cmd.Flags().StringArrayVar(&f.settings, "pg-setting", nil, "server setting of the embedded target, name=value (repeatable)")
+	cmd.Flags().StringArrayVar(&f.settings, "set", nil, "server setting of a managed server, name=value (repeatable; --pg-setting is an alias)")
+	cmd.Flags().StringVar(&f.pgVersion, "pg-version", "", "PostgreSQL major version of the embedded target (13..17; default 15)")
+	f.cmd = cmd
+	normalize := cmd.Flags().GetNormalizeFunc()
+	cmd.Flags().SetNormalizeFunc(func(fs *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "pg-setting" {
+			name = "set"
+		}
+		return normalize(fs, name)
+	})
 }
 
 func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*target.Target, error) {
+	opt, err := f.options(createDB, pool)
+	if err != nil {
+		return nil, err
+	}
+	t, err := target.Open(ctx, f.spec, opt)
+	if err != nil {
+		if errors.Is(err, target.ErrBadTarget) || target.IsBadCaps(err) {
+			return nil, badInput(err)
+		}
+		if target.Managed(f.spec) {
+			return nil, badInput(err) // a managed server's errors say what to do
+		}
+		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
+	}
+	if r, ok := t.CapsReport(); ok && f.cmd != nil {
+		fmt.Fprintln(f.cmd.ErrOrStderr(), "caps:", r.Summary())
+	}
+	return t, nil
+}
+
+// options turns the flags into target options (bad input when they
+// cannot be read).
+func (f *targetFlags) options(createDB bool, pool int) (target.Options, error) {
 	settings := map[string]string{}
 	for _, s := range f.settings {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return nil, badInput(fmt.Errorf("--pg-setting %q: want name=value", s))
+			return target.Options{}, badInput(fmt.Errorf("--set %q: want name=value", s))
 		}
 		settings[k] = v
+	}
+	c, err := f.capFlags.caps()
+	if err != nil {
+		return target.Options{}, badInput(err)
 	}
 	if pool == 0 {
 		pool = runtime.NumCPU()
 	}
-	t, err := target.Open(ctx, f.spec, target.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1})
-	if err != nil {
-		if errors.Is(err, target.ErrBadTarget) {
-			return nil, badInput(err)
-		}
-		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
-	}
-	return t, nil
+	return target.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1,
+		Caps: c, PGVersion: f.pgVersion}, nil
 }
 
 // readySchema reads the build metadata and turns a missing or incomplete

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/report"
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
 )
 
 // fitFlags are rightsize fit's flags.
@@ -22,16 +28,18 @@ type fitFlags struct {
 	cpus, memory, io, versions       []string
 	costFile, config                 string
 	dryRun                           bool
+	resume                           string
+	tf                               targetFlags
+	rf                               runFlags
 }
 
 // newFitCmd is "rightsize fit": the cheapest configuration that meets a
-// target. The search (fit package) is complete; measuring candidates
-// needs the managed-server caps, so only --dry-run runs today.
+// target, measured on the managed server (scenario.RunFit).
 func newFitCmd() *cobra.Command {
 	var f fitFlags
 	cmd := &cobra.Command{
 		Use:   "fit --target-nopm N|from:RUN --cpus LIST [--memory LIST] [--io LIST] [--version LIST] --cost FILE --config NAME",
-		Short: "Find the cheapest configuration that meets a NOPM and latency target (--dry-run only, for now)",
+		Short: "Find the cheapest configuration that meets a NOPM and latency target, by measuring it",
 		Long: `Price every candidate (--cpus × --memory × --io × --version) with the cost
 model of --config in --cost FILE (its vm_cores become the candidate's cpus,
 rounded up to whole cores for per-core licences; items and licences per
@@ -46,10 +54,13 @@ measured and missed or is dominated by one that missed.
 repeats' spread taken into account (--confidence range: the slowest repeat;
 mean: the mean), and the New-Order p90 is at most --max-p90-ms.
 
-NOT IMPLEMENTED YET: measuring candidates needs the managed-server caps
-(--cpus, --memory, --io-limit, --pg-version), which this version does not
-have. --dry-run prints the candidates priced, in the order they would be
-tried, and the target.`,
+Each candidate measured restarts the managed server (--target embedded or
+mariadb; build first) with its caps, restores the built database and runs
+the autopilot (--users, --rampup, --duration, --repeat as run has them): one
+stored run per candidate, grouped as one fit (report --fit). Ctrl-C keeps
+what was measured; --resume FIT reuses every candidate already measured.
+--dry-run prints the candidates priced, in the order they would be tried,
+and the target, and measures nothing.`,
 		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
   rightsize fit --target-nopm from:old-16vc --headroom 20% --cpus 1,2 --cost costs.yaml --config new-4vc-ssd --dry-run`,
 		Args: cobra.NoArgs,
@@ -68,10 +79,21 @@ tried, and the target.`,
 	fl.StringVar(&f.costFile, "cost", "", "the cost file pricing the candidates")
 	fl.StringVar(&f.config, "config", "", "the cost file's config the candidates vary")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the priced candidates in search order and the target; measure nothing")
+	fl.StringVar(&f.resume, "resume", "", "continue an interrupted fit (id or label): candidates measured completely are reused")
+	f.tf.registerBase(cmd)
+	f.rf.register(cmd)
 	return cmd
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
+	if f.resume != "" && !f.dryRun {
+		// the stored fit has its candidates, prices and criteria
+		o, err := f.rf.options(cmd)
+		if err != nil {
+			return err
+		}
+		return measureFit(cmd, f, scenario.FitOptions{Run: o, Label: o.Label, Resume: f.resume}, nil)
+	}
 	cands, err := f.candidates()
 	if err != nil {
 		return badInput(err)
@@ -92,16 +114,87 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 		return badInput(fmt.Errorf("--config %q is not a config of %s (configs: %s)", f.config, f.costFile, strings.Join(configNames(model), ", ")))
 	}
 	priced := fit.Price(*base, model.Years, cands)
-	if !f.dryRun {
-		return badInput(errors.New("fit cannot measure yet: it needs the managed-server caps (--cpus, --memory, --io-limit, --pg-version), which this version does not have; --dry-run prints the candidates in the order they would be tried"))
-	}
 	var baseline *cost.Breakdown
 	if c := model.Find(model.Baseline); c != nil {
 		b := c.Price(model.Years)
 		baseline = &b
 	}
-	printFitPlan(cmd.OutOrStdout(), priced, cr, model.Currency, baseline)
-	return nil
+	if f.dryRun {
+		printFitPlan(cmd.OutOrStdout(), priced, cr, model.Currency, baseline)
+		return nil
+	}
+	o, err := f.rf.options(cmd)
+	if err != nil {
+		return err
+	}
+	fo := scenario.FitOptions{Candidates: priced, Criteria: cr, Currency: model.Currency, Label: o.Label, Run: o, Resume: f.resume}
+	return measureFit(cmd, f, fo, baseline)
+}
+
+// measureFit runs the search on the managed server and prints the answer
+// and the evidence.
+func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
+	ctx := cmd.Context()
+	if fo.Resume == "" {
+		if err := scenario.CheckCandidates(fo.Candidates); err != nil {
+			return badInput(err)
+		}
+	}
+	st, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := f.tf.open(ctx, false, 2)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if t != nil {
+			t.Close()
+		}
+	}()
+	errOut := cmd.ErrOrStderr()
+	fo.Run.Version, fo.Run.Commit = version, commit
+	if !f.rf.json {
+		prog := newStepProgress(errOut, f.rf.interval, len(fo.Run.Users), fo.Run.Repeats)
+		fo.Run.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+			prog.start(repeat, index, users, fo.Run.Rampup, fo.Run.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
+				index+1, len(fo.Run.Users), users, fo.Run.Rampup, fo.Run.Duration, mode))
+		}
+		fo.Run.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, fo.Run.Rampup) }
+		fo.OnCandidate = func(p fit.Priced) {
+			prog.finish()
+			fmt.Fprintf(errOut, "candidate %s (%s %s): restarting the server, restoring the built database\n", p.Candidate, fo.Currency, p.Cost.Total.Cents())
+		}
+		defer prog.finish()
+	}
+	var res *scenario.FitResult
+	res, t, err = scenario.RunFit(ctx, st, t, fo)
+	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
+		return badInput(err)
+	}
+	if res == nil || res.Result == nil {
+		return err
+	}
+	if f.rf.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(res); jerr != nil {
+			return jerr
+		}
+	} else {
+		out := cmd.OutOrStdout()
+		fmt.Fprintf(out, "\nfit %s (%s)\n", res.ID, res.Status)
+		if werr := res.Result.WriteText(out, res.Currency, baseline); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(out, "  report: rightsize report --fit %s\n", res.ID)
+	}
+	if errors.Is(err, fit.ErrNoFit) {
+		return badInput(fmt.Errorf("%s", res.Result.Answer(res.Currency, baseline)))
+	}
+	return err
 }
 
 func configNames(f *cost.File) []string {
@@ -219,4 +312,44 @@ func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency st
 		t.add(fmt.Sprintf("  %2d. %s", i+1, p.Candidate), v)
 	}
 	t.write(w)
+}
+
+// reportFit loads a stored fit for the report (nil without --fit).
+func reportFit(cmd *cobra.Command, st *store.Store, key string) (*report.Fit, error) {
+	if key == "" {
+		return nil, nil
+	}
+	fr, err := scenario.LoadFit(cmd.Context(), st, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, badInput(fmt.Errorf("--fit %s: %w", key, err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return reportFitOf(fr), nil
+}
+
+// reportFitOf turns a stored fit into the report's shape.
+func reportFitOf(fr *scenario.FitResult) *report.Fit {
+	r := fr.Result
+	out := &report.Fit{ID: fr.ID, Label: fr.Label, Status: fr.Status, Currency: fr.Currency,
+		Answer: r.Answer(fr.Currency, nil), TargetNOPM: r.Criteria.TargetNOPM, MaxP90Ms: r.Criteria.MaxP90Ms, Best: r.Best}
+	for _, t := range r.Trials {
+		c, _ := t.Cost.Total.Float64()
+		out.Trials = append(out.Trials, report.FitTrial{Candidate: t.Candidate.String(), Verdict: t.Verdict, Reason: t.Reason, RunID: t.RunID,
+			Cost: c, CostText: t.Cost.Total.Cents(), Measured: t.Verdict == fit.Meets || t.Verdict == fit.Misses,
+			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms})
+	}
+	return out
+}
+
+// fitRuns are the runs a fit measured.
+func fitRuns(f *report.Fit) []string {
+	var ids []string
+	for _, t := range f.Trials {
+		if t.RunID != "" {
+			ids = append(ids, t.RunID)
+		}
+	}
+	return ids
 }

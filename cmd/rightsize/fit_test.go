@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -64,7 +69,7 @@ func TestFitDryRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"measure", []string{"--target-nopm", "100", "--cpus", "1", "--cost", file, "--config", "vm"}, "fit cannot measure yet"},
+		{"zero users", []string{"--target-nopm", "100", "--cpus", "1", "--cost", file, "--config", "vm", "--users", "0"}, "1..100000 users"},
 		{"unknown run", []string{"--target-nopm", "from:nope", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "nope"},
 		{"no users step", []string{"--target-nopm", "from:old", "--at", "3", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "no step with 3 users"},
 		{"bad cpus", []string{"--target-nopm", "100", "--cpus", "0", "--cost", file, "--config", "vm", "--dry-run"}, "--cpus \"0\""},
@@ -77,5 +82,90 @@ func TestFitDryRun(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, c.want)
 			}
 		})
+	}
+}
+
+// fitJSON runs fit --json and decodes its result.
+func fitJSON(t *testing.T, args ...string) scenario.FitResult {
+	t.Helper()
+	out, errOut, code := cli(t, context.Background(), append([]string{"fit", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("fit %v: exit %d\n%s%s", args, code, out, errOut)
+	}
+	var fr scenario.FitResult
+	if err := json.Unmarshal([]byte(out), &fr); err != nil {
+		t.Fatalf("fit --json: %v\n%s", err, out)
+	}
+	return fr
+}
+
+func verdicts(fr scenario.FitResult) []string {
+	var v []string
+	for _, t := range fr.Result.Trials {
+		v = append(v, t.Verdict)
+	}
+	return v
+}
+
+// fit on a real managed PostgreSQL over two cpu values: a low target is met
+// by the cheaper one and the larger one is never measured; a target only
+// the larger one meets is met by it; --resume measures nothing again.
+func TestFitMeasures(t *testing.T) {
+	needCgroups(t)
+	ctx := context.Background()
+	args, _ := embeddedArgs(t, "fit-")
+	loc := tempStore(t)
+	if out, errOut, code := cli(t, ctx, append([]string{"build", "--warehouses", "1", "--store", loc}, args...)...); code != 0 {
+		t.Fatalf("build: %d\n%s%s", code, out, errOut)
+	}
+	file := writeCostFile(t, fitCosts)
+	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s",
+		"--cost", file, "--config", "vm"}, args...)
+
+	low := fitJSON(t, append([]string{"--target-nopm", "1", "--label", "low", "--cpus", "0.1,2"}, common...)...)
+	if got := verdicts(low); strings.Join(got, ",") != "meets,not needed" || low.Result.Trials[0].Cpus != 0.1 {
+		t.Fatalf("low target: verdicts %v (first %v), want the cheaper cpus 0.1 to meet and cpus 2 not needed", got, low.Result.Trials[0].Candidate)
+	}
+	small := low.Result.Trials[0].NOPM
+	if small <= 0 {
+		t.Fatalf("cpus 0.1 measured NOPM %v", small)
+	}
+
+	// What 2 cores do here (on a machine loaded by others the gap to a
+	// tenth of a core can vanish: then there is nothing to tell apart).
+	two := fitJSON(t, append([]string{"--target-nopm", "1", "--label", "two", "--cpus", "2"}, common...)...)
+	big := two.Result.Trials[0].NOPM
+	if big < 1.5*small {
+		t.Skipf("2 cores measured NOPM %.0f, a tenth of a core %.0f: this machine is too loaded for the comparison", big, small)
+	}
+	// Between the two: only 2 cores meet it.
+	target := math.Sqrt(small * big)
+	high := fitJSON(t, append([]string{"--target-nopm", strconv.FormatFloat(target, 'f', 0, 64), "--label", "high", "--cpus", "0.1,2"}, common...)...)
+	if got := verdicts(high); strings.Join(got, ",") != "misses,meets" || high.Result.Best != 1 {
+		t.Fatalf("high target %.0f: verdicts %v (NOPM %.0f, %.0f), want cpus 0.1 to miss and cpus 2 to meet", target, got,
+			high.Result.Trials[0].NOPM, high.Result.Trials[1].NOPM)
+	}
+
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := st.ListRuns(ctx)
+	st.Close()
+	if len(runs) != 4 {
+		t.Fatalf("%d runs stored, want 4 (one per candidate measured: 1 + 1 + 2)", len(runs))
+	}
+	again := fitJSON(t, append([]string{"--resume", "high", "--store", loc}, args...)...)
+	if again.Result.Best != 1 || strings.Join(verdicts(again), ",") != "misses,meets" {
+		t.Errorf("resumed fit: %v", verdicts(again))
+	}
+	st, _ = store.Open(ctx, loc)
+	runs, _ = st.ListRuns(ctx)
+	st.Close()
+	if len(runs) != 4 {
+		t.Errorf("--resume measured again: %d runs, want 4", len(runs))
+	}
+	if _, errOut, code := cli(t, ctx, "report", "--store", loc, "--fit", "high", "-o", filepath.Join(t.TempDir(), "fit.html")); code != 0 {
+		t.Errorf("report --fit: %d\n%s", code, errOut)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -55,6 +56,8 @@ type storageProbeResult struct {
 	// Partial is set when the probe was interrupted (Ctrl-C): Jobs holds
 	// the jobs completed before, the last one possibly cut short.
 	Partial bool `json:"partial,omitempty"`
+	// IOLimit is the cgroup I/O limit the probe ran under (--io-limit).
+	IOLimit *cgroup.Report `json:"io_limit,omitempty"`
 }
 
 // storageJobs checks the storage probe's flags and returns its jobs. Every
@@ -82,7 +85,7 @@ func storageJobs(preset string, duration time.Duration, custom storage.Job, bs s
 }
 
 func newProbeStorageCmd() *cobra.Command {
-	var path, preset, size, engine, label, bs string
+	var path, preset, size, engine, builtinIO, label, bs, ioLimit string
 	var duration time.Duration
 	var readPct, threads, depth, fsyncEvery int
 	var sequential, asJSON bool
@@ -90,8 +93,12 @@ func newProbeStorageCmd() *cobra.Command {
 		Use:   "storage",
 		Short: "Measure IOPS, MB/s and the latency percentile table of a directory's storage",
 		Long: `probe storage runs the I/O patterns database storage studies use, with fio
-when it is installed (--engine fio) or a built-in Go engine (O_DIRECT, one
-goroutine per outstanding I/O, HdrHistogram latencies). Presets:
+when it is installed (--engine fio) or a built-in Go engine (O_DIRECT,
+HdrHistogram latencies) that keeps threads x outstanding I/Os in flight as
+fio does: io_uring on Linux, Linux native AIO where the kernel refuses
+io_uring, one goroutine per outstanding I/O elsewhere (--builtin-io forces
+one). Each job's result names the interface that ran, why a better one was
+not used, and the engine's CPU time per I/O. Presets:
   sqlserver  8 KiB random, 25 % writes, 8 threads x 4 outstanding, direct, 30 s
              (diskspd -b8K -o4 -t8 -r -w25 -h)
   hci        4k..256k at 70 % read random, then sequential 128k read and write
@@ -118,6 +125,9 @@ The test file is created in --path and always removed afterwards.`,
 			if err != nil {
 				return badInput(err)
 			}
+			if builtinIO != "auto" && !slices.Contains(storage.BuiltinIONames(), builtinIO) {
+				return badInput(fmt.Errorf("--builtin-io %q: want auto, %s", builtinIO, strings.Join(storage.BuiltinIONames(), ", ")))
+			}
 			st, err := openStore(cmd)
 			if err != nil {
 				return err
@@ -128,24 +138,12 @@ The test file is created in --path and always removed afterwards.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", time.Now().Format("15:04:05"), job)
 				}
 			}
-			results, runErr := storage.Run(cmd.Context(), storage.Options{Path: path, Size: sz, Engine: eng}, jobs, progress)
-			if runErr != nil && len(results) == 0 {
-				if cmd.Context().Err() != nil {
-					return fmt.Errorf("storage probe interrupted before any result; the test file was removed")
-				}
-				return badInput(runErr)
+			sp := storageProbe{path: path, preset: preset, engine: eng, builtinIO: builtinIO, ioLimit: ioLimit, label: label, size: sz, jobs: jobs}
+			p, res, runErr := sp.run(cmd, st, progress)
+			if p == nil {
+				return runErr
 			}
-			res := storageProbeResult{Path: path, Preset: preset, Engine: eng, Size: sz, Jobs: results, Partial: runErr != nil}
-			raw, err := json.Marshal(res)
-			if err != nil {
-				return err
-			}
-			host, _ := os.Hostname()
-			p := &store.Probe{Kind: store.ProbeStorage, Label: label, Host: host, Result: raw}
-			// Stored even after Ctrl-C: what was measured is kept, marked partial.
-			if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
-				return err
-			}
+			results := res.Jobs
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -168,6 +166,7 @@ The test file is created in --path and always removed afterwards.`,
 	f.StringVar(&size, "size", "1G", "test file size (e.g. 20G); larger than the storage's caches for honest numbers")
 	f.DurationVar(&duration, "duration", storage.DefaultDuration, "duration of each job")
 	f.StringVar(&engine, "engine", "auto", "auto (fio when installed), fio or builtin")
+	f.StringVar(&builtinIO, "builtin-io", "auto", "builtin engine's I/O interface: auto (the best available), "+strings.Join(storage.BuiltinIONames(), ", "))
 	f.StringVar(&label, "label", "", "name this probe (reports accept it)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&bs, "bs", "8k", "custom: block size")
@@ -176,6 +175,7 @@ The test file is created in --path and always removed afterwards.`,
 	f.IntVar(&threads, "threads", 8, "custom: threads")
 	f.IntVar(&depth, "depth", 4, "custom: outstanding I/Os per thread")
 	f.IntVar(&fsyncEvery, "fsync-every", 0, "custom: fsync after every N writes (0 = never)")
+	f.StringVar(&ioLimit, "io-limit", "", "run the probe inside a cgroup with this I/O limit on --path's device (riops=N,wiops=N,rbps=SIZE,wbps=SIZE), as a managed server's --io-limit: shows what the limit really does")
 	return cmd
 }
 
@@ -331,4 +331,41 @@ every D (the noisy-neighbour scenario uses --every 100s).`,
 	f.StringVar(&label, "label", "", "name this probe")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// storageProbe is one storage probe to run and store.
+type storageProbe struct {
+	path, preset, engine, builtinIO, ioLimit, label string
+	size                                            int64
+	jobs                                            []storage.Job
+}
+
+// run measures the jobs (inside the I/O limit, when given) and stores
+// what was measured, also after Ctrl-C (marked partial). With no stored
+// probe the error says why.
+func (sp storageProbe) run(cmd *cobra.Command, st *store.Store, progress func(string)) (*store.Probe, storageProbeResult, error) {
+	limit, leave, err := joinIOLimit(cmd, sp.ioLimit, sp.path)
+	if err != nil {
+		return nil, storageProbeResult{}, err
+	}
+	results, runErr := storage.Run(cmd.Context(), storage.Options{Path: sp.path, Size: sp.size, Engine: sp.engine, BuiltinIO: sp.builtinIO}, sp.jobs, progress)
+	leave()
+	if runErr != nil && len(results) == 0 {
+		if cmd.Context().Err() != nil {
+			return nil, storageProbeResult{}, fmt.Errorf("storage probe interrupted before any result; the test file was removed")
+		}
+		return nil, storageProbeResult{}, badInput(runErr)
+	}
+	res := storageProbeResult{Path: sp.path, Preset: sp.preset, Engine: sp.engine, Size: sp.size, Jobs: results, Partial: runErr != nil, IOLimit: limit}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, res, err
+	}
+	host, _ := os.Hostname()
+	p := &store.Probe{Kind: store.ProbeStorage, Label: sp.label, Host: host, Result: raw}
+	// Stored even after Ctrl-C: what was measured is kept, marked partial.
+	if err := st.AddProbe(context.WithoutCancel(cmd.Context()), p); err != nil {
+		return nil, res, err
+	}
+	return p, res, runErr
 }

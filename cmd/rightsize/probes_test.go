@@ -59,6 +59,7 @@ func TestProbeBadInput(t *testing.T) {
 		{"zero duration", []string{"probe", "storage", "--path", dir, "--duration", "0"}, "positive duration"},
 		{"zero duration custom", []string{"probe", "storage", "--path", dir, "--preset", "custom", "--duration", "0s"}, "positive duration"},
 		{"bogus preset", []string{"probe", "storage", "--path", dir, "--preset", "bogus"}, "hci, log, sqlserver, custom"},
+		{"bogus builtin I/O", []string{"probe", "storage", "--path", dir, "--builtin-io", "spdk"}, "want auto, io_uring, libaio, goroutines"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), append(c.args, "--store", st)...)
@@ -126,6 +127,10 @@ func TestProbesCommands(t *testing.T) {
 	var p store.Probe
 	if err := json.Unmarshal([]byte(shown), &p); err != nil || p.ID != ids[0] || p.Kind != store.ProbeStorage || len(p.Result) == 0 {
 		t.Errorf("probes show --json: %v %+v", err, p)
+	}
+	// The stored result says which I/O interface ran and its CPU per I/O.
+	if !strings.Contains(string(p.Result), `"IOEngine": "`) || !strings.Contains(string(p.Result), `"CPUPerIOMicros": `) {
+		t.Errorf("stored storage result lacks the I/O interface or CPU per I/O: %s", p.Result)
 	}
 	if out := run(0, "probes", "export", "disk1"); out != shown {
 		t.Errorf("probes export differs from show --json:\n%s", out)

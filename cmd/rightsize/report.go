@@ -18,7 +18,7 @@ import (
 // offline HTML file with the charts and tables of one or several runs, side
 // by side, and of probes.
 func newReportCmd() *cobra.Command {
-	var out, title, costFile, sweepKey string
+	var out, title, costFile, sweepKey, fitKey string
 	var probeKeys []string
 	var probesLatest bool
 	cmd := &cobra.Command{
@@ -74,8 +74,15 @@ rightsize probe prints the id of each probe it stores.`,
 			if len(args) == 0 && sweep != nil {
 				args = sweepRuns(sweep)
 			}
+			fitRep, err := reportFit(cmd, st, fitKey)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && fitRep != nil {
+				args = fitRuns(fitRep)
+			}
 			var runs []report.RunData
-			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil && sweep == nil) {
+			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil && sweep == nil && fitRep == nil) {
 				var ids []string
 				for _, a := range args {
 					id, err := resolveRun(ctx, st, a)
@@ -104,7 +111,7 @@ rightsize probe prints the id of each probe it stores.`,
 			if err != nil {
 				return probeError(cmd, st, err)
 			}
-			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes, Sweep: sweep}
+			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes, Sweep: sweep, Fit: fitRep}
 			if out == "-" {
 				return report.HTML(cmd.OutOrStdout(), runs, opts)
 			}
@@ -125,6 +132,7 @@ rightsize probe prints the id of each probe it stores.`,
 	f.StringArrayVar(&probeKeys, "probe", nil, "add a probe by id, label or unique id prefix (repeatable); turns the default probes off unless --probes-latest is given")
 	f.BoolVar(&probesLatest, "probes-latest", true, "add the latest probe of each kind measured on a reported run's host")
 	f.StringVar(&sweepKey, "sweep", "", "add the sweep section of this sweep (id or label); without RUN, the report shows the sweep's runs")
+	f.StringVar(&fitKey, "fit", "", "add the right-size search section of this fit (id or label); without RUN, the report shows its measured runs")
 	f.StringVar(&costFile, "cost", "", "add the cost section from this cost file (see rightsize cost); without RUN, the report shows the runs it links")
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // runFlags are the flags of run that become scenario.RunOptions.
@@ -40,6 +41,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
 	cmd.Flags().DurationVar(&f.interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
+	cmd.Flags().BoolVar(&f.o.NoWaits, "no-waits", false, "do not sample the server's wait events during steps")
+	cmd.Flags().DurationVar(&f.o.WaitInterval, "wait-interval", waits.DefaultInterval, "interval of wait event sampling")
 	cmd.Flags().StringVar(&f.o.Isolation, "isolation", "spec", "spec (TPC-C level 3 on each engine) or read-committed (as HammerDB runs; recorded as not spec-compliant)")
 }
 

@@ -1,18 +1,28 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/probe/storage"
+	"github.com/rightsize/rightsize/report"
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/study"
+	"github.com/rightsize/rightsize/target"
 )
 
 // newStudyCmd is "rightsize study validate|init|run": a whole study from
@@ -186,23 +196,188 @@ func newStudyInitCmd() *cobra.Command {
 }
 
 func newStudyRunCmd() *cobra.Command {
-	return &cobra.Command{
+	var output string
+	var interval time.Duration
+	cmd := &cobra.Command{
 		Use:   "run PLAN.yaml",
-		Short: "Run a study plan (not implemented yet)",
-		Long: `Run a whole study plan. NOT IMPLEMENTED YET: it needs the managed-server
-caps (--cpus, --memory, --io-limit, --pg-version) and the sweeps and
-neighbour scenarios, which this version does not have. Validate plans with
-rightsize study validate; run the configurations one by one with rightsize
-run, and price them with rightsize cost.`,
+		Short: "Run a study plan: every configuration, probe, sweep and fit, then one report with the cost table",
+		Long: `Run a whole study plan: for each configuration (i of n) start its managed
+server with its caps and version (or connect to its external server), build
+the plan's database there once (configurations of the same engine, version
+and data directory share the build and restore it), probe its storage inside
+its I/O limit, and run the autopilot; then the sweeps, the fit and the cost
+model linked to the runs; and write one report (report.output, or -o).
+Runs are labelled PLAN/CONFIGURATION. A rerun skips what the store already
+holds complete for the plan (and says so), resumes a partial sweep or fit,
+and measures the rest. Progress lines give the configuration, the step and
+the measuring time left by the plan's durations.`,
+		Example: `  rightsize study run examples/fewer-cores-faster-storage.yaml
+  rightsize study run study.yaml -o study.html`,
 		Args: exactArgs(1, "give one PLAN.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := loadPlan(cmd.ErrOrStderr(), args[0]); err != nil {
+			p, err := loadPlan(cmd.ErrOrStderr(), args[0])
+			if err != nil {
 				return err
 			}
-			return badInput(errors.New("study run is not implemented yet: it needs managed-server caps, sweeps and the neighbour scenario, which this version does not have; " +
-				"the plan is valid (rightsize study validate estimates it), run its configurations with rightsize run and price them with rightsize cost"))
+			return runStudy(cmd, p, output, interval)
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the report file (default: the plan's report.output, else PLAN.html)")
+	cmd.Flags().DurationVar(&interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
+	return cmd
+}
+
+// runStudy runs the plan and writes its report.
+func runStudy(cmd *cobra.Command, p *plan.Plan, output string, interval time.Duration) error {
+	if p.Store != "" && !cmd.Flags().Changed("store") {
+		_ = cmd.Flags().Set("store", p.Store)
+	}
+	st, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	errOut := cmd.ErrOrStderr()
+	var prog *stepProgress
+	o := study.Options{Prober: studyProber{cmd: cmd, st: st}, Out: errOut, Version: version, Commit: commit,
+		OnRun: func(ro *scenario.RunOptions) {
+			ro.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+				if prog != nil {
+					prog.finish()
+				}
+				prog = newStepProgress(errOut, interval, len(ro.Users), ro.Repeats)
+				prog.start(repeat, index, users, ro.Rampup, ro.Duration, fmt.Sprintf("  step %d of %d: %d users, ramp-up %s, measuring %s (%s mode)",
+					index+1, len(ro.Users), users, ro.Rampup, ro.Duration, mode))
+			}
+			ro.OnProgress = func(_, _ int, pr driver.Progress) {
+				if prog != nil {
+					prog.update(pr, ro.Rampup)
+				}
+			}
+		}}
+	res, runErr := study.Run(cmd.Context(), st, p, o)
+	if prog != nil {
+		prog.finish()
+	}
+	if res == nil {
+		return runErr
+	}
+	out := cmd.OutOrStdout()
+	writeStudy(out, p, res)
+	if rerr := writeStudyReport(cmd, st, p, res, output); rerr != nil && runErr == nil {
+		runErr = rerr
+	}
+	if runErr != nil {
+		if errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, target.ErrBadTarget) {
+			return badInput(runErr)
+		}
+		return fmt.Errorf("%w (what was measured is stored; rerun the same command to continue)", runErr)
+	}
+	return nil
+}
+
+// studyProber runs the plan's storage probe with the probe command's code.
+type studyProber struct {
+	cmd *cobra.Command
+	st  *store.Store
+}
+
+func (s studyProber) ProbeStorage(_ context.Context, path, ioLimit, label string, sp plan.StorageProbe) (string, error) {
+	jobs, err := storageJobs(sp.Preset, sp.DurationValue(), storage.Job{}, "8k", true)
+	if err != nil {
+		return "", err
+	}
+	size := int64(1 << 30)
+	if sp.Size != "" {
+		if size, err = parseSize(sp.Size); err != nil {
+			return "", err
+		}
+	}
+	eng, err := storage.ResolveEngine("auto")
+	if err != nil {
+		return "", err
+	}
+	pr := storageProbe{path: path, preset: sp.Preset, engine: eng, builtinIO: "auto", ioLimit: ioLimit, label: label, size: size, jobs: jobs}
+	p, _, err := pr.run(s.cmd, s.st, func(string) {})
+	if p == nil {
+		return "", err
+	}
+	return p.ID, err
+}
+
+// writeStudy prints what the study stored and the cost headline.
+func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
+	fmt.Fprintf(w, "\nstudy %s\n", p.Name)
+	t := &alignedRows{}
+	for _, name := range res.Order {
+		t.add("  "+name, "run "+orDash(res.Runs[name]))
+	}
+	t.write(w)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "  skipped: %s\n", s)
+	}
+	if res.Cost != nil {
+		for _, c := range res.Cost.Configs {
+			if h := c.Headline(res.Cost.Baseline); h != "" {
+				fmt.Fprintf(w, "  %s\n", h)
+			}
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeStudyReport writes the study's one report: every configuration's
+// run, its probes, the first sweep, the fit and the cost section.
+func writeStudyReport(cmd *cobra.Command, st *store.Store, p *plan.Plan, res *study.Result, output string) error {
+	ctx := context.WithoutCancel(cmd.Context())
+	if output == "" {
+		output = p.Report.Output
+	}
+	if output == "" {
+		output = strings.TrimSuffix(filepath.Base(p.Path), filepath.Ext(p.Path)) + ".html"
+	}
+	var ids []string
+	for _, name := range res.Order {
+		if id := res.Runs[name]; id != "" {
+			ids = append(ids, id)
+		}
+	}
+	var runs []report.RunData
+	var err error
+	if len(ids) > 0 {
+		if runs, err = report.Load(ctx, st, ids...); err != nil {
+			return err
+		}
+	}
+	probes, err := report.LoadProbes(ctx, st, res.Probes...)
+	if err != nil {
+		return err
+	}
+	opts := report.Options{Title: p.Report.Title, Version: version, Probes: probes, Cost: res.Cost}
+	if len(res.Sweeps) > 0 {
+		if opts.Sweep, err = reportSweep(cmd, st, res.Sweeps[0]); err != nil {
+			return err
+		}
+	}
+	if res.Fit != "" {
+		if opts.Fit, err = reportFit(cmd, st, res.Fit); err != nil {
+			return err
+		}
+	}
+	if len(runs) == 0 && len(probes) == 0 && opts.Cost == nil && opts.Sweep == nil && opts.Fit == nil {
+		return nil
+	}
+	if err := writeFileAtomic(output, func(f *os.File) error { return report.HTML(f, runs, opts) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (open it in a browser; it needs no network)\n", output)
+	return nil
 }
 
 // exactArgs requires n arguments, else bad input with msg.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/browsertest"
 )
 
 func TestStudyValidate(t *testing.T) {
@@ -65,8 +67,91 @@ func TestStudyValidate(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "fewer-cores-faster-storage.yaml:16:13: autopilot.duration: the plan is estimated at 8m0s, more than --max-duration 5m0s") {
 		t.Errorf("--max-duration: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = cli(t, ctx, "study", "run", planFile)
-	if code != 2 || !strings.Contains(errOut, "not implemented") {
-		t.Errorf("study run: exit %d, stderr %q; want 2, not implemented", code, errOut)
+	// study run refuses a plan with problems before anything starts.
+	_, errOut, code = cli(t, ctx, "study", "run", bad)
+	if code != 2 || !strings.Contains(errOut, "build.warehouses: must be at least 1") || strings.Contains(errOut, "configuration 1 of") {
+		t.Errorf("study run of a bad plan: exit %d, stderr %q; want 2 and nothing run", code, errOut)
+	}
+}
+
+const tinyStudyCosts = `currency: USD
+baseline: two
+configs:
+  - name: two
+    host_cores: 2
+    vm_cores: 2
+    hardware: [{item: server, price: 3000}]
+    licences: [{name: DB, per: vm_core, pack: 2, pack_price: 1000, minimum: 2}]
+  - name: one
+    host_cores: 2
+    vm_cores: 1
+    hardware: [{item: server, price: 2000}]
+    licences: [{name: DB, per: vm_core, pack: 2, pack_price: 1000, minimum: 2}]
+`
+
+// study run of a tiny plan (two configurations on one build, one short
+// step): two runs labelled PLAN/CONFIGURATION, the second restored from the
+// first's build, and one report with the cost table that Chromium loads
+// with no console message; a rerun measures nothing again.
+func TestStudyRunTiny(t *testing.T) {
+	needCgroups(t)
+	ctx := context.Background()
+	_, dataDir := embeddedArgs(t, "study-")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "costs.yaml"), []byte(tinyStudyCosts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "tiny.html")
+	planText := `name: tiny
+build: {warehouses: 1, seed: 5}
+autopilot: {users: "2", rampup: 1s, duration: 2s, repeats: 1}
+configurations:
+  - {name: big, cpus: 2, data_dir: ` + dataDir + `, cost: two}
+  - {name: small, cpus: 1, data_dir: ` + dataDir + `, cost: one}
+cost: costs.yaml
+report: {output: ` + report + `, title: tiny study}
+`
+	planFile := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(planFile, []byte(planText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := tempStore(t)
+	out, errOut, code := cli(t, ctx, "study", "run", planFile, "--store", st)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"configuration 1 of 2, big", "configuration 2 of 2, small", "building 1 warehouses", "small: the built database restored", "wrote " + report} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("progress lacks %q:\n%s", want, errOut)
+		}
+	}
+	// the cost configs: small is priced as "one", big as the baseline "two"
+	if !strings.Contains(out, "one reaches") && !strings.Contains(out, "one beats two") {
+		t.Errorf("no cost headline for small (cost config one) against the baseline:\n%s", out)
+	}
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="cost"`, "tiny/big", "tiny/small", "4,000.00", "3,000.00"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	bin := browsertest.Chromium(t)
+	_, logs := browsertest.Run(t, bin, report, "--dump-dom")
+	if msgs := browsertest.ConsoleRE.FindAll(logs, -1); len(msgs) > 0 {
+		t.Errorf("console messages while loading the study report:\n%s", strings.Join(func() []string {
+			var s []string
+			for _, m := range msgs {
+				s = append(s, string(m))
+			}
+			return s
+		}(), "\n"))
+	}
+	// A rerun skips both configurations.
+	out, errOut, code = cli(t, ctx, "study", "run", planFile, "--store", st)
+	if code != 0 || strings.Count(errOut, "already stored") != 2 {
+		t.Errorf("rerun: exit %d, want both configurations skipped:\n%s%s", code, out, errOut)
 	}
 }

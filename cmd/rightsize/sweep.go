@@ -60,6 +60,16 @@ continues it.`,
 			if resume == "" && len(values) == 0 {
 				return badInput(fmt.Errorf("--values: give the values to sweep, e.g. rightsize sweep %s --values %s", args[0], exampleOf(args[0])))
 			}
+			if resume == "" {
+				// every value checked before a server starts
+				base, err := tf.options(false, 2)
+				if err != nil {
+					return err
+				}
+				if err := scenario.CheckSweep(tf.spec, base, args[0], values); err != nil {
+					return badInput(err)
+				}
+			}
 			so := scenario.SweepOptions{Kind: args[0], Values: values, Label: o.Label, KneeThreshold: th / 100, Run: o, Resume: resume}
 			return sweepWith(cmd, tf, so, rf)
 		},
@@ -122,6 +132,11 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 		defer prog.finish()
 	}
 	so.OnWarning = func(w string) { fmt.Fprintln(errOut, "warning:", w) }
+	so.OnStarted = func(t *target.Target) {
+		if r, ok := t.CapsReport(); ok {
+			fmt.Fprintln(errOut, "  caps:", r.Summary())
+		}
+	}
 	var res *scenario.SweepResult
 	res, t, err = scenario.RunSweep(ctx, st, t, so)
 	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {

@@ -21,10 +21,15 @@ func TestSweepBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown kind", []string{"sweep", "disk", "--values", "1"}, `unknown sweep kind "disk"`},
-		{"cpus not yet", []string{"sweep", "cpus", "--values", "1"}, "sweep cpus needs the --cpus cap"},
+		{"version not yet", []string{"sweep", "version", "--values", "13"}, "sweep version needs --pg-version"},
+		{"empty values", []string{"sweep", "cpus", "--values", ""}, "--values: give the values to sweep"},
 		{"no values", []string{"sweep", "memory"}, "--values: give the values to sweep"},
 		{"bad threshold", []string{"sweep", "memory", "--values", "1G", "--knee-threshold", "150%"}, "--knee-threshold"},
 		{"external target", []string{"sweep", "memory", "--values", "1G", "--target", "sqlite:" + t.TempDir() + "/x.db", "--store", tempStore(t)}, "use a managed target"},
+		{"more cpus than the machine", []string{"sweep", "cpus", "--values", "2,64"}, "--values --cpus 64: this machine has"},
+		{"memory below the engine", []string{"sweep", "memory", "--values", "1G,16M"}, "--values 16M: --memory 16M is below"},
+		{"io limit not a limit", []string{"sweep", "io", "--values", "none,fast"}, "--values --io-limit \"fast\""},
+		{"io limit on no device", []string{"sweep", "io", "--values", "riops=100", "--data-dir", "/dev/shm/rightsize-sweep-x"}, "without a block device"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), c.args...)
@@ -47,6 +52,9 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		t.Helper()
 		if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); !os.IsNotExist(err) {
 			t.Errorf("%s: the server still runs (postmaster.pid: %v)", when, err)
+		}
+		if left := ownGroups(t); len(left) > 0 {
+			t.Errorf("%s: cgroups left: %v", when, left)
 		}
 	}
 	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
@@ -82,7 +90,7 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		if want := "mem memory=" + p.Value; r.Label != want || r.Flags["sweep.value"] != p.Value {
 			t.Errorf("run %s labelled %q (flags %v), want %q", r.ID, r.Label, r.Flags["sweep.value"], want)
 		}
-		if want := map[string]string{"128M": "128MB", "256M": "256MB"}[p.Value]; r.Env["setting.shared_buffers"] != want {
+		if want := map[string]string{"128M": "64MB", "256M": "192MB"}[p.Value]; r.Env["setting.shared_buffers"] != want {
 			t.Errorf("run for %s ran with shared_buffers %q, want %s", p.Value, r.Env["setting.shared_buffers"], want)
 		}
 	}
@@ -135,5 +143,49 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	sw, _ = s.LoadSweep(context.Background(), "mem2")
 	if sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].Status != store.StatusComplete || sw.Points[1].Status != store.StatusComplete {
 		t.Fatalf("resumed sweep stored as %+v", sw)
+	}
+}
+
+// sweep version: each PostgreSQL version gets its own data directory, the
+// same database is built there, and each value's run says which server
+// version it measured.
+func TestSweepVersion(t *testing.T) {
+	if testing.Short() || os.Getenv("RIGHTSIZE_PG_BIN") != "" {
+		t.Skip("downloads PostgreSQL 13 and 17")
+	}
+	args, dataDir := embeddedArgs(t, "sweepver-")
+	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1", "--seed", "3"}, args...)...); code != 0 {
+		t.Fatalf("build: %d\n%s%s", code, out, errOut)
+	}
+	st := tempStore(t)
+	out, errOut, code := cli(t, context.Background(), append([]string{"sweep", "version", "--values", "17,13", "--users", "2", "--rampup", "300ms",
+		"--duration", "1500ms", "--store", st, "--label", "ver", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("sweep version: %d\n%s%s", code, out, errOut)
+	}
+	var res scenario.SweepResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("sweep --json: %v\n%s", err, out)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, want := range []string{"17", "13"} {
+		p := res.Points[i]
+		if p.Value != want || !p.Measured() {
+			t.Fatalf("point %d: %+v, want version %s measured", i, p, want)
+		}
+		r, _, err := s.LoadRun(context.Background(), p.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.EngineVersion, " "+want+".") || r.Warehouses != 1 {
+			t.Errorf("version %s: run measured server %q on %d warehouses", want, r.EngineVersion, r.Warehouses)
+		}
+		if _, err := os.Stat(filepath.Join(dataDir+"-pg"+want, "PG_VERSION")); err != nil {
+			t.Errorf("version %s: no data directory of its own: %v", want, err)
+		}
 	}
 }

@@ -23,8 +23,14 @@ func (db *DB) withAdmin(ctx context.Context, fn func(conn *pgx.Conn) error) erro
 	db.pool.Close()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err == nil {
-		// other sessions (a psql, a previous crashed run) would block CREATE DATABASE ... TEMPLATE
-		_, err = conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid()",
+		// Other sessions (a psql, a previous crashed run) would block
+		// CREATE DATABASE ... TEMPLATE. Only client sessions this role may
+		// end are ended (a role that is no superuser, like the managed
+		// servers' benchmark role, may end its own); the server ends
+		// autovacuum workers on the database itself.
+		_, err = conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = ANY($1) AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+			  AND (usename = current_user OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))`,
 			[]string{db.dbname, db.templateName()})
 		if err == nil {
 			err = fn(conn)
@@ -70,4 +76,11 @@ func (db *DB) Restore(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// HasSnapshot reports whether Snapshot has made the template database.
+func (db *DB) HasSnapshot(ctx context.Context) (bool, error) {
+	var ok bool
+	err := db.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", db.templateName()).Scan(&ok)
+	return ok, err
 }

@@ -48,6 +48,9 @@ type DB struct {
 	// write transactions of the virtual users) so they queue in Go rather
 	// than poll SQLite's busy handler.
 	wlock chan struct{}
+	// writeWaits and writeWaitNs count the waits for wlock and their time
+	// (the wait profile, waits.go).
+	writeWaits, writeWaitNs atomic.Int64
 
 	commits, rollbacks atomic.Int64
 	closed             atomic.Bool
@@ -150,6 +153,12 @@ func (db *DB) Close() error {
 
 // lockWriter takes the in-process writer lock, or gives up with ctx.
 func (db *DB) lockWriter(ctx context.Context) error {
+	select {
+	case db.wlock <- struct{}{}:
+		return nil
+	default: // held: the wait is timed
+	}
+	defer db.timeWriteWait()()
 	select {
 	case db.wlock <- struct{}{}:
 		return nil

@@ -5,9 +5,21 @@
 // mysqld --initialize-insecure for MySQL), then runs mariadbd with
 // --no-defaults on a loopback port, with a private socket and pid file, so
 // no system configuration file, system service or system data directory is
-// read or touched. Clients connect over TCP as the user [User] (password
-// [Password]), which Start creates with all privileges; the server only
-// listens on 127.0.0.1.
+// read or touched. The server only listens on 127.0.0.1; its socket is in a
+// private directory (mode 0700).
+//
+// # Who can log in
+//
+// Nobody but the user who runs rightsize. Each data directory gets random
+// passwords (package internal/secret: a file of mode 0600 in a directory of
+// mode 0700): root's (root@localhost, the only administrator account left;
+// the password-less accounts mariadb-install-db creates are dropped) and
+// the benchmark account's, [User]@127.0.0.1, which has only what the
+// benchmark and the backup probe need: no FILE, no SUPER, no GRANT OPTION.
+// secure_file_priv points at a private, empty directory. A data directory
+// from an older rightsize (root without a password, the benchmark account
+// with a fixed one and all privileges) is fixed on its next start, with a
+// one-line notice.
 //
 // When rightsize runs as root, the server runs as the "mysql" system user
 // (created by the distribution package) if that user exists and can reach
@@ -41,13 +53,19 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/rightsize/rightsize/internal/secret"
 )
 
-// User and Password are the account Start creates for clients.
-const (
-	User     = "rightsize"
-	Password = "rightsize"
-)
+// User is the benchmark account Start creates for clients (at 127.0.0.1).
+const User = "rightsize"
+
+// benchGrants are the benchmark account's privileges: the schema, load,
+// procedures and transactions, statistics (PROCESS, performance_schema),
+// and what mariadb-backup and mysqldump need (RELOAD, LOCK TABLES,
+// REPLICATION CLIENT).
+const benchGrants = "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, " +
+	"EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER, RELOAD, PROCESS, REPLICATION CLIENT"
 
 // ErrNotRunning is returned by PID once the server has exited.
 var ErrNotRunning = errors.New("mariadb: server is not running")
@@ -84,6 +102,16 @@ type Config struct {
 	// Log receives the output of initialisation and of the server; nil
 	// discards it.
 	Log io.Writer
+	// SecretDir holds the per-data-directory password files; "" means
+	// internal/basedir.Secrets(). A temporary data directory's passwords
+	// are kept in memory only.
+	SecretDir string
+	// Notices receives one-line notices for the user (passwords set on an
+	// older data directory); nil means standard error.
+	Notices io.Writer
+	// OnStart, when set, is given the server's pid right after it is
+	// started (limits.go puts it under a confinement); an error stops it.
+	OnStart func(pid int) error
 }
 
 // Server is a running managed server.
@@ -98,6 +126,7 @@ type Server struct {
 	unlock   func() // releases the data directory lock
 	version  string
 	out      *tailBuffer
+	secrets  secret.Secrets
 
 	stopOnce sync.Once
 	stopErr  error
@@ -165,7 +194,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.cleanup()
 		return nil, err
 	}
-	if err := s.initialise(ctx, fl, runAs); err != nil {
+	fresh, err := s.initialise(ctx, fl, runAs)
+	if err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	if err := s.privateFilesDir(runAs); err != nil {
 		s.cleanup()
 		return nil, err
 	}
@@ -178,7 +212,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 				return nil, err
 			}
 		}
-		err = s.start(ctx, fl, runAs, cfg.Settings)
+		err = s.start(ctx, fl, runAs, cfg.Settings, cfg.OnStart)
 		if err == nil {
 			break
 		}
@@ -191,6 +225,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.out.Reset() // another process took the free port: try another one
+	}
+	if err := s.secure(ctx, cfg, fresh); err != nil {
+		_ = s.Stop()
+		return nil, err
 	}
 	if err := s.setup(ctx); err != nil {
 		_ = s.Stop()
@@ -224,10 +262,11 @@ func (s *Server) chooseUser() (*account, error) {
 	return &account{name: "mysql", uid: uid, gid: gid}, nil
 }
 
-// initialise creates the system tables in an empty data directory.
-func (s *Server) initialise(ctx context.Context, fl flavor, runAs *account) error {
+// initialise creates the system tables in an empty data directory and
+// reports whether it did.
+func (s *Server) initialise(ctx context.Context, fl flavor, runAs *account) (bool, error) {
 	if _, err := os.Stat(filepath.Join(s.dataDir, "mysql")); err == nil {
-		return nil // already initialised
+		return false, nil // already initialised
 	}
 	var cmd *exec.Cmd
 	switch {
@@ -248,20 +287,20 @@ func (s *Server) initialise(ctx context.Context, fl flavor, runAs *account) erro
 		}
 		cmd = exec.CommandContext(ctx, fl.installDB, args...)
 	default:
-		return errors.New("mariadb: mariadb-install-db (or mysql_install_db) not found next to " + fl.server)
+		return false, errors.New("mariadb: mariadb-install-db (or mysql_install_db) not found next to " + fl.server)
 	}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	cmd.Dir = s.runDir
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("mariadb: initialise %s: %v\n%s", s.dataDir, err, s.out.Tail())
+		return false, fmt.Errorf("mariadb: initialise %s: %v\n%s", s.dataDir, err, s.out.Tail())
 	}
-	return nil
+	return true, nil
 }
 
 func optionName(k string) string { return strings.ReplaceAll(strings.TrimLeft(k, "-"), "-", "_") }
 
 // start runs the server and waits until it accepts connections.
-func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings map[string]string) error {
+func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings map[string]string, onStart func(int) error) error {
 	opts := map[string]string{}
 	for k, v := range DefaultSettings {
 		opts[optionName(k)] = v
@@ -278,6 +317,7 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 		"--pid-file=" + filepath.Join(s.runDir, "mariadbd.pid"),
 		"--port=" + strconv.FormatUint(uint64(s.port), 10),
 		"--bind-address=127.0.0.1",
+		"--secure-file-priv=" + s.filesDir(),
 	}
 	if fl.mysql {
 		args = append(args, "--mysqlx=OFF") // its port 33060 would clash between servers
@@ -312,6 +352,12 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 	s.cmd = cmd
 	s.done = make(chan struct{})
 	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+	if onStart != nil {
+		if err := onStart(cmd.Process.Pid); err != nil {
+			s.kill()
+			return fmt.Errorf("mariadb: confine the server: %w", err)
+		}
+	}
 
 	deadline := time.NewTimer(startTimeout)
 	defer deadline.Stop()
@@ -329,12 +375,12 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 			return fmt.Errorf("mariadb: server did not accept connections within %v:\n%s", startTimeout, s.out.Tail())
 		case <-tick.C:
 		}
-		if db, err := s.rootDB(); err == nil {
+		if db, err := s.rootDB(""); err == nil {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			err = db.PingContext(pctx)
 			cancel()
 			db.Close()
-			if err == nil {
+			if err == nil || accessDenied(err) { // it answers: it is up
 				return nil
 			}
 		}
@@ -342,9 +388,9 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 }
 
 // rootDB connects as root over the private socket.
-func (s *Server) rootDB() (*sql.DB, error) {
+func (s *Server) rootDB(password string) (*sql.DB, error) {
 	c := mysql.NewConfig()
-	c.User, c.Net, c.Addr = "root", "unix", s.socket()
+	c.User, c.Passwd, c.Net, c.Addr = "root", password, "unix", s.socket()
 	c.Timeout = 2 * time.Second
 	conn, err := mysql.NewConnector(c)
 	if err != nil {
@@ -353,20 +399,23 @@ func (s *Server) rootDB() (*sql.DB, error) {
 	return sql.OpenDB(conn), nil
 }
 
-// setup creates the client account and records the version.
+// setup creates the benchmark account with its privileges and password,
+// and records the version.
 func (s *Server) setup(ctx context.Context) error {
-	db, err := s.rootDB()
+	db, err := s.rootDB(s.secrets.Admin)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	account := "'" + User + "'@'127.0.0.1'"
 	for _, q := range []string{
-		"CREATE USER IF NOT EXISTS '" + User + "'@'%' IDENTIFIED BY '" + Password + "'",
-		"ALTER USER '" + User + "'@'%' IDENTIFIED BY '" + Password + "'",
-		"GRANT ALL PRIVILEGES ON *.* TO '" + User + "'@'%' WITH GRANT OPTION",
+		"CREATE USER IF NOT EXISTS " + account + " IDENTIFIED BY '" + s.secrets.Bench + "'",
+		"ALTER USER " + account + " IDENTIFIED BY '" + s.secrets.Bench + "'",
+		"REVOKE ALL PRIVILEGES, GRANT OPTION FROM " + account,
+		"GRANT " + benchGrants + " ON *.* TO " + account,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("mariadb: create the %s account: %w", User, err)
+			return fmt.Errorf("mariadb: set up the %s account: %s", User, strings.ReplaceAll(err.Error(), s.secrets.Bench, "xxxxx"))
 		}
 	}
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
@@ -389,7 +438,7 @@ func (s *Server) Socket() string { return s.socket() }
 // DSN returns a go-sql-driver/mysql DSN for database on this server.
 func (s *Server) DSN(database string) string {
 	c := mysql.NewConfig()
-	c.User, c.Passwd, c.Net = User, Password, "tcp"
+	c.User, c.Passwd, c.Net = User, s.secrets.Bench, "tcp"
 	c.Addr = net.JoinHostPort("127.0.0.1", strconv.FormatUint(uint64(s.port), 10))
 	c.DBName = database
 	return c.FormatDSN()
@@ -398,7 +447,7 @@ func (s *Server) DSN(database string) string {
 // URL returns the mysql://user:pass@127.0.0.1:port/database form that
 // rightsize's --target and engine/mysql.Open take.
 func (s *Server) URL(database string) string {
-	u := url.URL{Scheme: "mysql", User: url.UserPassword(User, Password),
+	u := url.URL{Scheme: "mysql", User: url.UserPassword(User, s.secrets.Bench),
 		Host: net.JoinHostPort("127.0.0.1", strconv.FormatUint(uint64(s.port), 10)), Path: "/" + database}
 	return u.String()
 }

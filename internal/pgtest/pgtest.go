@@ -167,9 +167,10 @@ func start() (*instance.Postgres, error) {
 	ctx, cancel := context.WithTimeout(startCtx, 10*time.Minute) // includes a first download
 	defer cancel()
 	return instance.StartPostgres(ctx, instance.PostgresConfig{
-		BinDir:  os.Getenv("RIGHTSIZE_PG_BIN"),
-		DataDir: filepath.Join(dir, "data"),
-		LogFile: filepath.Join(dir, "postgres.log"),
+		BinDir:    os.Getenv("RIGHTSIZE_PG_BIN"),
+		DataDir:   filepath.Join(dir, "data"),
+		LogFile:   filepath.Join(dir, "postgres.log"),
+		SecretDir: filepath.Join(dir, "secrets"),
 		Settings: map[string]string{
 			"fsync":              "off",
 			"synchronous_commit": "off",

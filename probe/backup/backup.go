@@ -193,6 +193,9 @@ func (s Spec) PostgresInstance() *instance.Postgres { return s.Postgres }
 // connected to; other targets use their --target value as the DSN.
 func FromTarget(ctx context.Context, t *target.Target) (Spec, error) {
 	inst, _ := t.Server.(*instance.Postgres)
+	if c, ok := t.Server.(*instance.ConfinedPostgres); ok {
+		inst = c.Postgres
+	}
 	s := Spec{EngineName: t.Engine(), URL: t.Spec, Postgres: inst}
 	if inst == nil {
 		return s, nil

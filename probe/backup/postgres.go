@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -194,6 +195,10 @@ var pgVersionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)(?:\.(\d+))?`)
 
 // toolMajor runs "tool --version" and returns the major version ("15", "9.6").
 func toolMajor(ctx context.Context, tool string) (string, error) {
+	// never run, as root or not, a program another user could replace
+	if err := instance.SafeToExecute(tool); err != nil {
+		return "", err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, tool, "--version").CombinedOutput()
@@ -464,6 +469,8 @@ func (m *pgMethod) restore(ctx context.Context, dir, scratch string, n int) (res
 		},
 		StartTimeout: restoreStartTimeout,
 		StopTimeout:  time.Minute,
+		Notices:      io.Discard, // the copy's new passwords are no news
+		SecretDir:    filepath.Join(scratch, fmt.Sprintf("secrets-%d", n)),
 	})
 	if err != nil {
 		return st, fmt.Errorf("start a server on the restored data directory: %w%s", err, logTail(logFile))
@@ -471,7 +478,7 @@ func (m *pgMethod) restore(ctx context.Context, dir, scratch string, n int) (res
 	defer func() { _ = srv.Stop() }()
 	hook("restore-started", strconv.Itoa(int(srv.Port())))
 
-	st.checked, st.note, err = m.check(ctx, srv.Port())
+	st.checked, st.note, err = m.check(ctx, srv)
 	st.startSeconds = time.Since(t0).Seconds()
 	if err != nil {
 		return st, err
@@ -487,10 +494,8 @@ func (m *pgMethod) restore(ctx context.Context, dir, scratch string, n int) (res
 // (Debian keeps them in /etc) and a pg_hba.conf trusting local TCP
 // connections (the source's passwords and rules do not apply).
 func (m *pgMethod) adaptExternal(data string) error {
-	files := map[string]string{
-		"pg_hba.conf": "# written by rightsize for the restore check: this copy listens on 127.0.0.1 only\n" +
-			"local all all trust\nhost all all 127.0.0.1/32 trust\n",
-	}
+	// pg_hba.conf is written by the managed server's start (SCRAM only).
+	files := map[string]string{}
 	for _, f := range []string{"postgresql.conf", "pg_ident.conf"} {
 		if _, err := os.Stat(filepath.Join(data, f)); errors.Is(err, os.ErrNotExist) {
 			files[f] = ""
@@ -508,11 +513,14 @@ func (m *pgMethod) adaptExternal(data string) error {
 	return nil
 }
 
-// check connects to the restored server as the source's user, to the
-// benchmark database, and checks the tables that had rows still have some.
-func (m *pgMethod) check(ctx context.Context, port uint32) (bool, string, error) {
-	cfg := m.cfg.Copy()
-	cfg.Host, cfg.Port, cfg.TLSConfig, cfg.Fallbacks = "127.0.0.1", uint16(port), nil, nil
+// check connects to the restored server as its administrator (the copy
+// got passwords of its own when it started), to the benchmark database,
+// and checks the tables that had rows still have some.
+func (m *pgMethod) check(ctx context.Context, srv *instance.Postgres) (bool, string, error) {
+	cfg, err := pgx.ParseConfig(srv.AdminDSN(m.cfg.Database))
+	if err != nil {
+		return false, "", err
+	}
 	cfg.ConnectTimeout = 30 * time.Second
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

@@ -111,7 +111,23 @@ func (l *Latency) clamp() {
 	}
 }
 
-// thread is the state the QueueDepth goroutines of one thread share.
+// tally is one worker's recorders: reads, writes and (jobs that fsync)
+// fsync calls.
+type tally struct{ read, write, sync *recorder }
+
+func newTally() *tally { return &tally{read: newRecorder(), write: newRecorder(), sync: newRecorder()} }
+
+// record adds one completed I/O.
+func (t *tally) record(write bool, ns int64, size int) {
+	if write {
+		t.write.record(ns, size)
+	} else {
+		t.read.record(ns, size)
+	}
+}
+
+// thread is the state of one of a job's threads, shared by its workers
+// (the goroutine interface runs one worker per outstanding I/O).
 type thread struct {
 	// cursor is the next block of the thread's region (sequential jobs).
 	cursor atomic.Int64
@@ -121,16 +137,49 @@ type thread struct {
 	first, blocks int64
 }
 
-// worker is one outstanding I/O: a goroutine issuing one I/O at a time.
-type worker struct {
-	th                *thread
-	buf               []byte
-	rng               *rand.Rand
-	read, write, sync *recorder
+// next picks a thread's next I/O: a read or a write at random with the
+// job's read share, at a random block of the file or at the next block of
+// the thread's region; it returns the byte offset.
+func (th *thread) next(j Job, rng *rand.Rand, totalBlocks int64) (write bool, off int64) {
+	write = j.ReadPct <= 0 || (j.ReadPct < 100 && rng.IntN(100) >= j.ReadPct)
+	var block int64
+	if j.Random {
+		block = rng.Int64N(totalBlocks)
+	} else {
+		block = th.first + (th.cursor.Add(1)-1)%th.blocks
+	}
+	return write, block * int64(j.BlockSize)
 }
 
-// runBuiltin runs one job with the Go engine on the laid-out test file.
-func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool) (JobResult, error) {
+// newThreads splits the file's blocks into one region per thread.
+func newThreads(j Job, totalBlocks int64) []*thread {
+	threads := make([]*thread, j.Threads)
+	regionBlocks := totalBlocks / int64(j.Threads)
+	for i := range threads {
+		threads[i] = &thread{first: int64(i) * regionBlocks, blocks: regionBlocks}
+	}
+	return threads
+}
+
+// fillRandom fills b with random bytes, so that nothing compresses writes.
+func fillRandom(b []byte, rng *rand.Rand) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
+
+// worker is one outstanding I/O of the goroutine interface: a goroutine
+// issuing one blocking I/O at a time.
+type worker struct {
+	th  *thread
+	buf []byte
+	rng *rand.Rand
+	t   *tally
+}
+
+// runBuiltin runs one job with the Go engine on the laid-out test file,
+// through the best I/O interface cfg allows (see openQueues).
+func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool, cfg builtinConfig) (JobResult, error) {
 	f, gotDirect, err := openTestFile(path, false, direct)
 	if err != nil {
 		return JobResult{}, err
@@ -139,75 +188,111 @@ func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool
 	if direct && !gotDirect {
 		return JobResult{}, errors.New("the file system refused O_DIRECT on the second open")
 	}
-	rf := newRawFile(f)
-
-	bs := int64(j.BlockSize)
-	totalBlocks := size / bs
-	threads := make([]*thread, j.Threads)
-	regionBlocks := totalBlocks / int64(j.Threads)
-	for i := range threads {
-		threads[i] = &thread{first: int64(i) * regionBlocks, blocks: regionBlocks}
+	queues, iface, fallback, err := openQueues(f, j, direct, cfg)
+	if err != nil {
+		return JobResult{}, err
 	}
+	defer closeQueues(queues)
+
+	totalBlocks := size / int64(j.BlockSize)
+	threads := newThreads(j, totalBlocks)
 	seed := uint64(time.Now().UnixNano())
+	var tallies []*tally
+	var body func(i int, deadline time.Time, stop *atomic.Bool) error
+	if queues != nil {
+		ats, err := newAsyncThreads(queues, threads, j, seed, cfg)
+		if err != nil {
+			return JobResult{}, err
+		}
+		defer freeAsyncThreads(ats)
+		for _, at := range ats {
+			tallies = append(tallies, at.t)
+		}
+		fd := int(f.Fd())
+		body = func(i int, deadline time.Time, stop *atomic.Bool) error {
+			return ats[i].run(j, fd, totalBlocks, deadline, stop)
+		}
+	} else {
+		rf := newRawFile(f)
+		workers := newWorkers(threads, j, seed)
+		for _, w := range workers {
+			tallies = append(tallies, w.t)
+		}
+		body = func(i int, deadline time.Time, stop *atomic.Bool) error {
+			return workers[i].loop(rf, j, totalBlocks, deadline, stop)
+		}
+	}
+	elapsed, cpu, cpuOK, runErr := runConcurrently(ctx, len(tallies), j.Duration, body)
+	r := tallyResult(tallies, elapsed)
+	r.IOEngine, r.Fallback = iface, fallback
+	if fallback != "" {
+		r.Notes = append(r.Notes, "I/O through "+iface+": "+fallback)
+	}
+	if n := r.IOsDone(); cpuOK && n > 0 {
+		r.CPUPerIOMicros = float64(cpu.Nanoseconds()) / 1e3 / float64(n)
+	}
+	if runErr != nil {
+		return r, runErr
+	}
+	return r, ctx.Err()
+}
+
+// newWorkers makes the goroutine interface's QueueDepth workers per thread.
+func newWorkers(threads []*thread, j Job, seed uint64) []*worker {
 	workers := make([]*worker, 0, j.Threads*j.QueueDepth)
-	for t := 0; t < j.Threads; t++ {
+	for _, th := range threads {
 		for q := 0; q < j.QueueDepth; q++ {
-			w := &worker{
-				th:    threads[t],
-				buf:   alignedBuffer(j.BlockSize),
-				rng:   rand.New(rand.NewPCG(seed, uint64(len(workers))+1)),
-				read:  newRecorder(),
-				write: newRecorder(),
-			}
-			if j.FsyncEvery > 0 {
-				w.sync = newRecorder()
-			}
-			for i := range w.buf {
-				w.buf[i] = byte(w.rng.Uint32())
-			}
+			w := &worker{th: th, buf: alignedBuffer(j.BlockSize), rng: rand.New(rand.NewPCG(seed, uint64(len(workers))+1)), t: newTally()}
+			fillRandom(w.buf, w.rng)
 			workers = append(workers, w)
 		}
 	}
+	return workers
+}
 
+// runConcurrently runs body(i) for i in 0..n-1 in n goroutines started
+// together, until the duration has passed (each body checks deadline),
+// ctx is cancelled or a body fails (stop is then set); it returns the
+// elapsed time, the process's CPU time over it, and the first error.
+func runConcurrently(ctx context.Context, n int, d time.Duration, body func(i int, deadline time.Time, stop *atomic.Bool) error) (elapsed, cpu time.Duration, cpuOK bool, err error) {
 	var (
-		stop     atomic.Bool
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-		start    = make(chan struct{})
-		deadline time.Time
+		stop    atomic.Bool
+		errOnce sync.Once
+		wg      sync.WaitGroup
+		start   = make(chan struct{})
 	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		stop.Store(true)
-	}
 	stopWatch := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer stopWatch()
-	defer raiseProcs(len(workers) + 1)()
-
-	for _, w := range workers {
+	defer raiseProcs(n + 1)()
+	var deadline time.Time
+	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func(w *worker) {
+		go func() {
 			defer wg.Done()
 			<-start
-			if err := w.loop(rf, j, totalBlocks, deadline, &stop); err != nil {
-				fail(err)
+			if e := body(i, deadline, &stop); e != nil {
+				errOnce.Do(func() { err = e })
+				stop.Store(true)
 			}
-		}(w)
+		}()
 	}
+	cpu0, ok0 := processCPU()
 	t0 := time.Now()
-	deadline = t0.Add(j.Duration)
+	deadline = t0.Add(d)
 	close(start)
 	wg.Wait()
-	elapsed := time.Since(t0)
+	elapsed = time.Since(t0)
+	cpu1, ok1 := processCPU()
+	return elapsed, cpu1 - cpu0, ok0 && ok1, err
+}
 
+// tallyResult merges the workers' tallies into a result over elapsed.
+func tallyResult(tallies []*tally, elapsed time.Duration) JobResult {
 	read, write, syncs := newRecorder(), newRecorder(), newRecorder()
-	for _, w := range workers {
-		read.merge(w.read)
-		write.merge(w.write)
-		if w.sync != nil {
-			syncs.merge(w.sync)
-		}
+	for _, t := range tallies {
+		read.merge(t.read)
+		write.merge(t.write)
+		syncs.merge(t.sync)
 	}
 	total := newRecorder()
 	total.merge(read)
@@ -217,13 +302,7 @@ func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool
 		Elapsed: elapsed,
 	}
 	r.Sync.Bytes, r.Sync.MBps = 0, 0
-	if firstErr != nil {
-		return r, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return r, err
-	}
-	return r, nil
+	return r
 }
 
 // GOMAXPROCS management. A worker spends nearly all its time blocked in
@@ -265,57 +344,57 @@ func raiseProcs(n int) (restore func()) {
 
 // loop issues I/Os one at a time until the deadline or stop.
 func (w *worker) loop(rf rawFile, j Job, totalBlocks int64, deadline time.Time, stop *atomic.Bool) error {
-	bs := int64(j.BlockSize)
 	th := w.th
 	every := int64(j.FsyncEvery)
 	for !stop.Load() {
-		isRead := j.ReadPct >= 100 || (j.ReadPct > 0 && w.rng.IntN(100) < j.ReadPct)
-		var block int64
-		if j.Random {
-			block = w.rng.Int64N(totalBlocks)
-		} else {
-			block = th.first + (th.cursor.Add(1)-1)%th.blocks
-		}
-		off := block * bs
+		isWrite, off := th.next(j, w.rng, totalBlocks)
 		t0 := time.Now()
 		var n int
 		var err error
-		if isRead {
-			n, err = rf.pread(w.buf, off)
-		} else {
+		if isWrite {
 			n, err = rf.pwrite(w.buf, off)
+		} else {
+			n, err = rf.pread(w.buf, off)
 		}
 		t1 := time.Now()
-		if err == nil && n != len(w.buf) {
-			err = io.ErrShortWrite
-			if isRead {
-				err = io.ErrUnexpectedEOF
-			}
+		if err == nil {
+			err = shortIO(isWrite, n, len(w.buf))
 		}
 		if err != nil {
-			op := "write"
-			if isRead {
-				op = "read"
-			}
-			return fmt.Errorf("%s of %d bytes at offset %d: %w", op, len(w.buf), off, err)
+			return ioError(isWrite, len(w.buf), off, err)
 		}
-		ns := t1.Sub(t0).Nanoseconds()
-		if isRead {
-			w.read.record(ns, len(w.buf))
-		} else {
-			w.write.record(ns, len(w.buf))
-			if every > 0 && th.writes.Add(1)%every == 0 {
-				if err := rf.fsync(); err != nil {
-					return fmt.Errorf("fsync: %w", err)
-				}
-				t2 := time.Now()
-				w.sync.record(t2.Sub(t1).Nanoseconds(), 0)
-				t1 = t2
+		w.t.record(isWrite, t1.Sub(t0).Nanoseconds(), len(w.buf))
+		if isWrite && every > 0 && th.writes.Add(1)%every == 0 {
+			if err := rf.fsync(); err != nil {
+				return fmt.Errorf("fsync: %w", err)
 			}
+			t2 := time.Now()
+			w.t.sync.record(t2.Sub(t1).Nanoseconds(), 0)
+			t1 = t2
 		}
 		if t1.After(deadline) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// shortIO is the error of an I/O that moved n of want bytes (nil if all).
+func shortIO(write bool, n, want int) error {
+	switch {
+	case n == want:
+		return nil
+	case write:
+		return io.ErrShortWrite
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// ioError names a failed read or write.
+func ioError(write bool, size int, off int64, err error) error {
+	op := "read"
+	if write {
+		op = "write"
+	}
+	return fmt.Errorf("%s of %d bytes at offset %d: %w", op, size, off, err)
 }

@@ -131,6 +131,11 @@ func runFio(ctx context.Context, s *fioSetup, path string, size int64, j Job, di
 	runErr := cmd.Run()
 	r, perr := ParseFioJSON(stdout.Bytes())
 	r.Notes = append(notes, r.Notes...)
+	r.IOEngine = s.ioengine
+	if ps := cmd.ProcessState; ps != nil && r.IOsDone() > 0 {
+		// fio's own CPU and that of the job processes it forked and waited for.
+		r.CPUPerIOMicros = float64((ps.UserTime() + ps.SystemTime()).Nanoseconds()) / 1e3 / float64(r.IOsDone())
+	}
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}

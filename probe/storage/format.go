@@ -7,7 +7,8 @@ import (
 )
 
 // FormatTable writes the tables storage studies print, for each result: a
-// header naming the job, engine and I/O mode; per read, write and total (and
+// header naming the job, engine (with its I/O interface and CPU per I/O)
+// and I/O mode; per read, write and total (and
 // fsync when the job syncs) the bytes, I/Os, MB/s (MiB/s), IOPS, average
 // latency and its standard deviation; then the latency percentile table
 // (min, 25, 50, 75, 90, 95, 99, 99.9, max) in milliseconds for read, write
@@ -36,7 +37,11 @@ func formatOne(w io.Writer, r JobResult) {
 	if j.FsyncEvery > 0 {
 		fmt.Fprintf(w, ", fsync every %d write(s)", j.FsyncEvery)
 	}
-	fmt.Fprintf(w, "\nengine: %s, elapsed: %.2f s\n\n", r.Engine, r.Elapsed.Seconds())
+	fmt.Fprintf(w, "\nengine: %s, elapsed: %.2f s", engineLabel(r), r.Elapsed.Seconds())
+	if r.CPUPerIOMicros > 0 {
+		fmt.Fprintf(w, ", CPU per I/O: %.2f µs", r.CPUPerIOMicros)
+	}
+	fmt.Fprint(w, "\n\n")
 
 	fmt.Fprintf(w, "  %-6s|%16s |%12s |%10s |%11s |%11s |%14s\n", "", "bytes", "I/Os", "MB/s", "IOPS", "AvgLat(ms)", "LatStdDev(ms)")
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 6)+"+"+strings.Repeat("-", 17)+"+"+strings.Repeat("-", 13)+"+"+
@@ -98,6 +103,14 @@ func formatOne(w io.Writer, r JobResult) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// engineLabel is the engine with its I/O interface: "builtin (io_uring)".
+func engineLabel(r JobResult) string {
+	if r.IOEngine == "" {
+		return r.Engine
+	}
+	return r.Engine + " (" + r.IOEngine + ")"
 }
 
 // blockLabel prints a block size as diskspd does: 8 KiB, 128 KiB, 512 B.

@@ -54,18 +54,59 @@ func ResolveEngine(engine string) (string, error) {
 // interrupted job's partial result when the engine could produce one (with
 // a note saying so), together with ctx's error.
 //
-// While a builtin job runs, GOMAXPROCS is raised to at least
-// Threads*QueueDepth+1 (so that each worker blocked in a system call keeps a
-// P) and restored when the job ends.
+// While a builtin job runs, GOMAXPROCS is raised to at least one more than
+// its goroutines (Threads with io_uring or Linux AIO, Threads*QueueDepth
+// otherwise) so that each goroutine blocked in a system call keeps a P,
+// and restored when the job ends.
 func Run(ctx context.Context, opt Options, jobs []Job, progress func(job string)) ([]JobResult, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
+	v, err := Prepare(ctx, opt, jobs, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	results := make([]JobResult, 0, len(jobs))
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
+		progress(j.Name)
+		r, err := v.RunJob(ctx, opt, j)
+		if err != nil {
+			if ctx.Err() != nil && r.IOsDone() > 0 {
+				results = append(results, r)
+			}
+			return results, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// Volume is the laid-out test file of a probe, on which jobs run with any
+// engine (Prepare, RunJob, Close). Run is the usual way; a benchmark uses a
+// Volume to interleave engines job by job on one test file.
+type Volume struct {
+	file        string
+	size        int64
+	direct      bool
+	layoutNotes []string
+	fio         *fioSetup
+}
+
+// Prepare checks opt and jobs as Run does (bad input before any I/O) and
+// lays out the test file; progress, if not nil, is called with "layout"
+// first. The caller must Close the volume to remove the file.
+func Prepare(ctx context.Context, opt Options, jobs []Job, progress func(job string)) (*Volume, error) {
 	if len(jobs) == 0 {
 		return nil, errors.New("storage probe: no jobs to run")
 	}
-	engine, err := ResolveEngine(opt.Engine)
-	if err != nil {
+	if _, err := ResolveEngine(opt.Engine); err != nil {
+		return nil, err
+	}
+	if _, err := checkBuiltinIO(opt.BuiltinIO); err != nil {
 		return nil, err
 	}
 	size := opt.Size
@@ -94,52 +135,64 @@ func Run(ctx context.Context, opt Options, jobs []Job, progress func(job string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	// From here on the test file may exist: remove it whatever happens.
-	defer os.Remove(file)
-	progress("layout")
-	direct, layoutNotes, err := layout(ctx, file, size)
-	if err != nil {
+	if progress != nil {
+		progress("layout")
+	}
+	v := &Volume{file: file, size: size}
+	if v.direct, v.layoutNotes, err = layout(ctx, file, size); err != nil {
+		v.Close()
 		return nil, err
 	}
+	return v, nil
+}
 
-	var fioInfo *fioSetup
+// RunJob runs one job on the volume with opt's Engine, BuiltinIO and
+// RefuseIOUring (its Path and Size are the volume's). When ctx is
+// cancelled it returns the job's partial result, noted as such, with ctx's
+// error.
+func (v *Volume) RunJob(ctx context.Context, opt Options, j Job) (JobResult, error) {
+	engine, err := ResolveEngine(opt.Engine)
+	if err != nil {
+		return JobResult{}, err
+	}
+	bio, err := checkBuiltinIO(opt.BuiltinIO)
+	if err != nil {
+		return JobResult{}, err
+	}
+	if engine == EngineFio && v.fio == nil {
+		if v.fio, err = detectFio(ctx); err != nil {
+			return JobResult{}, err
+		}
+	}
+	var r JobResult
+	useDirect := j.Direct && v.direct
 	if engine == EngineFio {
-		if fioInfo, err = detectFio(ctx); err != nil {
-			return nil, err
-		}
+		r, err = runFio(ctx, v.fio, v.file, v.size, j, useDirect)
+	} else {
+		r, err = runBuiltin(ctx, v.file, v.size, j, useDirect, builtinConfig{io: bio, refuseURing: opt.RefuseIOUring})
 	}
-	results := make([]JobResult, 0, len(jobs))
-	for _, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return results, err
-		}
-		progress(j.Name)
-		var r JobResult
-		var err error
-		useDirect := j.Direct && direct
-		if engine == EngineFio {
-			r, err = runFio(ctx, fioInfo, file, size, j, useDirect)
-		} else {
-			r, err = runBuiltin(ctx, file, size, j, useDirect)
-		}
-		r.Job, r.Engine, r.DirectIO = j, engine, useDirect
-		if j.Direct && !direct {
-			r.Notes = append(append([]string(nil), layoutNotes...), r.Notes...)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				if r.IOsDone() > 0 {
-					r.Notes = append(r.Notes, "interrupted: partial result")
-					results = append(results, r)
-				}
-				return results, ctx.Err()
-			}
-			return results, fmt.Errorf("storage probe: job %s (%s): %w", j.Name, engine, err)
-		}
-		results = append(results, r)
+	r.Job, r.Engine, r.DirectIO = j, engine, useDirect
+	if j.Direct && !v.direct {
+		r.Notes = append(append([]string(nil), v.layoutNotes...), r.Notes...)
 	}
-	return results, nil
+	switch {
+	case err == nil:
+		return r, nil
+	case ctx.Err() != nil:
+		if r.IOsDone() > 0 {
+			r.Notes = append(r.Notes, "interrupted: partial result")
+		}
+		return r, ctx.Err()
+	}
+	return r, fmt.Errorf("storage probe: job %s (%s): %w", j.Name, engine, err)
+}
+
+// Close removes the test file.
+func (v *Volume) Close() error {
+	if err := os.Remove(v.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("storage probe: removing the test file: %w", err)
+	}
+	return nil
 }
 
 // IOsDone is the number of reads and writes the result counts.

@@ -5,8 +5,11 @@
 // database storage studies.
 //
 // Two engines do the I/O: fio, when it is installed (its JSON output is
-// parsed), and a built-in Go engine (O_DIRECT, one goroutine per outstanding
-// I/O, HdrHistogram latencies) so that a probe needs nothing installed.
+// parsed), and a built-in Go engine (O_DIRECT, HdrHistogram latencies) so
+// that a probe needs nothing installed. The built-in engine keeps each
+// thread's I/Os in flight the way fio does: through an io_uring per thread
+// on Linux, Linux native AIO where io_uring is refused, and one goroutine
+// per outstanding I/O elsewhere.
 //
 // The probe works on one test file, rightsize-probe.dat, in the directory it
 // is given. The file is written once before the first job (like fio's layout
@@ -177,6 +180,14 @@ type Options struct {
 	// Engine is "auto" (or ""): fio if it is on PATH, else builtin; "fio";
 	// or "builtin".
 	Engine string
+	// BuiltinIO is the builtin engine's I/O interface: "auto" (or "") for
+	// the best available (io_uring, else Linux AIO, else goroutines), or
+	// one of IOURing, IOLibaio, IOGoroutines (an error where unavailable).
+	BuiltinIO string
+	// RefuseIOUring makes the builtin engine behave as on a kernel that
+	// refuses io_uring (sysctl kernel.io_uring_disabled, a seccomp
+	// filter): io_uring's setup fails and the engine falls back.
+	RefuseIOUring bool
 }
 
 // Latency summarises one latency distribution, in milliseconds.
@@ -197,8 +208,9 @@ type Side struct {
 	// IOPS is IOs per second of the job's elapsed time.
 	IOPS float64
 	// Latency is the per-I/O latency distribution: for the builtin engine
-	// the time of the read or write call, for fio its total latency (lat,
-	// submission plus completion).
+	// from the system call that submits the I/O to the one that reaps it
+	// (the read or write call on goroutines), for fio its total latency
+	// (lat, submission plus completion).
 	Latency Latency
 }
 
@@ -208,6 +220,18 @@ type JobResult struct {
 	Job Job
 	// Engine is "fio" or "builtin".
 	Engine string
+	// IOEngine is how the I/O was issued: for builtin IOURing, IOLibaio
+	// or IOGoroutines; for fio its ioengine (libaio, psync...).
+	IOEngine string `json:",omitempty"`
+	// Fallback says why the builtin engine did not use a better I/O
+	// interface (e.g. "io_uring unavailable: io_uring_setup: operation not
+	// permitted"); empty when it used the best one of its platform.
+	Fallback string `json:",omitempty"`
+	// CPUPerIOMicros is the engine's own CPU time (user plus system, all
+	// its threads or processes) per completed read or write, in µs: the
+	// probe's process for builtin, fio's processes for fio. 0 when
+	// unknown.
+	CPUPerIOMicros float64 `json:",omitempty"`
 	// Read, Write and Total are the reads, the writes and both together.
 	Read, Write, Total Side
 	// Sync describes the fsync calls (FsyncEvery > 0); their latency is not

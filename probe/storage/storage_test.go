@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,6 +150,9 @@ func TestBuiltinRandomMix(t *testing.T) {
 	checkLatency(t, "read", r.Read)
 	checkLatency(t, "write", r.Write)
 	checkLatency(t, "total", r.Total)
+	if r.CPUPerIOMicros <= 0 || r.IOEngine == "" {
+		t.Errorf("CPU per I/O %v, I/O interface %q", r.CPUPerIOMicros, r.IOEngine)
+	}
 	if r.Total.IOs < 500 {
 		t.Fatalf("only %d I/Os: too few to check the mix", r.Total.IOs)
 	}
@@ -317,8 +321,16 @@ func TestNoWritePermission(t *testing.T) {
 }
 
 func TestCancelRemovesFile(t *testing.T) {
-	for _, engine := range []string{EngineBuiltin, EngineFio} {
-		t.Run(engine, func(t *testing.T) {
+	cases := []Options{{Engine: EngineFio}, {Engine: EngineBuiltin}}
+	for _, io := range BuiltinIONames() {
+		cases = append(cases, Options{Engine: EngineBuiltin, BuiltinIO: io})
+	}
+	for _, opt := range cases {
+		engine := opt.Engine
+		t.Run(strings.TrimSuffix(engine+"-"+opt.BuiltinIO, "-"), func(t *testing.T) {
+			if runtime.GOOS != "linux" && (opt.BuiltinIO == IOURing || opt.BuiltinIO == IOLibaio) {
+				t.Skip("no io_uring or Linux AIO outside Linux")
+			}
 			if engine == EngineFio {
 				if _, err := exec.LookPath("fio"); err != nil {
 					t.Skip("fio is not installed (apt-get install fio): skipping the fio engine")
@@ -343,7 +355,8 @@ func TestCancelRemovesFile(t *testing.T) {
 				cancel()
 			}()
 			t0 := time.Now()
-			res, err := Run(ctx, Options{Path: dir, Size: testSize, Engine: engine}, jobs, func(j string) {
+			opt.Path, opt.Size = dir, testSize
+			res, err := Run(ctx, opt, jobs, func(j string) {
 				if j == "long" {
 					started.Store(true)
 				}
@@ -359,7 +372,10 @@ func TestCancelRemovesFile(t *testing.T) {
 			}
 			assertNoTestFile(t, dir)
 			for _, r := range res {
-				t.Logf("partial %s result: %d I/Os in %v, notes %v", r.Engine, r.IOsDone(), r.Elapsed, r.Notes)
+				t.Logf("partial %s (%s) result: %d I/Os in %v, notes %v", r.Engine, r.IOEngine, r.IOsDone(), r.Elapsed, r.Notes)
+				if opt.BuiltinIO != "" && r.IOEngine != opt.BuiltinIO {
+					t.Errorf("ran through %s, want %s", r.IOEngine, opt.BuiltinIO)
+				}
 			}
 			if len(res) > 1 {
 				t.Errorf("%d results after cancelling the first job", len(res))
@@ -392,6 +408,9 @@ func TestFioEngine(t *testing.T) {
 	r := res[0]
 	if r.Engine != EngineFio || !r.DirectIO || r.Total.IOPS <= 0 {
 		t.Fatalf("engine %s direct %v IOPS %v", r.Engine, r.DirectIO, r.Total.IOPS)
+	}
+	if r.IOEngine == "" || r.CPUPerIOMicros <= 0 {
+		t.Errorf("fio ioengine %q, CPU per I/O %v", r.IOEngine, r.CPUPerIOMicros)
 	}
 	checkLatency(t, "fio read", r.Read)
 	checkLatency(t, "fio write", r.Write)

@@ -5,6 +5,7 @@ package storage
 import (
 	"math"
 	"os"
+	"time"
 )
 
 // checkWritable reports why dir cannot be written to, if it cannot, by
@@ -21,3 +22,6 @@ func checkWritable(dir string) error {
 
 // freeSpace is unknown on this platform: it does not limit the test file.
 func freeSpace(dir string) (uint64, error) { return math.MaxInt64, nil }
+
+// processCPU is unknown on this platform.
+func processCPU() (time.Duration, bool) { return 0, false }

@@ -3,6 +3,8 @@
 package storage
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -20,4 +22,14 @@ func freeSpace(dir string) (uint64, error) {
 		return 0, err
 	}
 	return uint64(st.Bavail) * uint64(st.Bsize), nil
+}
+
+// processCPU returns the CPU time (user plus system) the process has used,
+// all its threads together.
+func processCPU() (time.Duration, bool) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

@@ -4,6 +4,7 @@ package storage
 
 import (
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -31,4 +32,14 @@ func freeSpace(dir string) (uint64, error) {
 		return 0, err
 	}
 	return avail, nil
+}
+
+// processCPU returns the CPU time (user plus kernel) the process has used.
+func processCPU() (time.Duration, bool) {
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(windows.CurrentProcess(), &created, &exited, &kernel, &user); err != nil {
+		return 0, false
+	}
+	ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
+	return time.Duration((ticks(kernel) + ticks(user)) * 100), true
 }

@@ -1,9 +1,11 @@
-// Command storagebench runs a storage probe preset with the builtin engine
-// and with fio on the same directory and test file size, prints their
-// result tables and compares their IOPS (the target: builtin within 10 % of
-// fio). Rounds alternate the engine order so that drift in the device's
-// speed does not favour one engine. It is the development tool behind
-// bench/storage.sh; the rightsize CLI wires the probe for users.
+// Command storagebench compares the storage probe's engines on the jobs of
+// one or more presets, on one test file: for each round and job it runs
+// every engine once, alternating their order from job to job and round to
+// round so that drift in the device's speed or the machine's load favours
+// none, then prints per job the median over rounds of IOPS, MB/s, average
+// and 99th percentile latency and CPU per I/O, and the builtin/fio ratios
+// (target: builtin IOPS and p99 within 5 % of fio's). It is the development
+// tool behind bench/storage.sh; the rightsize CLI wires the probe for users.
 package main
 
 import (
@@ -19,88 +21,151 @@ import (
 	"github.com/rightsize/rightsize/probe/storage"
 )
 
+// engineSpec is one engine to compare: "fio", "builtin" or
+// "builtin:INTERFACE" (io_uring, libaio, goroutines).
+type engineSpec struct {
+	name string
+	opt  storage.Options
+}
+
+func parseEngines(list string) ([]engineSpec, error) {
+	var specs []engineSpec
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimSpace(e)
+		engine, io, _ := strings.Cut(e, ":")
+		if _, err := storage.ResolveEngine(engine); err != nil {
+			return nil, err
+		}
+		specs = append(specs, engineSpec{name: e, opt: storage.Options{Engine: engine, BuiltinIO: io}})
+	}
+	return specs, nil
+}
+
+// figures are the compared figures of one run of one job.
+type figures struct{ iops, mbps, avgMs, p99Ms, cpuUs float64 }
+
 func main() {
 	dir := flag.String("dir", "/var/tmp/rightsize-storagebench", "directory to probe (created if missing)")
 	size := flag.Int64("size", 1<<30, "test file size in bytes")
-	dur := flag.Duration("duration", 20*time.Second, "duration of each job")
-	preset := flag.String("preset", "sqlserver", "preset: "+strings.Join(storage.PresetNames(), ", "))
-	engineList := flag.String("engines", "fio,builtin", "comma-separated engines to compare")
-	rounds := flag.Int("rounds", 1, "rounds; each runs every engine once, in alternating order")
+	dur := flag.Duration("duration", 10*time.Second, "duration of each job")
+	presetList := flag.String("preset", "sqlserver", "comma-separated presets: "+strings.Join(storage.PresetNames(), ", "))
+	engineList := flag.String("engines", "fio,builtin", "comma-separated engines to compare: fio, builtin, builtin:io_uring, builtin:libaio, builtin:goroutines")
+	rounds := flag.Int("rounds", 3, "rounds; each runs every job with every engine once")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		fatal(err)
-	}
-	jobs, err := storage.Preset(*preset, *dur)
+	engines, err := parseEngines(*engineList)
 	if err != nil {
 		fatal(err)
 	}
-	engines := strings.Split(*engineList, ",")
-	for i := range engines {
-		engines[i] = strings.TrimSpace(engines[i])
+	var jobs []storage.Job
+	for _, p := range strings.Split(*presetList, ",") {
+		js, err := storage.Preset(p, *dur)
+		if err != nil {
+			fatal(err)
+		}
+		jobs = append(jobs, js...)
 	}
-	// iops[engine][job][round]
-	iops := map[string][][]float64{}
-	for _, e := range engines {
-		iops[e] = make([][]float64, len(jobs))
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fatal(err)
 	}
+	v, err := storage.Prepare(ctx, storage.Options{Path: *dir, Size: *size}, jobs, nil)
+	if err != nil {
+		fatal(err)
+	}
+	defer v.Close()
+	// runs[job][engine] holds one entry per round.
+	runs := make([][][]figures, len(jobs))
+	for i := range runs {
+		runs[i] = make([][]figures, len(engines))
+	}
+	fmt.Printf("%-5s %-24s %-30s %9s %9s %9s %9s %9s\n", "round", "job", "engine", "IOPS", "MB/s", "avg ms", "p99 ms", "CPU µs/IO")
 	for round := 0; round < *rounds; round++ {
-		order := slices.Clone(engines)
-		if round%2 == 1 {
-			slices.Reverse(order)
-		}
-		for _, e := range order {
-			res, err := storage.Run(ctx, storage.Options{Path: *dir, Size: *size, Engine: e}, jobs, func(job string) {
-				fmt.Fprintf(os.Stderr, "round %d [%s] %s ...\n", round+1, e, job)
-			})
-			if round == 0 || err != nil {
-				storage.FormatTable(os.Stdout, res)
-				fmt.Println()
+		for ji, j := range jobs {
+			order := slices.Clone(engines)
+			if (round+ji)%2 == 1 {
+				slices.Reverse(order)
 			}
-			if err != nil {
-				fatal(err)
-			}
-			for i, r := range res {
-				iops[e][i] = append(iops[e][i], r.Total.IOPS)
-				fmt.Printf("round %d %-8s %-28s %10.0f IOPS\n", round+1, e, r.Job.Name, r.Total.IOPS)
+			for _, e := range order {
+				r, err := v.RunJob(ctx, e.opt, j)
+				if err != nil {
+					v.Close()
+					fatal(err)
+				}
+				f := figures{r.Total.IOPS, r.Total.MBps, r.Total.Latency.MeanMs, r.Total.Latency.P99Ms, r.CPUPerIOMicros}
+				ei := slices.IndexFunc(engines, func(s engineSpec) bool { return s.name == e.name })
+				runs[ji][ei] = append(runs[ji][ei], f)
+				fmt.Printf("%-5d %-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", round+1, shortName(j.Name), e.name+" ("+r.IOEngine+")",
+					f.iops, f.mbps, f.avgMs, f.p99Ms, f.cpuUs)
 			}
 		}
 	}
+	summary(jobs, engines, runs, *rounds)
+}
 
-	fmt.Printf("\n%-28s", "job (mean over rounds)")
-	for _, e := range engines {
-		fmt.Printf(" %14s", e+" IOPS")
-	}
-	ratio := slices.Contains(engines, "fio") && slices.Contains(engines, "builtin")
-	if ratio {
-		fmt.Printf(" %12s", "builtin/fio")
-	}
-	fmt.Println()
-	for i, j := range jobs {
-		fmt.Printf("%-28s", j.Name)
-		for _, e := range engines {
-			fmt.Printf(" %14.0f", mean(iops[e][i]))
+// summary prints the medians per job and engine and the ratios of the
+// second engine to the first (builtin/fio with the default engines).
+func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, rounds int) {
+	fmt.Printf("\nmedian over %d rounds\n%-24s %-30s %9s %9s %9s %9s %9s\n", rounds, "job", "engine", "IOPS", "MB/s", "avg ms", "p99 ms", "CPU µs/IO")
+	worstIOPS, worstP99 := 0.0, 0.0
+	for ji, j := range jobs {
+		med := make([]figures, len(engines))
+		for ei, e := range engines {
+			med[ei] = median(runs[ji][ei])
+			m := med[ei]
+			fmt.Printf("%-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", shortName(j.Name), e.name, m.iops, m.mbps, m.avgMs, m.p99Ms, m.cpuUs)
 		}
-		if ratio {
-			if f := mean(iops["fio"][i]); f > 0 {
-				fmt.Printf(" %12.3f", mean(iops["builtin"][i])/f)
-			}
+		if len(engines) < 2 || med[0].iops == 0 || med[0].p99Ms == 0 {
+			continue
 		}
-		fmt.Println()
+		a, b := med[0], med[1]
+		ri, rp := b.iops/a.iops, b.p99Ms/a.p99Ms
+		worstIOPS, worstP99 = max(worstIOPS, 1-ri), max(worstP99, rp-1)
+		verdict := "ok"
+		if ri < 0.95 || rp > 1.05 {
+			verdict = "MISS"
+		}
+		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", engines[1].name+"/"+engines[0].name,
+			ri, b.mbps/a.mbps, b.avgMs/a.avgMs, rp, b.cpuUs/a.cpuUs, verdict)
+	}
+	if len(engines) >= 2 {
+		fmt.Printf("\ntarget: %s IOPS >= 0.95 x %s and p99 <= 1.05 x on every job; worst IOPS shortfall %.1f %%, worst p99 excess %.1f %%\n",
+			engines[1].name, engines[0].name, 100*worstIOPS, 100*worstP99)
 	}
 }
 
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
+// median is the per-figure median of the rounds.
+func median(fs []figures) figures {
+	pick := func(get func(figures) float64) float64 {
+		v := make([]float64, len(fs))
+		for i, f := range fs {
+			v[i] = get(f)
+		}
+		slices.Sort(v)
+		if len(v) == 0 {
+			return 0
+		}
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
-	s := 0.0
-	for _, x := range v {
-		s += x
+	return figures{
+		iops:  pick(func(f figures) float64 { return f.iops }),
+		mbps:  pick(func(f figures) float64 { return f.mbps }),
+		avgMs: pick(func(f figures) float64 { return f.avgMs }),
+		p99Ms: pick(func(f figures) float64 { return f.p99Ms }),
+		cpuUs: pick(func(f figures) float64 { return f.cpuUs }),
 	}
-	return s / float64(len(v))
+}
+
+// shortName trims a job name to the table's column.
+func shortName(n string) string {
+	if len(n) > 24 {
+		return n[:24]
+	}
+	return n
 }
 
 func fatal(err error) {

@@ -1,0 +1,288 @@
+// Package caps holds the configuration caps of a managed server (--cpus,
+// --driver-cpus, --memory, --io-limit, --wal-dir, --set), parses and
+// validates them, and turns them into a Plan: the cores of the server and
+// of the driver, the engine settings they imply and the cgroup limits.
+//
+// Memory split (Split): of --memory SIZE, a quarter, and at least the
+// engine's Reserve (PostgreSQL 64 MiB, MariaDB 128 MiB), is left for
+// everything else the server's processes use (connections, work memory,
+// the WAL/redo buffers and the page cache of its files); the rest goes to
+// the engine's cache (PostgreSQL shared_buffers, and effective_cache_size
+// set to the same so the planner assumes no more; MariaDB
+// innodb_buffer_pool_size). The cgroup memory limit is SIZE and includes
+// the page cache, so the OS cache cannot hide a small engine cache.
+// Builds and index creation need more than a run (maintenance_work_mem per
+// parallel index build): build without --memory and cap the runs.
+package caps
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/cgroup"
+)
+
+// Caps are what a managed server may use. The zero value caps nothing.
+type Caps struct {
+	// CPUs is the server's cores: whole (a cpuset of N cores) or
+	// fractional (the cpuset of the next whole number, plus a CFS quota).
+	CPUs float64 `json:"cpus,omitempty"`
+	// DriverCPUs is a cpu list for the driver (rightsize itself); "" pins
+	// it to the cores the server does not get, when there are any.
+	DriverCPUs string `json:"driver_cpus,omitempty"`
+	// Memory is the server's memory in bytes (see the package comment for
+	// the split).
+	Memory int64 `json:"memory_bytes,omitempty"`
+	// IO throttles the devices of the data and WAL directories.
+	IO IOLimit `json:"io,omitzero"`
+	// WALDir puts the transaction log on another path.
+	WALDir string `json:"wal_dir,omitempty"`
+	// Set are engine settings (key=value), applied last.
+	Set map[string]string `json:"set,omitempty"`
+}
+
+// IOLimit is a block I/O limit; zero fields are unlimited.
+type IOLimit struct {
+	ReadIOPS  uint64 `json:"riops,omitempty"`
+	WriteIOPS uint64 `json:"wiops,omitempty"`
+	ReadBPS   uint64 `json:"rbps,omitempty"`
+	WriteBPS  uint64 `json:"wbps,omitempty"`
+}
+
+// IsZero reports whether l limits nothing.
+func (l IOLimit) IsZero() bool { return l == IOLimit{} }
+
+// String writes l as ParseIOLimit reads it ("none" when zero).
+func (l IOLimit) String() string {
+	var kv []string
+	for _, x := range []struct {
+		k string
+		v uint64
+	}{{"riops", l.ReadIOPS}, {"wiops", l.WriteIOPS}, {"rbps", l.ReadBPS}, {"wbps", l.WriteBPS}} {
+		if x.v > 0 {
+			kv = append(kv, fmt.Sprintf("%s=%d", x.k, x.v))
+		}
+	}
+	if len(kv) == 0 {
+		return "none"
+	}
+	return strings.Join(kv, ",")
+}
+
+// ParseIOLimit reads "riops=N,wiops=N,rbps=SIZE,wbps=SIZE" (any subset;
+// ":" also separates, as sweep values use) or "none".
+func ParseIOLimit(s string) (IOLimit, error) {
+	var l IOLimit
+	s = strings.TrimSpace(s)
+	if s == "" || s == "none" {
+		return l, nil
+	}
+	for _, kv := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		k, v, ok := strings.Cut(kv, "=")
+		var n uint64
+		var err error
+		switch k = strings.TrimSpace(strings.ToLower(k)); k {
+		case "riops", "wiops":
+			n, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		case "rbps", "wbps":
+			var b int64
+			b, err = ParseSize(v)
+			n = uint64(b)
+		default:
+			return l, fmt.Errorf("--io-limit %q: unknown key %q; use riops=N,wiops=N,rbps=SIZE,wbps=SIZE or none", s, k)
+		}
+		if !ok || err != nil || n == 0 {
+			return l, fmt.Errorf("--io-limit %q: %s needs a positive value (riops=2000, rbps=100M)", s, k)
+		}
+		switch k {
+		case "riops":
+			l.ReadIOPS = n
+		case "wiops":
+			l.WriteIOPS = n
+		case "rbps":
+			l.ReadBPS = n
+		case "wbps":
+			l.WriteBPS = n
+		}
+	}
+	return l, nil
+}
+
+// ParseSize reads 512M, 1G, 1.5G, 64k or plain bytes (binary units).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if len(t) > 0 {
+		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
+			t, mult = t[:len(t)-1], m
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 || math.IsInf(n, 0) {
+		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// ParseCPUs reads --cpus: a positive number of cores, at most ncpu, in
+// steps of 0.01.
+func ParseCPUs(s string, ncpu int) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v <= 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--cpus %q: want a positive number of cores such as 2 or 1.5", s)
+	}
+	if v > float64(ncpu) {
+		return 0, fmt.Errorf("--cpus %s: this machine has %d cores; use at most %d", s, ncpu, ncpu)
+	}
+	if v < 0.01 {
+		return 0, fmt.Errorf("--cpus %s: use at least 0.01 of a core", s)
+	}
+	return v, nil
+}
+
+// Reserve is the least memory each engine's processes need besides its
+// cache.
+var Reserve = map[string]int64{"postgres": 64 << 20, "mysql": 128 << 20}
+
+// minCache is the smallest engine cache --memory may leave.
+const minCache = 32 << 20
+
+// Split divides --memory between the engine's cache and the rest (see the
+// package comment).
+func Split(engine string, size int64) (cache, rest int64) {
+	rest = max(size/4, Reserve[engine])
+	return size - rest, rest
+}
+
+// MinMemory is the smallest --memory engine starts with.
+func MinMemory(engine string) int64 { return Reserve[engine] + minCache }
+
+// IsZero reports whether c caps nothing.
+func (c Caps) IsZero() bool {
+	return c.CPUs == 0 && c.DriverCPUs == "" && c.Memory == 0 && c.IO.IsZero() && c.WALDir == "" && len(c.Set) == 0
+}
+
+// Plan is how caps apply to one engine on one machine.
+type Plan struct {
+	ServerCPUs []int   // cpuset of the server (nil: all)
+	Quota      float64 // CFS quota in cores (0: none)
+	DriverCPUs []int   // affinity of the driver (nil: not pinned)
+	Memory     int64   // cgroup memory limit (0: none)
+	Cache      int64   // engine cache bytes (0: engine default)
+	// Settings are the engine settings the caps imply, then Caps.Set.
+	Settings map[string]string
+}
+
+// ErrBad marks caps that cannot be applied (bad input).
+var ErrBad = errors.New("bad caps")
+
+type badCaps struct{ msg string }
+
+func (b badCaps) Error() string        { return b.msg }
+func (b badCaps) Is(target error) bool { return target == ErrBad }
+
+// Bad returns an ErrBad error with this message.
+func Bad(format string, a ...any) error { return badCaps{fmt.Sprintf(format, a...)} }
+
+func bad(format string, a ...any) error { return Bad(format, a...) }
+
+// Plan validates c for engine ("postgres", "mysql") on a machine with
+// ncpu cores and returns what to apply. The server gets the highest
+// numbered cores, the driver the others.
+func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
+	p := Plan{Settings: map[string]string{}}
+	if c.CPUs > float64(ncpu) {
+		return p, bad("--cpus %g: this machine has %d cores; use at most %d", c.CPUs, ncpu, ncpu)
+	}
+	if c.CPUs > 0 {
+		whole := int(math.Ceil(c.CPUs - 1e-9))
+		for i := ncpu - whole; i < ncpu; i++ {
+			p.ServerCPUs = append(p.ServerCPUs, i)
+		}
+		if float64(whole) != c.CPUs {
+			p.Quota = c.CPUs
+		}
+		for i := 0; i < ncpu-whole; i++ {
+			p.DriverCPUs = append(p.DriverCPUs, i)
+		}
+		maps.Copy(p.Settings, parallelism(engine, whole))
+	}
+	if c.DriverCPUs != "" {
+		cpus, err := cgroup.ParseCPUList(c.DriverCPUs)
+		if err != nil {
+			return p, bad("--driver-cpus: %v", err)
+		}
+		if len(cpus) == 0 || slices.Max(cpus) >= ncpu {
+			return p, bad("--driver-cpus %s: this machine has cores 0-%d", c.DriverCPUs, ncpu-1)
+		}
+		p.DriverCPUs = cpus
+	}
+	if c.Memory > 0 {
+		if min := MinMemory(engine); c.Memory < min {
+			return p, bad("--memory %dM is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
+				c.Memory>>20, engine, min>>20, Reserve[engine]>>20)
+		}
+		p.Memory = c.Memory
+		p.Cache, _ = Split(engine, c.Memory)
+		maps.Copy(p.Settings, CacheSettings(engine, p.Cache))
+	}
+	maps.Copy(p.Settings, c.Set)
+	return p, nil
+}
+
+// CacheSettings are the engine settings that give it a cache of n bytes.
+func CacheSettings(engine string, n int64) map[string]string {
+	switch engine {
+	case "postgres":
+		kb := fmt.Sprintf("%dkB", n>>10)
+		return map[string]string{"shared_buffers": kb, "effective_cache_size": kb}
+	case "mysql":
+		return map[string]string{"innodb_buffer_pool_size": strconv.FormatInt(n>>20<<20, 10)}
+	}
+	return nil
+}
+
+// parallelism are the engine's settings for a server with cores cores:
+// PostgreSQL's parallel workers per gather at most half the cores (none
+// on one core), all parallel workers at most the cores; MariaDB's thread
+// pool and InnoDB I/O threads sized to the cores.
+func parallelism(engine string, cores int) map[string]string {
+	n := strconv.Itoa
+	switch engine {
+	case "postgres":
+		return map[string]string{
+			"max_worker_processes":             n(max(8, cores)),
+			"max_parallel_workers":             n(cores),
+			"max_parallel_workers_per_gather":  n(cores / 2),
+			"max_parallel_maintenance_workers": n(max(1, cores/2)),
+		}
+	case "mysql":
+		return map[string]string{
+			"thread_pool_size":        n(cores),
+			"innodb_read_io_threads":  n(max(1, cores)),
+			"innodb_write_io_threads": n(max(1, cores)),
+		}
+	}
+	return nil
+}
+
+// Limits are the cgroup limits of the plan; devices are those of the
+// paths with an I/O limit.
+func (p Plan) Limits(io IOLimit, devices []cgroup.Device) cgroup.Limits {
+	l := cgroup.Limits{Quota: p.Quota, Memory: p.Memory}
+	if p.ServerCPUs != nil {
+		l.CPUs = cgroup.FormatCPUList(p.ServerCPUs)
+	}
+	if !io.IsZero() {
+		for _, d := range devices {
+			l.IO = append(l.IO, cgroup.DeviceLimit{Device: d, ReadIOPS: io.ReadIOPS, WriteIOPS: io.WriteIOPS, ReadBPS: io.ReadBPS, WriteBPS: io.WriteBPS})
+		}
+	}
+	return l
+}

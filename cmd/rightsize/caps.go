@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cgroup"
+)
+
+// capFlags are the caps of a managed server (package caps).
+type capFlags struct {
+	cpus, driverCPUs, memory, ioLimit, walDir string
+}
+
+func (f *capFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.cpus, "cpus", "", "cores of a managed server: N whole cores (a cpuset) or a fraction such as 1.5 (a CFS quota); also sizes its parallelism settings")
+	fl.StringVar(&f.driverCPUs, "driver-cpus", "", "cores of the driver, a list such as 0 or 0-3 (default with --cpus: the cores the server does not get)")
+	fl.StringVar(&f.memory, "memory", "", "memory of a managed server, e.g. 1G: its cache (shared_buffers / innodb_buffer_pool_size) gets what is left after a quarter (at least 64M PostgreSQL, 128M MariaDB) for its processes; the whole is a cgroup limit including the page cache")
+	fl.StringVar(&f.ioLimit, "io-limit", "", "block I/O limit of a managed server on the devices of its data (and WAL) directory: riops=N,wiops=N,rbps=SIZE,wbps=SIZE")
+	fl.StringVar(&f.walDir, "wal-dir", "", "transaction log of a managed server on this path (PostgreSQL pg_wal, MariaDB redo log)")
+}
+
+// caps parses the flags; problems are one line for badInput.
+func (f *capFlags) caps() (caps.Caps, error) {
+	var c caps.Caps
+	var err error
+	if f.cpus != "" {
+		if c.CPUs, err = caps.ParseCPUs(f.cpus, runtime.NumCPU()); err != nil {
+			return c, err
+		}
+	}
+	c.DriverCPUs = f.driverCPUs
+	if f.memory != "" {
+		if c.Memory, err = caps.ParseSize(f.memory); err != nil {
+			return c, fmt.Errorf("--memory %w", err)
+		}
+	}
+	if c.IO, err = caps.ParseIOLimit(f.ioLimit); err != nil {
+		return c, err
+	}
+	c.WALDir = f.walDir
+	return c, nil
+}
+
+// joinIOLimit puts rightsize itself (and the fio it starts) into a new
+// cgroup with the I/O limit on path's device, as a managed server's
+// --io-limit does; leave moves it back and removes the group. A limit that
+// cannot be applied is bad input: the probe would measure no limit.
+func joinIOLimit(cmd *cobra.Command, spec, path string) (*cgroup.Report, func(), error) {
+	nothing := func() {}
+	if spec == "" {
+		return nil, nothing, nil
+	}
+	l, err := caps.ParseIOLimit(spec)
+	if err != nil {
+		return nil, nothing, badInput(err)
+	}
+	dev, err := cgroup.DeviceOf("/sys", path)
+	if err != nil {
+		return nil, nothing, badInput(fmt.Errorf("--io-limit: %w", err))
+	}
+	limits := caps.Plan{}.Limits(l, []cgroup.Device{dev})
+	c, err := cgroup.Confine("probe", limits)
+	if err != nil {
+		return nil, nothing, err
+	}
+	r := c.Report()
+	if c.Group == nil || len(r.NotApplied) > 0 {
+		_ = c.Close()
+		return nil, nothing, badInput(fmt.Errorf("--io-limit cannot be applied here: %s", r.Summary()))
+	}
+	if err := c.Group.Add(os.Getpid()); err != nil {
+		_ = c.Close()
+		return nil, nothing, fmt.Errorf("--io-limit: join the probe's cgroup: %w", err)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "io-limit:", r.Summary())
+	return &r, func() { _ = c.Close() }, nil
+}

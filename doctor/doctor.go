@@ -1,0 +1,263 @@
+// Package doctor says what this machine allows rightsize to do: the cgroup
+// hierarchy and its controllers, whether each cap (--cpus, --memory,
+// --io-limit, --wal-dir, --pg-version) can be applied and how, the engines
+// and their binaries, fio, free space, and the identity rightsize runs as.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
+)
+
+// Report is what Check found.
+type Report struct {
+	Root         bool      `json:"root"`
+	User         string    `json:"user"`
+	ServerUser   string    `json:"server_user"` // the unprivileged user PostgreSQL runs as when rightsize is root
+	ServerUserOK bool      `json:"server_user_exists"`
+	CPUs         int       `json:"cpus"`
+	Cgroup       Cgroup    `json:"cgroup"`
+	Engines      []Engine  `json:"engines"`
+	Fio          string    `json:"fio"` // version, "" when not installed
+	BaseDir      string    `json:"base_dir"`
+	FreeBytes    uint64    `json:"free_bytes"`
+	DataDir      string    `json:"data_dir"`
+	Device       string    `json:"data_device,omitempty"` // MAJ:MIN of the data directory's disk
+	DeviceError  string    `json:"data_device_error,omitempty"`
+	Verdicts     []Verdict `json:"verdicts"`
+}
+
+// Cgroup describes the hierarchy groups would be made in.
+type Cgroup struct {
+	Version     int               `json:"version"` // 0: none usable
+	Controllers []string          `json:"controllers"`
+	Parents     map[string]string `json:"parents,omitempty"`
+	Error       string            `json:"error,omitempty"`
+}
+
+// Engine is one managed engine and its binaries.
+type Engine struct {
+	Name     string   `json:"name"`
+	Binaries []string `json:"binaries"` // what is installed or cached
+	Note     string   `json:"note,omitempty"`
+}
+
+// Verdict is one capability, one line.
+type Verdict struct {
+	Capability string `json:"capability"`
+	OK         bool   `json:"ok"`
+	How        string `json:"how"`
+}
+
+// Check inspects the machine; dataDir is the data directory to check the
+// I/O device and free space of ("": the default base directory).
+func Check(ctx context.Context, dataDir string) Report {
+	r := Report{Root: os.Geteuid() == 0, ServerUser: instance.SystemUser, CPUs: runtime.NumCPU(), BaseDir: instance.DefaultBaseDir()}
+	if u, err := user.Current(); err == nil {
+		r.User = u.Username
+	}
+	_, err := user.Lookup(instance.SystemUser)
+	r.ServerUserOK = err == nil
+	r.DataDir = dataDir
+	if r.DataDir == "" {
+		r.DataDir = r.BaseDir
+	}
+	probe := existing(r.DataDir)
+	var st unix.Statfs_t
+	if unix.Statfs(probe, &st) == nil {
+		r.FreeBytes = st.Bavail * uint64(st.Bsize)
+	}
+	if d, err := cgroup.DeviceOf("/sys", probe); err != nil {
+		r.DeviceError = err.Error()
+	} else {
+		r.Device = d.String()
+	}
+	if h, err := cgroup.Detect(); err != nil {
+		r.Cgroup.Error = err.Error()
+	} else {
+		r.Cgroup.Version, r.Cgroup.Controllers, r.Cgroup.Parents = h.Version, h.Available(), map[string]string{}
+		for _, c := range h.Available() {
+			r.Cgroup.Parents[c] = h.Parent(c)
+		}
+	}
+	r.Engines = []Engine{postgresBinaries(r.BaseDir), mariadbBinaries(ctx)}
+	if path, err := exec.LookPath("fio"); err == nil {
+		out, _ := command(ctx, path, "--version")
+		r.Fio = strings.TrimSpace(out)
+	}
+	r.Verdicts = verdicts(r)
+	return r
+}
+
+func existing(dir string) string {
+	dir, _ = filepath.Abs(dir)
+	for {
+		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func command(ctx context.Context, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	return string(out), err
+}
+
+// postgresBinaries lists the embedded PostgreSQL versions extracted under
+// the base directory and the installed Debian/Ubuntu ones.
+func postgresBinaries(base string) Engine {
+	e := Engine{Name: "postgres"}
+	for _, pattern := range []string{filepath.Join(base, "pgbin", "postgres-*-*-*"), "/usr/lib/postgresql/*/bin"} {
+		matches, _ := filepath.Glob(pattern)
+		sort.Strings(matches)
+		for _, m := range matches {
+			if st, err := os.Stat(m); err != nil || !st.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(m, "bin", "postgres")); err == nil || strings.HasSuffix(m, "/bin") {
+				e.Binaries = append(e.Binaries, m)
+			}
+		}
+	}
+	if len(e.Binaries) == 0 {
+		e.Note = "no binaries yet: the first start downloads PostgreSQL " + instance.DefaultVersion + " (about 15 MB)"
+	}
+	return e
+}
+
+func mariadbBinaries(ctx context.Context) Engine {
+	e := Engine{Name: "mariadb"}
+	for _, name := range []string{"mariadbd", "mysqld"} {
+		if p, err := exec.LookPath(name); err == nil {
+			out, _ := command(ctx, p, "--no-defaults", "--version")
+			e.Binaries = append(e.Binaries, p+" ("+strings.TrimSpace(out)+")")
+			break
+		}
+	}
+	if !mariadb.Installed() {
+		e.Note = "not installed (Debian: apt-get install mariadb-server)"
+	}
+	return e
+}
+
+// verdicts are one line per capability.
+func verdicts(r Report) []Verdict {
+	has := map[string]bool{}
+	for _, c := range r.Cgroup.Controllers {
+		has[c] = true
+	}
+	groups := r.Root && r.Cgroup.Version > 0
+	why := func(c string) string {
+		switch {
+		case r.Cgroup.Version == 0:
+			return "no cgroup hierarchy (" + r.Cgroup.Error + ")"
+		case !r.Root:
+			return "not root: cannot create control groups"
+		default:
+			return "the " + c + " controller is not available"
+		}
+	}
+	var v []Verdict
+	if groups && has[cgroup.CPUSet] {
+		v = append(v, Verdict{"--cpus N (whole cores)", true, fmt.Sprintf("cpuset of cgroup v%d; the driver on the cores left (%d cores here)", r.Cgroup.Version, r.CPUs)})
+	} else {
+		v = append(v, Verdict{"--cpus N (whole cores)", true, "CPU affinity (taskset) of the server, no cpuset: " + why(cgroup.CPUSet)})
+	}
+	if groups && has[cgroup.CPU] {
+		v = append(v, Verdict{"--cpus 1.5 (fractions)", true, "CFS quota (" + map[bool]string{true: "cpu.max", false: "cpu.cfs_quota_us"}[r.Cgroup.Version == 2] + ")"})
+	} else {
+		v = append(v, Verdict{"--cpus 1.5 (fractions)", false, "only whole cores: " + why(cgroup.CPU)})
+	}
+	if groups && has[cgroup.Memory] {
+		v = append(v, Verdict{"--memory", true, "engine cache setting and a cgroup memory limit including the page cache; OOM kills read back"})
+	} else {
+		v = append(v, Verdict{"--memory", false, "only the engine's cache setting, the OS page cache is not limited: " + why(cgroup.Memory)})
+	}
+	switch {
+	case !groups || !has[cgroup.IO]:
+		v = append(v, Verdict{"--io-limit", false, "cannot apply: " + why(cgroup.IO)})
+	case r.DeviceError != "":
+		v = append(v, Verdict{"--io-limit", false, r.DeviceError})
+	case r.Cgroup.Version == 1:
+		v = append(v, Verdict{"--io-limit", true, "blkio throttle on device " + r.Device + "; reads and direct/fsync writes only: " + cgroup.WriteLimitNote})
+	default:
+		v = append(v, Verdict{"--io-limit", true, "io.max on device " + r.Device})
+	}
+	v = append(v, Verdict{"--wal-dir", true, "PostgreSQL initdb --waldir for a new cluster; MariaDB innodb_log_group_home_dir"})
+	v = append(v, Verdict{"--pg-version", true, "downloads PostgreSQL " + instance.VersionList() + " on first use (about 15 MB each); installed ones with --pg-bin DIR"})
+	if !r.Root {
+		v = append(v, Verdict{"servers as root", true, "not root: servers run as " + r.User})
+	} else if r.ServerUserOK {
+		v = append(v, Verdict{"servers as root", true, "PostgreSQL runs as the system user " + r.ServerUser})
+	} else {
+		v = append(v, Verdict{"servers as root", true, "the system user " + r.ServerUser + " is created at the first PostgreSQL start"})
+	}
+	if r.Fio == "" {
+		v = append(v, Verdict{"probe storage", true, "built-in O_DIRECT engine (fio not installed)"})
+	} else {
+		v = append(v, Verdict{"probe storage", true, r.Fio})
+	}
+	return v
+}
+
+// WriteText prints the report for a terminal.
+func WriteText(w io.Writer, r Report) {
+	fmt.Fprintf(w, "user: %s (root: %v); PostgreSQL's server user: %s (exists: %v); %d cores\n", r.User, r.Root, r.ServerUser, r.ServerUserOK, r.CPUs)
+	if r.Cgroup.Version == 0 {
+		fmt.Fprintf(w, "cgroup: none usable (%s)\n", r.Cgroup.Error)
+	} else {
+		fmt.Fprintf(w, "cgroup: v%d, controllers %s\n", r.Cgroup.Version, strings.Join(r.Cgroup.Controllers, ", "))
+		for _, c := range r.Cgroup.Controllers {
+			fmt.Fprintf(w, "  %-7s groups under %s\n", c, r.Cgroup.Parents[c])
+		}
+	}
+	for _, e := range r.Engines {
+		fmt.Fprintf(w, "%s: ", e.Name)
+		if len(e.Binaries) > 0 {
+			fmt.Fprint(w, strings.Join(e.Binaries, "; "))
+		}
+		if e.Note != "" {
+			fmt.Fprint(w, e.Note)
+		}
+		fmt.Fprintln(w)
+	}
+	fio := r.Fio
+	if fio == "" {
+		fio = "not installed"
+	}
+	fmt.Fprintf(w, "fio: %s\n", fio)
+	fmt.Fprintf(w, "data: %s, %.1f GiB free, device %s%s\n", r.DataDir, float64(r.FreeBytes)/(1<<30), orNone(r.Device), r.DeviceError)
+	fmt.Fprintln(w, "capabilities:")
+	for _, v := range r.Verdicts {
+		mark := "yes"
+		if !v.OK {
+			mark = "NO "
+		}
+		fmt.Fprintf(w, "  %s  %-24s %s\n", mark, v.Capability, v.How)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none "
+	}
+	return s
+}

@@ -1,0 +1,112 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rightsize/rightsize/cgroup"
+)
+
+// Join is how the start helper puts itself — and so pg_ctl, the
+// postmaster and every backend it forks — under a confinement before it
+// starts anything: it writes its pid to the group's cgroup.procs files
+// (as root, before dropping to the server user) and, when no cpuset
+// applies, pins itself to the cores instead.
+type Join struct {
+	ProcsFiles []string
+	PinCPUs    []int
+}
+
+func (j Join) apply() error {
+	if err := cgroup.Join(j.ProcsFiles, os.Getpid()); err != nil {
+		return err
+	}
+	if len(j.PinCPUs) > 0 {
+		return cgroup.Pin(os.Getpid(), j.PinCPUs)
+	}
+	return nil
+}
+
+// ConfinedPostgres is a managed PostgreSQL under cgroup limits: the group
+// is created before the server starts and removed when it stops.
+type ConfinedPostgres struct {
+	*Postgres
+	confinement *cgroup.Confinement
+}
+
+// StartPostgresConfined starts a server like StartPostgres, inside a new
+// group (cgroup.Confine) with limits l; the group is removed if the start
+// fails.
+func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Limits) (*ConfinedPostgres, error) {
+	c, err := cgroup.Confine("postgres", l)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Join = Join{ProcsFiles: c.ProcsFiles(), PinCPUs: c.PinCPUs()}
+	p, err := StartPostgres(ctx, cfg)
+	if err != nil {
+		if kills := c.OOMKills(); kills > 0 {
+			err = fmt.Errorf("%w (the kernel's OOM killer killed %d process(es) of the server's memory limit)", err, kills)
+		}
+		return nil, errors.Join(err, c.Close())
+	}
+	return &ConfinedPostgres{Postgres: p, confinement: c}, nil
+}
+
+// Stop stops the server and removes its group.
+func (p *ConfinedPostgres) Stop() error {
+	err := p.Postgres.Stop()
+	if cerr := p.confinement.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Limits says what the server runs under, read back from its group.
+func (p *ConfinedPostgres) Limits() cgroup.Report { return p.confinement.Report() }
+
+// OOMKills is how many of the server's processes the OOM killer killed.
+func (p *ConfinedPostgres) OOMKills() int64 { return p.confinement.OOMKills() }
+
+// Confinement is the server's group (for a process that joins it, such as
+// a storage probe).
+func (p *ConfinedPostgres) Confinement() *cgroup.Confinement { return p.confinement }
+
+// prepareWALDir checks the WAL directory: for a new cluster it must be
+// missing or empty (it is created and given to the server user); an
+// existing cluster must already keep its WAL there (pg_wal a link to it).
+func (p *Postgres) prepareWALDir() error {
+	if p.walDir == "" {
+		return nil
+	}
+	wal, err := filepath.Abs(p.walDir)
+	if err != nil {
+		return fmt.Errorf("instance: WAL dir: %w", err)
+	}
+	p.walDir = wal
+	if _, err := os.Stat(filepath.Join(p.dataDir, "PG_VERSION")); err == nil {
+		link, _ := os.Readlink(filepath.Join(p.dataDir, "pg_wal"))
+		if link != wal {
+			return fmt.Errorf("instance: the cluster in %s keeps its WAL in %s, not %s; a WAL directory is chosen when the cluster is created (use a new --data-dir)",
+				p.dataDir, orDefault(link, "pg_wal inside the data directory"), wal)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(wal, 0o700); err != nil {
+		return fmt.Errorf("instance: create WAL dir: %w", err)
+	}
+	if entries, err := os.ReadDir(wal); err != nil || len(entries) > 0 {
+		return fmt.Errorf("instance: WAL dir %s must be empty for a new cluster (%d entries, %v)", wal, len(entries), err)
+	}
+	return p.chown(wal)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,267 @@
+//go:build linux
+
+package storage
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingQueue wraps a thread's queue and records what goes through it:
+// the I/Os in flight (submitted and not yet reaped from the kernel), each
+// staged I/O's offset, size and direction, and the submissions that left
+// fewer than a full queue in flight.
+type countingQueue struct {
+	q        asyncQueue
+	all      *atomic.Int64 // I/Os in flight over all threads
+	allMax   *atomic.Int64
+	staged   int
+	inflight int
+	maxIn    int
+	short    int // submissions after which fewer than depth were in flight
+	depth    int
+	ios      []stagedIO
+}
+
+type stagedIO struct {
+	off   int64
+	size  int
+	write bool
+	addr  uintptr
+}
+
+func (c *countingQueue) begin() error { return c.q.begin() }
+
+func (c *countingQueue) prepare(slot int, write bool, buf []byte, off int64) {
+	c.ios = append(c.ios, stagedIO{off: off, size: len(buf), write: write, addr: uintptrOf(buf)})
+	c.staged++
+	c.q.prepare(slot, write, buf, off)
+}
+
+func (c *countingQueue) submitAndWait(min int, done []completion) ([]completion, error) {
+	c.inflight += c.staged
+	n := c.all.Add(int64(c.staged))
+	for m := c.allMax.Load(); n > m && !c.allMax.CompareAndSwap(m, n); m = c.allMax.Load() {
+	}
+	c.staged = 0
+	c.maxIn = max(c.maxIn, c.inflight)
+	if c.inflight != c.depth {
+		c.short++
+	}
+	before := len(done)
+	done, err := c.q.submitAndWait(min, done)
+	reaped := len(done) - before
+	c.inflight -= reaped
+	c.all.Add(-int64(reaped))
+	return done, err
+}
+
+func (c *countingQueue) close() error { return c.q.close() }
+
+// recordQueues returns a builtinConfig.wrap that counts through
+// countingQueues, the queues it made (in thread order) and the maximum of
+// I/Os in flight over all threads.
+func recordQueues(depth int) (func(asyncQueue) asyncQueue, *[]*countingQueue, *atomic.Int64) {
+	var qs []*countingQueue
+	all, allMax := new(atomic.Int64), new(atomic.Int64)
+	wrap := func(q asyncQueue) asyncQueue {
+		c := &countingQueue{q: q, all: all, allMax: allMax, depth: depth}
+		qs = append(qs, c)
+		return c
+	}
+	return wrap, &qs, allMax
+}
+
+// laidOut lays out a test file of testSize bytes in a temporary directory.
+func laidOut(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), TestFileName)
+	direct, _, err := layout(context.Background(), file, testSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !direct {
+		t.Skip("the file system of the temporary directory refuses O_DIRECT")
+	}
+	return file
+}
+
+// TestAsyncInterfaces runs each asynchronous interface on a real file and
+// checks, over exactly 10,000 I/Os, what went to the kernel: Threads x
+// QueueDepth I/Os in flight, a full queue at every submission but the
+// final drain, block-aligned offsets inside the file (inside each thread's
+// region, consecutive, for a sequential job), aligned buffers, and the read
+// share within 2 %.
+func TestAsyncInterfaces(t *testing.T) {
+	file := laidOut(t)
+	const total = 10000
+	cases := []struct {
+		name string
+		job  Job
+	}{
+		{"random-mix", Job{Name: "mix", BlockSize: 8 << 10, ReadPct: 70, Random: true, Threads: 3, QueueDepth: 4, Direct: true, Duration: 20 * time.Second}},
+		{"sequential-read", Job{Name: "seq", BlockSize: 64 << 10, ReadPct: 100, Threads: 2, QueueDepth: 3, Direct: true, Duration: 20 * time.Second}},
+	}
+	for _, iface := range []string{IOURing, IOLibaio} {
+		for _, c := range cases {
+			t.Run(iface+"/"+c.name, func(t *testing.T) {
+				j := c.job
+				wrap, qsp, allMax := recordQueues(j.QueueDepth)
+				r, err := runBuiltin(context.Background(), file, testSize, j, true, builtinConfig{io: iface, maxIOs: total, wrap: wrap})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.IOEngine != iface || r.Fallback != "" {
+					t.Errorf("ran through %q (fallback %q), want %s", r.IOEngine, r.Fallback, iface)
+				}
+				if r.IOsDone() != total {
+					t.Errorf("%d I/Os done, want the budget of %d", r.IOsDone(), total)
+				}
+				if r.CPUPerIOMicros <= 0 {
+					t.Errorf("CPU per I/O %v", r.CPUPerIOMicros)
+				}
+				qs := *qsp
+				if len(qs) != j.Threads {
+					t.Fatalf("%d queues for %d threads", len(qs), j.Threads)
+				}
+				if got, want := allMax.Load(), int64(j.Threads*j.QueueDepth); got != want {
+					t.Errorf("at most %d I/Os in flight over all threads, want %d", got, want)
+				}
+				var ios []stagedIO
+				for i, q := range qs {
+					if q.maxIn != j.QueueDepth || q.inflight != 0 {
+						t.Errorf("thread %d: at most %d in flight (want %d), %d left at the end", i, q.maxIn, j.QueueDepth, q.inflight)
+					}
+					if q.short > j.QueueDepth {
+						t.Errorf("thread %d: %d submissions left the queue short of %d (only the final drain may)", i, q.short, j.QueueDepth)
+					}
+					if !j.Random {
+						checkSequential(t, i, q.ios, j, testSize)
+					}
+					ios = append(ios, q.ios...)
+				}
+				if len(ios) != total {
+					t.Errorf("%d I/Os staged, want %d", len(ios), total)
+				}
+				reads := 0
+				for _, io := range ios {
+					if io.off%int64(j.BlockSize) != 0 || io.off < 0 || io.off+int64(io.size) > testSize || io.size != j.BlockSize || io.addr%4096 != 0 {
+						t.Fatalf("I/O of %d bytes at offset %d (buffer %#x): not aligned or outside the %d-byte file", io.size, io.off, io.addr, testSize)
+					}
+					if !io.write {
+						reads++
+					}
+				}
+				share := float64(reads) / float64(len(ios))
+				if want := float64(j.ReadPct) / 100; math.Abs(share-want) > 0.02 {
+					t.Errorf("read share %.4f, want %.2f +- 0.02", share, want)
+				}
+				if r.Read.IOs != int64(reads) {
+					t.Errorf("result counts %d reads, the kernel was sent %d", r.Read.IOs, reads)
+				}
+			})
+		}
+	}
+}
+
+// checkSequential verifies that a thread's I/Os walk its region block by
+// block, wrapping at its end.
+func checkSequential(t *testing.T, thread int, ios []stagedIO, j Job, size int64) {
+	t.Helper()
+	bs := int64(j.BlockSize)
+	region := size / bs / int64(j.Threads)
+	first := int64(thread) * region * bs
+	for k, io := range ios {
+		want := first + (int64(k)%region)*bs
+		if io.off != want {
+			t.Fatalf("thread %d: I/O %d at offset %d, want %d (its region starts at %d)", thread, k, io.off, want, first)
+		}
+	}
+}
+
+// TestAsyncFsync checks the fsync rule on every interface: after each
+// FsyncEvery-th write one fsync, with several writes in flight too.
+func TestAsyncFsync(t *testing.T) {
+	file := laidOut(t)
+	for _, iface := range BuiltinIONames() {
+		for _, j := range []Job{
+			{Name: "log", BlockSize: 8 << 10, Threads: 1, QueueDepth: 1, FsyncEvery: 1, Direct: true, Duration: 400 * time.Millisecond},
+			{Name: "every3", BlockSize: 16 << 10, Threads: 2, QueueDepth: 2, FsyncEvery: 3, Direct: true, Duration: 400 * time.Millisecond},
+		} {
+			t.Run(iface+"/"+j.Name, func(t *testing.T) {
+				r, err := runBuiltin(context.Background(), file, testSize, j, true, builtinConfig{io: iface})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Write.IOs < 3 {
+					t.Fatalf("only %d writes", r.Write.IOs)
+				}
+				// Goroutines count writes per thread as they complete; the
+				// asynchronous interfaces per thread too: each thread's
+				// remainder (< FsyncEvery) goes without fsync.
+				lo, hi := (r.Write.IOs-int64(j.Threads*(j.FsyncEvery-1)))/int64(j.FsyncEvery), r.Write.IOs/int64(j.FsyncEvery)
+				if r.Sync.IOs < lo || r.Sync.IOs > hi {
+					t.Errorf("%d writes, %d fsyncs: want %d..%d (one per %d writes of a thread)", r.Write.IOs, r.Sync.IOs, lo, hi, j.FsyncEvery)
+				}
+				checkLatency(t, "fsync", r.Sync)
+			})
+		}
+	}
+}
+
+// TestFallback checks the choice of interface: io_uring where the kernel
+// allows it, Linux AIO (reason stored) where io_uring is refused,
+// goroutines where neither works, and an error when a refused interface is
+// forced.
+func TestFallback(t *testing.T) {
+	dir := t.TempDir()
+	job := []Job{{Name: "j", BlockSize: 4096, ReadPct: 50, Random: true, Threads: 2, QueueDepth: 2, Direct: true, Duration: 300 * time.Millisecond}}
+	res, err := Run(context.Background(), Options{Path: dir, Size: testSize, Engine: EngineBuiltin}, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.IOEngine != IOURing || r.Fallback != "" {
+		t.Errorf("default: ran through %q, fallback %q; want io_uring (this kernel allows it)", r.IOEngine, r.Fallback)
+	}
+
+	res, err = Run(context.Background(), Options{Path: dir, Size: testSize, Engine: EngineBuiltin, RefuseIOUring: true}, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.IOEngine != IOLibaio || !strings.Contains(r.Fallback, "io_uring unavailable: io_uring_setup: operation not permitted") {
+		t.Errorf("io_uring refused: ran through %q, fallback %q; want libaio and the reason", r.IOEngine, r.Fallback)
+	}
+	if !strings.Contains(strings.Join(r.Notes, ";"), r.Fallback) || r.IOsDone() == 0 {
+		t.Errorf("fallback not noted or no I/O: notes %v, %d I/Os", r.Notes, r.IOsDone())
+	}
+	assertNoTestFile(t, dir)
+
+	// Without O_DIRECT Linux AIO would block: goroutines, both reasons.
+	file := laidOut(t)
+	r, err = runBuiltin(context.Background(), file, testSize, job[0], false, builtinConfig{refuseURing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IOEngine != IOGoroutines || !strings.Contains(r.Fallback, "io_uring unavailable") || !strings.Contains(r.Fallback, "libaio unavailable: Linux AIO is synchronous without O_DIRECT") {
+		t.Errorf("buffered, io_uring refused: ran through %q, fallback %q", r.IOEngine, r.Fallback)
+	}
+
+	for _, c := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{Path: dir, Size: testSize, Engine: EngineBuiltin, BuiltinIO: IOURing, RefuseIOUring: true}, "builtin I/O interface io_uring is not available: io_uring_setup: operation not permitted"},
+		{Options{Path: dir, Size: testSize, Engine: EngineBuiltin, BuiltinIO: "spdk"}, "unknown builtin I/O interface"},
+	} {
+		if _, err := Run(context.Background(), c.opt, job, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.opt, err, c.want)
+		}
+		assertNoTestFile(t, dir)
+	}
+}

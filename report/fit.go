@@ -1,0 +1,101 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// Fit is a right-size search to report (Options.Fit): every candidate in
+// the order the search took them, its cost, verdict and measurement.
+type Fit struct {
+	ID, Label, Status, Currency string
+	Answer                      string // the search's one-line conclusion
+	TargetNOPM, MaxP90Ms        float64
+	Trials                      []FitTrial
+	Best                        int // index into Trials, -1 when none meets
+}
+
+// FitTrial is one candidate of a Fit.
+type FitTrial struct {
+	Candidate, Verdict, Reason, RunID string
+	Cost                              float64 // total cost, for the chart
+	CostText                          string  // the exact amount, for the table
+	Measured                          bool
+	Users                             int
+	NOPM, P90Ms                       float64
+}
+
+// fitSection shows a fit: the answer, every candidate with its verdict,
+// and cost against NOPM with the target line and the frontier.
+type fitSection struct{}
+
+func (fitSection) Title() string        { return "Right-size search" }
+func (fitSection) Anchor() string       { return "fit" }
+func (fitSection) shown(o Options) bool { return o.Fit != nil }
+func (fitSection) Render(p *Page) error { return renderFit(p, p.Fit) }
+
+func renderFit(p *Page, f *Fit) error {
+	p.Textf("Fit %s (%s): candidates tried cheapest first; a candidate with no more resources than one that missed is skipped, and the search stops at the first that meets the target.", f.ID, f.Status)
+	p.Textf("%s", f.Answer)
+	head := []string{"#", "candidate", "cost " + f.Currency, "verdict", "users", "NOPM", "New-Order p90 ms", "why", "run"}
+	var rows []Row
+	for i, t := range f.Trials {
+		v := Txt(t.Verdict)
+		if i == f.Best {
+			v.Class = "key"
+		}
+		users, nopm, p90 := Num("-"), Num("-"), Num("-")
+		if t.Measured {
+			users, nopm, p90 = Num(fmt.Sprint(t.Users)), Num(fmtInt(t.NOPM)), Num(fmt.Sprintf("%.2f", t.P90Ms))
+		}
+		rows = append(rows, Row{Cells: []Cell{Num(fmt.Sprint(i + 1)), Txt(t.Candidate), Num(t.CostText), v, users, nopm, p90, Txt(t.Reason), Txt(orDash(t.RunID))}})
+	}
+	p.Table(Table{Head: head, Rows: rows})
+	p.Charts(fitChart(f))
+	p.Note("NOPM is the figure judged: the slowest repeat of the judged step unless the search judged the mean. The frontier joins the measured candidates that beat every cheaper one.")
+	return nil
+}
+
+// fitChart plots cost against NOPM: the measured candidates, the frontier
+// and the target.
+func fitChart(f *Fit) Chart {
+	type pt struct {
+		cost, nopm float64
+		name       string
+	}
+	var pts []pt
+	for _, t := range f.Trials {
+		if t.Measured {
+			pts = append(pts, pt{t.Cost, t.NOPM, t.Candidate})
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].cost < pts[j].cost })
+	var measured, frontier []opts.LineData
+	best := -1.0
+	lo, hi := 0.0, 0.0
+	for i, x := range pts {
+		d := opts.LineData{Name: x.name, Value: []any{x.cost, x.nopm}}
+		measured = append(measured, d)
+		if x.nopm > best {
+			frontier, best = append(frontier, d), x.nopm
+		}
+		if i == 0 || x.cost < lo {
+			lo = x.cost
+		}
+		hi = max(hi, x.cost)
+	}
+	l := charts.NewLine()
+	l.SetGlobalOptions(rectOpts(ChartText{Title: "Cost against NOPM", XName: "total cost " + f.Currency, YName: "NOPM"}, "item")...)
+	l.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: "total cost " + f.Currency, NameLocation: "middle", NameGap: 26, Type: "value", Scale: opts.Bool(true)}))
+	l.AddSeries("measured", measured, charts.WithLineStyleOpts(opts.LineStyle{Width: 0}),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 10}))
+	l.AddSeries("frontier", frontier, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	if f.TargetNOPM > 0 && len(pts) > 0 {
+		l.AddSeries("target", []opts.LineData{{Value: []any{lo, f.TargetNOPM}}, {Value: []any{hi, f.TargetNOPM}}},
+			charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed"}), charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	}
+	return l
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A report of a fit alone has the fit section: the answer, every candidate
+// with its verdict, and the cost/NOPM chart; Chromium loads it with no
+// console message and draws the chart.
+func TestFitSection(t *testing.T) {
+	f := &Fit{ID: "20261124-140000-abcdef", Status: "complete", Currency: "USD", TargetNOPM: 12000, Best: 1,
+		Answer: "cpus 1 meets NOPM 12,000 for USD 21,000.00 (2 of 3 candidates measured)",
+		Trials: []FitTrial{
+			{Candidate: "cpus 0.5", Verdict: "misses", Reason: "NOPM 6,000 < target 12,000", RunID: "r1", Cost: 17000, CostText: "17,000.00", Measured: true, Users: 4, NOPM: 6000, P90Ms: 9},
+			{Candidate: "cpus 1", Verdict: "meets", Reason: "NOPM 13,000 ≥ target 12,000", RunID: "r2", Cost: 21000, CostText: "21,000.00", Measured: true, Users: 4, NOPM: 13000, P90Ms: 5},
+			{Candidate: "cpus 2", Verdict: "not needed", Reason: "cpus 1 meets the target for less", Cost: 28000, CostText: "28,000.00"},
+		}}
+	var buf bytes.Buffer
+	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC), Fit: f}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="fit"`, "cpus 1 meets NOPM 12,000", "not needed", "21,000.00", "Cost against NOPM", `"frontier"`, `"target"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("fit section lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "echarts.init("); n != 1 {
+		t.Errorf("%d charts, want 1", n)
+	}
+	bin := chromium(t)
+	file := filepath.Join(t.TempDir(), "fit.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, logs := runChromium(t, bin, file, "--dump-dom")
+	if msgs := consoleRE.FindAll(logs, -1); len(msgs) > 0 {
+		t.Errorf("console messages while loading the fit report:\n%s", bytes.Join(msgs, []byte("\n")))
+	}
+	if n := len(instanceRE.FindAll(dom, -1)); n != 1 {
+		t.Errorf("%d of 1 chart initialised", n)
+	}
+}

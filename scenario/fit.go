@@ -1,0 +1,349 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
+)
+
+// FitKind is the store.Sweep kind a fit is stored as: one point per
+// measured candidate (position = its place in the search order), the
+// priced candidates, the criteria and the currency in the sweep's Spec, so
+// the search can be replayed from the store (LoadFit) and resumed.
+const FitKind = "fit"
+
+// FitOptions describe a right-size search on a managed server.
+type FitOptions struct {
+	// Candidates are priced and sorted cheapest first (fit.Price).
+	Candidates []fit.Priced
+	Criteria   fit.Criteria
+	Currency   string
+	Label      string
+	// Run is the autopilot every measured candidate gets.
+	Run RunOptions
+	// Resume continues the fit with this id or label: candidates measured
+	// completely are reused, not measured again (same build, same settings).
+	Resume string
+	// OnCandidate, when set, is told before a candidate is measured.
+	OnCandidate func(p fit.Priced)
+}
+
+// FitResult is a search as stored: its id, status and the result.
+type FitResult struct {
+	ID       string      `json:"fit_id"`
+	Label    string      `json:"label,omitempty"`
+	Status   string      `json:"status"`
+	Currency string      `json:"currency"`
+	Result   *fit.Result `json:"result"`
+}
+
+// RunFit searches the candidates on t's managed server: each candidate is
+// applied through the sweep kinds' Apply (cpus, memory, io, version), the
+// server restarted, the built database restored and the autopilot run.
+// It returns the target as it is at the end (nil when the last restart
+// failed). A result with no fit wraps fit.ErrNoFit; Ctrl-C stores the fit
+// as partial, and RunFit with Resume continues it.
+func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions) (*FitResult, *target.Target, error) {
+	if err := o.Run.Validate(); err != nil {
+		return nil, t, err
+	}
+	if t.Server == nil {
+		return nil, t, bad("fit restarts the server for each candidate: use a managed target (--target embedded or mariadb), not %s", t.Name)
+	}
+	if _, ok := t.DB.(Restorer); !ok {
+		return nil, t, bad("fit restores the built database for each candidate, which %s cannot do; use --target embedded", t.Name)
+	}
+	if _, err := ReadySchema(ctx, t); err != nil {
+		return nil, t, err
+	}
+	sw, err := openFit(ctx, st, &o)
+	if err != nil {
+		return nil, t, err
+	}
+	if o.Resume == "" {
+		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
+			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
+		}
+	}
+	m := &fitMeasurer{st: st, t: t, spec: t.Spec, engine: t.Engine(), base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
+		cands: o.Candidates, done: map[int]store.SweepPoint{}}
+	for _, p := range sw.Points {
+		m.done[p.Position] = p
+	}
+	res, serr := fit.Search(ctx, o.Candidates, m, o.Criteria)
+	status := store.StatusComplete
+	if ctx.Err() != nil {
+		status = store.StatusPartial
+	} else if serr != nil && !errors.Is(serr, fit.ErrNoFit) {
+		status = store.StatusFailed
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
+		return nil, m.t, err
+	}
+	out := &FitResult{ID: sw.ID, Label: sw.Label, Status: status, Currency: o.Currency, Result: res}
+	if status == store.StatusPartial {
+		return out, m.t, fmt.Errorf("fit interrupted: what was measured is stored as fit %s (partial); continue it with --resume %s", sw.ID, sw.ID)
+	}
+	return out, m.t, serr
+}
+
+// openFit creates the stored fit, or loads the one to resume (whose
+// candidates and criteria then replace o's).
+func openFit(ctx context.Context, st *store.Store, o *FitOptions) (*store.Sweep, error) {
+	if o.Resume != "" {
+		sw, err := st.LoadSweep(ctx, o.Resume)
+		if err != nil {
+			return nil, badOptions{fmt.Errorf("--resume: %w", err)}
+		}
+		if sw.Kind != FitKind {
+			return nil, bad("--resume %s: that is a %s sweep, not a fit", o.Resume, sw.Kind)
+		}
+		if err := decodeFitSpec(sw, &o.Candidates, &o.Criteria, &o.Currency); err != nil {
+			return nil, err
+		}
+		return sw, nil
+	}
+	if len(o.Candidates) == 0 {
+		return nil, bad("fit: no candidates: give --cpus (and --memory, --io, --version) to try")
+	}
+	cj, err := json.Marshal(o.Candidates)
+	if err != nil {
+		return nil, err
+	}
+	crj, err := json.Marshal(o.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	values := make([]string, len(o.Candidates))
+	for i, c := range o.Candidates {
+		values[i] = c.Candidate.String()
+	}
+	sw := &store.Sweep{Label: o.Label, Kind: FitKind, Values: values,
+		Spec: map[string]string{"candidates": string(cj), "criteria": string(crj), "currency": o.Currency}}
+	if err := st.CreateSweep(context.WithoutCancel(ctx), sw); err != nil {
+		return nil, err
+	}
+	return sw, nil
+}
+
+func decodeFitSpec(sw *store.Sweep, cands *[]fit.Priced, cr *fit.Criteria, currency *string) error {
+	if err := json.Unmarshal([]byte(sw.Spec["candidates"]), cands); err != nil {
+		return fmt.Errorf("fit %s: stored candidates: %w", sw.ID, err)
+	}
+	if err := json.Unmarshal([]byte(sw.Spec["criteria"]), cr); err != nil {
+		return fmt.Errorf("fit %s: stored criteria: %w", sw.ID, err)
+	}
+	*currency = sw.Spec["currency"]
+	return nil
+}
+
+// fitMeasurer measures candidates on the managed server, or replays the
+// ones the store already holds.
+type fitMeasurer struct {
+	st           *store.Store
+	t            *target.Target
+	spec, engine string
+	base         target.Options
+	run          RunOptions
+	sw           *store.Sweep
+	cands        []fit.Priced
+	done         map[int]store.SweepPoint
+	onCand       func(fit.Priced)
+}
+
+func (m *fitMeasurer) position(c fit.Candidate) int {
+	for i, p := range m.cands {
+		if p.Candidate == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// Measure implements fit.Measurer.
+func (m *fitMeasurer) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
+	pos := m.position(c)
+	if p, ok := m.done[pos]; ok && p.Status == store.StatusComplete && p.RunID != "" {
+		return storedMeasure(ctx, m.st, p.RunID)
+	}
+	if m.onCand != nil && pos >= 0 {
+		m.onCand(m.cands[pos])
+	}
+	point := store.SweepPoint{Position: pos, Value: c.String()}
+	ms, err := m.measure(ctx, c, &point)
+	if perr := m.st.SetSweepPoint(context.WithoutCancel(ctx), m.sw.ID, point); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrBadOptions)) {
+		return ms, err
+	}
+	// A candidate that cannot start or dies under its caps misses the
+	// target; what its run measured (if anything) is judged.
+	return ms, nil
+}
+
+func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store.SweepPoint) (fit.Measured, error) {
+	fail := func(err error) (fit.Measured, error) {
+		point.Status, point.Reason = store.StatusFailed, err.Error()
+		return fit.Measured{}, err
+	}
+	opt, err := CandidateOptions(m.engine, c, m.base)
+	if err != nil {
+		return fail(err)
+	}
+	if m.t != nil {
+		m.t, err = m.t.Reopen(ctx, opt)
+	} else {
+		m.t, err = target.Open(ctx, m.spec, opt)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("restart the server with %s: %w", c, err))
+	}
+	if err := m.t.DB.(Restorer).Restore(ctx); err != nil {
+		return fail(fmt.Errorf("restore the built database for %s: %w", c, err))
+	}
+	label := m.sw.Label
+	if label == "" {
+		label = "fit-" + m.sw.ID
+	}
+	ro := m.run
+	ro.Label = fmt.Sprintf("%s %s", label, c)
+	ro.Flags = maps.Clone(ro.Flags)
+	if ro.Flags == nil {
+		ro.Flags = map[string]string{}
+	}
+	ro.Flags["fit"], ro.Flags["fit.candidate"] = m.sw.ID, c.String()
+	res, err := Run(ctx, m.st, m.t, ro)
+	if res == nil {
+		return fail(err)
+	}
+	point.RunID, point.Status = res.Run.ID, res.Run.Status
+	if err != nil && ctx.Err() == nil {
+		point.Reason = err.Error()
+	}
+	ms, lerr := storedMeasure(context.WithoutCancel(ctx), m.st, res.Run.ID)
+	if lerr != nil {
+		return ms, lerr
+	}
+	return ms, err
+}
+
+// storedMeasure reads a stored run's aggregates.
+func storedMeasure(ctx context.Context, st *store.Store, runID string) (fit.Measured, error) {
+	_, steps, err := st.LoadRun(ctx, runID)
+	if err != nil {
+		return fit.Measured{}, fmt.Errorf("load run %s: %w", runID, err)
+	}
+	return fit.Measured{RunID: runID, Steps: store.Aggregate(steps)}, nil
+}
+
+// CheckCandidates fails (ErrBadOptions) when a dimension the candidates
+// vary cannot be applied by this build, before anything is started.
+func CheckCandidates(cands []fit.Priced) error {
+	need := map[string]bool{"cpus": true}
+	for _, c := range cands {
+		need["memory"] = need["memory"] || c.Memory > 0
+		need["io"] = need["io"] || c.IO != ""
+		need["version"] = need["version"] || c.Version != ""
+	}
+	for _, k := range []string{"cpus", "memory", "io", "version"} {
+		if !need[k] {
+			continue
+		}
+		if _, err := LookupSweepKind(k); err != nil {
+			return bad("fit cannot vary %s: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// CandidateOptions applies a candidate's cpus, memory, I/O limit and
+// version to base with the sweep kinds' Apply: a fit candidate is the
+// same configuration a sweep value would be.
+func CandidateOptions(engine string, c fit.Candidate, base target.Options) (target.Options, error) {
+	dims := [][2]string{{"cpus", strconv.FormatFloat(c.Cpus, 'f', -1, 64)}}
+	if c.Memory > 0 {
+		dims = append(dims, [2]string{"memory", strconv.FormatInt(c.Memory, 10)})
+	}
+	if c.IO != "" {
+		dims = append(dims, [2]string{"io", c.IO})
+	}
+	if c.Version != "" {
+		dims = append(dims, [2]string{"version", c.Version})
+	}
+	opt := base
+	for _, d := range dims {
+		k, err := LookupSweepKind(d[0])
+		if err != nil {
+			return opt, err
+		}
+		if opt, err = k.Apply(engine, d[1], opt); err != nil {
+			return opt, err
+		}
+	}
+	return opt, nil
+}
+
+// errNotStored stops a replay at a candidate the stored fit never measured.
+var errNotStored = errors.New("not measured in the stored fit")
+
+// replay measures nothing: it returns what the stored fit measured.
+type replay struct {
+	st    *store.Store
+	cands []fit.Priced
+	byPos map[int]store.SweepPoint
+}
+
+func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
+	for i, p := range r.cands {
+		if p.Candidate != c {
+			continue
+		}
+		sp, ok := r.byPos[i]
+		if !ok || sp.RunID == "" {
+			if ok && sp.Status == store.StatusFailed {
+				return fit.Measured{}, nil // it could not run: it missed
+			}
+			return fit.Measured{}, errNotStored
+		}
+		return storedMeasure(ctx, r.st, sp.RunID)
+	}
+	return fit.Measured{}, errNotStored
+}
+
+// LoadFit reads a stored fit and replays its search from the stored
+// measurements (the same decisions the search made).
+func LoadFit(ctx context.Context, st *store.Store, idOrLabel string) (*FitResult, error) {
+	sw, err := st.LoadSweep(ctx, idOrLabel)
+	if err != nil {
+		return nil, err
+	}
+	if sw.Kind != FitKind {
+		return nil, fmt.Errorf("%s is a %s sweep, not a fit", idOrLabel, sw.Kind)
+	}
+	out := &FitResult{ID: sw.ID, Label: sw.Label, Status: sw.Status}
+	var cands []fit.Priced
+	var cr fit.Criteria
+	if err := decodeFitSpec(sw, &cands, &cr, &out.Currency); err != nil {
+		return nil, err
+	}
+	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}}
+	for _, p := range sw.Points {
+		r.byPos[p.Position] = p
+	}
+	res, err := fit.Search(ctx, cands, r, cr)
+	if err != nil && !errors.Is(err, fit.ErrNoFit) && !errors.Is(err, errNotStored) {
+		return nil, err
+	}
+	out.Result = res
+	return out, nil
+}

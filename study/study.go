@@ -1,0 +1,583 @@
+// Package study runs a whole study plan (package plan): every
+// configuration built (once per engine, version and data directory, then
+// restored), probed and measured with the autopilot, the sweeps, the
+// right-size search, and the cost model linked to the runs, all stored in
+// one results store. A rerun skips what the store already holds for the
+// plan and says so. The caller writes the report from the Result.
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
+)
+
+// Prober probes a configuration's storage (the command implements it with
+// the storage probe): path is the data directory, ioLimit the
+// configuration's --io-limit ("" for none); it returns the stored probe's id.
+type Prober interface {
+	ProbeStorage(ctx context.Context, path, ioLimit, label string, sp plan.StorageProbe) (string, error)
+}
+
+// Options are what the runner needs besides the plan.
+type Options struct {
+	// Prober runs the plan's storage probe (nil: the probe is skipped, said so).
+	Prober Prober
+	// Out gets the progress lines.
+	Out io.Writer
+	// Version and Commit are recorded with every run.
+	Version, Commit string
+	// OnRun, when set, is applied to each run's options (live progress).
+	OnRun func(o *scenario.RunOptions)
+}
+
+// Result is what a study stored: per configuration its run, the sweeps,
+// the fit and the evaluated cost model.
+type Result struct {
+	Runs   map[string]string // configuration name -> run id
+	Order  []string          // configuration names in plan order
+	Probes []string          // probe ids
+	Sweeps []string          // sweep ids
+	Fit    string            // fit id ("" without one)
+	Cost   *cost.Result
+	// Skipped says what a rerun found already stored, or what this build
+	// does not run.
+	Skipped []string
+}
+
+// Run runs the plan p, storing into st.
+func Run(ctx context.Context, st *store.Store, p *plan.Plan, o Options) (*Result, error) {
+	r := &runner{st: st, p: p, o: o, res: &Result{Runs: map[string]string{}}, start: time.Now(), left: p.Estimate().Total}
+	if r.o.Out == nil {
+		r.o.Out = io.Discard
+	}
+	steps := []func(context.Context) error{r.configurations, r.sweeps, r.neighbour, r.fit, r.cost}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return r.res, err
+		}
+		if ctx.Err() != nil {
+			return r.res, ctx.Err()
+		}
+	}
+	return r.res, nil
+}
+
+type runner struct {
+	st    *store.Store
+	p     *plan.Plan
+	o     Options
+	res   *Result
+	start time.Time
+	left  time.Duration // estimated time left from the plan's durations
+}
+
+func (r *runner) say(format string, a ...any) {
+	fmt.Fprintf(r.o.Out, format+"\n", a...)
+}
+
+// spent counts planned time as done and says what is left.
+func (r *runner) spent(d time.Duration) {
+	r.left = max(0, r.left-d)
+}
+
+func (r *runner) eta() string {
+	return fmt.Sprintf("%s elapsed, about %s of measuring left", time.Since(r.start).Round(time.Second), r.left.Round(time.Second))
+}
+
+// label is the run label of a configuration: PLAN/CONFIGURATION.
+func (r *runner) label(name string) string { return r.p.Name + "/" + name }
+
+// configurations measures every configuration not yet stored complete.
+func (r *runner) configurations(ctx context.Context) error {
+	n := len(r.p.Configurations)
+	for i := range r.p.Configurations {
+		c := &r.p.Configurations[i]
+		r.res.Order = append(r.res.Order, c.Name)
+		if id := r.completeRun(ctx, r.label(c.Name)); id != "" {
+			r.res.Runs[c.Name] = id
+			r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("configuration %s: run %s already stored", c.Name, id))
+			r.say("configuration %d of %d, %s: already stored as run %s, skipped", i+1, n, c.Name, id)
+			r.spent(r.p.Autopilot.RunDuration())
+			continue
+		}
+		r.say("configuration %d of %d, %s (%s)", i+1, n, c.Name, r.eta())
+		id, err := r.configuration(ctx, c)
+		if err != nil {
+			return fmt.Errorf("configuration %s: %w", c.Name, err)
+		}
+		r.res.Runs[c.Name] = id
+	}
+	return nil
+}
+
+// completeRun is the id of a complete run labelled label ("" if none).
+func (r *runner) completeRun(ctx context.Context, label string) string {
+	runs, err := r.st.ListRuns(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, run := range runs {
+		if run.Label == label && run.Status == store.StatusComplete {
+			return run.ID
+		}
+	}
+	return ""
+}
+
+// configuration opens (or starts) c's server, makes sure the plan's
+// database is there, probes its storage, and runs the autopilot.
+func (r *runner) configuration(ctx context.Context, c *plan.Configuration) (string, error) {
+	t, err := r.open(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = t.Close() }()
+	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
+		return "", err
+	}
+	if c.Managed() {
+		r.probe(ctx, t, c)
+	}
+	ro, err := r.runOptions(c.Name)
+	if err != nil {
+		return "", err
+	}
+	res, err := scenario.Run(ctx, r.st, t, ro)
+	r.spent(r.p.Autopilot.RunDuration())
+	if res == nil {
+		return "", err
+	}
+	return res.Run.ID, err
+}
+
+// TargetOptions returns the target spec and options of configuration c.
+func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options, error) {
+	if !c.Managed() {
+		spec, err := externalDSN(c)
+		return spec, target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1}, err
+	}
+	spec := "embedded"
+	if c.Engine == "mariadb" {
+		spec = "mariadb"
+	}
+	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
+	if spec == "embedded" {
+		opt.PGVersion = c.Version
+	}
+	if opt.DataDir == "" {
+		// one data directory per study, engine and version: configurations
+		// that share them share one build
+		v := c.Version
+		if v == "" && spec == "embedded" {
+			v = instance.DefaultVersion
+		}
+		opt.DataDir = filepath.Join(instance.DefaultBaseDir(), "data", fmt.Sprintf("study-%s-%s%s", safeName(p.Name), c.Engine, v))
+	}
+	var err error
+	if c.Cpus > 0 {
+		opt.Caps.CPUs = c.Cpus
+	}
+	if c.Memory != "" {
+		if opt.Caps.Memory, err = caps.ParseSize(c.Memory); err != nil {
+			return spec, opt, err
+		}
+	}
+	if c.IO != "" && c.IO != "none" {
+		if opt.Caps.IO, err = caps.ParseIOLimit(c.IO); err != nil {
+			return spec, opt, err
+		}
+	}
+	opt.Caps.WALDir = c.WALDir
+	return spec, opt, nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// externalDSN puts the password from the configuration's environment
+// variable into its DSN.
+func externalDSN(c *plan.Configuration) (string, error) {
+	if c.PasswordEnv == "" {
+		return c.Target, nil
+	}
+	pw, ok := os.LookupEnv(c.PasswordEnv)
+	if !ok {
+		return "", fmt.Errorf("the environment variable %s (password_env) is not set", c.PasswordEnv)
+	}
+	scheme, rest, ok := strings.Cut(c.Target, "://")
+	if !ok {
+		return "", fmt.Errorf("target %q: want scheme://user@host/...", c.Target)
+	}
+	user, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return "", fmt.Errorf("target %q: name the user (scheme://user@host/...) for the password in %s", c.Target, c.PasswordEnv)
+	}
+	return scheme + "://" + user + ":" + urlEscape(pw) + "@" + host, nil
+}
+
+func urlEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("-._~", ch) >= 0 {
+			b.WriteByte(ch)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", ch)
+		}
+	}
+	return b.String()
+}
+
+func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Target, error) {
+	spec, opt, err := TargetOptions(r.p, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.Managed() {
+		if err := os.MkdirAll(filepath.Dir(opt.DataDir), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	t, err := target.Open(ctx, spec, opt)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.Name, err)
+	}
+	return t, nil
+}
+
+// ensureDatabase makes t hold the plan's database: built there once (and
+// snapshot where the engine can), restored from that snapshot later.
+func (r *runner) ensureDatabase(ctx context.Context, t *target.Target, name string) error {
+	b := r.p.Build
+	restorer, canRestore := t.DB.(scenario.Restorer)
+	m, err := scenario.ReadySchema(ctx, t)
+	same := err == nil && m.Warehouses == b.Warehouses && m.Seed == b.Seed
+	if same && canRestore {
+		if has, ok := t.DB.(snapshotChecker); ok {
+			if made, err := has.HasSnapshot(ctx); err == nil && !made {
+				if m.Runs == 0 { // built outside a study and never run: the built state
+					return restorer.Snapshot(ctx)
+				}
+				same = false // run since its build, and no snapshot: build again
+			}
+		}
+	}
+	if same {
+		if canRestore {
+			if err := restorer.Restore(ctx); err != nil {
+				return fmt.Errorf("restore the built database: %w", err)
+			}
+			r.say("  %s: the built database restored", name)
+			return nil
+		}
+		r.say("  %s: the database is already built (%d warehouses)", name, b.Warehouses)
+		return nil
+	}
+	loaders := b.Loaders
+	if loaders <= 0 {
+		loaders = runtime.NumCPU()
+	}
+	r.say("  %s: building %d warehouses (seed %d)", name, b.Warehouses, b.Seed)
+	t0 := time.Now()
+	if _, err := loader.Build(ctx, t, loader.Config{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: loaders, Version: r.o.Version}); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	r.say("  %s: built in %s", name, time.Since(t0).Round(100*time.Millisecond))
+	if canRestore {
+		return restorer.Snapshot(ctx)
+	}
+	return nil
+}
+
+// snapshotChecker tells whether a snapshot exists (engine/postgres).
+type snapshotChecker interface {
+	HasSnapshot(ctx context.Context) (bool, error)
+}
+
+// probe runs the plan's storage probe in c's data directory, inside c's
+// I/O limit.
+func (r *runner) probe(ctx context.Context, t *target.Target, c *plan.Configuration) {
+	if r.p.Probe == nil || r.p.Probe.Storage == nil {
+		return
+	}
+	sp := *r.p.Probe.Storage
+	if r.o.Prober == nil {
+		r.res.Skipped = append(r.res.Skipped, c.Name+": storage probe (no prober)")
+		return
+	}
+	dir := filepath.Dir(t.Server.DataDir())
+	io := c.IO
+	if io == "none" {
+		io = ""
+	}
+	id, err := r.o.Prober.ProbeStorage(ctx, dir, io, r.label(c.Name), sp)
+	if err != nil {
+		r.say("  %s: storage probe failed: %v", c.Name, err)
+		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("%s: storage probe failed: %v", c.Name, err))
+		return
+	}
+	r.res.Probes = append(r.res.Probes, id)
+	r.say("  %s: storage probed (probe %s)", c.Name, id)
+}
+
+// runOptions are the autopilot of the plan for configuration name.
+func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
+	a := r.p.Autopilot
+	rampup, duration := a.Timing()
+	ro := scenario.RunOptions{Users: a.UsersList(), Rampup: rampup, Duration: duration, Repeats: max(a.Repeats, 1),
+		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
+		ReconnectTimeout: 30 * time.Second, Version: r.o.Version, Commit: r.o.Commit,
+		Flags: map[string]string{"study": r.p.Name, "study.configuration": name}}
+	if r.o.OnRun != nil {
+		r.o.OnRun(&ro)
+	}
+	return ro, nil
+}
+
+func (r *runner) config(name string) *plan.Configuration {
+	for i := range r.p.Configurations {
+		if r.p.Configurations[i].Name == name {
+			return &r.p.Configurations[i]
+		}
+	}
+	return nil
+}
+
+// sweeps runs the plan's sweeps (a complete sweep of the same label is
+// kept; a partial one is resumed).
+func (r *runner) sweeps(ctx context.Context) error {
+	for i, s := range r.p.Sweeps {
+		label := fmt.Sprintf("%s/sweep-%s-%s", r.p.Name, s.Kind, s.Configuration)
+		so := scenario.SweepOptions{Kind: s.Kind, Label: label, KneeThreshold: 0.10}
+		if th := strings.TrimSuffix(strings.TrimSpace(s.KneeThreshold), "%"); th != "" {
+			var v float64
+			if _, err := fmt.Sscanf(th, "%g", &v); err == nil && v > 0 {
+				so.KneeThreshold = v / 100
+			}
+		}
+		for _, v := range s.Values {
+			so.Values = append(so.Values, v.Value)
+		}
+		if sw, err := r.st.LoadSweep(ctx, label); err == nil {
+			if sw.Status == store.StatusComplete {
+				r.res.Sweeps = append(r.res.Sweeps, sw.ID)
+				r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("sweep %s: already stored as %s", label, sw.ID))
+				r.say("sweep %d of %d, %s: already stored as %s, skipped", i+1, len(r.p.Sweeps), label, sw.ID)
+				continue
+			}
+			so.Resume, so.Values = sw.ID, nil
+		}
+		r.say("sweep %d of %d: %s of %s over %s (%s)", i+1, len(r.p.Sweeps), s.Kind, s.Configuration, strings.Join(so.Values, ", "), r.eta())
+		c := r.config(s.Configuration)
+		t, err := r.open(ctx, c)
+		if err != nil {
+			return err
+		}
+		if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
+			t.Close()
+			return err
+		}
+		so.Run, _ = r.runOptions(c.Name)
+		so.OnValue = func(_ int, v string) { r.say("  %s = %s", s.Kind, v) }
+		res, t2, err := scenario.RunSweep(ctx, r.st, t, so)
+		if t2 != nil {
+			t2.Close()
+		}
+		r.spent(time.Duration(len(s.Values)) * r.p.Autopilot.RunDuration())
+		if res != nil {
+			r.res.Sweeps = append(r.res.Sweeps, res.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("sweep %s: %w", label, err)
+		}
+	}
+	return nil
+}
+
+// neighbour: this build has no noisy-neighbour scenario yet.
+func (r *runner) neighbour(context.Context) error {
+	if r.p.Neighbour != nil {
+		r.res.Skipped = append(r.res.Skipped, "neighbour: this build has no noisy-neighbour scenario yet")
+		r.say("neighbour: skipped (this build has no noisy-neighbour scenario yet)")
+	}
+	if r.p.Backups != nil {
+		r.res.Skipped = append(r.res.Skipped, "backups: run rightsize probe backup per configuration (the study does not yet)")
+		r.say("backups: skipped (use rightsize probe backup per configuration)")
+	}
+	return nil
+}
+
+// fit runs the plan's right-size search.
+func (r *runner) fit(ctx context.Context) error {
+	f := r.p.Fit
+	if f == nil {
+		return nil
+	}
+	label := r.p.Name + "/fit"
+	fo := scenario.FitOptions{Label: label}
+	if sw, err := r.st.LoadSweep(ctx, label); err == nil {
+		if sw.Status == store.StatusComplete {
+			r.res.Fit = sw.ID
+			r.res.Skipped = append(r.res.Skipped, "fit: already stored as "+sw.ID)
+			r.say("fit: already stored as %s, skipped", sw.ID)
+			return nil
+		}
+		fo.Resume = sw.ID
+	} else if err := r.fitCandidates(ctx, f, &fo); err != nil {
+		return err
+	}
+	c := r.config(f.Configuration)
+	t, err := r.open(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
+		t.Close()
+		return err
+	}
+	fo.Run, _ = r.runOptions(c.Name)
+	fo.Run.Label = label
+	if u := f.UsersList(); len(u) > 0 {
+		fo.Run.Users = u
+	}
+	fo.OnCandidate = func(p fit.Priced) {
+		r.say("  fit candidate %s (%s %s)", p.Candidate, fo.Currency, p.Cost.Total.Cents())
+	}
+	r.say("fit: %d candidates of %s (%s)", len(fo.Candidates), c.Name, r.eta())
+	res, t2, err := scenario.RunFit(ctx, r.st, t, fo)
+	if t2 != nil {
+		t2.Close()
+	}
+	if res != nil {
+		r.res.Fit = res.ID
+		r.say("fit: %s", res.Result.Answer(res.Currency, nil))
+	}
+	if err != nil && !errors.Is(err, fit.ErrNoFit) {
+		return fmt.Errorf("fit: %w", err)
+	}
+	return nil
+}
+
+// fitCandidates prices the plan's fit candidates and sets its criteria.
+func (r *runner) fitCandidates(ctx context.Context, f *plan.Fit, fo *scenario.FitOptions) error {
+	model := r.p.CostModel
+	if model == nil {
+		return errors.New("fit: the plan names no cost file")
+	}
+	base := model.Find(f.Cost)
+	if base == nil {
+		return fmt.Errorf("fit: cost config %q not in %s", f.Cost, r.p.CostPath())
+	}
+	var cpus []float64
+	for _, s := range f.Cpus {
+		n, err := caps.ParseCPUs(s.Value, runtime.NumCPU())
+		if err != nil {
+			return fmt.Errorf("fit: %w", err)
+		}
+		cpus = append(cpus, n)
+	}
+	var mem []int64
+	for _, s := range f.Memory {
+		n, err := caps.ParseSize(s.Value)
+		if err != nil {
+			return fmt.Errorf("fit: %w", err)
+		}
+		mem = append(mem, n)
+	}
+	strs := func(l []yamlfile.Str) []string {
+		var out []string
+		for _, s := range l {
+			out = append(out, s.Value)
+		}
+		return out
+	}
+	fo.Candidates = fit.Price(*base, model.Years, fit.Enumerate(cpus, mem, strs(f.IO), strs(f.Versions)))
+	fo.Currency = model.Currency
+	cr, err := r.criteria(ctx, f)
+	fo.Criteria = cr
+	return err
+}
+
+func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error) {
+	cr := fit.Criteria{MaxP90Ms: f.MaxP90Ms, Mean: f.Confidence == "mean"}
+	if f.At != "" && f.At != "peak" {
+		fmt.Sscanf(f.At, "%d", &cr.AtUsers)
+	}
+	var head float64
+	if h := strings.TrimSuffix(strings.TrimSpace(f.Headroom), "%"); h != "" {
+		fmt.Sscanf(h, "%g", &head)
+	}
+	base := 0.0
+	if from, ok := strings.CutPrefix(f.TargetNOPM, "from:"); ok {
+		key := from
+		if id, ok := r.res.Runs[from]; ok {
+			key = id // a configuration of this plan
+		}
+		id, err := r.st.Resolve(ctx, key)
+		if err != nil {
+			return cr, fmt.Errorf("fit target_nopm from:%s: %w", from, err)
+		}
+		_, steps, err := r.st.LoadRun(ctx, id)
+		if err != nil {
+			return cr, err
+		}
+		if base, err = fit.TargetFrom(store.Aggregate(steps), cr.AtUsers); err != nil {
+			return cr, err
+		}
+	} else if _, err := fmt.Sscanf(f.TargetNOPM, "%g", &base); err != nil {
+		return cr, fmt.Errorf("fit target_nopm %q: %w", f.TargetNOPM, err)
+	}
+	cr.TargetNOPM = fit.Target(base, head)
+	return cr, nil
+}
+
+// cost evaluates the plan's cost model with each configuration's run
+// linked to the cost config it names.
+func (r *runner) cost(ctx context.Context) error {
+	model := r.p.CostModel
+	if model == nil {
+		return nil
+	}
+	linked := *model
+	linked.Configs = append([]cost.Config(nil), model.Configs...)
+	for _, c := range r.p.Configurations {
+		if c.Cost == "" {
+			continue
+		}
+		for i := range linked.Configs {
+			if linked.Configs[i].Name == c.Cost && r.res.Runs[c.Name] != "" {
+				linked.Configs[i].Run = r.res.Runs[c.Name]
+			}
+		}
+	}
+	res, err := cost.Evaluate(ctx, &linked, r.st)
+	if err != nil {
+		return fmt.Errorf("cost: %w", err)
+	}
+	r.res.Cost = res
+	return nil
+}

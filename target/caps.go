@@ -1,0 +1,207 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
+)
+
+// capsPlan validates opt.Caps for a managed server of engine whose data
+// lives in dataDir and returns the plan and its cgroup limits. Nothing is
+// started; every problem is caps.ErrBad (bad input).
+func capsPlan(engine string, opt Options, dataDir string) (caps.Plan, cgroup.Limits, error) {
+	p, err := opt.Caps.Plan(engine, runtime.NumCPU())
+	if err != nil {
+		return p, cgroup.Limits{}, err
+	}
+	var devices []cgroup.Device
+	if !opt.Caps.IO.IsZero() {
+		for _, dir := range []string{dataDir, opt.Caps.WALDir} {
+			if dir == "" {
+				continue
+			}
+			d, err := cgroup.DeviceOf("/sys", existingAncestor(dir))
+			if err != nil {
+				return p, cgroup.Limits{}, caps.Bad("--io-limit: %v", err)
+			}
+			if !slices.Contains(devices, d) {
+				devices = append(devices, d)
+			}
+		}
+	}
+	return p, p.Limits(opt.Caps.IO, devices), nil
+}
+
+// existingAncestor is dir or its nearest existing parent (a data directory
+// is created at the first start).
+func existingAncestor(dir string) string {
+	dir, _ = filepath.Abs(dir)
+	for {
+		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// mergeSettings returns base with the plan's settings over it, and the
+// user's own settings (--set) over both.
+func mergeSettings(base map[string]string, p caps.Plan, user map[string]string) map[string]string {
+	s := maps.Clone(base)
+	if s == nil {
+		s = map[string]string{}
+	}
+	maps.Copy(s, p.Settings)
+	maps.Copy(s, user)
+	return s
+}
+
+// pinDriver pins rightsize (the driver) to the plan's driver cores, or
+// to every core when the caps give the server all of them.
+func pinDriver(opt Options, p caps.Plan) error {
+	if opt.Caps.CPUs == 0 && opt.Caps.DriverCPUs == "" {
+		return nil
+	}
+	cpus := p.DriverCPUs
+	if cpus == nil {
+		for i := range runtime.NumCPU() {
+			cpus = append(cpus, i)
+		}
+	}
+	if err := cgroup.Pin(os.Getpid(), cpus); err != nil {
+		return fmt.Errorf("pin the driver to cores %s: %w", cgroup.FormatCPUList(cpus), err)
+	}
+	return nil
+}
+
+// Limited is a managed server that runs under caps.
+type Limited interface {
+	// Limits says what was asked and applied, read back.
+	Limits() cgroup.Report
+	// OOMKills is how many server processes the OOM killer killed.
+	OOMKills() int64
+}
+
+// CapsReport is what the target's server runs under (ok false when it is
+// not a managed server under caps).
+func (t *Target) CapsReport() (cgroup.Report, bool) {
+	l, ok := t.Server.(Limited)
+	if !ok {
+		return cgroup.Report{}, false
+	}
+	return l.Limits(), true
+}
+
+// ServerOOMKills is how many of the managed server's processes the
+// kernel's OOM killer killed under its memory limit.
+func (t *Target) ServerOOMKills() int64 {
+	if l, ok := t.Server.(Limited); ok {
+		return l.OOMKills()
+	}
+	return 0
+}
+
+// IsBadCaps reports whether err is a cap that cannot be applied.
+func IsBadCaps(err error) bool { return errors.Is(err, caps.ErrBad) }
+
+// managedServer is what the open functions need of a started server.
+type managedServer interface {
+	Server
+	DSN(database string) string
+}
+
+// limited reports whether l limits anything.
+func limited(l cgroup.Limits) bool {
+	return l.CPUs != "" || l.Quota > 0 || l.Memory > 0 || len(l.IO) > 0
+}
+
+// startPostgres starts the embedded PostgreSQL, confined when there are limits.
+func startPostgres(ctx context.Context, cfg instance.PostgresConfig, l cgroup.Limits) (managedServer, error) {
+	if !limited(l) {
+		return instance.StartPostgres(ctx, cfg)
+	}
+	return instance.StartPostgresConfined(ctx, cfg, l)
+}
+
+// mariaDBServer is what openManagedMariaDB needs of a started server.
+type mariaDBServer interface {
+	Server
+	URL(database string) string
+}
+
+// startMariaDB starts the managed MariaDB, confined when there are limits.
+func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits) (mariaDBServer, error) {
+	if !limited(l) {
+		return mariadb.Start(ctx, cfg)
+	}
+	return mariadb.StartConfined(ctx, cfg, l)
+}
+
+// checkPGVersion refuses a --pg-version this build cannot start.
+func checkPGVersion(opt Options) error {
+	if opt.PGVersion == "" {
+		return nil
+	}
+	if opt.PGBin != "" {
+		return fmt.Errorf("%w: --pg-version and --pg-bin both choose the binaries; give one", ErrBadTarget)
+	}
+	if _, ok := instance.Versions[opt.PGVersion]; !ok {
+		return fmt.Errorf("%w: --pg-version %s: rightsize downloads PostgreSQL %s; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, instance.VersionList())
+	}
+	return nil
+}
+
+// CheckCaps validates opt's caps for the server spec would start, without
+// starting anything (caps.ErrBad when they cannot apply, ErrBadTarget for
+// an unknown spec).
+func CheckCaps(spec string, opt Options) error {
+	e, managed, err := engineOf(spec)
+	if err != nil {
+		return err
+	}
+	if !managed {
+		if !opt.Caps.IsZero() {
+			return caps.Bad("--cpus, --memory, --io-limit and --wal-dir need a managed server (--target embedded or mariadb), not %s", Redact(spec))
+		}
+		return nil
+	}
+	dataDir := opt.DataDir
+	if dataDir == "" {
+		dataDir = instance.DefaultBaseDir()
+	}
+	_, _, err = capsPlan(e.Name, opt, dataDir)
+	return err
+}
+
+// engineOf finds the registered engine of spec and whether spec names a
+// server rightsize manages.
+func engineOf(spec string) (Engine, bool, error) {
+	for _, e := range Engines() {
+		if e.Match(spec) {
+			for _, f := range e.Forms {
+				if f.Managed && (f.Long == spec || (spec == "" && f.Long == "embedded")) {
+					return e, true, nil
+				}
+			}
+			return e, false, nil
+		}
+	}
+	return Engine{}, false, fmt.Errorf("%w %q: use %s", ErrBadTarget, spec, usage())
+}
+
+// EngineName is the registered engine name of spec ("postgres", "mysql"
+// ...) and whether rightsize manages its server.
+func EngineName(spec string) (name string, managed bool, err error) {
+	e, managed, err := engineOf(spec)
+	return e.Name, managed, err
+}
