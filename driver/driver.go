@@ -55,6 +55,14 @@ type StepConfig struct {
 	// restores GOMAXPROCS at the end. It changes a process-wide setting:
 	// only the program's one running step should set it.
 	AdaptiveProcs bool
+	// HomeFirst and HomeCount, when HomeCount > 0, restrict the users' home
+	// warehouses to HomeFirst..HomeFirst+HomeCount-1 (a worker's slice);
+	// remote warehouses still range over all Warehouses.
+	HomeFirst, HomeCount int
+	// StartAt, when set, is called once the users are connected and
+	// returns the instant the step starts at (workers agree on it); the
+	// users wait until then.
+	StartAt func(context.Context) (time.Time, error)
 	// OnProgress, when set, is called every second from the step's own
 	// goroutine with the live figures (see Progress). It reads only what
 	// the step counts anyway.
@@ -76,6 +84,16 @@ type Progress struct {
 	// P95 is the 95th percentile latency over all transaction types of
 	// the last finished 10 s window (0 before the first one ends).
 	P95 time.Duration
+	// Retries counts retried attempts since the step started.
+	Retries int64
+	// Txn and NewOrders count completed transactions and New-Orders since
+	// the step started (ramp-up included), over whole seconds.
+	Txn, NewOrders int64
+	// LastWindow is the last finished 10 s window (nil before the first);
+	// WindowsDone counts the finished windows, so a reader can tell a new
+	// one from the one it has seen. Its histograms are not written again.
+	LastWindow  *Window
+	WindowsDone int
 }
 
 // Remaining is the time left in the current phase.
@@ -210,6 +228,15 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, connErr)
 	}
 
+	if cfg.StartAt != nil {
+		if err := waitStart(ctx, cfg.StartAt); err != nil {
+			for _, e := range execs {
+				_ = e.Close(context.Background())
+			}
+			return nil, fmt.Errorf("agree on the step's start: %w", err)
+		}
+	}
+
 	var procs <-chan time.Time
 	var gov *procsGovernor
 	if cfg.AdaptiveProcs {
@@ -258,6 +285,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	ended := false
 	var progress <-chan time.Time
 	var lastP95 time.Duration
+	var lastWin *Window
 	if cfg.OnProgress != nil {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
@@ -280,10 +308,16 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 			winStart += WindowLength
 			if cfg.OnProgress != nil {
-				lastP95 = res.Windows[len(res.Windows)-1].p95()
+				lastWin = &res.Windows[len(res.Windows)-1]
+				lastP95 = lastWin.p95()
 			}
 		case now := <-progress:
-			cfg.OnProgress(rec.progress(now, cfg, measureStart, lastP95))
+			p := rec.progress(now, cfg, measureStart, lastP95)
+			if lastWin != nil {
+				w := *lastWin
+				p.LastWindow, p.WindowsDone = &w, len(res.Windows)
+			}
+			cfg.OnProgress(p)
 		case <-endTimer.C:
 			ended = true
 		case <-ctx.Done():
@@ -360,6 +394,22 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	return res, nil
 }
 
+// waitStart waits until the instant startAt returns.
+func waitStart(ctx context.Context, startAt func(context.Context) (time.Time, error)) error {
+	at, err := startAt(ctx)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // ServerCPUPerTxn is the server's CPU time per completed transaction in µs
 // (0 when unknown).
 func (s *StepResult) ServerCPUPerTxn() float64 {
@@ -422,8 +472,12 @@ func (u *user) stopped() bool {
 func (u *user) run(ctx context.Context) {
 	cfg := u.cfg
 	r := tpcc.NewRand(cfg.Seed, uint64(u.id)+1<<32)
-	home := u.id%cfg.Warehouses + 1
-	dist := (u.id/cfg.Warehouses)%tpcc.DistrictsPerWarehouse + 1
+	first, count := 1, cfg.Warehouses
+	if cfg.HomeCount > 0 {
+		first, count = cfg.HomeFirst, cfg.HomeCount
+	}
+	home := first + u.id%count
+	dist := (u.id/count)%tpcc.DistrictsPerWarehouse + 1
 	u.term = tpcc.NewTerminal(r, cfg.Constants, cfg.Warehouses, home, dist)
 	defer func() {
 		if u.exec != nil {
@@ -448,6 +502,7 @@ func (u *user) run(ctx context.Context) {
 			if u.measured(time.Now()) {
 				u.stats.retries[t]++
 			}
+			u.rec.retries.Add(1)
 		}
 		end := time.Now()
 		if ctx.Err() != nil {

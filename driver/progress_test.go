@@ -58,6 +58,9 @@ func TestProgressEverySecond(t *testing.T) {
 			if last.TPM <= 0 {
 				t.Errorf("last progress TPM %v, want > 0", last.TPM)
 			}
+			if last.Txn <= first.Txn || (last.NewOrders > 0) != c.wantNOPM {
+				t.Errorf("transactions counted %d then %d (New-Orders %d), want a growing count", first.Txn, last.Txn, last.NewOrders)
+			}
 			if (last.NOPM > 0) != c.wantNOPM {
 				t.Errorf("last progress NOPM %v, want > 0: %v", last.NOPM, c.wantNOPM)
 			}

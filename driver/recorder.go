@@ -32,6 +32,9 @@ type recorder struct {
 	// errors counts failed transactions since the step started (read
 	// live by progress; incremented only on the error path).
 	errors atomic.Int64
+	// retries counts retried attempts since the step started (live, error
+	// path only).
+	retries atomic.Int64
 }
 
 type shard struct {
@@ -117,7 +120,7 @@ func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 // progress computes the live figures of a step at now from the per-second
 // counters; p95 is the last finished window's.
 func (r *recorder) progress(now time.Time, cfg StepConfig, measureStart time.Time, p95 time.Duration) Progress {
-	p := Progress{Users: cfg.Users, Errors: r.errors.Load(), P95: p95}
+	p := Progress{Users: cfg.Users, Errors: r.errors.Load(), Retries: r.retries.Load(), P95: p95}
 	if now.Before(measureStart) {
 		p.Elapsed, p.Phase = now.Sub(r.stepStart), cfg.Rampup
 	} else {
@@ -127,9 +130,14 @@ func (r *recorder) progress(now time.Time, cfg StepConfig, measureStart time.Tim
 	cur := int(now.Sub(r.stepStart) / time.Second)
 	first := max(cur-10, 0)
 	var txn, no int64
-	for i := first; i < cur && i < len(r.perSecTxn); i++ {
-		txn += r.perSecTxn[i].Load()
-		no += r.perSecNO[i].Load()
+	for i := 0; i < cur && i < len(r.perSecTxn); i++ {
+		t, n := r.perSecTxn[i].Load(), r.perSecNO[i].Load()
+		p.Txn += t
+		p.NewOrders += n
+		if i >= first {
+			txn += t
+			no += n
+		}
 	}
 	if n := cur - first; n > 0 {
 		p.TPM = float64(txn) * 60 / float64(n)

@@ -39,6 +39,9 @@ type RunData struct {
 	// Probes are probe results shown with the run (storage, backup ...);
 	// sections that use them come with the probes.
 	Probes []store.Probe
+	// Workers are the workers of a multi-worker run (none for one process);
+	// the summary shows them.
+	Workers []store.WorkerSummary
 }
 
 // Options adjust the HTML report.
@@ -105,7 +108,11 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, RunData{Run: *r, Steps: steps})
+		workers, err := st.WorkerSummaries(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RunData{Run: *r, Steps: steps, Workers: workers})
 	}
 	return out, nil
 }

@@ -83,7 +83,32 @@ func (summarySection) Render(p *Page) error {
 	p.Note("TPM counts completed transactions of all types per minute, NOPM completed New-Orders per minute, over each step's measured interval (ramp-up excluded). " +
 		"Figures of repeated steps are means across repeats. The average over all steps weighs every users count once. " +
 		"Driver share of CPU is the load generator's own CPU as a share of the host's whole CPU (all logical CPUs), at its highest step: a high share means the driver, not the database, may limit throughput.")
+	for i, rd := range p.Runs {
+		if len(rd.Workers) > 0 {
+			workersTable(p, p.Labels[i], rd.Workers)
+		}
+	}
 	return nil
+}
+
+// workersTable shows the workers of a multi-worker run: none should have
+// been the bottleneck.
+func workersTable(p *Page, label string, ws []store.WorkerSummary) {
+	p.Heading("Workers of %s", label)
+	var rows []Row
+	for _, w := range ws {
+		st := Txt(w.Status)
+		if w.Status != store.WorkerDone {
+			st.Class = "warn"
+		}
+		rows = append(rows, Row{Cells: []Cell{Txt(fmt.Sprintf("%d/%d", w.Worker.Worker, w.Workers)), st, Txt(orDash(w.Host)),
+			Num(w.ClockOffset.Round(10 * time.Microsecond).String()), Num(strconv.Itoa(w.Steps)), Num(fmtInt(w.Figures.PeakTPM)),
+			Num(fmtPct(w.Figures.PeakDriverCPUPct)), Num(fmtFloat(w.Figures.PeakDriverCPUUsPerTxn, 1)), Txt(orDash(w.Note))}})
+	}
+	p.Table(Table{Head: []string{"worker", "status", "host", "clock offset", "steps", "peak TPM", "peak driver CPU, % of one core",
+		"driver µs per txn", "note"}, Rows: rows})
+	p.Note("Each worker drove its share of the users from its own slice of home warehouses; the run's figures merge their steps (counts and TPM added, latency histograms merged exactly). " +
+		"Clock offset is the worker's clock minus the results store server's at registration.")
 }
 
 func orDash(s string) string {

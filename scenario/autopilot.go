@@ -49,6 +49,15 @@ type Autopilot struct {
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
 	// (driver.StepConfig.AdaptiveProcs).
 	AdaptiveProcs bool
+	// Worker numbers this process among the workers of a run (its users'
+	// random streams differ from the others'); HomeFirst and HomeCount
+	// are its slice of home warehouses (driver.StepConfig).
+	Worker               int
+	HomeFirst, HomeCount int
+	// StepStart, when set, returns the instant step seq (0-based over
+	// repeats and steps) starts at, once its users are connected: the
+	// workers of one run agree on it.
+	StepStart func(ctx context.Context, seq int) (time.Time, error)
 	// Interval is the telemetry sampling interval (default 1 s).
 	Interval time.Duration
 	// OnStepStart, when set, is told about each step before it starts.
@@ -146,7 +155,12 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	var beforeErr error
 	cfg := driver.StepConfig{Users: users, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
-		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs}
+		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
+	cfg.Seed += uint64(a.Worker) << 40
+	if a.StepStart != nil {
+		seq := (repeat-1)*len(a.Users) + index
+		cfg.StartAt = func(ctx context.Context) (time.Time, error) { return a.StepStart(ctx, seq) }
+	}
 	if a.OnProgress != nil {
 		cfg.OnProgress = func(p driver.Progress) { a.OnProgress(repeat, index, p) }
 	}
@@ -176,7 +190,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)
-	out.Saturation = saturation(measured, out.Host, !a.DB.Caps().Server, a.ServerCPUs)
+	out.Saturation = saturation(measured, out.Host, serverOf(a.DB.Caps().Server, a.ServerPID), a.ServerCPUs)
 	addServerCPU(out.Waits, out.Saturation)
 	return out
 }

@@ -23,6 +23,9 @@ type Report struct {
 	// Why is the run's diagnosis (store.RunVerdict), when waits or
 	// saturation were measured.
 	Why string `json:"why,omitempty"`
+	// Workers are the workers of a multi-worker run (run --worker), with
+	// their own figures; omitted for a single process.
+	Workers []store.WorkerSummary `json:"workers,omitempty"`
 }
 
 // StepReport is one step of a Report (means over repeats).

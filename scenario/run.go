@@ -60,6 +60,13 @@ type RunOptions struct {
 	OnProgress func(repeat, index int, p driver.Progress)
 	// OnCreated, when set, is told the run's id once it is in the store.
 	OnCreated func(run *store.Run)
+
+	// Worker and Workers, when Workers > 0, make this process worker
+	// Worker (0-based) of Workers measuring one run together: it drives
+	// its share of every step's users from its slice of the home
+	// warehouses, and Meeting agrees on each step's start and merges.
+	Worker, Workers int
+	Meeting         Meeting
 }
 
 // Validate checks the options that do not depend on the target. It is the
@@ -101,7 +108,7 @@ func (o *RunOptions) Validate() error {
 	if _, err := engine.ParseIsolation(o.Isolation); err != nil {
 		return bad("--isolation: %w", err)
 	}
-	return nil
+	return o.validateWorkers()
 }
 
 // applyIsolation sets the isolation of t's executors and returns what it
@@ -185,9 +192,14 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		o.Seed = uint64(time.Now().UnixNano())
 	}
 	consts := meta.Constants.WithRunConstants(tpcc.NewRand(o.Seed, 0xC1))
-	meta.Runs++
-	if err := t.WriteMeta(ctx, meta); err != nil {
-		return nil, err
+	if o.Workers > 0 && meta.Warehouses < o.Workers {
+		return nil, bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
+	}
+	if o.Worker == 0 { // one count per run, also with workers
+		meta.Runs++
+		if err := t.WriteMeta(ctx, meta); err != nil {
+			return nil, err
+		}
 	}
 	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
 	env := Environment(ctx, t, o.Version, o.Commit)
@@ -199,17 +211,33 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if t.Spec == "embedded" {
 		run.Target = "embedded"
 	}
+	users := o.Users
+	if o.Meeting != nil {
+		shared := *run
+		if err := o.Meeting.Join(ctx, &shared); err != nil {
+			return nil, badOptions{err}
+		}
+		users = make([]int, len(o.Users))
+		for i, u := range o.Users {
+			users[i] = Share(u, o.Worker, o.Workers)
+		}
+		run.ID, run.Label, run.Users = o.Meeting.WorkerRunID(), "", users
+	}
 	if err := st.CreateRun(bg, run); err != nil {
 		return nil, err
 	}
 	if o.OnCreated != nil {
 		o.OnCreated(run)
 	}
-	ap := &Autopilot{DB: t.DB, Users: o.Users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
+	ap := &Autopilot{DB: t.DB, Users: users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
 		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs}
+	if o.Meeting != nil {
+		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
+		ap.HomeFirst, ap.HomeCount = HomeSlice(meta.Warehouses, o.Worker, o.Workers)
+	}
 	if o.DriverProcs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
 	}
@@ -218,8 +246,10 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	}
 	ap.OnProgress = o.OnProgress
 	lastPartial := false
+	var driverCPU time.Duration
 	runErr := ap.Run(ctx, func(ctx context.Context, r StepRecord) error {
 		lastPartial = r.Result.Partial
+		driverCPU += r.Result.DriverCPU
 		s := r.StoreStep(run.ID)
 		v := validity.Step(run, &s)
 		s.Validity = &v
@@ -238,7 +268,21 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if err := st.FinishRun(bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
 		runErr = err
 	}
-	stored, steps, err := st.LoadRun(bg, run.ID)
+	id := run.ID
+	if o.Meeting != nil {
+		note := ""
+		if runErr != nil {
+			note = runErr.Error()
+		}
+		merged, err := o.Meeting.Finish(bg, workerStatus(status), note, driverCPU)
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		if merged {
+			id = o.Meeting.RunID()
+		}
+	}
+	stored, steps, err := st.LoadRun(bg, id)
 	if err != nil {
 		return &Result{Run: run, Err: runErr}, fmt.Errorf("read the run back from the store: %w", err)
 	}

@@ -84,12 +84,32 @@ func (w *stepWaits) stop(ctx context.Context) *waits.Profile {
 	return p
 }
 
+// serverSide tells where the database server runs.
+type serverSide int
+
+const (
+	serverWatched   serverSide = iota // a process on this host whose CPU is sampled
+	serverInProcess                   // inside the driver (SQLite)
+	serverElsewhere                   // not watched: maybe another host
+)
+
+func serverOf(hasServer bool, pid int) serverSide {
+	switch {
+	case !hasServer:
+		return serverInProcess
+	case pid > 0:
+		return serverWatched
+	}
+	return serverElsewhere
+}
+
 // saturation derives a step's resource saturation from its measured host
 // samples. The database's disk is the one that served the most I/O. The
 // server may use capCPUs cores (0: the host's). An engine that runs inside
 // the driver (SQLite) has the driver's CPU as the server's, and no driver
-// of its own.
-func saturation(samples []telemetry.Sample, sum telemetry.Summary, inProcess bool, capCPUs float64) *waits.Saturation {
+// of its own; for a server that is not watched (maybe on another host) the
+// host's busy CPU says nothing about it and is left out.
+func saturation(samples []telemetry.Sample, sum telemetry.Summary, side serverSide, capCPUs float64) *waits.Saturation {
 	if len(samples) == 0 {
 		return nil
 	}
@@ -98,8 +118,11 @@ func saturation(samples []telemetry.Sample, sum telemetry.Summary, inProcess boo
 	if capCPUs > 0 {
 		s.Cores = min(s.Cores, capCPUs)
 	}
-	if inProcess {
+	switch side {
+	case serverInProcess:
 		s.ServerCores, s.DriverCores = s.DriverCores, 0
+	case serverElsewhere:
+		s.HostBusyPct = 0
 	}
 	ios := map[string]float64{}
 	for _, x := range samples {

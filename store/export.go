@@ -63,7 +63,7 @@ func WriteJSON(w io.Writer, r *Run, steps []Step) error {
 
 // Export writes a run (id, or label or unique id prefix as Resolve takes
 // it) in format FormatCSV (steps.csv, transactions.csv, timeseries.csv and
-// host_samples.csv: header row, one row per record, RFC 4180) or FormatJSON
+// host_samples.csv, waits.csv: header row, one row per record, RFC 4180) or FormatJSON
 // (<run id>.json, a Document) into dir, created if missing ("" is the
 // current directory). It returns the paths written. Each file is written to
 // a temporary name and renamed, so none is ever left half-written.

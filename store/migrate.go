@@ -184,7 +184,31 @@ CREATE TABLE step_waits (
   verdict    TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (step_id, seq)
 )`},
-	{5, "validity", `
+	{5, "workers", `
+CREATE TABLE run_workers (
+  run_id           TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  worker           INTEGER NOT NULL,
+  workers          INTEGER NOT NULL,
+  worker_run_id    TEXT NOT NULL DEFAULT '',
+  status           TEXT NOT NULL,
+  host             TEXT NOT NULL DEFAULT '',
+  fingerprint      TEXT NOT NULL DEFAULT '{}',
+  registered_at_ns BIGINT NOT NULL,
+  heartbeat_ns     BIGINT NOT NULL,
+  clock_offset_ns  BIGINT NOT NULL DEFAULT 0,
+  step_seq         INTEGER NOT NULL DEFAULT -1,
+  driver_cpu_ns    BIGINT NOT NULL DEFAULT 0,
+  note             TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, worker)
+);
+CREATE TABLE run_barriers (
+  run_id    TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq       INTEGER NOT NULL,
+  at_ns     BIGINT NOT NULL,
+  agreed_ns BIGINT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+)`},
+	{6, "validity", `
 ALTER TABLE runs ADD COLUMN isolation TEXT NOT NULL DEFAULT '';
 ALTER TABLE steps ADD COLUMN order_lines BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN remote_order_lines BIGINT NOT NULL DEFAULT 0;

@@ -130,7 +130,7 @@ func TestMigrateFromV1(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	if strings.Join(names, ",") != "runs and steps,probes,sweeps,step waits,validity" {
+	if strings.Join(names, ",") != "runs and steps,probes,sweeps,step waits,workers,validity" {
 		t.Errorf("schema_migrations: %v", names)
 	}
 }

@@ -169,9 +169,10 @@ func scanRun(sc scanner, extra ...any) (Run, error) {
 	return r, nil
 }
 
-// ListRuns returns every run, newest first (without steps).
+// ListRuns returns every run, newest first (without steps). The runs of
+// the workers of a multi-worker run are left out: the shared run shows them.
 func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+runColumns+" FROM runs ORDER BY started_at_ns DESC, id DESC")
+	rows, err := s.db.QueryContext(ctx, "SELECT "+runColumns+" FROM runs WHERE id NOT IN (SELECT worker_run_id FROM run_workers) ORDER BY started_at_ns DESC, id DESC")
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -312,22 +313,45 @@ func (s *Store) DeleteRun(ctx context.Context, id string) error {
 		return err
 	}
 	defer tx.Rollback()
-	for _, t := range childTables {
-		if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM "+t+" WHERE step_id IN (SELECT id FROM steps WHERE run_id = ?)"), id); err != nil {
+	workers, err := s.workers(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{"DELETE FROM run_workers WHERE run_id = ?", "DELETE FROM run_barriers WHERE run_id = ?"} {
+		if _, err := tx.ExecContext(ctx, s.rebind(q), id); err != nil {
 			return fmt.Errorf("delete run %s: %w", id, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM steps WHERE run_id = ?"), id); err != nil {
-		return fmt.Errorf("delete run %s: %w", id, err)
+	for _, w := range workers { // the workers' own runs go with the shared one
+		if _, err := s.deleteRun(ctx, tx, w.WorkerRunID); err != nil {
+			return err
+		}
 	}
-	res, err := tx.ExecContext(ctx, s.rebind("DELETE FROM runs WHERE id = ?"), id)
+	n, err := s.deleteRun(ctx, tx, id)
 	if err != nil {
-		return fmt.Errorf("delete run %s: %w", id, err)
+		return err
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
+	if n == 0 {
 		return notFoundf("no run %s in results store %s", id, s.location)
 	}
 	return tx.Commit()
+}
+
+// deleteRun deletes one run and its steps in tx; it returns the runs deleted.
+func (s *Store) deleteRun(ctx context.Context, tx *sql.Tx, id string) (int64, error) {
+	for _, t := range childTables {
+		if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM "+t+" WHERE step_id IN (SELECT id FROM steps WHERE run_id = ?)"), id); err != nil {
+			return 0, fmt.Errorf("delete run %s: %w", id, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.rebind("DELETE FROM steps WHERE run_id = ?"), id); err != nil {
+		return 0, fmt.Errorf("delete run %s: %w", id, err)
+	}
+	res, err := tx.ExecContext(ctx, s.rebind("DELETE FROM runs WHERE id = ?"), id)
+	if err != nil {
+		return 0, fmt.Errorf("delete run %s: %w", id, err)
+	}
+	return res.RowsAffected()
 }
 
 // AddProbe stores a probe result. It assigns ID when empty and CreatedAt

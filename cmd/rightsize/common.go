@@ -108,7 +108,9 @@ func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 func openStore(cmd *cobra.Command) (*store.Store, error) {
 	st, err := store.Open(cmd.Context(), storeLocation(cmd))
 	if err != nil {
-		return nil, badInput(fmt.Errorf("open the results store: %w", err))
+		// pgx lists each connection attempt on its own line: keep one line
+		msg := strings.ReplaceAll(err.Error(), "\n\t", "; ")
+		return nil, badInput(fmt.Errorf("open the results store: %s", msg))
 	}
 	return st, nil
 }

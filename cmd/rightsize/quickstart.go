@@ -33,7 +33,7 @@ the summary.`,
 				return err
 			}
 			rep, err := runWith(cmd, t, scenario.RunOptions{Users: []int{1, 4}, Rampup: 10 * time.Second, Duration: 20 * time.Second,
-				Repeats: 1, Label: "quickstart", ReconnectTimeout: 30 * time.Second, Flags: allFlags(cmd)}, false, 10*time.Second)
+				Repeats: 1, Label: "quickstart", ReconnectTimeout: 30 * time.Second, Flags: allFlags(cmd)}, false, 10*time.Second, nil)
 			if err != nil {
 				return err
 			}

@@ -163,7 +163,10 @@ func newResultsShowCmd() *cobra.Command {
 			if asJSON {
 				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
 			}
-			return printRun(cmd.OutOrStdout(), r, steps)
+			if err := printRun(cmd.OutOrStdout(), r, steps); err != nil {
+				return err
+			}
+			return writeWorkers(cmd.Context(), cmd.OutOrStdout(), st, id)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole run (every step and raw sample) as one JSON document")
@@ -189,7 +192,7 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 				return badInput(fmt.Errorf("--format %q: want csv or json", format))
 			}
 			if format == store.FormatCSV && dir == "-" {
-				return badInput(errors.New("-o -: CSV is four files; give a directory (-o DIR), or --format json for standard output"))
+				return badInput(errors.New("-o -: CSV is several files; give a directory (-o DIR), or --format json for standard output"))
 			}
 			st, id, err := openRun(cmd, args[0])
 			if err != nil {

@@ -104,7 +104,7 @@ func TestResultsCommands(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x")
 	out, errOut, code = cli(t, ctx, "results", "export", "8 cores", "--format", "csv", "-o", dir)
 	t.Logf("export: %d\n%s%s", code, out, errOut)
-	if code != 0 || strings.Count(out, "\n") != 4 {
+	if code != 0 || strings.Count(out, "\n") != 5 {
 		t.Errorf("export csv: %d", code)
 	}
 	f, _ := os.Open(filepath.Join(dir, "steps.csv"))
@@ -139,7 +139,7 @@ func TestResultsCommands(t *testing.T) {
 		{[]string{"results", "show"}, "give one RUN"},
 		{[]string{"results", "export", ids[0], "--format", "xlsx"}, `--format "xlsx"`},
 		{[]string{"results", "export", ids[0], "-o", filepath.Join(file, "sub")}, "not a directory"},
-		{[]string{"results", "export", ids[0], "-o", "-"}, "CSV is four files"},
+		{[]string{"results", "export", ids[0], "-o", "-"}, "CSV is several files"},
 		{[]string{"results", "delete", "nope"}, "no run"},
 		{[]string{"results", "list", "--store", garbage}, "not a rightsize results store"},
 		{[]string{"results", "list", "--store", t.TempDir()}, "is a directory"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/waits"
@@ -24,6 +26,9 @@ type runFlags struct {
 	users    string
 	json     bool
 	interval time.Duration
+	// metricsAddr serves live Prometheus metrics during the run (run only).
+	metricsAddr string
+	workers     workerFlags // run only
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -85,17 +90,28 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
+			join, err := rf.workers.setup(cmd, &o)
+			if err != nil {
+				return err
+			}
 			t, err := tf.open(cmd.Context(), false, 2)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			_, err = runWith(cmd, t, o, rf.json, rf.interval)
+			stopMetrics, err := serveMetrics(&o, rf.metricsAddr, fmt.Sprintf("%d/%d", o.Worker, max(o.Workers, 1)))
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
+			_, err = runWith(cmd, t, o, rf.json, rf.interval, join)
 			return err
 		},
 	}
 	tf.register(cmd)
 	rf.register(cmd)
+	rf.workers.register(cmd)
+	cmd.Flags().StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9464 (default: off)")
 	return cmd
 }
 
@@ -119,22 +135,39 @@ func allFlags(cmd *cobra.Command) map[string]string {
 // prints its step lines, then the summary (or the JSON document).
 // Without --json, each step shows live progress on standard error (see
 // stepProgress).
-func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration) (*scenario.Report, error) {
+//
+// join, when not nil, makes this process one worker of a shared run.
+func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
+	join func(*store.Store) (scenario.Meeting, error)) (*scenario.Report, error) {
 	ctx := cmd.Context()
 	st, err := openStore(cmd)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
+	if join != nil {
+		if o.Meeting, err = join(st); err != nil {
+			return nil, err
+		}
+	}
 	o.Version, o.Commit = version, commit
 	var prog *stepProgress
 	if !asJSON {
 		prog = newStepProgress(cmd.ErrOrStderr(), progressEvery, len(o.Users), o.Repeats)
+		prevStart, prevProgress := o.OnStepStart, o.OnProgress
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+			if prevStart != nil {
+				prevStart(repeat, index, users, mode)
+			}
 			prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
 				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
 		}
-		o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
+		o.OnProgress = func(repeat, index int, p driver.Progress) {
+			if prevProgress != nil {
+				prevProgress(repeat, index, p)
+			}
+			prog.update(p, o.Rampup)
+		}
 	}
 	res, runErr := scenario.Run(ctx, st, t, o)
 	if prog != nil {
@@ -147,6 +180,9 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		return nil, runErr
 	}
 	if asJSON {
+		if res.Report.Workers, err = st.WorkerSummaries(context.WithoutCancel(ctx), res.Run.ID); err != nil {
+			return res.Report, err
+		}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res.Report); err != nil {
@@ -154,11 +190,16 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		}
 	} else {
 		report.WriteRunSummary(cmd.OutOrStdout(), *res.Run, res.Steps)
+		if err := writeWorkers(context.WithoutCancel(ctx), cmd.OutOrStdout(), st, res.Run.ID); err != nil {
+			return res.Report, err
+		}
 	}
 	if res.Partial() {
 		why := "run interrupted"
 		if runErr != nil && ctx.Err() == nil {
 			why = runErr.Error()
+		} else if runErr == nil && res.Run.Note != "" {
+			why = "run partial (" + res.Run.Note + ")"
 		}
 		return res.Report, fmt.Errorf("%s: the summary above is partial; what was measured is stored as run %s (partial)", why, res.Run.ID)
 	}

@@ -21,7 +21,7 @@ func TestSweepBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown kind", []string{"sweep", "disk", "--values", "1"}, `unknown sweep kind "disk"`},
-		{"version not yet", []string{"sweep", "version", "--values", "13"}, "sweep version needs --pg-version"},
+		{"version not downloadable", []string{"sweep", "version", "--values", "17,11"}, "--values 11: rightsize downloads PostgreSQL 13, 14, 15, 16, 17"},
 		{"empty values", []string{"sweep", "cpus", "--values", ""}, "--values: give the values to sweep"},
 		{"no values", []string{"sweep", "memory"}, "--values: give the values to sweep"},
 		{"bad threshold", []string{"sweep", "memory", "--values", "1G", "--knee-threshold", "150%"}, "--knee-threshold"},

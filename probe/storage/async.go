@@ -69,9 +69,9 @@ type asyncQueue interface {
 	// prepare stages a read (or write) of buf at off in slot; the next
 	// submitAndWait sends it.
 	prepare(slot int, write bool, buf []byte, off int64)
-	// submitAndWait sends the staged I/Os and waits until at least min
+	// submitAndWait sends the staged I/Os and waits until at least atLeast
 	// have completed, appending every available completion to done.
-	submitAndWait(min int, done []completion) ([]completion, error)
+	submitAndWait(atLeast int, done []completion) ([]completion, error)
 	// close releases the queue; no I/O may be in flight.
 	close() error
 }

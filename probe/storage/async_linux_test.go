@@ -43,7 +43,7 @@ func (c *countingQueue) prepare(slot int, write bool, buf []byte, off int64) {
 	c.q.prepare(slot, write, buf, off)
 }
 
-func (c *countingQueue) submitAndWait(min int, done []completion) ([]completion, error) {
+func (c *countingQueue) submitAndWait(atLeast int, done []completion) ([]completion, error) {
 	c.inflight += c.staged
 	n := c.all.Add(int64(c.staged))
 	for m := c.allMax.Load(); n > m && !c.allMax.CompareAndSwap(m, n); m = c.allMax.Load() {
@@ -54,7 +54,7 @@ func (c *countingQueue) submitAndWait(min int, done []completion) ([]completion,
 		c.short++
 	}
 	before := len(done)
-	done, err := c.q.submitAndWait(min, done)
+	done, err := c.q.submitAndWait(atLeast, done)
 	reaped := len(done) - before
 	c.inflight -= reaped
 	c.all.Add(-int64(reaped))

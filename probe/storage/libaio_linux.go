@@ -71,11 +71,11 @@ func (q *aioQueue) prepare(slot int, write bool, buf []byte, off int64) {
 }
 
 // submitAndWait submits the staged I/Os (io_submit) and waits for at least
-// min completions (io_getevents), appending them to done. Both are raw
-// system calls, as with io_uring (see uring.submitAndWait).
-func (q *aioQueue) submitAndWait(min int, done []completion) ([]completion, error) {
+// atLeast completions (io_getevents), appending them to done. Both are
+// ordinary system calls, as with io_uring (see uring.submitAndWait).
+func (q *aioQueue) submitAndWait(atLeast int, done []completion) ([]completion, error) {
 	for len(q.staged) > 0 {
-		n, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, q.ctx, uintptr(len(q.staged)), uintptr(unsafe.Pointer(&q.staged[0])))
+		n, _, errno := unix.Syscall(unix.SYS_IO_SUBMIT, q.ctx, uintptr(len(q.staged)), uintptr(unsafe.Pointer(&q.staged[0])))
 		switch {
 		case errno == 0:
 			q.staged = q.staged[:copy(q.staged, q.staged[n:])]
@@ -84,20 +84,20 @@ func (q *aioQueue) submitAndWait(min int, done []completion) ([]completion, erro
 			return done, fmt.Errorf("io_submit: %w", errno)
 		}
 	}
-	return q.getEvents(min, done)
+	return q.getEvents(atLeast, done)
 }
 
-// getEvents waits for at least min completions and appends every available
+// getEvents waits for at least atLeast completions and appends every available
 // one to done.
-func (q *aioQueue) getEvents(min int, done []completion) ([]completion, error) {
+func (q *aioQueue) getEvents(atLeast int, done []completion) ([]completion, error) {
 	for {
 		// A zero timeout polls when nothing has to be waited for.
 		var zero unix.Timespec
 		timeout := uintptr(unsafe.Pointer(&zero))
-		if min > 0 {
+		if atLeast > 0 {
 			timeout = 0
 		}
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, q.ctx, uintptr(min), uintptr(len(q.events)), uintptr(unsafe.Pointer(&q.events[0])), timeout, 0)
+		n, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, q.ctx, uintptr(atLeast), uintptr(len(q.events)), uintptr(unsafe.Pointer(&q.events[0])), timeout, 0)
 		if errno == unix.EINTR {
 			continue
 		}

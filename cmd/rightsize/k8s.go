@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/kubejob"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/worker"
+)
+
+func newK8sCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "k8s",
+		Short: "Run rightsize as N workers on Kubernetes: print the Indexed Job and its Secret",
+	}
+	cmd.AddCommand(newK8sJobCmd(), newK8sStoreCheckCmd())
+	return cmd
+}
+
+func newK8sJobCmd() *cobra.Command {
+	var rf runFlags
+	var wait time.Duration
+	o := kubejob.Options{}
+	cmd := &cobra.Command{
+		Use:   "job --workers N --target DSN --store postgres://... [run flags]",
+		Short: "Print a Kubernetes Indexed Job (one pod per worker) and the Secret with the DSNs",
+		Long: `k8s job prints two objects for kubectl apply -f -: a Secret holding the
+--target and --store DSNs, and an Indexed Job of --workers pods (completion
+mode Indexed, parallelism = completions = N). Pod i runs "rightsize run
+--workers N" and takes its worker number from JOB_COMPLETION_INDEX; all pods
+store under one --run-id in the shared PostgreSQL results store, where they
+meet and start each step together. An init container checks that the store
+is reachable. Resource requests are sized from the measured driver costs for
+each worker's share of the largest --users step. The run flags given here
+(--users, --duration, ...) are passed on to every worker.`,
+		Example: `  rightsize k8s job --workers 8 --target postgres://u:p@db:5432/tpcc --store postgres://u:p@results:5432/rightsize \
+    --users 256 --rampup 1m --duration 5m --label 8x32 > job.yaml
+  kubectl apply -f job.yaml`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ro, err := rf.options(cmd)
+			if err != nil {
+				return err
+			}
+			o.StoreDSN = storeLocation(cmd)
+			if !store.IsPostgres(o.StoreDSN) {
+				return badInput(fmt.Errorf("--store %q: workers meet in a shared PostgreSQL results store; give --store postgres://...", o.StoreDSN))
+			}
+			if !strings.Contains(o.TargetDSN, "://") || strings.HasPrefix(o.TargetDSN, "sqlite") {
+				return badInput(fmt.Errorf("--target %q: the workers need a database server they all reach (postgres://..., mysql://..., sqlserver://...)", o.TargetDSN))
+			}
+			if o.RunID == "" {
+				o.RunID = o.Name + "-" + time.Now().UTC().Format("20060102-150405")
+			}
+			if o.Image == "" {
+				o.Image = defaultImage()
+			}
+			o.MaxUsers, o.KeyingThinking = maxOf(ro.Users), ro.KeyingThinking
+			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
+			secret, job, err := kubejob.Build(o)
+			if err != nil {
+				return badInput(err)
+			}
+			return kubejob.Write(cmd.OutOrStdout(), secret, job)
+		},
+	}
+	cmd.Flags().IntVar(&o.Workers, "workers", 0, "number of workers (pods)")
+	cmd.Flags().StringVarP(&o.TargetDSN, "target", "t", "", "the database the workers drive (postgres://..., mysql://...)")
+	cmd.Flags().StringVar(&o.Name, "name", "rightsize", "name of the Job (the Secret is NAME-dsn)")
+	cmd.Flags().StringVar(&o.Namespace, "namespace", "", "namespace of both objects (default: kubectl's)")
+	cmd.Flags().StringVar(&o.Image, "image", "", "container image (default ghcr.io/rightsize/rightsize:VERSION; build it with the Dockerfile)")
+	cmd.Flags().StringVar(&o.RunID, "run-id", "", "the run id every worker stores under (default NAME-YYYYMMDD-HHMMSS)")
+	cmd.Flags().IntVar(&o.MetricsPort, "metrics-port", 9464, "port of each pod's live Prometheus metrics (0: none)")
+	cmd.Flags().DurationVar(&wait, "worker-wait", worker.DefaultWait, "start without the pods not running this long after the first (passed to run)")
+	rf.register(cmd)
+	return cmd
+}
+
+// passedRunFlags returns the run flags given on the command line, as
+// arguments for the workers' run.
+func passedRunFlags(cmd *cobra.Command) []string {
+	var probe runFlags
+	run := &cobra.Command{}
+	probe.register(run)
+	var args []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if run.Flags().Lookup(f.Name) != nil {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func defaultImage() string {
+	tag := version
+	if tag == "dev" || tag == "" {
+		tag = "latest"
+	}
+	return "ghcr.io/rightsize/rightsize:" + tag
+}
+
+func newK8sStoreCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "store-check",
+		Short: "Check that the results store is reachable (the Job's init container); creates its schema if missing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			v, err := st.Version(cmd.Context())
+			if err != nil {
+				return badInput(fmt.Errorf("results store: %w", err))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "results store reachable: schema version %d\n", v)
+			return nil
+		},
+	}
+}

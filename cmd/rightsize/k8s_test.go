@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+func TestK8sJob(t *testing.T) {
+	out, errOut, code := cli(t, context.Background(), "k8s", "job", "--workers", "3", "--target", "postgres://u:p@db/tpcc",
+		"--store", "postgres://u:p@results/rs", "--users", "30", "--duration", "5m", "--label", "three", "--run-id", "three-1")
+	if code != 0 {
+		t.Fatalf("k8s job: exit %d\n%s", code, errOut)
+	}
+	docs := strings.Split(out, "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("want a Secret and a Job, got:\n%s", out)
+	}
+	var s corev1.Secret
+	var j batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &s); err != nil {
+		t.Fatalf("Secret: %v", err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &j); err != nil {
+		t.Fatalf("Job: %v", err)
+	}
+	args := j.Spec.Template.Spec.Containers[0].Args
+	joined := strings.Join(args, " ")
+	for _, want := range []string{"--users=30", "--duration=5m0s", "--label=three", "--run-id three-1", "--workers 3", "--worker-wait=1m0s"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("worker args %q lack %q", joined, want)
+		}
+	}
+	// The workers' arguments are ones run accepts, and name the worker count.
+	root := newRootCmd()
+	run, rest, err := root.Find(args)
+	if err != nil || run.Name() != "run" {
+		t.Fatalf("the worker's command %q: %v", args[0], err)
+	}
+	if err := run.ParseFlags(rest); err != nil {
+		t.Errorf("run refuses the job's arguments %q: %v", joined, err)
+	} else if n, _ := run.Flags().GetInt("workers"); n != 3 {
+		t.Errorf("run --workers parsed as %d, want 3", n)
+	}
+	check := newRootCmd()
+	if _, _, err := check.Find(j.Spec.Template.Spec.InitContainers[0].Args); err != nil {
+		t.Errorf("the init container's command does not exist: %v", err)
+	}
+}
+
+func TestK8sJobBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sqlite store", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "x.db"}, "shared PostgreSQL results store"},
+		{"embedded target", []string{"--workers", "2", "--target", "embedded", "--store", "postgres://s/r"}, "database server they all reach"},
+		{"no workers", []string{ "--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
+		{"bad users", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "postgres://s/r", "--users", "x"}, "--users"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := cli(t, context.Background(), append([]string{"k8s", "job"}, c.args...)...)
+			if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming %q", code, errOut, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,194 @@
+// Package kubejob builds the Kubernetes objects that run rightsize as N
+// workers (rightsize k8s job): an Indexed Job whose completion index is the
+// worker number, and the Secret holding the target and results-store DSNs.
+// Users apply them with kubectl; the workers meet in the shared PostgreSQL
+// results store (see the worker package), not through Kubernetes.
+package kubejob
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Options describe the job.
+type Options struct {
+	Name      string // Job name; the Secret is Name + "-dsn"
+	Namespace string // "" leaves it to kubectl
+	Image     string
+	Workers   int
+	// TargetDSN and StoreDSN go into the Secret, never into the Job.
+	TargetDSN, StoreDSN string
+	// RunID is the run every worker stores under.
+	RunID string
+	// RunArgs are the run flags passed on to every worker (besides
+	// --target, --store, --workers, --run-id and --metrics-addr).
+	RunArgs []string
+	// MaxUsers is the largest step's users over all workers;
+	// KeyingThinking is whether users wait the spec's keying and think
+	// times. Both size the resource requests (see Size).
+	MaxUsers       int
+	KeyingThinking bool
+	// MetricsPort serves run --metrics-addr in each pod (0: none).
+	MetricsPort int
+}
+
+// Measured per-worker costs the requests are sized from (README,
+// "Benchmarks"; ARCHITECTURE.md, "Driver CPU"):
+const (
+	// baseMemory covers the Go runtime, the store client and telemetry.
+	baseMemory = 64 << 20
+	// memPerUser is ~6 MiB per 1,000 virtual users
+	// (-bench UsersMemory ./driver) plus the upper end of the 35-73 KiB a
+	// connection costs on the client (-bench ConnectionMemory ./engine/postgres).
+	memPerUser = 6<<20/1000 + 73<<10
+	// cpuPerTxn is the upper end of the measured 35-70 µs of driver CPU per
+	// transaction (PostgreSQL procedures to statements mode).
+	cpuPerTxn = 70e-6
+	// txnPerUserSecond is what one user without keying and think times
+	// completes when the server answers in about 2 ms; with them a user
+	// completes one transaction every ~20 s (TPC-C 5.2.5.7 means).
+	txnPerUserSecond         = 500.0
+	txnPerUserSecondThinking = 0.05
+	minCPUMilli              = 100
+)
+
+// Resources are one worker's requests.
+type Resources struct {
+	UsersPerWorker int
+	MemoryBytes    int64
+	CPUMilli       int64
+}
+
+// Size returns one worker's requests for o: its share of the largest step
+// (rounded up) at the measured memory per user and CPU per transaction.
+func Size(o Options) Resources {
+	n := max(o.Workers, 1)
+	users := (o.MaxUsers + n - 1) / n
+	rate := txnPerUserSecond
+	if o.KeyingThinking {
+		rate = txnPerUserSecondThinking
+	}
+	cpu := int64(math.Ceil(float64(users) * rate * cpuPerTxn * 1000))
+	return Resources{UsersPerWorker: users, MemoryBytes: baseMemory + int64(users)*memPerUser, CPUMilli: max(cpu, minCPUMilli)}
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	switch {
+	case o.Workers < 1 || o.Workers > 10000:
+		return fmt.Errorf("--workers must be 1..10000 (got %d)", o.Workers)
+	case o.Name == "":
+		return fmt.Errorf("--name must not be empty")
+	case o.Image == "":
+		return fmt.Errorf("--image must not be empty")
+	case o.TargetDSN == "" || o.StoreDSN == "":
+		return fmt.Errorf("give both --target and --store (postgres://...): the workers read them from the Secret")
+	case o.RunID == "":
+		return fmt.Errorf("--run-id must not be empty")
+	}
+	return nil
+}
+
+const (
+	keyTarget = "target"
+	keyStore  = "store"
+)
+
+// Build returns the Secret and the Indexed Job for o.
+func Build(o Options) (*corev1.Secret, *batchv1.Job, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "rightsize", "app.kubernetes.io/instance": o.Name}
+	secretName := o.Name + "-dsn"
+	secret := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: o.Namespace, Labels: labels},
+		Type:       corev1.SecretTypeOpaque,
+		StringData: map[string]string{keyTarget: o.TargetDSN, keyStore: o.StoreDSN},
+	}
+	env := []corev1.EnvVar{secretEnv("RIGHTSIZE_TARGET", secretName, keyTarget), secretEnv("RIGHTSIZE_STORE", secretName, keyStore)}
+	args := []string{"run", "--target", "$(RIGHTSIZE_TARGET)", "--store", "$(RIGHTSIZE_STORE)",
+		"--workers", strconv.Itoa(o.Workers), "--run-id", o.RunID}
+	var ports []corev1.ContainerPort
+	annotations := map[string]string{}
+	if o.MetricsPort > 0 {
+		args = append(args, "--metrics-addr", ":"+strconv.Itoa(o.MetricsPort))
+		ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(o.MetricsPort), Protocol: corev1.ProtocolTCP}}
+		annotations["prometheus.io/scrape"] = "true"
+		annotations["prometheus.io/port"] = strconv.Itoa(o.MetricsPort)
+	}
+	args = append(args, o.RunArgs...)
+	size := Size(o)
+	annotations["rightsize.dev/users-per-worker"] = strconv.Itoa(size.UsersPerWorker)
+	requests := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(size.CPUMilli, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(size.MemoryBytes, resource.BinarySI),
+	}
+	limits := corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(2*size.MemoryBytes, resource.BinarySI)}
+	n := int32(o.Workers)
+	noRetry := int32(0) // a dead worker is recorded as lost, not restarted into a running run
+	indexed := batchv1.IndexedCompletion
+	security := &corev1.SecurityContext{
+		RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(65532)), AllowPrivilegeEscalation: ptr(false),
+		ReadOnlyRootFilesystem: ptr(true), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			CompletionMode:       &indexed,
+			Completions:          &n,
+			Parallelism:          &n,
+			BackoffLimitPerIndex: &noRetry,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					InitContainers: []corev1.Container{{
+						Name: "store-reachable", Image: o.Image, Args: []string{"k8s", "store-check", "--store", "$(RIGHTSIZE_STORE)"},
+						Env: env[1:], SecurityContext: security,
+					}},
+					Containers: []corev1.Container{{
+						Name: "worker", Image: o.Image, Args: args, Env: env, Ports: ports, SecurityContext: security,
+						Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits},
+					}},
+				},
+			},
+		},
+	}
+	return secret, job, nil
+}
+
+func secretEnv(name, secret, key string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Write prints the objects as one YAML stream (documents separated by ---).
+func Write(w io.Writer, objects ...any) error {
+	var buf bytes.Buffer
+	for i, obj := range objects {
+		b, err := yaml.Marshal(obj)
+		if err != nil {
+			return fmt.Errorf("encode object %d: %w", i+1, err)
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(b)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

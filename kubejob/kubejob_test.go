@@ -1,0 +1,133 @@
+package kubejob
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+func base() Options {
+	return Options{Name: "tpcc", Image: "ghcr.io/rightsize/rightsize:1.0", Workers: 8, TargetDSN: "postgres://u:p@db/tpcc",
+		StoreDSN: "postgres://u:p@store/results", RunID: "tpcc-1", RunArgs: []string{"--users", "64", "--duration", "5m"},
+		MaxUsers: 64, MetricsPort: 9464}
+}
+
+// decode splits the YAML stream and decodes it strictly (unknown fields
+// refused) into the official API types.
+func decode(t *testing.T, out string) (*corev1.Secret, *batchv1.Job) {
+	t.Helper()
+	docs := strings.Split(out, "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("%d YAML documents, want a Secret and a Job:\n%s", len(docs), out)
+	}
+	var s corev1.Secret
+	var j batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &s); err != nil {
+		t.Fatalf("Secret does not decode strictly: %v\n%s", err, docs[0])
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &j); err != nil {
+		t.Fatalf("Job does not decode strictly: %v\n%s", err, docs[1])
+	}
+	return &s, &j
+}
+
+func TestJobDecodesStrictly(t *testing.T) {
+	cases := []struct {
+		name     string
+		edit     func(*Options)
+		users    int
+		minCPU   int64
+		metrics  bool
+		thinking bool
+	}{
+		{"8 workers, 64 users", func(*Options) {}, 8, 280, true, false},
+		{"3 workers round up", func(o *Options) { o.Workers, o.MaxUsers = 3, 10 }, 4, 140, true, false},
+		{"keying and thinking", func(o *Options) { o.KeyingThinking, o.MaxUsers = true, 8000 }, 1000, minCPUMilli, true, true},
+		{"no metrics port", func(o *Options) { o.MetricsPort = 0 }, 8, 280, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := base()
+			c.edit(&o)
+			secret, job, err := Build(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := Write(&buf, secret, job); err != nil {
+				t.Fatal(err)
+			}
+			s, j := decode(t, buf.String())
+			if s.Kind != "Secret" || s.StringData[keyTarget] != o.TargetDSN || s.StringData[keyStore] != o.StoreDSN {
+				t.Errorf("secret %+v, want both DSNs", s)
+			}
+			if strings.Contains(strings.Split(buf.String(), "\n---\n")[1], "u:p@") {
+				t.Errorf("a DSN appears in the Job, want it only in the Secret")
+			}
+			spec := j.Spec
+			if j.Kind != "Job" || *spec.CompletionMode != batchv1.IndexedCompletion || *spec.Completions != int32(o.Workers) || *spec.Parallelism != int32(o.Workers) {
+				t.Errorf("job %s: completion mode %v, completions %d, parallelism %d; want Indexed, %d, %d",
+					j.Kind, *spec.CompletionMode, *spec.Completions, *spec.Parallelism, o.Workers, o.Workers)
+			}
+			pod := spec.Template.Spec
+			if len(pod.InitContainers) != 1 || pod.InitContainers[0].Args[1] != "store-check" {
+				t.Errorf("init containers %+v, want the store check", pod.InitContainers)
+			}
+			w := pod.Containers[0]
+			args := strings.Join(w.Args, " ")
+			for _, want := range []string{"--workers " + strconv.Itoa(o.Workers), "--run-id tpcc-1", "$(RIGHTSIZE_TARGET)", "--users 64"} {
+				if !strings.Contains(args, want) {
+					t.Errorf("worker args %q lack %q", args, want)
+				}
+			}
+			if strings.Contains(args, "--metrics-addr") != c.metrics || (len(w.Ports) == 1) != c.metrics {
+				t.Errorf("metrics args %q ports %v, want metrics: %v", args, w.Ports, c.metrics)
+			}
+			for _, e := range w.Env {
+				if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != s.Name {
+					t.Errorf("env %s not from the Secret %s", e.Name, s.Name)
+				}
+			}
+			size := Size(o)
+			if size.UsersPerWorker != c.users || w.Resources.Requests.Cpu().MilliValue() < c.minCPU {
+				t.Errorf("users per worker %d, CPU request %s; want %d users, at least %dm", size.UsersPerWorker, w.Resources.Requests.Cpu(), c.users, c.minCPU)
+			}
+			wantMem := int64(64<<20) + int64(c.users)*memPerUser
+			if got := w.Resources.Requests.Memory().Value(); got != wantMem {
+				t.Errorf("memory request %d, want %d", got, wantMem)
+			}
+		})
+	}
+}
+
+func TestStrictDecodingRefusesUnknownFields(t *testing.T) {
+	var j batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte("apiVersion: batch/v1\nkind: Job\nspec:\n  completionsMode: Indexed\n"), &j); err == nil {
+		t.Fatal("a misspelt field decoded, want strict decoding to refuse it")
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"no workers", func(o *Options) { o.Workers = 0 }, "--workers"},
+		{"no store", func(o *Options) { o.StoreDSN = "" }, "--store"},
+		{"no run id", func(o *Options) { o.RunID = "" }, "--run-id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := base()
+			c.edit(&o)
+			if _, _, err := Build(o); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Build: %v, want an error naming %s", err, c.want)
+			}
+		})
+	}
+}
