@@ -137,6 +137,12 @@ type StepResult struct {
 	Partial           bool // interrupted before the end of the measured interval
 	// Err says why a partial step ended early (nil after Ctrl-C).
 	Err error
+
+	// OrderLines and RemoteOrderLines count the lines of completed
+	// New-Orders and those supplied by another warehouse; RemotePayments
+	// the completed Payments of another warehouse's customer (the shares
+	// of clause 5.5.1.5 a validity verdict checks).
+	OrderLines, RemoteOrderLines, RemotePayments int64
 }
 
 // Measured is the length of the measured interval.
@@ -374,6 +380,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		res.Txn[tpcc.NewOrderTxn].Rollbacks += s.rollbacks
 		res.SkippedDeliveries += s.skipped
 		res.Reconnects += s.reconnects
+		res.OrderLines += s.lines
+		res.RemoteOrderLines += s.remoteLines
+		res.RemotePayments += s.remotePayments
 	}
 	n := min(seconds, int(res.MeasureEnd.Sub(stepStart)/time.Second)+1)
 	res.PerSecondTxn = make([]int64, n)
@@ -416,6 +425,8 @@ type userStats struct {
 	count, retries, errors         [tpcc.NumTxnTypes]int64
 	firstErr                       [tpcc.NumTxnTypes]error
 	rollbacks, skipped, reconnects int64
+	lines, remoteLines             int64
+	remotePayments                 int64
 	_                              [64]byte
 }
 
@@ -523,10 +534,30 @@ func (u *user) run(ctx context.Context) {
 				if t == tpcc.DeliveryTxn {
 					u.stats.skipped += int64(u.term.DeliveryOut.Skipped)
 				}
+				u.countRemote(t)
 			}
 		}
 		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.ThinkTime(t, r)) {
 			return
+		}
+	}
+}
+
+// countRemote counts the order lines and remote shares of a completed
+// New-Order or Payment.
+func (u *user) countRemote(t tpcc.TxnType) {
+	switch t {
+	case tpcc.NewOrderTxn:
+		in := &u.term.NewOrderIn
+		u.stats.lines += int64(len(in.Lines))
+		for _, l := range in.Lines {
+			if l.SupplyWID != in.WID {
+				u.stats.remoteLines++
+			}
+		}
+	case tpcc.PaymentTxn:
+		if u.term.PaymentIn.CWID != u.term.PaymentIn.WID {
+			u.stats.remotePayments++
 		}
 	}
 }

@@ -27,6 +27,7 @@ var registry = []Section{
 	costSection{},
 	sweepSection{},
 	fitSection{},
+	validitySection{},
 	environmentSection{},
 }
 

@@ -282,6 +282,7 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	}
 	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
 	writeWhy(w, rs.Steps)
+	writeValidity(w, run, steps)
 	fmt.Fprintln(w)
 }
 

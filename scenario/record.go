@@ -43,7 +43,8 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 	s := store.Step{RunID: runID, Repeat: r.Repeat, Index: r.Index, Users: res.Users, Start: res.StepStart,
 		MeasureStart: res.MeasureStart, MeasureEnd: res.MeasureEnd, Partial: res.Partial,
 		TPM: res.TPM(), NOPM: res.NOPM(), DriverCPUUsPerTxn: res.DriverCPUPerTxn(), ServerCPUUsPerTxn: res.ServerCPUPerTxn(),
-		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects}
+		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects,
+		OrderLines: res.OrderLines, RemoteOrderLines: res.RemoteOrderLines, RemotePayments: res.RemotePayments}
 	s.TPMPerUser = s.TPM / float64(res.Users)
 	if m := res.Measured().Seconds(); m > 0 {
 		s.DriverCPUPct = res.DriverCPU.Seconds() / m * 100

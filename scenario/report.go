@@ -16,6 +16,7 @@ type Report struct {
 	Mode           engine.Mode  `json:"mode"`
 	Warehouses     int          `json:"warehouses"`
 	KeyingThinking bool         `json:"keying_thinking"`
+	Isolation      string       `json:"isolation,omitempty"`
 	Seed           uint64       `json:"seed"`
 	Partial        bool         `json:"partial"`
 	Steps          []StepReport `json:"steps"`
@@ -51,6 +52,9 @@ type StepReport struct {
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
 	Verdict           string               `json:"verdict,omitempty"` // the step's diagnosis
+	// Validity is the TPC-C validity verdict (valid only when every
+	// repeat's step was); absent for steps stored without one.
+	Validity *store.Validity `json:"validity,omitempty"`
 }
 
 // HostReport is the host telemetry of a step (means over the measured
@@ -86,7 +90,7 @@ type TxnReport struct {
 // too).
 func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
-		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Seed: run.Seed,
+		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial}
 	aggs := store.Aggregate(steps)
 	if v, ok := store.RunVerdict(aggs); ok {
@@ -100,7 +104,7 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 			Host: HostReport{CPUBusyPct: a.Host.CPUBusyPct, CPUIdlePct: a.Host.CPUIdlePct, CPUIowaitPct: a.Host.CPUIowaitPct,
 				DiskReadIOPS: a.Host.DiskReadIOPS, DiskWriteIOPS: a.Host.DiskWriteIOPS, DiskReadMBps: a.Host.DiskReadMBps,
 				DiskWriteMBps: a.Host.DiskWriteMBps, DiskAvgLatencyMs: a.Host.DiskAvgLatencyMs},
-			Txn: map[string]TxnReport{}}
+			Txn: map[string]TxnReport{}, Validity: a.Validity}
 		if v := a.ServerCPUUsPerTxn; v > 0 {
 			s.ServerCPUUsPerTxn = &v
 		}

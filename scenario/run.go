@@ -14,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/tpcc"
+	"github.com/rightsize/rightsize/validity"
 )
 
 // ErrBadOptions marks run options, or a database state, that the user must
@@ -40,6 +41,7 @@ type RunOptions struct {
 	Repeats               int
 	RebuildBetweenRepeats bool
 	Mode                  string // "", "procedures" or "statements"
+	Isolation             string // "", "spec" or "read-committed" (engine.ParseIsolation)
 	KeyingThinking        bool
 	Seed                  uint64 // 0: random
 	Warehouses            int    // expected warehouse count (0: any)
@@ -103,7 +105,25 @@ func (o *RunOptions) Validate() error {
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
 	}
+	if _, err := engine.ParseIsolation(o.Isolation); err != nil {
+		return bad("--isolation: %w", err)
+	}
 	return o.validateWorkers()
+}
+
+// applyIsolation sets the isolation of t's executors and returns what it
+// records with the run. An engine that cannot choose (SQLite: always
+// serializable) runs at spec and refuses read-committed.
+func applyIsolation(t *target.Target, name string) (engine.Isolation, error) {
+	iso, _ := engine.ParseIsolation(name)
+	if s, ok := t.DB.(engine.IsolationSetter); ok {
+		s.SetIsolation(iso)
+		return iso, nil
+	}
+	if !iso.Compliant() {
+		return "", bad("--isolation %s: %s transactions are always serializable; drop --isolation", iso, t.Engine())
+	}
+	return iso, nil
 }
 
 // Result is a finished (or interrupted) run as stored.
@@ -159,6 +179,10 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 			return nil, bad("%s has no %s mode (it has %v)", t.Engine(), mode, t.Caps().Modes())
 		}
 	}
+	iso, err := applyIsolation(t, o.Isolation)
+	if err != nil {
+		return nil, err
+	}
 	if o.RebuildBetweenRepeats && o.Repeats > 1 {
 		if _, ok := t.DB.(Restorer); !ok {
 			return nil, bad("--rebuild-between-repeats: %w", ErrNoRestore)
@@ -182,7 +206,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	maps.Copy(env, CapsEnvironment(t))
 	oomBefore := t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
-		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Users: o.Users, Rampup: o.Rampup,
+		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(iso), Users: o.Users, Rampup: o.Rampup,
 		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
 	if t.Spec == "embedded" {
 		run.Target = "embedded"
@@ -227,6 +251,8 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		lastPartial = r.Result.Partial
 		driverCPU += r.Result.DriverCPU
 		s := r.StoreStep(run.ID)
+		v := validity.Step(run, &s)
+		s.Validity = &v
 		return st.AddStep(bg, &s)
 	})
 	runErr = oomFailure(t, oomBefore, runErr)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -60,6 +61,9 @@ type StepAggregate struct {
 	MeasuredSeconds   float64 `json:"measured_seconds"`
 	SkippedDeliveries int64   `json:"skipped_deliveries"`
 	Reconnects        int64   `json:"reconnects"`
+	// Validity is valid when every repeat's step was, with the union of
+	// their violations; nil when no repeat has a verdict.
+	Validity *Validity `json:"validity,omitempty"`
 	// Txn merges each transaction type across the repeats: counts summed,
 	// percentiles, max and mean from the merged histograms (exact); when a
 	// repeat lacks a readable histogram, percentiles are the means of the
@@ -152,9 +156,31 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 		a.SkippedDeliveries += st.SkippedDeliveries
 		a.Reconnects += st.Reconnects
 	}
+	a.Validity = mergeValidity(group)
 	a.Txn = mergeTxn(group)
 	aggregateWhy(&a, group)
 	return a
+}
+
+// mergeValidity is valid when every verdict is, with every distinct
+// violation once, in order of appearance.
+func mergeValidity(group []*Step) *Validity {
+	var out *Validity
+	for _, st := range group {
+		if st.Validity == nil {
+			continue
+		}
+		if out == nil {
+			out = &Validity{Valid: true, Violations: []string{}}
+		}
+		out.Valid = out.Valid && st.Validity.Valid
+		for _, v := range st.Validity.Violations {
+			if !slices.Contains(out.Violations, v) {
+				out.Violations = append(out.Violations, v)
+			}
+		}
+	}
+	return out
 }
 
 // stat computes mean, min, max and CV (sample standard deviation / mean).

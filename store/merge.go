@@ -27,6 +27,9 @@ func MergeWorkerSteps(runID string, parts []*Step) Step {
 		m.NOPM += p.NOPM
 		m.DriverCPUPct += p.DriverCPUPct
 		m.SkippedDeliveries += p.SkippedDeliveries
+		m.OrderLines += p.OrderLines
+		m.RemoteOrderLines += p.RemoteOrderLines
+		m.RemotePayments += p.RemotePayments
 		m.Reconnects += p.Reconnects
 		if p.Start.Before(m.Start) {
 			m.Start = p.Start

@@ -208,6 +208,12 @@ CREATE TABLE run_barriers (
   agreed_ns BIGINT NOT NULL,
   PRIMARY KEY (run_id, seq)
 )`},
+	{6, "validity", `
+ALTER TABLE runs ADD COLUMN isolation TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN order_lines BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN remote_order_lines BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN remote_payments BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN validity TEXT NOT NULL DEFAULT ''`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -130,7 +130,7 @@ func TestMigrateFromV1(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	if strings.Join(names, ",") != "runs and steps,probes,sweeps,step waits,workers" {
+	if strings.Join(names, ",") != "runs and steps,probes,sweeps,step waits,workers,validity" {
 		t.Errorf("schema_migrations: %v", names)
 	}
 }
@@ -173,5 +173,43 @@ func TestMigrationsAreWellFormed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestValidityRoundTrip: a step's verdict, its remote counts and the run's
+// isolation come back as stored; a step without a verdict reads back nil.
+func TestValidityRoundTrip(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testValidityRoundTrip(t, openAt(t, b.location(t))) })
+	}
+}
+
+func testValidityRoundTrip(t *testing.T, s *Store) {
+	ctx := context.Background()
+	r := &Run{Mode: "procedures", Warehouses: 2, Users: []int{1, 2}, Isolation: "read-committed"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	a := testStep(t, r.ID, 1, 0, 1, 5, 1, 5)
+	a.OrderLines, a.RemoteOrderLines, a.RemotePayments = 1000, 10, 15
+	a.Validity = &Validity{Violations: []string{"isolation read-committed is not level 3 (3.4)"}}
+	b := testStep(t, r.ID, 1, 1, 2, 5, 1, 5)
+	for _, st := range []*Step{&a, &b} {
+		if err := s.AddStep(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, steps, err := s.LoadRun(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Isolation != "read-committed" {
+		t.Errorf("isolation %q", got.Isolation)
+	}
+	if v := steps[0].Validity; v == nil || v.Valid || len(v.Violations) != 1 || steps[0].RemoteOrderLines != 10 || steps[0].OrderLines != 1000 {
+		t.Errorf("step 0: %+v %+v", steps[0].Validity, steps[0])
+	}
+	if steps[1].Validity != nil {
+		t.Errorf("step without a verdict read back %+v", steps[1].Validity)
 	}
 }

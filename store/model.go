@@ -67,6 +67,10 @@ type Run struct {
 	Seed uint64 `json:"seed"`
 	// KeyingThinking tells whether the spec's keying and think times were used.
 	KeyingThinking bool `json:"keying_thinking"`
+	// Isolation is the isolation the transactions ran at: "spec" (level 3
+	// of TPC-C clause 3.4) or "read-committed" (not spec-compliant); empty
+	// for runs stored before it was recorded and for imported runs.
+	Isolation string `json:"isolation,omitempty"`
 	// Users is the sequence of virtual-user counts, one step each.
 	Users []int `json:"users"`
 	// Rampup is the ramp-up of each step.
@@ -125,6 +129,15 @@ type Step struct {
 	SkippedDeliveries int64 `json:"skipped_deliveries"`
 	// Reconnects counts reconnections after lost connections.
 	Reconnects int64 `json:"reconnects"`
+	// OrderLines and RemoteOrderLines count the lines of the completed
+	// New-Orders and those supplied by another warehouse; RemotePayments
+	// counts the completed Payments of a customer of another warehouse.
+	OrderLines       int64 `json:"order_lines"`
+	RemoteOrderLines int64 `json:"remote_order_lines"`
+	RemotePayments   int64 `json:"remote_payments"`
+	// Validity is the step's TPC-C validity verdict (package validity); nil
+	// for steps stored before verdicts were computed.
+	Validity *Validity `json:"validity,omitempty"`
 	// Host is the host telemetry summarised over the measured interval.
 	Host HostSummary `json:"host"`
 	// ServerCPUPct is the database server's CPU, % of one core.
@@ -151,6 +164,13 @@ type Step struct {
 
 // Measured is the length of the measured interval.
 func (s *Step) Measured() time.Duration { return s.MeasureEnd.Sub(s.MeasureStart) }
+
+// Validity is the verdict on whether a measurement interval meets the
+// rules TPC-C sets for a valid one; a step that is not valid still counts.
+type Validity struct {
+	Valid      bool     `json:"valid"`
+	Violations []string `json:"violations"`
+}
 
 // HostSummary summarises host telemetry over an interval: means of the
 // samples, the disk latency I/O-weighted (see telemetry.Summary).

@@ -12,7 +12,7 @@ import (
 )
 
 const runColumns = `id, label, source, status, target, engine, engine_version, mode, warehouses, seed, keying_thinking,
-  users, rampup_ns, duration_ns, repeats, flags, env, started_at_ns, ended_at_ns, note`
+  users, rampup_ns, duration_ns, repeats, flags, env, started_at_ns, ended_at_ns, note, isolation`
 
 // CreateRun stores a new run. It fills in the defaults it applies: ID
 // ("YYYYMMDD-HHMMSS-xxxxxx") when empty, StartedAt (now) when zero, Source
@@ -43,10 +43,10 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	flags, _ := json.Marshal(orEmptyMap(r.Flags))
 	env, _ := json.Marshal(orEmptyMap(r.Env))
 	_, err := s.db.ExecContext(ctx, s.rebind(`INSERT INTO runs (`+runColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.ID, r.Label, r.Source, r.Status, r.Target, r.Engine, r.EngineVersion, r.Mode, r.Warehouses,
 		strconv.FormatUint(r.Seed, 10), b2i(r.KeyingThinking), string(users), int64(r.Rampup), int64(r.Duration), r.Repeats,
-		string(flags), string(env), ns(r.StartedAt), nullNS(r.EndedAt), r.Note)
+		string(flags), string(env), ns(r.StartedAt), nullNS(r.EndedAt), r.Note, r.Isolation)
 	if err != nil {
 		if exists, _ := s.runExists(ctx, r.ID); exists {
 			return fmt.Errorf("run %s already exists in %s", r.ID, s.location)
@@ -137,7 +137,7 @@ func scanRun(sc scanner, extra ...any) (Run, error) {
 	var rampup, duration, started int64
 	var ended sql.NullInt64
 	dest := append([]any{&r.ID, &r.Label, &r.Source, &r.Status, &r.Target, &r.Engine, &r.EngineVersion, &r.Mode, &r.Warehouses,
-		&seed, &kt, &users, &rampup, &duration, &r.Repeats, &flags, &env, &started, &ended, &r.Note}, extra...)
+		&seed, &kt, &users, &rampup, &duration, &r.Repeats, &flags, &env, &started, &ended, &r.Note, &r.Isolation}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,6 +36,8 @@ func stepFields(st *Step) []field {
 		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
 		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
 		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},
+		{"order_lines", &st.OrderLines}, {"remote_order_lines", &st.RemoteOrderLines}, {"remote_payments", &st.RemotePayments},
+		{"validity", &st.Validity},
 	}
 }
 
@@ -97,6 +100,12 @@ func argOf(p any) any {
 		return *v
 	case *string:
 		return *v
+	case **Validity:
+		if *v == nil {
+			return ""
+		}
+		b, _ := json.Marshal(*v)
+		return string(b)
 	}
 	panic(fmt.Sprintf("store: unsupported field type %T", p))
 }
@@ -108,8 +117,37 @@ func destOf(p any) any {
 		return numScan{v}
 	case *HdrHist:
 		return histScan{v}
+	case **Validity:
+		return validityScan{v}
 	}
 	return p
+}
+
+// validityScan scans the JSON of a Validity ("" or NULL is nil).
+type validityScan struct{ p **Validity }
+
+// Scan implements sql.Scanner.
+func (v validityScan) Scan(src any) error {
+	var b []byte
+	switch s := src.(type) {
+	case nil:
+	case []byte:
+		b = s
+	case string:
+		b = []byte(s)
+	default:
+		return fmt.Errorf("store: unexpected validity type %T", src)
+	}
+	*v.p = nil
+	if len(b) == 0 {
+		return nil
+	}
+	var out Validity
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("store: step validity: %w", err)
+	}
+	*v.p = &out
+	return nil
 }
 
 func dests(fs []field, pre ...any) []any {

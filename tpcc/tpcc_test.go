@@ -192,14 +192,20 @@ func TestRunConstantsDeltaRule(t *testing.T) {
 func TestDeckMix(t *testing.T) {
 	d := NewDeck(NewRand(1, 2))
 	var counts [NumTxnTypes]int
-	for range 100 {
+	for range deckSize {
 		counts[d.Deal()]++
 	}
-	if counts != [NumTxnTypes]int{45, 43, 4, 4, 4} {
+	if counts != DeckCards {
 		t.Fatalf("one deck dealt %v", counts)
 	}
+	// every share is above the minimums of clause 5.2.3
+	for ty, min := range map[TxnType]float64{PaymentTxn: 43, OrderStatusTxn: 4, DeliveryTxn: 4, StockLevelTxn: 4} {
+		if share := 100 * float64(DeckCards[ty]) / deckSize; share <= min {
+			t.Errorf("%s: %.2f %% of the deck, minimum %.0f %%", ty, share, min)
+		}
+	}
 	// two passes are shuffled differently
-	a, b := make([]TxnType, 100), make([]TxnType, 100)
+	a, b := make([]TxnType, 4*deckSize), make([]TxnType, 4*deckSize)
 	for i := range a {
 		a[i] = d.Deal()
 	}
@@ -215,7 +221,7 @@ func TestInputs(t *testing.T) {
 	c := LoadConstants(1).WithRunConstants(NewRand(1, 1))
 	g := NewInputs(NewRand(5, 5), c, 4, 2, 7)
 	var no NewOrderInput
-	rollbacks, remote := 0, 0
+	rollbacks, remote, twice := 0, 0, 0
 	const n = 20000
 	for range n {
 		g.NewOrder(&no)
@@ -223,21 +229,36 @@ func TestInputs(t *testing.T) {
 			t.Fatalf("bad new order %+v", no)
 		}
 		seen := map[int32]bool{}
+		numbers := map[int32]bool{}
+		dup := false
 		for i, l := range no.Lines {
+			numbers[l.Number] = true
 			if l.ItemID == InvalidItemID {
 				if i != len(no.Lines)-1 {
 					t.Fatal("invalid item not last")
 				}
 				rollbacks++
 			}
-			if seen[l.ItemID] {
-				t.Fatal("duplicate item")
+			if i > 0 && l.ItemID != InvalidItemID && (l.SupplyWID < no.Lines[i-1].SupplyWID ||
+				l.SupplyWID == no.Lines[i-1].SupplyWID && l.ItemID < no.Lines[i-1].ItemID) {
+				t.Fatal("lines not sorted by supply warehouse, item")
 			}
+			dup = dup || seen[l.ItemID]
 			seen[l.ItemID] = true
 			if l.SupplyWID != 2 {
 				remote++
 			}
 		}
+		if len(numbers) != len(no.Lines) || numbers[0] || numbers[int32(len(no.Lines))+1] {
+			t.Fatalf("OL_NUMBERs not 1..%d: %+v", len(no.Lines), no.Lines)
+		}
+		if dup {
+			twice++
+		}
+	}
+	// drawn independently, about 0.9 % of orders hold an item twice (2.4.1.5)
+	if r := float64(twice) / n; r < 0.003 || r > 0.02 {
+		t.Errorf("orders with an item twice: %.4f, want about 0.009", r)
 	}
 	if r := float64(rollbacks) / n; r < 0.005 || r > 0.015 {
 		t.Errorf("rollback rate %.3f", r)

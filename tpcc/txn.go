@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,25 +29,67 @@ func (t TxnType) String() string { return txnNames[t] }
 
 // OrderLineInput is one line of a New-Order.
 type OrderLineInput struct {
+	Number    int32 // OL_NUMBER: the position at which the line was drawn, 1-based
 	ItemID    int32
 	SupplyWID int32
 	Quantity  int32
 }
 
-// NewOrderInput holds the inputs of clause 2.4.1. Lines are sorted by
-// (supply warehouse, item) so concurrent orders lock stock in one order; the
-// invalid item of a rolled-back order sorts last.
+// NewOrderInput holds the inputs of clause 2.4.1. Every OL_I_ID is drawn
+// independently (an item may appear twice, clause 2.4.1.5); the lines are
+// then sorted by (supply warehouse, item) so concurrent orders lock stock in
+// one order, each keeping the OL_NUMBER it was drawn with, and the invalid
+// item of a rolled-back order sorts last.
 type NewOrderInput struct {
 	WID, DID, CID int32
 	Lines         []OrderLineInput
 	AllLocal      bool
 }
 
-// NewOrderResult is what a New-Order returns.
+// NewOrderLine is the output of one order line (clause 2.4.3.3), in the
+// order of NewOrderInput.Lines.
+type NewOrderLine struct {
+	ItemName     string  // I_NAME
+	StockQty     int32   // S_QUANTITY after the update
+	BrandGeneric byte    // 'B' when I_DATA and S_DATA both contain "ORIGINAL", else 'G'
+	Price        float64 // I_PRICE
+	Amount       float64 // OL_AMOUNT
+}
+
+// NewOrderResult is what a New-Order returns: the data of the output screen
+// of clause 2.4.3.3. After the simulated user error only RolledBack is
+// set (the screen then shows only the customer and the error).
 type NewOrderResult struct {
 	OID        int32
 	Total      float64 // display total, clause 2.4.2.2
 	RolledBack bool    // the simulated user error (unused item) rolled it back
+	CLast      string
+	Credit     string
+	Discount   float64
+	WTax, DTax float64
+	Lines      []NewOrderLine
+}
+
+// Brand is the brand-generic field of clause 2.4.2.2.
+func Brand(iData, sData string) byte {
+	if strings.Contains(iData, "ORIGINAL") && strings.Contains(sData, "ORIGINAL") {
+		return 'B'
+	}
+	return 'G'
+}
+
+// NewStockQuantity is S_QUANTITY after a line of quantity qty takes stock
+// from a row holding have (clause 2.4.2.2).
+func NewStockQuantity(have, qty int32) int32 {
+	if have >= qty+10 {
+		return have - qty
+	}
+	return have - qty + 91
+}
+
+// Address is a street address of a warehouse, district or customer.
+type Address struct {
+	Street1, Street2, City, State, Zip string
 }
 
 // PaymentInput holds the inputs of clause 2.5.1.
@@ -59,10 +102,17 @@ type PaymentInput struct {
 	Amount     float64 // [1.00, 5000.00], two decimals
 }
 
-// PaymentResult is what a Payment returns.
+// PaymentResult is what a Payment returns: the data of the output screen
+// of clause 2.5.3.3.
 type PaymentResult struct {
-	CID     int32
-	Balance float64
+	CID                 int32
+	Balance             float64
+	Warehouse, District Address
+	Customer            Address
+	First, Middle, Last string
+	Phone, Credit       string
+	CreditLim, Discount float64
+	Data                string // the first 200 characters of C_DATA when C_CREDIT is "BC", else ""
 }
 
 // OrderStatusInput holds the inputs of clause 2.6.1.
@@ -73,12 +123,22 @@ type OrderStatusInput struct {
 	ByName   bool
 }
 
-// OrderStatusResult is what an Order-Status returns.
+// OrderStatusLine is one order line of an Order-Status (clause 2.6.2.2).
+type OrderStatusLine struct {
+	ItemID, SupplyWID, Quantity int32
+	Amount                      float64
+	Delivered                   bool // OL_DELIVERY_D is not NULL
+}
+
+// OrderStatusResult is what an Order-Status returns: the data of the
+// output screen of clause 2.6.3.3.
 type OrderStatusResult struct {
-	CID     int32
-	Balance float64
-	OID     int32
-	Lines   int32
+	CID                 int32
+	Balance             float64
+	First, Middle, Last string
+	OID                 int32
+	Carrier             int32 // 0 when not delivered
+	Lines               []OrderStatusLine
 }
 
 // DeliveryInput holds the inputs of clause 2.7.1.
@@ -146,8 +206,8 @@ func (g *Inputs) otherWarehouse() int32 {
 func (g *Inputs) customerID() int32 { return int32(g.r.NURand(ACID, g.c.CID, 1, CustomersPerDistrict)) }
 func (g *Inputs) lastName() string  { return LastName(g.r.NURand(ALast, g.c.CLastRun, 0, 999)) }
 
-// NewOrder fills in (reusing its Lines slice). Item ids are distinct within
-// an order, so every engine treats the lines alike.
+// NewOrder fills in (reusing its Lines slice). Each item id is drawn
+// independently, as clause 2.4.1.5 says.
 func (g *Inputs) NewOrder(in *NewOrderInput) {
 	in.WID = g.home
 	in.DID = int32(g.r.Int(1, DistrictsPerWarehouse))
@@ -157,24 +217,16 @@ func (g *Inputs) NewOrder(in *NewOrderInput) {
 	in.Lines = in.Lines[:0]
 	in.AllLocal = true
 	for i := 0; i < n; i++ {
-		var item int32
-		if rollback && i == n-1 {
-			item = InvalidItemID
-		} else {
-		draw:
+		item := int32(InvalidItemID)
+		if !rollback || i < n-1 {
 			item = int32(g.r.NURand(AItem, g.c.CItem, 1, NumItems))
-			for _, l := range in.Lines {
-				if l.ItemID == item {
-					goto draw
-				}
-			}
 		}
 		supply := g.home
 		if g.warehouses > 1 && g.r.Int(1, 100) == 1 {
 			supply = g.otherWarehouse()
 			in.AllLocal = false
 		}
-		in.Lines = append(in.Lines, OrderLineInput{ItemID: item, SupplyWID: supply, Quantity: int32(g.r.Int(1, 10))})
+		in.Lines = append(in.Lines, OrderLineInput{Number: int32(i + 1), ItemID: item, SupplyWID: supply, Quantity: int32(g.r.Int(1, 10))})
 	}
 	slices.SortFunc(in.Lines, func(a, b OrderLineInput) int {
 		if a.ItemID == InvalidItemID || b.ItemID == InvalidItemID {
@@ -183,7 +235,10 @@ func (g *Inputs) NewOrder(in *NewOrderInput) {
 		if a.SupplyWID != b.SupplyWID {
 			return int(a.SupplyWID - b.SupplyWID)
 		}
-		return int(a.ItemID - b.ItemID)
+		if a.ItemID != b.ItemID {
+			return int(a.ItemID - b.ItemID)
+		}
+		return int(a.Number - b.Number)
 	})
 }
 
@@ -233,12 +288,21 @@ func (g *Inputs) StockLevel(in *StockLevelInput) {
 	in.Threshold = int32(g.r.Int(10, 20))
 }
 
-// Deck deals transaction types from a shuffled 100-card deck of
-// 45 New-Order, 43 Payment, 4 Order-Status, 4 Delivery and 4 Stock-Level
-// cards, reshuffled when exhausted (clause 5.2.4.2).
+// DeckCards is the composition of the deck: the 23-card deck of clause
+// 5.2.4.2 (10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery,
+// 1 Stock-Level: 43.48 % / 43.48 % / 4.35 % each), which keeps every share
+// above the minimums of clause 5.2.3 (Payment 43 %, the others 4 %) over
+// any interval, where a 45/43/4/4/4 deck sits exactly on them.
+var DeckCards = [NumTxnTypes]int{10, 10, 1, 1, 1}
+
+// deckSize is the number of cards in the deck.
+const deckSize = 23
+
+// Deck deals transaction types from a shuffled deck of DeckCards,
+// reshuffled when exhausted (clause 5.2.4.2).
 type Deck struct {
 	r     *Rand
-	cards [100]TxnType
+	cards [deckSize]TxnType
 	next  int
 }
 
@@ -246,7 +310,7 @@ type Deck struct {
 func NewDeck(r *Rand) *Deck {
 	d := &Deck{r: r}
 	i := 0
-	for t, n := range [NumTxnTypes]int{45, 43, 4, 4, 4} {
+	for t, n := range DeckCards {
 		for range n {
 			d.cards[i] = TxnType(t)
 			i++

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/validity"
 )
 
 // Defaults of Config.
@@ -374,6 +375,7 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 	var keys []key
 	took := 0 // workers that took part (registered in time)
 	var notes []string
+	var judged *store.Run // a worker's run: what the merged steps' validity is judged by
 	complete := true
 	for _, w := range workers {
 		if w.Status != store.WorkerDone {
@@ -384,12 +386,15 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 			continue
 		}
 		took++
-		_, steps, err := m.st.LoadRun(ctx, w.WorkerRunID)
+		wrun, steps, err := m.st.LoadRun(ctx, w.WorkerRunID)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}
 			return err
+		}
+		if judged == nil {
+			judged = wrun // the workers share warehouses, isolation and keying
 		}
 		for i := range steps {
 			k := key{steps[i].Repeat, steps[i].Index}
@@ -406,6 +411,10 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 		merged := store.MergeWorkerSteps(m.cfg.RunID, parts[k])
 		if len(parts[k]) < took {
 			merged.Partial = true
+		}
+		if judged != nil {
+			v := validity.Step(judged, &merged)
+			merged.Validity = &v
 		}
 		complete = complete && !merged.Partial
 		if err := tx.AddStep(&merged); err != nil {

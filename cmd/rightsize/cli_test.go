@@ -128,7 +128,12 @@ func TestRunJSONAndCheck(t *testing.T) {
 		RunID      string `json:"run_id"`
 		Mode       string `json:"mode"`
 		Warehouses int    `json:"warehouses"`
+		Isolation  string `json:"isolation"`
 		Steps      []struct {
+			Validity *struct {
+				Valid      bool     `json:"valid"`
+				Violations []string `json:"violations"`
+			} `json:"validity"`
 			Users             int     `json:"users"`
 			TPM               float64 `json:"tpm"`
 			NOPM              float64 `json:"nopm"`
@@ -152,7 +157,14 @@ func TestRunJSONAndCheck(t *testing.T) {
 	if rep.RunID == "" || rep.Mode != "procedures" || rep.Warehouses != 1 || len(rep.Steps) != 2 {
 		t.Fatalf("report header: %+v", rep)
 	}
+	if rep.Isolation != "spec" {
+		t.Errorf("isolation %q, want spec (the default)", rep.Isolation)
+	}
 	for _, s := range rep.Steps {
+		// a 2 s step without think times is measured, and marked not valid
+		if v := s.Validity; v == nil || v.Valid || !strings.Contains(strings.Join(v.Violations, "|"), "no keying or think time") {
+			t.Errorf("step %d validity %+v", s.Users, v)
+		}
 		if s.TPM <= 0 || s.NOPM <= 0 || s.NOPM >= s.TPM || s.DriverCPUUsPerTxn <= 0 || s.Repeats != 1 {
 			t.Errorf("step %d: %+v", s.Users, s)
 		}

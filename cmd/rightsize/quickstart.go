@@ -38,7 +38,7 @@ the summary.`,
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "consistency:")
-			if err := checkWith(cmd, t); err != nil {
+			if err := checkWith(cmd, t, false); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "quickstart done in %.0f s; results stored as run %s (label quickstart)\n", time.Since(start).Seconds(), rep.RunID)

@@ -48,6 +48,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
 	cmd.Flags().BoolVar(&f.o.NoWaits, "no-waits", false, "do not sample the server's wait events during steps")
 	cmd.Flags().DurationVar(&f.o.WaitInterval, "wait-interval", waits.DefaultInterval, "interval of wait event sampling")
+	cmd.Flags().StringVar(&f.o.Isolation, "isolation", "spec", "spec (TPC-C level 3 on each engine) or read-committed (as HammerDB runs; recorded as not spec-compliant)")
 }
 
 // options turns the flags into validated run options.

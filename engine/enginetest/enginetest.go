@@ -25,6 +25,9 @@ type Harness struct {
 	// RetryableError provokes a real retryable error (deadlock or
 	// serialization failure) on db and returns it; nil skips that test.
 	RetryableError func(t testing.TB, db engine.DB) error
+	// Exec runs a data-changing statement on db (the broken-database
+	// checks use it); nil skips that test.
+	Exec func(t testing.TB, db engine.DB, sql string)
 }
 
 const seed = 20261122
@@ -71,7 +74,7 @@ func Run(t *testing.T, h Harness) {
 	})
 
 	t.Run("checks-after-build", func(t *testing.T) {
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true)
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,6 +84,10 @@ func Run(t *testing.T, h Harness) {
 			}
 		}
 	})
+
+	if h.Exec != nil {
+		t.Run("broken-database-fails-checks", func(t *testing.T) { testBrokenChecks(t, db, h.Exec) })
+	}
 
 	meta, err := db.ReadMeta(ctx)
 	if err != nil || !meta.Complete || meta.Warehouses != 1 {
@@ -119,7 +126,7 @@ func Run(t *testing.T, h Harness) {
 				t.Errorf("%s: nothing completed", mode)
 			}
 		}
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,6 +161,61 @@ func Run(t *testing.T, h Harness) {
 				t.Fatalf("retries %d errors %d, want 1 and 0", retries, errs)
 			}
 		})
+	}
+}
+
+// breakages each break one of the consistency conditions the suite
+// checks deliberately, then repair it; the conditions they must fail.
+var breakages = []struct {
+	name         string
+	break_, mend string
+	fails        []string
+}{
+	{"an order claims one line more than it has",
+		"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1",
+		"UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1",
+		[]string{"3.3.2.4", "3.3.2.6"}},
+	{"a delivered order's line has no delivery date",
+		"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 1 AND ol_number = 1",
+		"UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 1 AND ol_number = 1",
+		[]string{"3.3.2.7"}},
+	{"a customer's balance moved without payment or delivery (year-to-date kept)",
+		"UPDATE customer SET c_balance = c_balance + 1, c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1",
+		"UPDATE customer SET c_balance = c_balance - 1, c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1",
+		[]string{"3.3.2.10"}},
+	{"a customer's year-to-date payment moved alone",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 2",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 2",
+		[]string{"3.3.2.12"}},
+}
+
+// testBrokenChecks breaks the database in one way at a time and sees
+// exactly the conditions that must fail fail, then all pass once mended.
+func testBrokenChecks(t *testing.T, db engine.DB, exec func(testing.TB, engine.DB, string)) {
+	ctx := context.Background()
+	failing := func() []string {
+		res, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range res {
+			if !r.Passed() {
+				ids = append(ids, r.Check.ID)
+			}
+		}
+		return ids
+	}
+	for _, b := range breakages {
+		exec(t, db, b.break_)
+		got := failing()
+		exec(t, db, b.mend)
+		if strings.Join(got, ",") != strings.Join(b.fails, ",") {
+			t.Errorf("%s: conditions failing %v, want %v", b.name, got, b.fails)
+		}
+	}
+	if got := failing(); len(got) > 0 {
+		t.Fatalf("after mending, conditions still failing: %v", got)
 	}
 }
 
@@ -212,7 +274,8 @@ func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
 	lines := queryInt(t, db, "SELECT count(*) FROM order_line")
 	stock := queryInt(t, db, "SELECT sum(s_order_cnt) FROM stock WHERE s_w_id = 1")
 	in := tpcc.NewOrderInput{WID: 1, DID: 3, CID: 42, AllLocal: true, Lines: []tpcc.OrderLineInput{
-		{ItemID: 10, SupplyWID: 1, Quantity: 3}, {ItemID: 20, SupplyWID: 1, Quantity: 4}, {ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1}}}
+		{Number: 1, ItemID: 10, SupplyWID: 1, Quantity: 3}, {Number: 2, ItemID: 20, SupplyWID: 1, Quantity: 4},
+		{Number: 3, ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1}}}
 	var out tpcc.NewOrderResult
 	if err := ex.NewOrder(ctx, &in, &out); err != nil {
 		t.Fatalf("rolled-back new order returned an error: %v", err)
@@ -239,23 +302,67 @@ func testRollback(t *testing.T, db engine.DB, mode engine.Mode) {
 	}
 }
 
-// describe prints a transaction's outputs so two modes can be compared.
+// describe prints a transaction's outputs (the whole output screen but
+// dates) so two modes can be compared.
 func describe(term *tpcc.Terminal, ty tpcc.TxnType) string {
+	var b strings.Builder
 	switch ty {
 	case tpcc.NewOrderTxn:
 		o := term.NewOrderOut
-		return fmt.Sprintf("NO o=%d rb=%v total=%.2f", o.OID, o.RolledBack, o.Total)
+		fmt.Fprintf(&b, "NO o=%d rb=%v total=%.2f c=%s/%s disc=%.4f tax=%.4f/%.4f", o.OID, o.RolledBack, o.Total,
+			o.CLast, o.Credit, o.Discount, o.WTax, o.DTax)
+		for _, l := range o.Lines {
+			fmt.Fprintf(&b, " [%s q=%d %c %.2f %.2f]", l.ItemName, l.StockQty, l.BrandGeneric, l.Price, l.Amount)
+		}
 	case tpcc.PaymentTxn:
 		o := term.PaymentOut
-		return fmt.Sprintf("P c=%d bal=%.2f", o.CID, o.Balance)
+		fmt.Fprintf(&b, "P c=%d bal=%.2f w=%v d=%v c=%v %s %s %s %s %s lim=%.2f disc=%.4f data=%q", o.CID, o.Balance,
+			o.Warehouse, o.District, o.Customer, o.First, o.Middle, o.Last, o.Phone, o.Credit, o.CreditLim, o.Discount, o.Data)
 	case tpcc.OrderStatusTxn:
 		o := term.OrderStatusOut
-		return fmt.Sprintf("OS c=%d bal=%.2f o=%d lines=%d", o.CID, o.Balance, o.OID, o.Lines)
+		fmt.Fprintf(&b, "OS c=%d bal=%.2f %s %s %s o=%d carrier=%d", o.CID, o.Balance, o.First, o.Middle, o.Last, o.OID, o.Carrier)
+		for _, l := range o.Lines {
+			fmt.Fprintf(&b, " [%d %d %d %.2f %v]", l.ItemID, l.SupplyWID, l.Quantity, l.Amount, l.Delivered)
+		}
 	case tpcc.DeliveryTxn:
 		o := term.DeliveryOut
-		return fmt.Sprintf("D %d/%d", o.Delivered, o.Skipped)
+		fmt.Fprintf(&b, "D %d/%d", o.Delivered, o.Skipped)
 	default:
-		return fmt.Sprintf("SL %d", term.StockLevelOut.LowStock)
+		fmt.Fprintf(&b, "SL %d", term.StockLevelOut.LowStock)
+	}
+	return b.String()
+}
+
+// checkOutputs fails when a transaction's output screen misses data the
+// spec requires (names, addresses, lines).
+func checkOutputs(t *testing.T, term *tpcc.Terminal, ty tpcc.TxnType) {
+	t.Helper()
+	switch ty {
+	case tpcc.NewOrderTxn:
+		o := term.NewOrderOut
+		if o.RolledBack {
+			return
+		}
+		if o.CLast == "" || o.Credit == "" || len(o.Lines) != len(term.NewOrderIn.Lines) {
+			t.Fatalf("new order output incomplete: %+v", o)
+		}
+		for _, l := range o.Lines {
+			if l.ItemName == "" || l.StockQty < 1 || (l.BrandGeneric != 'B' && l.BrandGeneric != 'G') || l.Price <= 0 {
+				t.Fatalf("new order line output incomplete: %+v", l)
+			}
+		}
+	case tpcc.PaymentTxn:
+		o := term.PaymentOut
+		if o.Warehouse.Street1 == "" || o.Warehouse.Zip == "" || o.District.City == "" || o.Customer.State == "" ||
+			o.First == "" || o.Middle != "OE" || o.Last == "" || o.Phone == "" || o.CreditLim <= 0 ||
+			(o.Credit == "BC") != (o.Data != "") {
+			t.Fatalf("payment output incomplete: %+v", o)
+		}
+	case tpcc.OrderStatusTxn:
+		o := term.OrderStatusOut
+		if o.First == "" || o.Last == "" || len(o.Lines) < tpcc.MinOrderLines || o.Lines[0].ItemID == 0 || o.Lines[0].Quantity == 0 {
+			t.Fatalf("order status output incomplete: %+v", o)
+		}
 	}
 }
 
@@ -295,6 +402,7 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 			if err := term.Exec(ctx, ex, ty); err != nil {
 				t.Fatalf("%s: transaction %d: %v", mode, i, err)
 			}
+			checkOutputs(t, term, ty)
 			log = append(log, describe(term, ty))
 		}
 		ex.Close(ctx)
@@ -321,13 +429,18 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 	if t.Failed() {
 		return
 	}
-	rb := 0
+	rb, brand := 0, 0
 	for _, s := range outputs[a] {
 		if strings.Contains(s, "rb=true") {
 			rb++
 		}
+		brand += strings.Count(s, " B ")
 	}
-	t.Logf("%d transactions gave the same results in both modes (%d rolled back)", len(outputs[a]), rb)
+	if brand == 0 {
+		t.Error("no order line was brand 'B': brand-generic is not computed")
+	}
+	t.Logf("%d transactions gave the same results and output screens in both modes (%d rolled back, %d brand lines)",
+		len(outputs[a]), rb, brand)
 }
 
 var _ = errors.New

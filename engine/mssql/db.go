@@ -44,6 +44,9 @@ var Caps = engine.Caps{Procedures: true, Statements: true, Server: true}
 
 // DB is an open SQL Server benchmark database.
 type DB struct {
+	// isolation is what executors opened from now on run at.
+	isolation engine.Isolation
+
 	url    string
 	dbname string
 	pool   *sql.DB // loaders, index builds, checks and counters (bounded)

@@ -3,6 +3,7 @@ package mssql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 
@@ -12,10 +13,24 @@ import (
 	"github.com/rightsize/rightsize/tpcc"
 )
 
-// sqlSessionSetup runs once on every virtual user's connection. With
+// sessionSetup runs once on every virtual user's connection. With
 // XACT_ABORT ON any error ends the statements mode's transaction on the
-// server too, as it does inside the procedures.
-const sqlSessionSetup = "SET NOCOUNT ON; SET XACT_ABORT ON;"
+// server too, as it does inside the procedures. The isolation is
+// SERIALIZABLE for level 3 of clause 3.4 (key-range locks: no dirty or
+// non-repeatable reads, no phantoms; SQL Server's REPEATABLE READ allows
+// phantoms), READ COMMITTED with --isolation read-committed. Deadlocks
+// (1205) are retried by the driver. Stock-Level runs at READ COMMITTED,
+// all it needs (clause 2.8.2.3).
+func sessionSetup(i engine.Isolation) string {
+	level := "SERIALIZABLE"
+	if !i.Compliant() {
+		level = "READ COMMITTED"
+	}
+	return "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL " + level + ";"
+}
+
+// SetIsolation implements engine.IsolationSetter.
+func (db *DB) SetIsolation(i engine.Isolation) { db.isolation = i }
 
 // NewExecutor implements engine.DB: a dedicated connection per virtual user.
 func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor, error) {
@@ -26,7 +41,7 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 	if err != nil {
 		return nil, fmt.Errorf("connect virtual user: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, sqlSessionSetup); err != nil {
+	if _, err := conn.ExecContext(ctx, sessionSetup(db.isolation)); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("set up virtual user session: %w", err)
 	}
@@ -39,6 +54,7 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 // orderLineRow is one row of the dbo.rs_order_line_list table-valued
 // parameter; the fields match the type's columns in order.
 type orderLineRow struct {
+	Seq       int32 // processing order: the lines' sorted order
 	OLNumber  int32
 	ItemID    int32
 	SupplyWID int32
@@ -46,11 +62,11 @@ type orderLineRow struct {
 }
 
 // orderLines returns the lines of in as table-valued parameter rows,
-// numbered from 1, reusing buf.
+// in processing order from 1, each with its OL_NUMBER, reusing buf.
 func orderLines(buf []orderLineRow, in *tpcc.NewOrderInput) []orderLineRow {
 	buf = buf[:0]
 	for i, l := range in.Lines {
-		buf = append(buf, orderLineRow{OLNumber: int32(i + 1), ItemID: l.ItemID, SupplyWID: l.SupplyWID, Quantity: l.Quantity})
+		buf = append(buf, orderLineRow{Seq: int32(i + 1), OLNumber: l.Number, ItemID: l.ItemID, SupplyWID: l.SupplyWID, Quantity: l.Quantity})
 	}
 	return buf
 }
@@ -99,8 +115,9 @@ const (
 // procExec runs each transaction as one stored-procedure call (one round
 // trip); each procedure returns one row.
 type procExec struct {
-	conn  *sql.Conn
-	lines []orderLineRow
+	conn   *sql.Conn
+	lines  []orderLineRow
+	screen string
 }
 
 func (e *procExec) Close(ctx context.Context) error { return e.conn.Close() }
@@ -135,26 +152,38 @@ func stockLevelArgs(in *tpcc.StockLevelInput) []any {
 }
 
 func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	*out = tpcc.NewOrderResult{}
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	e.lines = orderLines(e.lines, in)
 	var rolledBack int32
-	err := e.conn.QueryRowContext(ctx, procNewOrder, newOrderArgs(in, e.lines)...).Scan(&out.OID, &out.Total, &rolledBack)
+	err := e.conn.QueryRowContext(ctx, procNewOrder, newOrderArgs(in, e.lines)...).Scan(&out.OID, &out.Total, &rolledBack, &e.screen)
 	if err != nil {
-		*out = tpcc.NewOrderResult{}
+		*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 		return err
 	}
 	if rolledBack != 0 {
-		*out = tpcc.NewOrderResult{RolledBack: true}
+		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
+		return nil
 	}
-	return nil
+	return out.ParseScreen(e.screen)
 }
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
-	return e.conn.QueryRowContext(ctx, procPayment, paymentArgs(in)...).Scan(&out.CID, &out.Balance)
+	return e.conn.QueryRowContext(ctx, procPayment, paymentArgs(in)...).Scan(engine.PaymentScreen(out)...)
 }
 
 func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
-	return e.conn.QueryRowContext(ctx, procOrderStatus, orderStatusArgs(in)...).Scan(&out.CID, &out.Balance, &out.OID, &out.Lines)
+	rows, err := e.conn.QueryContext(ctx, procOrderStatus, orderStatusArgs(in)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := engine.ScanOrderStatusLines(rows, out); err != nil {
+		return err
+	}
+	if !rows.NextResultSet() || !rows.Next() {
+		return fmt.Errorf("rs_order_status returned no customer row: %w", errors.Join(rows.Err(), sql.ErrNoRows))
+	}
+	return rows.Scan(&out.CID, &out.Balance, &out.First, &out.Middle, &out.Last, &out.OID, &out.Carrier)
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {

@@ -260,7 +260,11 @@ func TestNewOrderProcedure(t *testing.T) {
 		"s_remote_cnt = s_remote_cnt + CASE WHEN @ol_supply_w_id <> @w_id THEN 1 ELSE 0 END",
 		"WHERE s_i_id = @ol_i_id AND s_w_id = @ol_supply_w_id",
 		"SET @ol_amount = @ol_quantity * @i_price",
-		"VALUES (@o_id, @d_id, @w_id, @i, @ol_i_id, @ol_supply_w_id, NULL, @ol_quantity, @ol_amount, @s_dist)",
+		"VALUES (@o_id, @d_id, @w_id, @ol_number, @ol_i_id, @ol_supply_w_id, NULL, @ol_quantity, @ol_amount, @s_dist)",
+		"FROM @lines WHERE seq = @i",
+		"@s_quantity = s_quantity = CASE",
+		"CASE WHEN CHARINDEX('ORIGINAL', @i_data) > 0 AND CHARINDEX('ORIGINAL', @s_data) > 0 THEN 'B' ELSE 'G' END",
+		"+ @screen AS screen;",
 		"SET @total = ROUND(@sum * @f_disc * @f_tax, 2)",
 		"@sum numeric(12,2), @f_disc numeric(5,4), @f_tax numeric(5,4)",
 	} {
@@ -272,8 +276,8 @@ func TestNewOrderProcedure(t *testing.T) {
 	// rollback, the rolled_back flag, and an early return before COMMIT.
 	inOrder(t, "invalid item", s,
 		"FROM dbo.item WHERE i_id = @ol_i_id;", "IF @@ROWCOUNT = 0", "ROLLBACK TRANSACTION;",
-		"CAST(1 AS int) AS rolled_back;", "RETURN 0;", "END", "UPDATE dbo.stock", "COMMIT TRANSACTION;",
-		"CAST(0 AS int) AS rolled_back;")
+		"CAST(1 AS int) AS rolled_back, CAST('' AS varchar(1)) AS screen;", "RETURN 0;", "END", "UPDATE dbo.stock", "COMMIT TRANSACTION;",
+		"CAST(0 AS int) AS rolled_back,")
 	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		if !strings.Contains(s, fmt.Sprintf("s_dist_%02d", d)) {
 			t.Errorf("rs_new_order never reads s_dist_%02d", d)
@@ -288,8 +292,10 @@ func TestPaymentProcedure(t *testing.T) {
 	s := procByName(t, "rs_payment")
 	for _, f := range []string{
 		"@h_amount numeric(6,2)", "@c_last varchar(16)", "@by_name bit",
-		"UPDATE dbo.warehouse SET w_ytd = w_ytd + @h_amount, @w_name = w_name WHERE w_id = @w_id",
-		"UPDATE dbo.district SET d_ytd = d_ytd + @h_amount, @d_name = d_name WHERE d_w_id = @w_id AND d_id = @d_id",
+		"UPDATE dbo.warehouse SET w_ytd = w_ytd + @h_amount, @w_name = w_name, @w_street_1 = w_street_1",
+		"UPDATE dbo.district SET d_ytd = d_ytd + @h_amount, @d_name = d_name, @d_street_1 = d_street_1",
+		"@c_data = CASE WHEN c_credit = 'BC' THEN LEFT(c_data, 200) ELSE '' END",
+		"CAST(@c_credit_lim AS float), CAST(@c_discount AS float), @c_data;",
 		"ROW_NUMBER() OVER (ORDER BY c_first, c_id)", "WHERE t.rn = (@n + 1) / 2",
 		"c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_last = @c_last",
 		"c_data = CASE WHEN c_credit = 'BC' THEN LEFT(CAST(c_id AS varchar(10)) + ' ' + CAST(c_d_id AS varchar(10)) + ' ' + CAST(c_w_id AS varchar(10)) + ' ' + CAST(@d_id AS varchar(10)) + ' ' + CAST(@w_id AS varchar(10)) + ' ' + CAST(@h_amount AS varchar(10)) + ' | ' + c_data, 500) ELSE c_data END",
@@ -367,7 +373,7 @@ func argNames(args []any) []string {
 // TestProcedureCallsMatchParameters: every call passes exactly the
 // procedure's parameters, by name, with the right Go types.
 func TestProcedureCallsMatchParameters(t *testing.T) {
-	no := &tpcc.NewOrderInput{WID: 1, DID: 2, CID: 3, AllLocal: true, Lines: []tpcc.OrderLineInput{{ItemID: 7, SupplyWID: 1, Quantity: 5}, {ItemID: 9, SupplyWID: 2, Quantity: 1}}}
+	no := &tpcc.NewOrderInput{WID: 1, DID: 2, CID: 3, AllLocal: true, Lines: []tpcc.OrderLineInput{{Number: 2, ItemID: 7, SupplyWID: 1, Quantity: 5}, {Number: 1, ItemID: 9, SupplyWID: 2, Quantity: 1}}}
 	calls := map[string][]any{
 		"rs_new_order":    newOrderArgs(no, orderLines(nil, no)),
 		"rs_payment":      paymentArgs(&tpcc.PaymentInput{WID: 1, DID: 2, CWID: 1, CDID: 3, CLast: "BARBARBAR", ByName: true, Amount: 1234.56}),
@@ -400,7 +406,7 @@ func TestProcedureCallsMatchParameters(t *testing.T) {
 		t.Errorf("TVP type %s", tvp.TypeName)
 	}
 	rows := tvp.Value.([]orderLineRow)
-	if !slices.Equal(rows, []orderLineRow{{1, 7, 1, 5}, {2, 9, 2, 1}}) {
+	if !slices.Equal(rows, []orderLineRow{{1, 2, 7, 1, 5}, {2, 1, 9, 2, 1}}) {
 		t.Errorf("TVP rows %+v", rows)
 	}
 	if v := calls["rs_new_order"][3].(sql.NamedArg).Value; v != int32(1) {
@@ -416,14 +422,14 @@ func TestOrderLineTypeMatchesRow(t *testing.T) {
 	if len(cols) != rt.NumField() {
 		t.Fatalf("type has %d columns, struct %d fields", len(cols), rt.NumField())
 	}
-	want := []string{"ol_number", "i_id", "supply_w_id", "quantity"}
+	want := []string{"seq", "ol_number", "i_id", "supply_w_id", "quantity"}
 	for i, c := range cols {
 		if c[1] != want[i] || rt.Field(i).Type.Kind() != reflect.Int32 {
 			t.Errorf("column %d: %s / field %s %s", i, c[1], rt.Field(i).Name, rt.Field(i).Type)
 		}
 	}
-	if !strings.Contains(sqlCreateOrderLineType, "ol_number int NOT NULL PRIMARY KEY") {
-		t.Error("lines must be keyed by ol_number")
+	if !strings.Contains(sqlCreateOrderLineType, "seq int NOT NULL PRIMARY KEY") {
+		t.Error("lines must be keyed by their processing order")
 	}
 }
 
@@ -453,8 +459,8 @@ func TestNewOrderStatements(t *testing.T) {
 	if got := itemsSQL(3); got != "SELECT i_id, CAST(i_price AS float), i_name, i_data FROM dbo.item WHERE i_id IN (@i1, @i2, @i3)" {
 		t.Errorf("itemsSQL(3) = %s", got)
 	}
-	in := &tpcc.NewOrderInput{WID: 1, DID: 3, CID: 42, Lines: []tpcc.OrderLineInput{{ItemID: 10, SupplyWID: 1, Quantity: 3}, {ItemID: 20, SupplyWID: 2, Quantity: 4}}}
-	args := newOrderWriteArgs(nil, 3001, in, []int64{1234, 5})
+	in := &tpcc.NewOrderInput{WID: 1, DID: 3, CID: 42, Lines: []tpcc.OrderLineInput{{Number: 1, ItemID: 10, SupplyWID: 1, Quantity: 3}, {Number: 2, ItemID: 20, SupplyWID: 2, Quantity: 4}}}
+	args := newOrderWriteArgs(nil, 3001, in, []int64{1234, 5}, 2)
 	w := newOrderWriteSQL(3, 2)
 	if got, want := usedParams(w), sorted(argNames(args)); !slices.Equal(got, want) {
 		t.Errorf("write batch uses %v, executor sends %v", got, want)
@@ -463,9 +469,10 @@ func TestNewOrderStatements(t *testing.T) {
 		"INSERT INTO dbo.orders", "INSERT INTO dbo.new_order",
 		"UPDATE dbo.stock SET", "s_quantity = CASE WHEN s_quantity >= @q1 + 10 THEN s_quantity - @q1 ELSE s_quantity - @q1 + 91 END",
 		"s_remote_cnt = s_remote_cnt + CASE WHEN @s1 <> @w THEN 1 ELSE 0 END",
-		"OUTPUT @o, @d, @w, 1, @i1, @s1, @q1, @q1 * CAST(@p1 AS numeric(5,2)), inserted.s_dist_03",
+		"OUTPUT @o, @d, @w, @n1, @i1, @s1, @q1, @q1 * CAST(@p1 AS numeric(5,2)), inserted.s_dist_03",
 		"INTO dbo.order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)",
-		"WHERE s_i_id = @i1 AND s_w_id = @s1;", "UPDATE dbo.stock SET", "OUTPUT @o, @d, @w, 2, @i2", "inserted.s_dist_03",
+		"OUTPUT inserted.s_quantity, inserted.s_data", "WHERE s_i_id = @i1 AND s_w_id = @s1;", "UPDATE dbo.stock SET",
+		"OUTPUT @o, @d, @w, @n2, @i2", "inserted.s_dist_03",
 		"WHERE s_i_id = @i2 AND s_w_id = @s2;")
 	if strings.Contains(w, "@i3") {
 		t.Error("a 2-line order writes a third line")
@@ -529,7 +536,7 @@ func TestOtherStatements(t *testing.T) {
 	if middle([]int32{1}) != 1 || middle([]int32{1, 2}) != 1 || middle([]int32{1, 2, 3}) != 2 || middle([]int32{1, 2, 3, 4}) != 2 {
 		t.Error("middle is not the ceil(n/2)-th")
 	}
-	for _, c := range "isqp" {
+	for _, c := range "isqpn" {
 		for k := 0; k <= 20; k++ {
 			if got := lineParam(byte(c), k); got != fmt.Sprintf("%c%d", c, k) {
 				t.Errorf("lineParam(%c, %d) = %s", c, k, got)
@@ -935,5 +942,19 @@ func TestVersionFirstLine(t *testing.T) {
 	v := "Microsoft SQL Server 2017 (RTM-CU31) (KB5016884) - 14.0.3456.2 (X64) \n\tSep  2 2022 11:01:50 \n\tCopyright (C) 2017 Microsoft Corporation\n"
 	if got := firstLine(v); got != "Microsoft SQL Server 2017 (RTM-CU31) (KB5016884) - 14.0.3456.2 (X64)" {
 		t.Errorf("firstLine: %q", got)
+	}
+}
+
+// TestSessionIsolation: level 3 (clause 3.4) is SERIALIZABLE on SQL Server
+// (its REPEATABLE READ allows phantoms); read-committed reproduces HammerDB.
+func TestSessionIsolation(t *testing.T) {
+	for iso, want := range map[engine.Isolation]string{
+		engine.IsolationSpec: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;", engine.IsolationReadCommitted: "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;"} {
+		if got := sessionSetup(iso); !strings.HasSuffix(got, want) || !strings.Contains(got, "SET XACT_ABORT ON;") {
+			t.Errorf("%s: session setup %q", iso, got)
+		}
+	}
+	if !strings.Contains(procByName(t, "rs_stock_level"), "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;") {
+		t.Error("rs_stock_level should run at read committed (2.8.2.3)")
 	}
 }

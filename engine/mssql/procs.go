@@ -16,7 +16,8 @@ const orderLineType = "rs_order_line_list"
 // sqlCreateOrderLineType creates orderLineType. Its columns match
 // orderLineRow field for field.
 const sqlCreateOrderLineType = `CREATE TYPE dbo.rs_order_line_list AS TABLE (
-  ol_number int NOT NULL PRIMARY KEY,
+  seq int NOT NULL PRIMARY KEY,
+  ol_number int NOT NULL,
   i_id int NOT NULL,
   supply_w_id int NOT NULL,
   quantity int NOT NULL)`
@@ -101,11 +102,13 @@ var procedures = []procedure{
   @all_local int,
   @lines dbo.rs_order_line_list READONLY`,
 		decls: `  DECLARE @w_tax numeric(4,4), @d_tax numeric(4,4), @o_id int, @c_discount numeric(4,4), @c_last varchar(16), @c_credit char(2);
-  DECLARE @ol_cnt int, @i int, @ol_i_id int, @ol_supply_w_id int, @ol_quantity int;
+  DECLARE @ol_cnt int, @i int, @ol_number int, @ol_i_id int, @ol_supply_w_id int, @ol_quantity int, @s_quantity int;
+  DECLARE @screen varchar(4000);
   DECLARE @i_price numeric(5,2), @i_name varchar(24), @i_data varchar(50), @s_data varchar(50), @s_dist char(24);
   DECLARE @ol_amount numeric(6,2), @sum numeric(12,2), @f_disc numeric(5,4), @f_tax numeric(5,4), @total numeric(12,2);
   SELECT @ol_cnt = COUNT(*) FROM @lines;
   SET @sum = 0;
+  SET @screen = '';
 `,
 		body: `    SELECT @w_tax = w_tax FROM dbo.warehouse WHERE w_id = @w_id;
     UPDATE dbo.district SET @d_tax = d_tax, @o_id = d_next_o_id, d_next_o_id = d_next_o_id + 1
@@ -118,17 +121,19 @@ var procedures = []procedure{
     SET @i = 1;
     WHILE @i <= @ol_cnt
     BEGIN
-      SELECT @ol_i_id = i_id, @ol_supply_w_id = supply_w_id, @ol_quantity = quantity FROM @lines WHERE ol_number = @i;
+      -- lines come sorted by (supply warehouse, item): stock is locked in one order
+      SELECT @ol_number = ol_number, @ol_i_id = i_id, @ol_supply_w_id = supply_w_id, @ol_quantity = quantity FROM @lines WHERE seq = @i;
       SELECT @i_price = i_price, @i_name = i_name, @i_data = i_data FROM dbo.item WHERE i_id = @ol_i_id;
       IF @@ROWCOUNT = 0
       BEGIN
-        -- The simulated user error of clause 2.4.2.3 (an unused item): undo everything.
+        -- The simulated user error of clause 2.4.2.3 (an unused item, the
+        -- last line, after every valid one was processed): undo everything.
         ROLLBACK TRANSACTION;
-        SELECT CAST(0 AS int) AS o_id, CAST(0 AS float) AS total, CAST(1 AS int) AS rolled_back;
+        SELECT CAST(0 AS int) AS o_id, CAST(0 AS float) AS total, CAST(1 AS int) AS rolled_back, CAST('' AS varchar(1)) AS screen;
         RETURN 0;
       END
       UPDATE dbo.stock SET
-          s_quantity = CASE WHEN s_quantity >= @ol_quantity + 10 THEN s_quantity - @ol_quantity ELSE s_quantity - @ol_quantity + 91 END,
+          @s_quantity = s_quantity = CASE WHEN s_quantity >= @ol_quantity + 10 THEN s_quantity - @ol_quantity ELSE s_quantity - @ol_quantity + 91 END,
           s_ytd = s_ytd + @ol_quantity,
           s_order_cnt = s_order_cnt + 1,
           s_remote_cnt = s_remote_cnt + CASE WHEN @ol_supply_w_id <> @w_id THEN 1 ELSE 0 END,
@@ -138,7 +143,10 @@ var procedures = []procedure{
       SET @ol_amount = @ol_quantity * @i_price;
       SET @sum = @sum + @ol_amount;
       INSERT INTO dbo.order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-        VALUES (@o_id, @d_id, @w_id, @i, @ol_i_id, @ol_supply_w_id, NULL, @ol_quantity, @ol_amount, @s_dist);
+        VALUES (@o_id, @d_id, @w_id, @ol_number, @ol_i_id, @ol_supply_w_id, NULL, @ol_quantity, @ol_amount, @s_dist);
+      SET @screen = @screen + CHAR(30) + @i_name + CHAR(31) + CAST(@s_quantity AS varchar(10)) + CHAR(31)
+        + CASE WHEN CHARINDEX('ORIGINAL', @i_data) > 0 AND CHARINDEX('ORIGINAL', @s_data) > 0 THEN 'B' ELSE 'G' END
+        + CHAR(31) + CAST(@i_price AS varchar(10)) + CHAR(31) + CAST(@ol_amount AS varchar(10));
       SET @i = @i + 1;
     END
 `,
@@ -147,7 +155,9 @@ var procedures = []procedure{
 		result: `  SET @f_disc = 1 - @c_discount;
   SET @f_tax = 1 + @w_tax + @d_tax;
   SET @total = ROUND(@sum * @f_disc * @f_tax, 2);
-  SELECT @o_id AS o_id, CAST(@total AS float) AS total, CAST(0 AS int) AS rolled_back;
+  SELECT @o_id AS o_id, CAST(@total AS float) AS total, CAST(0 AS int) AS rolled_back,
+    @c_last + CHAR(31) + @c_credit + CHAR(31) + CAST(@c_discount AS varchar(10)) + CHAR(31) + CAST(@w_tax AS varchar(10))
+    + CHAR(31) + CAST(@d_tax AS varchar(10)) + @screen AS screen;
 `,
 	},
 	{
@@ -161,9 +171,18 @@ var procedures = []procedure{
   @c_last varchar(16),
   @h_amount numeric(6,2)`,
 		decls: `  DECLARE @w_name varchar(10), @d_name varchar(10), @n int, @c_balance numeric(12,2);
+  DECLARE @w_street_1 varchar(20), @w_street_2 varchar(20), @w_city varchar(20), @w_state char(2), @w_zip char(9);
+  DECLARE @d_street_1 varchar(20), @d_street_2 varchar(20), @d_city varchar(20), @d_state char(2), @d_zip char(9);
+  DECLARE @c_first varchar(16), @c_middle char(2), @c_street_1 varchar(20), @c_street_2 varchar(20), @c_city varchar(20);
+  DECLARE @c_state char(2), @c_zip char(9), @c_phone char(16), @c_credit char(2), @c_credit_lim numeric(12,2);
+  DECLARE @c_discount numeric(4,4), @c_data varchar(200);
 `,
-		body: `    UPDATE dbo.warehouse SET w_ytd = w_ytd + @h_amount, @w_name = w_name WHERE w_id = @w_id;
-    UPDATE dbo.district SET d_ytd = d_ytd + @h_amount, @d_name = d_name WHERE d_w_id = @w_id AND d_id = @d_id;
+		body: `    UPDATE dbo.warehouse SET w_ytd = w_ytd + @h_amount, @w_name = w_name, @w_street_1 = w_street_1, @w_street_2 = w_street_2,
+        @w_city = w_city, @w_state = w_state, @w_zip = w_zip
+      WHERE w_id = @w_id;
+    UPDATE dbo.district SET d_ytd = d_ytd + @h_amount, @d_name = d_name, @d_street_1 = d_street_1, @d_street_2 = d_street_2,
+        @d_city = d_city, @d_state = d_state, @d_zip = d_zip
+      WHERE d_w_id = @w_id AND d_id = @d_id;
 ` + byNameBlock("@c_w_id", "@c_d_id") + `    UPDATE dbo.customer SET
         c_ytd_payment = c_ytd_payment + @h_amount,
         c_payment_cnt = c_payment_cnt + 1,
@@ -172,8 +191,17 @@ var procedures = []procedure{
       WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
     INSERT INTO dbo.history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
       VALUES (@c_id, @c_d_id, @c_w_id, @d_id, @w_id, GETDATE(), @h_amount, @w_name + '    ' + @d_name);
+    SELECT @c_first = c_first, @c_middle = c_middle, @c_last = c_last, @c_street_1 = c_street_1, @c_street_2 = c_street_2,
+        @c_city = c_city, @c_state = c_state, @c_zip = c_zip, @c_phone = c_phone, @c_credit = c_credit,
+        @c_credit_lim = c_credit_lim, @c_discount = c_discount,
+        @c_data = CASE WHEN c_credit = 'BC' THEN LEFT(c_data, 200) ELSE '' END
+      FROM dbo.customer WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
 `,
-		result: `  SELECT @c_id AS c_id, CAST(@c_balance AS float) AS c_balance;
+		// the output screen (clause 2.5.3.3), in the order paymentScreen scans it
+		result: `  SELECT @c_id AS c_id, CAST(@c_balance AS float) AS c_balance,
+    @w_street_1, @w_street_2, @w_city, @w_state, @w_zip, @d_street_1, @d_street_2, @d_city, @d_state, @d_zip,
+    @c_first, @c_middle, @c_last, @c_street_1, @c_street_2, @c_city, @c_state, @c_zip, @c_phone, @c_credit,
+    CAST(@c_credit_lim AS float), CAST(@c_discount AS float), @c_data;
 `,
 	},
 	{
@@ -184,16 +212,19 @@ var procedures = []procedure{
   @by_name bit,
   @c_last varchar(16)`,
 		decls: `  DECLARE @n int, @c_balance numeric(12,2), @c_first varchar(16), @c_middle char(2);
-  DECLARE @o_id int, @o_entry_d datetime, @o_carrier_id int, @lines int;
+  DECLARE @o_id int, @o_entry_d datetime, @o_carrier_id int;
 `,
 		body: byNameBlock("@w_id", "@d_id") + `    SELECT @c_balance = c_balance, @c_first = c_first, @c_middle = c_middle, @c_last = c_last
       FROM dbo.customer WHERE c_w_id = @w_id AND c_d_id = @d_id AND c_id = @c_id;
     SELECT TOP (1) @o_id = o_id, @o_entry_d = o_entry_d, @o_carrier_id = o_carrier_id
       FROM dbo.orders WHERE o_w_id = @w_id AND o_d_id = @d_id AND o_c_id = @c_id ORDER BY o_id DESC;
-    SELECT @lines = COUNT(*) FROM (SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d
-      FROM dbo.order_line WHERE ol_w_id = @w_id AND ol_d_id = @d_id AND ol_o_id = @o_id) AS l;
+    -- the first result set: every line of the order (clause 2.6.2.2)
+    SELECT ol_i_id, ol_supply_w_id, ol_quantity, CAST(ol_amount AS float), CASE WHEN ol_delivery_d IS NULL THEN 0 ELSE 1 END
+      FROM dbo.order_line WHERE ol_w_id = @w_id AND ol_d_id = @d_id AND ol_o_id = @o_id ORDER BY ol_number;
 `,
-		result: `  SELECT @c_id AS c_id, CAST(@c_balance AS float) AS c_balance, ISNULL(@o_id, 0) AS o_id, @lines AS lines;
+		// the second result set: the customer and the order
+		result: `  SELECT @c_id AS c_id, CAST(@c_balance AS float) AS c_balance, @c_first, @c_middle, @c_last,
+    ISNULL(@o_id, 0) AS o_id, ISNULL(@o_carrier_id, 0) AS carrier;
 `,
 	},
 	{
@@ -206,7 +237,12 @@ var procedures = []procedure{
   SET @skipped = 0;
 `,
 		// All ten districts in one transaction; a district without an
-		// undelivered order is skipped and counted (clause 2.7.4.2).
+		// undelivered order is skipped and counted (clause 2.7.4.2). The
+		// oldest NEW-ORDER row is read with an update lock: a concurrent
+		// Delivery of the same warehouse waits for it, and once the first
+		// commits its scan goes on to the next row (the deleted one no
+		// longer qualifies), so a district with undelivered orders is never
+		// counted as skipped.
 		body: fmt.Sprintf(`    WHILE @d_id <= %d
     BEGIN
       SET @no_o_id = NULL;
@@ -238,7 +274,10 @@ var procedures = []procedure{
 		params: `  @w_id int,
   @d_id int,
   @threshold int`,
+		// Stock-Level needs only read committed (clause 2.8.2.3); the
+		// setting reverts when the procedure returns.
 		decls: `  DECLARE @next_o_id int, @low_stock int;
+  SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 `,
 		body: `    SELECT @next_o_id = d_next_o_id FROM dbo.district WHERE d_w_id = @w_id AND d_id = @d_id;
     SELECT @low_stock = COUNT(DISTINCT s.s_i_id)

@@ -10,6 +10,7 @@ import (
 
 	gomssql "github.com/microsoft/go-mssqldb"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -20,11 +21,12 @@ import (
 // (UPDATE ... OUTPUT is SQL Server's RETURNING), and the writes of a
 // New-Order go as one batch.
 type stmtExec struct {
-	conn   *sql.Conn
-	args   []any
-	prices []int64 // cents
-	found  []bool
-	ids    []int32
+	conn         *sql.Conn
+	args         []any
+	prices       []int64 // cents
+	found        []bool
+	names, iData []string
+	ids          []int32
 }
 
 func newStmtExec(conn *sql.Conn) *stmtExec { return &stmtExec{conn: conn} }
@@ -48,26 +50,23 @@ const (
 )
 
 // lineParam names the parameter of one order line's field: "i3" is the
-// item of line 3 (i item, s supply warehouse, q quantity, p price).
+// item of line 3 (i item, s supply warehouse, q quantity, p price,
+// n OL_NUMBER).
 func lineParam(field byte, line int) string {
 	if line < len(lineParams[0]) {
-		switch field {
-		case 'i':
-			return lineParams[0][line]
-		case 's':
-			return lineParams[1][line]
-		case 'q':
-			return lineParams[2][line]
-		case 'p':
-			return lineParams[3][line]
+		if f := strings.IndexByte(lineFields, field); f >= 0 {
+			return lineParams[f][line]
 		}
 	}
 	return fmt.Sprintf("%c%d", field, line)
 }
 
+// lineFields are the fields of a line's parameters.
+const lineFields = "isqpn"
+
 // lineParams caches the parameter names of orders of up to 15 lines.
-var lineParams = func() (p [4][tpcc.MaxOrderLines + 1]string) {
-	for f, c := range "isqp" {
+var lineParams = func() (p [len(lineFields)][tpcc.MaxOrderLines + 1]string) {
+	for f, c := range lineFields {
 		for k := range p[f] {
 			p[f][k] = fmt.Sprintf("%c%d", c, k)
 		}
@@ -93,8 +92,10 @@ func itemsSQL(n int) string {
 // district d, as one batch: the ORDER and NEW-ORDER rows, then per line one
 // UPDATE of the stock row whose OUTPUT INTO inserts the order line with
 // that district's S_DIST_xx (the procedure's UPDATE + INSERT, in one
-// statement). Lines are updated in input order, which is sorted by (supply
-// warehouse, item), so concurrent orders lock stock in one order.
+// statement) and whose second OUTPUT returns the line's S_QUANTITY and
+// S_DATA (one result set per line). Lines are updated in input order,
+// which is sorted by (supply warehouse, item), so concurrent orders lock
+// stock in one order; each keeps its OL_NUMBER (@nK).
 func newOrderWriteSQL(d, n int) string {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO dbo.orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
@@ -102,28 +103,31 @@ func newOrderWriteSQL(d, n int) string {
 INSERT INTO dbo.new_order (no_o_id, no_d_id, no_w_id) VALUES (@o, @d, @w);
 `)
 	for k := 1; k <= n; k++ {
-		i, s, q, p := "@"+lineParam('i', k), "@"+lineParam('s', k), "@"+lineParam('q', k), "@"+lineParam('p', k)
+		i, s, q, p, num := "@"+lineParam('i', k), "@"+lineParam('s', k), "@"+lineParam('q', k), "@"+lineParam('p', k), "@"+lineParam('n', k)
 		fmt.Fprintf(&b, `UPDATE dbo.stock SET
     s_quantity = CASE WHEN s_quantity >= %[3]s + 10 THEN s_quantity - %[3]s ELSE s_quantity - %[3]s + 91 END,
     s_ytd = s_ytd + %[3]s, s_order_cnt = s_order_cnt + 1,
     s_remote_cnt = s_remote_cnt + CASE WHEN %[2]s <> @w THEN 1 ELSE 0 END
-  OUTPUT @o, @d, @w, %[5]d, %[1]s, %[2]s, %[3]s, %[3]s * CAST(%[4]s AS numeric(5,2)), inserted.s_dist_%02[6]d
+  OUTPUT @o, @d, @w, %[5]s, %[1]s, %[2]s, %[3]s, %[3]s * CAST(%[4]s AS numeric(5,2)), inserted.s_dist_%02[6]d
   INTO dbo.order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+  OUTPUT inserted.s_quantity, inserted.s_data
   WHERE s_i_id = %[1]s AND s_w_id = %[2]s;
-`, i, s, q, p, k, d)
+`, i, s, q, p, num, d)
 	}
 	return b.String()
 }
 
 // newOrderWriteArgs appends the arguments of newOrderWriteSQL to args:
-// the order id, the inputs, and per line its item, supply warehouse,
-// quantity and price (in cents, sent as exact decimal text).
-func newOrderWriteArgs(args []any, oid int32, in *tpcc.NewOrderInput, prices []int64) []any {
+// the order id, the inputs, and per line written (the first valid ones)
+// its item, supply warehouse, quantity, price (in cents, sent as exact
+// decimal text) and OL_NUMBER.
+func newOrderWriteArgs(args []any, oid int32, in *tpcc.NewOrderInput, prices []int64, valid int) []any {
 	args = append(args, sql.Named("o", oid), sql.Named("w", in.WID), sql.Named("d", in.DID), sql.Named("c", in.CID),
 		sql.Named("n", int32(len(in.Lines))), sql.Named("all_local", allLocal(in)))
-	for k, l := range in.Lines {
+	for k, l := range in.Lines[:valid] {
 		args = append(args, sql.Named(lineParam('i', k+1), l.ItemID), sql.Named(lineParam('s', k+1), l.SupplyWID),
-			sql.Named(lineParam('q', k+1), l.Quantity), sql.Named(lineParam('p', k+1), gomssql.VarChar(centsText(prices[k]))))
+			sql.Named(lineParam('q', k+1), l.Quantity), sql.Named(lineParam('p', k+1), gomssql.VarChar(centsText(prices[k]))),
+			sql.Named(lineParam('n', k+1), l.Number))
 	}
 	return args
 }
@@ -146,24 +150,25 @@ func orderTotal(sumCents int64, disc, wTax, dTax float64) float64 {
 	return float64(c) / 100
 }
 
+// NewOrder reads the items of all lines at once, then writes every valid
+// line (the lines before an unused item, which sorts last); an unused item
+// rolls all of it back afterwards (2.4.2.3).
 func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	*out = tpcc.NewOrderResult{}
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	n := len(in.Lines)
 	tx, err := e.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	w, d := sql.Named("w", in.WID), sql.Named("d", in.DID)
-	var wTax, dTax, disc float64
 	var oid int32
-	var last, credit string
-	if err := tx.QueryRowContext(ctx, sqlNOWarehouse, w).Scan(&wTax); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlNOWarehouse, w).Scan(&out.WTax); err != nil {
 		return abort(tx, err)
 	}
-	if err := tx.QueryRowContext(ctx, sqlNODistrict, w, d).Scan(&dTax, &oid); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlNODistrict, w, d).Scan(&out.DTax, &oid); err != nil {
 		return abort(tx, err)
 	}
-	if err := tx.QueryRowContext(ctx, sqlNOCustomer, w, d, sql.Named("c", in.CID)).Scan(&disc, &last, &credit); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlNOCustomer, w, d, sql.Named("c", in.CID)).Scan(&out.Discount, &out.CLast, &out.Credit); err != nil {
 		return abort(tx, err)
 	}
 
@@ -172,9 +177,9 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		args = append(args, sql.Named(lineParam('i', k+1), l.ItemID))
 	}
 	if cap(e.prices) < n {
-		e.prices, e.found = make([]int64, n), make([]bool, n)
+		e.prices, e.found, e.names, e.iData = make([]int64, n), make([]bool, n), make([]string, n), make([]string, n)
 	}
-	prices, found := e.prices[:n], e.found[:n]
+	prices, found, names, iData := e.prices[:n], e.found[:n], e.names[:n], e.iData[:n]
 	clear(found)
 	rows, err := tx.QueryContext(ctx, itemsSQL(n), args...)
 	if err != nil {
@@ -190,7 +195,7 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		}
 		for k, l := range in.Lines {
 			if l.ItemID == id {
-				prices[k], found[k] = cents(price), true
+				prices[k], found[k], names[k], iData[k] = cents(price), true, name, data
 			}
 		}
 	}
@@ -200,46 +205,82 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	if err := rows.Err(); err != nil {
 		return abort(tx, err)
 	}
-	for _, ok := range found {
-		if !ok { // the simulated user error of clause 2.4.2.3: an unused item
-			if err := tx.Rollback(); err != nil {
-				return err
-			}
-			out.RolledBack = true
-			return nil
+	valid := n
+	for k, ok := range found {
+		if !ok {
+			valid = min(valid, k)
 		}
 	}
 
-	args = newOrderWriteArgs(args[:0], oid, in, prices)
+	args = newOrderWriteArgs(args[:0], oid, in, prices, valid)
 	e.args = args
 	var sum int64
-	for k, l := range in.Lines {
-		sum += int64(l.Quantity) * prices[k]
+	for k, l := range in.Lines[:valid] {
+		amount := int64(l.Quantity) * prices[k]
+		sum += amount
+		out.Lines = append(out.Lines, tpcc.NewOrderLine{ItemName: names[k], Price: float64(prices[k]) / 100, Amount: float64(amount) / 100})
 	}
-	if _, err := tx.ExecContext(ctx, newOrderWriteSQL(int(in.DID), n), args...); err != nil {
+	if err := e.writeLines(ctx, tx, newOrderWriteSQL(int(in.DID), valid), args, iData, out); err != nil {
 		return abort(tx, err)
+	}
+	if valid < n { // the simulated user error of clause 2.4.2.3: every valid item was processed, now undo it
+		if err := tx.Rollback(); err != nil {
+			return err
+		}
+		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
+		return nil
 	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
 	out.OID = oid
-	out.Total = orderTotal(sum, disc, wTax, dTax)
+	out.Total = orderTotal(sum, out.Discount, out.WTax, out.DTax)
 	return nil
+}
+
+// writeLines runs the write batch and reads each line's S_QUANTITY and
+// S_DATA (one result set per line) into out's lines.
+func (e *stmtExec) writeLines(ctx context.Context, tx *sql.Tx, batch string, args []any, iData []string, out *tpcc.NewOrderResult) error {
+	rows, err := tx.QueryContext(ctx, batch, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for k := range out.Lines {
+		if k > 0 && !rows.NextResultSet() {
+			return fmt.Errorf("new order write batch: no result for line %d: %w", k+1, errors.Join(rows.Err(), sql.ErrNoRows))
+		}
+		if !rows.Next() {
+			return fmt.Errorf("new order write batch: no stock row for line %d: %w", k+1, errors.Join(rows.Err(), sql.ErrNoRows))
+		}
+		var sData string
+		if err := rows.Scan(&out.Lines[k].StockQty, &sData); err != nil {
+			return err
+		}
+		out.Lines[k].BrandGeneric = tpcc.Brand(iData[k], sData)
+	}
+	return rows.Close()
 }
 
 // sqlAmount is the payment amount, sent as exact decimal text.
 const sqlAmount = "CAST(@amount AS numeric(6,2))"
 
 var (
-	sqlPayWarehouse = `UPDATE dbo.warehouse SET w_ytd = w_ytd + ` + sqlAmount + ` OUTPUT inserted.w_name WHERE w_id = @w`
-	sqlPayDistrict  = `UPDATE dbo.district SET d_ytd = d_ytd + ` + sqlAmount + ` OUTPUT inserted.d_name WHERE d_w_id = @w AND d_id = @d`
-	sqlByName       = `SELECT c_id FROM dbo.customer WHERE c_w_id = @w AND c_d_id = @d AND c_last = @last ORDER BY c_first, c_id`
-	sqlPayCustomer  = `UPDATE dbo.customer SET
+	sqlPayWarehouse = `UPDATE dbo.warehouse SET w_ytd = w_ytd + ` + sqlAmount + `
+  OUTPUT inserted.w_name, inserted.w_street_1, inserted.w_street_2, inserted.w_city, inserted.w_state, inserted.w_zip WHERE w_id = @w`
+	sqlPayDistrict = `UPDATE dbo.district SET d_ytd = d_ytd + ` + sqlAmount + `
+  OUTPUT inserted.d_name, inserted.d_street_1, inserted.d_street_2, inserted.d_city, inserted.d_state, inserted.d_zip
+  WHERE d_w_id = @w AND d_id = @d`
+	sqlByName      = `SELECT c_id FROM dbo.customer WHERE c_w_id = @w AND c_d_id = @d AND c_last = @last ORDER BY c_first, c_id`
+	sqlPayCustomer = `UPDATE dbo.customer SET
     c_ytd_payment = c_ytd_payment + ` + sqlAmount + `,
     c_payment_cnt = c_payment_cnt + 1,
     c_data = CASE WHEN c_credit = 'BC' THEN LEFT(` + bcPrefix("@d", "@w", sqlAmount) + ` + c_data, 500) ELSE c_data END,
     c_balance = c_balance - ` + sqlAmount + `
-  OUTPUT CAST(inserted.c_balance AS float)
+  OUTPUT CAST(inserted.c_balance AS float), inserted.c_first, inserted.c_middle, inserted.c_last, inserted.c_street_1,
+    inserted.c_street_2, inserted.c_city, inserted.c_state, inserted.c_zip, inserted.c_phone, inserted.c_credit,
+    CAST(inserted.c_credit_lim AS float), CAST(inserted.c_discount AS float),
+    CASE WHEN inserted.c_credit = 'BC' THEN LEFT(inserted.c_data, 200) ELSE '' END
   WHERE c_w_id = @cw AND c_d_id = @cd AND c_id = @c`
 	sqlPayHistory = `INSERT INTO dbo.history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
   VALUES (@c, @cd, @cw, @d, @w, GETDATE(), ` + sqlAmount + `, @h_data)`
@@ -283,10 +324,11 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		return err
 	}
 	var wName, dName string
-	if err := tx.QueryRowContext(ctx, sqlPayWarehouse, amount, w).Scan(&wName); err != nil {
+	wa, da := &out.Warehouse, &out.District
+	if err := tx.QueryRowContext(ctx, sqlPayWarehouse, amount, w).Scan(&wName, &wa.Street1, &wa.Street2, &wa.City, &wa.State, &wa.Zip); err != nil {
 		return abort(tx, err)
 	}
-	if err := tx.QueryRowContext(ctx, sqlPayDistrict, amount, w, d).Scan(&dName); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlPayDistrict, amount, w, d).Scan(&dName, &da.Street1, &da.Street2, &da.City, &da.State, &da.Zip); err != nil {
 		return abort(tx, err)
 	}
 	cid := in.CID
@@ -296,7 +338,9 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		}
 	}
 	cw, cd, c := sql.Named("cw", in.CWID), sql.Named("cd", in.CDID), sql.Named("c", cid)
-	if err := tx.QueryRowContext(ctx, sqlPayCustomer, amount, w, d, cw, cd, c).Scan(&out.Balance); err != nil {
+	ca := &out.Customer
+	if err := tx.QueryRowContext(ctx, sqlPayCustomer, amount, w, d, cw, cd, c).Scan(&out.Balance, &out.First, &out.Middle, &out.Last,
+		&ca.Street1, &ca.Street2, &ca.City, &ca.State, &ca.Zip, &out.Phone, &out.Credit, &out.CreditLim, &out.Discount, &out.Data); err != nil {
 		return abort(tx, err)
 	}
 	if _, err := tx.ExecContext(ctx, sqlPayHistory, amount, w, d, cw, cd, c,
@@ -313,10 +357,11 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 const (
 	sqlOSCustomer = `SELECT CAST(c_balance AS float), c_first, c_middle, c_last FROM dbo.customer
   WHERE c_w_id = @w AND c_d_id = @d AND c_id = @c`
-	sqlOSOrder = `SELECT TOP (1) o_id, o_entry_d, o_carrier_id FROM dbo.orders
+	sqlOSOrder = `SELECT TOP (1) o_id, o_entry_d, ISNULL(o_carrier_id, 0) FROM dbo.orders
   WHERE o_w_id = @w AND o_d_id = @d AND o_c_id = @c ORDER BY o_id DESC`
-	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, CAST(ol_amount AS float), ol_delivery_d FROM dbo.order_line
-  WHERE ol_w_id = @w AND ol_d_id = @d AND ol_o_id = @o`
+	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, CAST(ol_amount AS float),
+    CASE WHEN ol_delivery_d IS NULL THEN 0 ELSE 1 END FROM dbo.order_line
+  WHERE ol_w_id = @w AND ol_d_id = @d AND ol_o_id = @o ORDER BY ol_number`
 )
 
 func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
@@ -332,14 +377,12 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 		}
 	}
 	c := sql.Named("c", cid)
-	var first, mid, last string
-	if err := tx.QueryRowContext(ctx, sqlOSCustomer, w, d, c).Scan(&out.Balance, &first, &mid, &last); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlOSCustomer, w, d, c).Scan(&out.Balance, &out.First, &out.Middle, &out.Last); err != nil {
 		return abort(tx, err)
 	}
 	var entry sql.NullTime
-	var carrier sql.NullInt32
-	out.OID, out.Lines = 0, 0
-	err = tx.QueryRowContext(ctx, sqlOSOrder, w, d, c).Scan(&out.OID, &entry, &carrier)
+	out.OID, out.Carrier = 0, 0
+	err = tx.QueryRowContext(ctx, sqlOSOrder, w, d, c).Scan(&out.OID, &entry, &out.Carrier)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // no order: o_id 0, as the procedure reports
 		return abort(tx, err)
 	}
@@ -347,20 +390,11 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err != nil {
 		return abort(tx, err)
 	}
-	for rows.Next() {
-		var item, supply, qty int32
-		var amount float64
-		var delivered sql.NullTime
-		if err := rows.Scan(&item, &supply, &qty, &amount, &delivered); err != nil {
-			rows.Close()
-			return abort(tx, err)
-		}
-		out.Lines++
+	err = engine.ScanOrderStatusLines(rows, out)
+	if cerr := rows.Close(); err == nil {
+		err = cerr
 	}
-	if err := rows.Close(); err != nil {
-		return abort(tx, err)
-	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return abort(tx, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -424,9 +458,10 @@ const (
     AND s.s_quantity < @threshold`
 )
 
+// StockLevel runs at read committed, all clause 2.8.2.3 asks.
 func (e *stmtExec) StockLevel(ctx context.Context, in *tpcc.StockLevelInput, out *tpcc.StockLevelResult) error {
 	w, d := sql.Named("w", in.WID), sql.Named("d", in.DID)
-	tx, err := e.conn.BeginTx(ctx, nil)
+	tx, err := e.conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return err
 	}
@@ -450,7 +485,8 @@ func statementTexts(all bool) map[string]string {
 		"payment/history": sqlPayHistory, "by_name": sqlByName,
 		"order_status/customer": sqlOSCustomer, "order_status/order": sqlOSOrder, "order_status/lines": sqlOSLines,
 		"delivery/oldest": sqlDeliveryOldest, "delivery/district": sqlDeliveryDistrict,
-		"stock_level/next": sqlSLNext, "stock_level/count": sqlSLCount, "session": sqlSessionSetup,
+		"stock_level/next": sqlSLNext, "stock_level/count": sqlSLCount, "session": sessionSetup(engine.IsolationSpec),
+		"session/read-committed": sessionSetup(engine.IsolationReadCommitted),
 	}
 	if all {
 		for n := tpcc.MinOrderLines; n <= tpcc.MaxOrderLines; n++ {

@@ -15,8 +15,8 @@ import (
 )
 
 // NewExecutor implements engine.DB: a dedicated connection per virtual
-// user, at READ COMMITTED (see the package documentation), with its
-// statements prepared once.
+// user, at REPEATABLE READ (READ COMMITTED with --isolation read-committed;
+// see the package documentation), with its statements prepared once.
 func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor, error) {
 	if mode != engine.Procedures && mode != engine.Statements {
 		return nil, fmt.Errorf("mysql: unknown mode %q", mode)
@@ -25,7 +25,7 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 	if err != nil {
 		return nil, fmt.Errorf("connect virtual user: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+isolationLevel(db.isolation)); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("connect virtual user: %w", err)
 	}
@@ -41,6 +41,17 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 	}
 	return e, nil
 }
+
+// isolationLevel is the InnoDB level an isolation choice runs at.
+func isolationLevel(i engine.Isolation) string {
+	if i.Compliant() {
+		return "REPEATABLE READ"
+	}
+	return "READ COMMITTED"
+}
+
+// SetIsolation implements engine.IsolationSetter.
+func (db *DB) SetIsolation(i engine.Isolation) { db.isolation = i }
 
 // stmts owns the prepared statements of one connection.
 type stmts struct {
@@ -83,7 +94,8 @@ func amount(a float64) string { return strconv.FormatFloat(a, 'f', 2, 64) }
 type procExec struct {
 	stmts
 	newOrder, payment, orderStatus, delivery, stockLevel *sql.Stmt
-	items, supply, qty                                   []byte
+	items, supply, qty, numbers                          []byte
+	screen                                               string
 }
 
 func newProcExec(ctx context.Context, conn *sql.Conn) (*procExec, error) {
@@ -92,7 +104,7 @@ func newProcExec(ctx context.Context, conn *sql.Conn) (*procExec, error) {
 		st **sql.Stmt
 		q  string
 	}{
-		{&e.newOrder, "CALL rs_new_order(?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&e.newOrder, "CALL rs_new_order(?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&e.payment, "CALL rs_payment(?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&e.orderStatus, "CALL rs_order_status(?, ?, ?, ?, ?)"},
 		{&e.delivery, "CALL rs_delivery(?, ?)"},
@@ -123,35 +135,49 @@ func boolInt(b bool) int32 {
 }
 
 func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	e.items, e.supply, e.qty = e.items[:0], e.supply[:0], e.qty[:0]
+	e.items, e.supply, e.qty, e.numbers = e.items[:0], e.supply[:0], e.qty[:0], e.numbers[:0]
 	for i, l := range in.Lines {
 		e.items = appendList(e.items, i, l.ItemID)
 		e.supply = appendList(e.supply, i, l.SupplyWID)
 		e.qty = appendList(e.qty, i, l.Quantity)
+		e.numbers = appendList(e.numbers, i, l.Number)
 	}
-	*out = tpcc.NewOrderResult{}
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	var rb int32
 	err := e.newOrder.QueryRowContext(ctx, in.WID, in.DID, in.CID, boolInt(in.AllLocal), int32(len(in.Lines)),
-		string(e.items), string(e.supply), string(e.qty)).Scan(&out.OID, &out.Total, &rb)
+		string(e.items), string(e.supply), string(e.qty), string(e.numbers)).Scan(&out.OID, &out.Total, &rb, &e.screen)
 	if err != nil {
 		return err
 	}
 	if rb != 0 {
-		*out = tpcc.NewOrderResult{RolledBack: true}
+		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
+		return nil
 	}
-	return nil
+	return out.ParseScreen(e.screen)
 }
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
 	err := e.payment.QueryRowContext(ctx, in.WID, in.DID, in.CWID, in.CDID, in.CID, boolInt(in.ByName), in.CLast,
-		amount(in.Amount)).Scan(&out.CID, &out.Balance)
+		amount(in.Amount)).Scan(engine.PaymentScreen(out)...)
 	return noCustomer(err)
 }
 
 func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
-	err := e.orderStatus.QueryRowContext(ctx, in.WID, in.DID, in.CID, boolInt(in.ByName), in.CLast).
-		Scan(&out.CID, &out.Balance, &out.OID, &out.Lines)
-	return noCustomer(err)
+	rows, err := e.orderStatus.QueryContext(ctx, in.WID, in.DID, in.CID, boolInt(in.ByName), in.CLast)
+	if err != nil {
+		return noCustomer(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return noCustomer(fmt.Errorf("rs_order_status returned no customer row: %w", firstErr(rows.Err(), sql.ErrNoRows)))
+	}
+	if err := rows.Scan(&out.CID, &out.Balance, &out.First, &out.Middle, &out.Last, &out.OID, &out.Carrier); err != nil {
+		return err
+	}
+	if !rows.NextResultSet() {
+		return fmt.Errorf("rs_order_status returned no order lines: %w", firstErr(rows.Err(), sql.ErrNoRows))
+	}
+	return engine.ScanOrderStatusLines(rows, out)
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {

@@ -148,7 +148,7 @@ func deadlock(t testing.TB, db engine.DB) error {
 }
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: deadlock})
+	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: deadlock, Exec: execSQL})
 }
 
 func TestReadMetaWithoutSchema(t *testing.T) {
@@ -307,7 +307,7 @@ func TestConcurrentModes(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("transactions: %v", counts)
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,5 +472,13 @@ func TestExecutorErrors(t *testing.T) {
 				t.Errorf("error on a killed connection %v classified %v, want connection", err, c)
 			}
 		})
+	}
+}
+
+// execSQL runs a data-changing statement for the broken-database checks.
+func execSQL(t testing.TB, db engine.DB, sql string) {
+	t.Helper()
+	if _, err := db.(*mysql.DB).Pool().ExecContext(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }

@@ -21,11 +21,12 @@ var procedureNames = []string{"rs_new_order", "rs_payment", "rs_order_status", "
 // clause 2.4.2.3 is not an SQL error).
 var procedures = []string{
 	`CREATE PROCEDURE rs_new_order(IN p_w INT, IN p_d INT, IN p_c INT, IN p_all_local INT, IN p_n INT,
-  IN p_items VARCHAR(255), IN p_supply VARCHAR(255), IN p_qty VARCHAR(255))
+  IN p_items VARCHAR(255), IN p_supply VARCHAR(255), IN p_qty VARCHAR(255), IN p_numbers VARCHAR(255))
 MODIFIES SQL DATA
 proc: BEGIN
   DECLARE v_w_tax, v_d_tax, v_disc DECIMAL(4,4);
-  DECLARE v_o_id, v_i, v_item, v_supply, v_qty INT;
+  DECLARE v_o_id, v_i, v_item, v_supply, v_qty, v_number, v_squant INT;
+  DECLARE v_lines VARCHAR(2000) DEFAULT '';
   DECLARE v_found INT DEFAULT 1;
   DECLARE v_last VARCHAR(16);
   DECLARE v_credit CHAR(2);
@@ -51,11 +52,13 @@ proc: BEGIN
     SET v_item = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', v_i), ',', -1) AS SIGNED);
     SET v_supply = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', v_i), ',', -1) AS SIGNED);
     SET v_qty = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_qty, ',', v_i), ',', -1) AS SIGNED);
+    SET v_number = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_numbers, ',', v_i), ',', -1) AS SIGNED);
     SET v_found = 1;
     SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = v_item;
     IF v_found = 0 THEN
+      -- the unused item is the last line: every valid item was processed
       ROLLBACK;
-      SELECT 0 AS o_id, 0 AS total, 1 AS rolled_back;
+      SELECT 0 AS o_id, 0 AS total, 1 AS rolled_back, '' AS screen;
       LEAVE proc;
     END IF;
     UPDATE stock SET
@@ -63,17 +66,20 @@ proc: BEGIN
         s_ytd = s_ytd + v_qty, s_order_cnt = s_order_cnt + 1,
         s_remote_cnt = s_remote_cnt + CASE WHEN v_supply <> p_w THEN 1 ELSE 0 END
       WHERE s_i_id = v_item AND s_w_id = v_supply;
-    SELECT s_data, ELT(p_d, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08,
-        s_dist_09, s_dist_10) INTO v_sdata, v_dist FROM stock WHERE s_i_id = v_item AND s_w_id = v_supply;
+    SELECT s_quantity, s_data, ELT(p_d, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08,
+        s_dist_09, s_dist_10) INTO v_squant, v_sdata, v_dist FROM stock WHERE s_i_id = v_item AND s_w_id = v_supply;
     SET v_amount = v_qty * v_price;
     SET v_sum = v_sum + v_amount;
     INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity,
         ol_amount, ol_dist_info)
-      VALUES (v_o_id, p_d, p_w, v_i, v_item, v_supply, NULL, v_qty, v_amount, v_dist);
+      VALUES (v_o_id, p_d, p_w, v_number, v_item, v_supply, NULL, v_qty, v_amount, v_dist);
+    SET v_lines = CONCAT(v_lines, CHAR(30 USING utf8mb4), CONCAT_WS(CHAR(31 USING utf8mb4), v_name, v_squant,
+      IF(LOCATE('ORIGINAL', v_idata) > 0 AND LOCATE('ORIGINAL', v_sdata) > 0, 'B', 'G'), v_price, v_amount));
     SET v_i = v_i + 1;
   END WHILE;
   COMMIT;
-  SELECT v_o_id AS o_id, v_sum * (1 - v_disc) * (1 + v_w_tax + v_d_tax) AS total, 0 AS rolled_back;
+  SELECT v_o_id AS o_id, v_sum * (1 - v_disc) * (1 + v_w_tax + v_d_tax) AS total, 0 AS rolled_back,
+    CONCAT(CONCAT_WS(CHAR(31 USING utf8mb4), v_last, v_credit, v_disc, v_w_tax, v_d_tax), v_lines) AS screen;
 END`,
 
 	`CREATE PROCEDURE rs_payment(IN p_w INT, IN p_d INT, IN p_cw INT, IN p_cd INT, IN p_c INT, IN p_by_name INT,
@@ -83,12 +89,17 @@ BEGIN
   DECLARE v_wname, v_dname VARCHAR(10);
   DECLARE v_c, v_n INT;
   DECLARE v_bal DECIMAL(12,2);
+  DECLARE v_w1, v_w2, v_wcity, v_d1, v_d2, v_dcity VARCHAR(20);
+  DECLARE v_wstate, v_dstate CHAR(2);
+  DECLARE v_wzip, v_dzip CHAR(9);
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
   UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w;
-  SELECT w_name INTO v_wname FROM warehouse WHERE w_id = p_w;
+  SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip INTO v_wname, v_w1, v_w2, v_wcity, v_wstate, v_wzip
+    FROM warehouse WHERE w_id = p_w;
   UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d;
-  SELECT d_name INTO v_dname FROM district WHERE d_w_id = p_w AND d_id = p_d;
+  SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_dname, v_d1, v_d2, v_dcity, v_dstate, v_dzip
+    FROM district WHERE d_w_id = p_w AND d_id = p_d;
   SET v_c = p_c;
   IF p_by_name <> 0 THEN
     SELECT count(*) INTO v_n FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
@@ -105,25 +116,26 @@ BEGIN
         THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', p_d, ' ', p_w, ' ', p_amount, ' | ', c_data), 500)
         ELSE c_data END
     WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c;
-  SELECT c_balance INTO v_bal FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
     VALUES (v_c, p_cd, p_cw, p_d, p_w, NOW(), p_amount, CONCAT(v_wname, '    ', v_dname));
+  -- the output screen: the customer's row as this transaction left it
+  SELECT v_c AS c_id, c_balance, v_w1, v_w2, v_wcity, v_wstate, v_wzip, v_d1, v_d2, v_dcity, v_dstate, v_dzip,
+      c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount,
+      IF(c_credit = 'BC', LEFT(c_data, 200), '')
+    FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c;
   COMMIT;
-  SELECT v_c AS c_id, v_bal AS balance;
 END`,
 
 	`CREATE PROCEDURE rs_order_status(IN p_w INT, IN p_d INT, IN p_c INT, IN p_by_name INT, IN p_last VARCHAR(16))
 READS SQL DATA
 BEGIN
-  DECLARE v_c, v_n, v_o, v_carrier, v_lines INT;
-  DECLARE v_bal, v_amount DECIMAL(12,2);
+  DECLARE v_c, v_n, v_o, v_carrier INT;
+  DECLARE v_bal DECIMAL(12,2);
   DECLARE v_first, v_last VARCHAR(16);
   DECLARE v_middle CHAR(2);
-  DECLARE v_entry, v_delivered DATETIME;
-  DECLARE v_x BIGINT;
+  DECLARE v_entry DATETIME;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-  SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;
-  START TRANSACTION READ ONLY;
+  START TRANSACTION READ ONLY; -- at the session's isolation (REPEATABLE READ: one snapshot)
   SET v_c = p_c;
   IF p_by_name <> 0 THEN
     SELECT count(*) INTO v_n FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_last;
@@ -138,12 +150,11 @@ BEGIN
     FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
   SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier
     FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c ORDER BY o_id DESC LIMIT 1;
-  -- every line is read (item, supply warehouse, quantity, amount, delivery date)
-  SELECT count(*), sum(ol_i_id + ol_supply_w_id + ol_quantity), sum(ol_amount), max(ol_delivery_d)
-    INTO v_lines, v_x, v_amount, v_delivered
-    FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o;
+  -- two result sets: the customer and order, then every line (2.6.2.2)
+  SELECT v_c AS c_id, v_bal AS balance, v_first, v_middle, v_last, COALESCE(v_o, 0) AS o_id, COALESCE(v_carrier, 0) AS carrier;
+  SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d IS NOT NULL
+    FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o ORDER BY ol_number;
   COMMIT;
-  SELECT v_c AS c_id, v_bal AS balance, COALESCE(v_o, 0) AS o_id, v_lines AS line_count;
 END`,
 
 	`CREATE PROCEDURE rs_delivery(IN p_w INT, IN p_carrier INT)

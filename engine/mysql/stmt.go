@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -32,23 +33,27 @@ var (
 	sqlNOItems = `SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (` +
 		repeatJoin(maxLines, func(int) string { return "?" }, ", ") + `)`
 	// locks the stock rows in key order (the lines are sorted by supply warehouse, item)
-	sqlNOStock = `SELECT s_i_id, s_w_id, s_data, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06,
+	sqlNOStock = `SELECT s_i_id, s_w_id, s_quantity, s_data, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06,
  s_dist_07, s_dist_08, s_dist_09, s_dist_10) FROM stock WHERE ` +
 		repeatJoin(maxLines, func(int) string { return "(s_w_id = ? AND s_i_id = ?)" }, " OR ") + ` FOR UPDATE`
+	// one slot per distinct stock row: its new quantity (computed from the
+	// locked row, line after line when an item appears twice), the sum of
+	// the lines' quantities, the number of lines and of remote lines
 	sqlNOUpdStock = `UPDATE stock JOIN (` +
 		repeatJoin(maxLines, func(int) string {
-			return "SELECT CAST(? AS SIGNED) AS i, CAST(? AS SIGNED) AS w, CAST(? AS SIGNED) AS q"
+			return "SELECT CAST(? AS SIGNED) AS i, CAST(? AS SIGNED) AS w, CAST(? AS SIGNED) AS nq, CAST(? AS SIGNED) AS q, " +
+				"CAST(? AS SIGNED) AS c, CAST(? AS SIGNED) AS r"
 		}, " UNION ALL ") + `) v ON s_i_id = v.i AND s_w_id = v.w
- SET s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
-  s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> ? THEN 1 ELSE 0 END`
+ SET s_quantity = v.nq, s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + v.c, s_remote_cnt = s_remote_cnt + v.r`
 	sqlNOInsOrder = `INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
  VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)`
 	sqlNOInsNewOrder = `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)`
 
 	sqlPayWarehouse = `UPDATE warehouse SET w_ytd = w_ytd + CAST(? AS DECIMAL(6,2)) WHERE w_id = ?`
 	sqlPayDistrict  = `UPDATE district SET d_ytd = d_ytd + CAST(? AS DECIMAL(6,2)) WHERE d_w_id = ? AND d_id = ?`
-	sqlPayNames     = `SELECT w_name, d_name FROM warehouse JOIN district ON d_w_id = w_id WHERE w_id = ? AND d_id = ?`
-	sqlByName       = `SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first, c_id`
+	sqlPayNames     = `SELECT w_name, d_name, w_street_1, w_street_2, w_city, w_state, w_zip, d_street_1, d_street_2, d_city, d_state, d_zip
+ FROM warehouse JOIN district ON d_w_id = w_id WHERE w_id = ? AND d_id = ?`
+	sqlByName = `SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first, c_id`
 	// the BC prefix formats the amount as the procedure's DECIMAL(6,2) parameter does
 	sqlPayCustomer = `UPDATE customer SET c_balance = c_balance - CAST(? AS DECIMAL(6,2)),
   c_ytd_payment = c_ytd_payment + CAST(? AS DECIMAL(6,2)), c_payment_cnt = c_payment_cnt + 1,
@@ -56,16 +61,17 @@ var (
     THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', CAST(? AS SIGNED), ' ', CAST(? AS SIGNED), ' ', CAST(? AS DECIMAL(6,2)), ' | ', c_data), 500)
     ELSE c_data END
  WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
-	sqlPayBalance = `SELECT c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
+	sqlPayBalance = `SELECT c_balance, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit,
+ c_credit_lim, c_discount, IF(c_credit = 'BC', LEFT(c_data, 200), '') FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
 	sqlPayHistory = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
  VALUES (?, ?, ?, ?, ?, NOW(), CAST(? AS DECIMAL(6,2)), ?)`
 
-	sqlOSBegin    = `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; START TRANSACTION READ ONLY`
+	sqlOSBegin    = `START TRANSACTION READ ONLY` // at the session's isolation
 	sqlOSCustomer = `SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
-	sqlOSOrder    = `SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?
+	sqlOSOrder    = `SELECT o_id, o_entry_d, COALESCE(o_carrier_id, 0) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?
  ORDER BY o_id DESC LIMIT 1`
-	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
- WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?`
+	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d IS NOT NULL FROM order_line
+ WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ? ORDER BY ol_number`
 
 	// Delivery locks the oldest NEW-ORDER row of each district (a locking
 	// scan that moves past rows a concurrent Delivery deleted), then
@@ -120,11 +126,14 @@ type stmtExec struct {
 
 // lineState is what New-Order learns about one line.
 type lineState struct {
-	price    int64 // cents
-	found    bool
-	dist     string
-	locked   bool
-	itemName string
+	price       int64 // cents
+	found       bool
+	dist        string
+	locked      bool
+	itemName    string
+	iData       string
+	sData       string
+	qty, newQty int32 // S_QUANTITY before and after this line
 }
 
 func newStmtExec(ctx context.Context, conn *sql.Conn) (*stmtExec, error) {
@@ -188,8 +197,12 @@ func units(s string, scale int) (int64, error) {
 	return v, nil
 }
 
+// NewOrder reads the items and locks the stock rows of all lines at once,
+// then processes every valid line (stock, order, new-order, order lines);
+// an unused item number (the last line) rolls all of it back afterwards
+// (2.4.2.3).
 func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	*out = tpcc.NewOrderResult{}
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	n := len(in.Lines)
 	if n == 0 || n > maxLines {
 		return fmt.Errorf("new order with %d lines", n)
@@ -200,9 +213,9 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	if _, err := e.noUpdDistrict.ExecContext(ctx, in.WID, in.DID); err != nil {
 		return e.abort(ctx, err)
 	}
-	var wTaxS, dTaxS, discS, last, credit string
+	var wTaxS, dTaxS, discS string
 	var oid int32
-	if err := e.noInfo.QueryRowContext(ctx, in.WID, in.DID, in.CID).Scan(&wTaxS, &dTaxS, &oid, &discS, &last, &credit); err != nil {
+	if err := e.noInfo.QueryRowContext(ctx, in.WID, in.DID, in.CID).Scan(&wTaxS, &dTaxS, &oid, &discS, &out.CLast, &out.Credit); err != nil {
 		return e.abort(ctx, err)
 	}
 	wTax, err1 := units(wTaxS, 4)
@@ -225,35 +238,23 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	if err := e.scanItems(ctx, args, in, lines); err != nil {
 		return e.abort(ctx, err)
 	}
-	for _, l := range lines {
-		if !l.found { // the simulated user error: an unused item number
-			if _, err := e.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-				return err
-			}
-			out.RolledBack = true
-			return nil
+	valid := n // the lines before the unused item, which sorts last
+	for i, l := range lines {
+		if !l.found {
+			valid = min(valid, i)
 		}
 	}
 
-	// stock: lock all rows, then update them in one statement
+	// stock: lock all rows, then update each distinct row once
 	args = append(args[:0], in.DID)
 	for i := range maxLines {
 		l := in.Lines[min(i, n-1)]
 		args = append(args, l.SupplyWID, l.ItemID)
 	}
-	if err := e.scanStock(ctx, args, in, lines); err != nil {
+	if err := e.scanStock(ctx, args, in, lines[:valid]); err != nil {
 		return e.abort(ctx, err)
 	}
-	args = args[:0]
-	for i := range maxLines {
-		if i < n {
-			l := in.Lines[i]
-			args = append(args, l.ItemID, l.SupplyWID, l.Quantity)
-		} else {
-			args = append(args, 0, 0, 0)
-		}
-	}
-	args = append(args, in.WID)
+	args = stockUpdates(args[:0], in, lines[:valid])
 	if _, err := e.noUpdStock.ExecContext(ctx, args...); err != nil {
 		return e.abort(ctx, err)
 	}
@@ -264,33 +265,94 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	if _, err := e.noInsNewOrder.ExecContext(ctx, oid, in.DID, in.WID); err != nil {
 		return e.abort(ctx, err)
 	}
-	ins := e.noInsLines[n]
-	if ins == nil {
-		st, err := e.prepare(ctx, sqlNOInsLines(n))
-		if err != nil {
+	var sum int64 // cents
+	if valid > 0 {
+		ins := e.noInsLines[valid]
+		if ins == nil {
+			st, err := e.prepare(ctx, sqlNOInsLines(valid))
+			if err != nil {
+				return e.abort(ctx, err)
+			}
+			e.noInsLines[valid], ins = st, st
+		}
+		args = args[:0]
+		for i, l := range in.Lines[:valid] {
+			amt := int64(l.Quantity) * lines[i].price
+			sum += amt
+			args = append(args, oid, in.DID, in.WID, l.Number, l.ItemID, l.SupplyWID, l.Quantity,
+				strconv.FormatInt(amt/100, 10)+"."+twoDigits(amt%100), lines[i].dist)
+			out.Lines = append(out.Lines, tpcc.NewOrderLine{ItemName: lines[i].itemName, StockQty: lines[i].newQty,
+				BrandGeneric: tpcc.Brand(lines[i].iData, lines[i].sData), Price: float64(lines[i].price) / 100, Amount: float64(amt) / 100})
+		}
+		if _, err := ins.ExecContext(ctx, args...); err != nil {
 			return e.abort(ctx, err)
 		}
-		e.noInsLines[n], ins = st, st
-	}
-	args = args[:0]
-	var sum int64 // cents
-	for i, l := range in.Lines {
-		amt := int64(l.Quantity) * lines[i].price
-		sum += amt
-		args = append(args, oid, in.DID, in.WID, int32(i+1), l.ItemID, l.SupplyWID, l.Quantity,
-			strconv.FormatInt(amt/100, 10)+"."+twoDigits(amt%100), lines[i].dist)
 	}
 	e.args = args
-	if _, err := ins.ExecContext(ctx, args...); err != nil {
-		return e.abort(ctx, err)
+	if valid < n { // the simulated user error: every valid item was processed, now roll back
+		if _, err := e.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			return err
+		}
+		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
+		return nil
 	}
 	if err := e.commit(ctx); err != nil {
 		return e.abort(ctx, err)
 	}
 	out.OID = oid
+	out.WTax, out.DTax, out.Discount = float64(wTax)/1e4, float64(dTax)/1e4, float64(disc)/1e4
 	// exact: cents x (1 - disc) x (1 + taxes) in units of 10^-10, then one rounding
 	out.Total = float64(sum*(10000-disc)*(10000+wTax+dTax)) / 1e10
 	return nil
+}
+
+// stockUpdates computes, line after line, each line's new S_QUANTITY from
+// the locked rows (an item twice in one order sees the first line's
+// update) and appends the slots of sqlNOUpdStock: one per distinct stock
+// row, padded with rows that match nothing.
+func stockUpdates(args []any, in *tpcc.NewOrderInput, lines []lineState) []any {
+	for i := range lines {
+		q := lines[i].qty
+		if j := previousLine(in, i); j >= 0 {
+			q = lines[j].newQty
+		}
+		lines[i].newQty = tpcc.NewStockQuantity(q, in.Lines[i].Quantity)
+	}
+	slots := 0
+	for i := range lines {
+		l := in.Lines[i]
+		if previousLine(in, i) >= 0 {
+			continue // the row's slot is written with its first line
+		}
+		var newQty, total, count, remote int32
+		for j := i; j < len(lines); j++ {
+			if m := in.Lines[j]; m.ItemID == l.ItemID && m.SupplyWID == l.SupplyWID {
+				newQty = lines[j].newQty
+				total += m.Quantity
+				count++
+				if m.SupplyWID != in.WID {
+					remote++
+				}
+			}
+		}
+		args = append(args, l.ItemID, l.SupplyWID, newQty, total, count, remote)
+		slots++
+	}
+	for ; slots < maxLines; slots++ {
+		args = append(args, 0, 0, 0, 0, 0, 0)
+	}
+	return args
+}
+
+// previousLine is the index of the last line before i with the same item
+// and supply warehouse, or -1.
+func previousLine(in *tpcc.NewOrderInput, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if in.Lines[j].ItemID == in.Lines[i].ItemID && in.Lines[j].SupplyWID == in.Lines[i].SupplyWID {
+			return j
+		}
+	}
+	return -1
 }
 
 func twoDigits(c int64) string {
@@ -327,7 +389,7 @@ func (e *stmtExec) scanItems(ctx context.Context, args []any, in *tpcc.NewOrderI
 		}
 		for i, l := range in.Lines {
 			if l.ItemID == id {
-				lines[i].price, lines[i].found, lines[i].itemName = p, true, name
+				lines[i].price, lines[i].found, lines[i].itemName, lines[i].iData = p, true, name, data
 			}
 		}
 	}
@@ -340,15 +402,15 @@ func (e *stmtExec) scanStock(ctx context.Context, args []any, in *tpcc.NewOrderI
 		return err
 	}
 	defer rows.Close()
-	var item, w int32
+	var item, w, qty int32
 	var data, dist string
 	for rows.Next() {
-		if err := rows.Scan(&item, &w, &data, &dist); err != nil {
+		if err := rows.Scan(&item, &w, &qty, &data, &dist); err != nil {
 			return err
 		}
-		for i, l := range in.Lines {
+		for i, l := range in.Lines[:len(lines)] {
 			if l.ItemID == item && l.SupplyWID == w {
-				lines[i].dist, lines[i].locked = dist, true
+				lines[i].dist, lines[i].locked, lines[i].qty, lines[i].sData = dist, true, qty, data
 			}
 		}
 	}
@@ -400,7 +462,9 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		return e.abort(ctx, err)
 	}
 	var wName, dName string
-	if err := e.payNames.QueryRowContext(ctx, in.WID, in.DID).Scan(&wName, &dName); err != nil {
+	w, d := &out.Warehouse, &out.District
+	if err := e.payNames.QueryRowContext(ctx, in.WID, in.DID).Scan(&wName, &dName, &w.Street1, &w.Street2, &w.City, &w.State, &w.Zip,
+		&d.Street1, &d.Street2, &d.City, &d.State, &d.Zip); err != nil {
 		return e.abort(ctx, err)
 	}
 	cid := in.CID
@@ -413,7 +477,9 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 	if _, err := e.payCustomer.ExecContext(ctx, amt, amt, in.DID, in.WID, amt, in.CWID, in.CDID, cid); err != nil {
 		return e.abort(ctx, err)
 	}
-	if err := e.payBalance.QueryRowContext(ctx, in.CWID, in.CDID, cid).Scan(&out.Balance); err != nil {
+	c := &out.Customer
+	if err := e.payBalance.QueryRowContext(ctx, in.CWID, in.CDID, cid).Scan(&out.Balance, &out.First, &out.Middle, &out.Last,
+		&c.Street1, &c.Street2, &c.City, &c.State, &c.Zip, &out.Phone, &out.Credit, &out.CreditLim, &out.Discount, &out.Data); err != nil {
 		return e.abort(ctx, err)
 	}
 	if _, err := e.payHist.ExecContext(ctx, cid, in.CDID, in.CWID, in.DID, in.WID, amt, wName+"    "+dName); err != nil {
@@ -437,35 +503,22 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 			return e.abort(ctx, err)
 		}
 	}
-	var first, middle, last string
-	if err := e.osCustomer.QueryRowContext(ctx, in.WID, in.DID, cid).Scan(&out.Balance, &first, &middle, &last); err != nil {
+	if err := e.osCustomer.QueryRowContext(ctx, in.WID, in.DID, cid).Scan(&out.Balance, &out.First, &out.Middle, &out.Last); err != nil {
 		return e.abort(ctx, err)
 	}
 	var entry sql.NullTime
-	var carrier sql.NullInt32
-	if err := e.osOrder.QueryRowContext(ctx, in.WID, in.DID, cid).Scan(&out.OID, &entry, &carrier); err != nil {
+	if err := e.osOrder.QueryRowContext(ctx, in.WID, in.DID, cid).Scan(&out.OID, &entry, &out.Carrier); err != nil {
 		return e.abort(ctx, err)
 	}
 	rows, err := e.osLines.QueryContext(ctx, in.WID, in.DID, out.OID)
 	if err != nil {
 		return e.abort(ctx, err)
 	}
-	out.Lines = 0
-	var item, supply, qty int32
-	var amt string
-	var delivered sql.NullTime
-	for rows.Next() {
-		if err := rows.Scan(&item, &supply, &qty, &amt, &delivered); err != nil {
-			rows.Close()
-			return e.abort(ctx, err)
-		}
-		out.Lines++
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
+	err = engine.ScanOrderStatusLines(rows, out)
+	rows.Close()
+	if err != nil {
 		return e.abort(ctx, err)
 	}
-	rows.Close()
 	if err := e.commit(ctx); err != nil {
 		return e.abort(ctx, err)
 	}

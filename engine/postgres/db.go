@@ -24,6 +24,8 @@ type DB struct {
 	pool     *pgxpool.Pool
 	dbname   string
 	poolSize int32
+	// isolation is what executors opened from now on run at.
+	isolation engine.Isolation
 }
 
 // Open connects to dsn with a pool of up to poolSize connections (loaders,

@@ -26,7 +26,8 @@ type procExec struct {
 	buf    []byte   // parameter text
 	ends   []int    // end of each parameter in buf
 	params [][]byte // views of buf
-	row    [4]int64 // the result row, decoded; float8 columns as bits
+	row    [5]int64 // the result row, decoded; float8 columns as bits
+	screen string   // the result row's text column (the output screen)
 
 	// watched is the context whose cancellation interrupts the connection
 	// (stopWatch undoes that): registered once per context rather than
@@ -40,16 +41,16 @@ type procExec struct {
 // columns, checked when it is prepared.
 type procCall struct {
 	name, sql string
-	cols      []uint32 // pgtype OIDs: Int4OID or Float8OID
+	cols      []uint32 // pgtype OIDs: Int4OID, Float8OID or TextOID (at most one)
 }
 
 var (
-	callNewOrder = procCall{"rs_call_new_order", "SELECT out_o_id, out_total::float8 FROM rs_new_order($1, $2, $3, $4, $5, $6, $7)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID}}
-	callPayment = procCall{"rs_call_payment", "SELECT out_c_id, out_balance::float8 FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID}}
-	callOrderStatus = procCall{"rs_call_order_status", "SELECT out_c_id, out_balance::float8, out_o_id, out_lines FROM rs_order_status($1, $2, $3, $4, $5)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.Int4OID, pgtype.Int4OID}}
+	callNewOrder = procCall{"rs_call_new_order", "SELECT out_o_id, out_total, out_screen FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
+		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID}}
+	callPayment = procCall{"rs_call_payment", "SELECT out_c_id, out_balance, out_screen FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
+		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID}}
+	callOrderStatus = procCall{"rs_call_order_status", "SELECT out_c_id, out_balance, out_o_id, out_carrier, out_screen FROM rs_order_status($1, $2, $3, $4, $5)",
+		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.Int4OID, pgtype.Int4OID, pgtype.TextOID}}
 	callDelivery = procCall{"rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
 		[]uint32{pgtype.Int4OID, pgtype.Int4OID}}
 	callStockLevel = procCall{"rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
@@ -190,6 +191,8 @@ func (e *procExec) decode(c *procCall, vals [][]byte) error {
 			e.row[i] = int64(int32(binary.BigEndian.Uint32(v)))
 		case c.cols[i] == pgtype.Float8OID && len(v) == 8:
 			e.row[i] = int64(binary.BigEndian.Uint64(v))
+		case c.cols[i] == pgtype.TextOID:
+			e.screen = string(v)
 		default:
 			return fmt.Errorf("%s: column %d has %d bytes", c.name, i+1, len(v))
 		}
@@ -201,7 +204,6 @@ func (e *procExec) int32At(i int) int32     { return int32(e.row[i]) }
 func (e *procExec) float64At(i int) float64 { return math.Float64frombits(uint64(e.row[i])) }
 
 func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	*out = tpcc.NewOrderResult{}
 	allLocal := int32(0)
 	if in.AllLocal {
 		allLocal = 1
@@ -214,6 +216,9 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.ItemID })
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.SupplyWID })
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.Quantity })
+	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.Number })
+	lines := out.Lines[:0]
+	*out = tpcc.NewOrderResult{Lines: lines}
 	err := e.call(ctx, &callNewOrder)
 	if isCode(err, invalidItemCode) {
 		out.RolledBack = true
@@ -223,7 +228,7 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		return err
 	}
 	out.OID, out.Total = e.int32At(0), e.float64At(1)
-	return nil
+	return out.ParseScreen(e.screen)
 }
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
@@ -240,7 +245,7 @@ func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		return err
 	}
 	out.CID, out.Balance = e.int32At(0), e.float64At(1)
-	return nil
+	return out.ParseScreen(e.screen)
 }
 
 func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
@@ -253,8 +258,8 @@ func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err := e.call(ctx, &callOrderStatus); err != nil {
 		return err
 	}
-	out.CID, out.Balance, out.OID, out.Lines = e.int32At(0), e.float64At(1), e.int32At(2), e.int32At(3)
-	return nil
+	out.CID, out.Balance, out.OID, out.Carrier = e.int32At(0), e.float64At(1), e.int32At(2), e.int32At(3)
+	return out.ParseScreen(e.screen)
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {

@@ -12,13 +12,23 @@ const invalidItemCode = "RS001"
 // procedures are the five transactions in PL/pgSQL, one round trip each.
 // They mirror the statements of stmt.go line for line.
 var procedures = []string{
-	`CREATE OR REPLACE FUNCTION rs_new_order(p_w int, p_d int, p_c int, p_all_local int,
-  p_items int[], p_supply int[], p_qty int[])
-RETURNS TABLE (out_o_id int, out_total numeric) LANGUAGE plpgsql AS $$
+	`DROP FUNCTION IF EXISTS rs_new_order(int, int, int, int, int[], int[], int[])`,
+	`DROP FUNCTION IF EXISTS rs_new_order(int, int, int, int, int[], int[], int[], int[])`,
+	`DROP FUNCTION IF EXISTS rs_payment(int, int, int, int, int, bool, varchar, numeric)`,
+	`DROP FUNCTION IF EXISTS rs_order_status(int, int, int, bool, varchar)`,
+	`DROP FUNCTION IF EXISTS rs_delivery(int, int)`,
+
+	// The lines come sorted by (supply warehouse, item) so concurrent orders
+	// lock stock rows in one order; p_numbers keeps each line's OL_NUMBER as
+	// drawn. An unused item raises RS001 after every valid item before it
+	// was processed (2.4.2.3); the whole call is rolled back.
+	`CREATE FUNCTION rs_new_order(p_w int, p_d int, p_c int, p_all_local int,
+  p_items int[], p_supply int[], p_qty int[], p_numbers int[])
+RETURNS TABLE (out_o_id int, out_total float8, out_screen text) LANGUAGE plpgsql AS $$
 DECLARE
   v_w_tax numeric; v_d_tax numeric; v_o_id int; v_disc numeric; v_last varchar; v_credit char(2);
-  v_price numeric; v_name varchar; v_idata varchar; v_sdata varchar; v_dist char(24);
-  v_amount numeric; v_sum numeric := 0; n int := cardinality(p_items);
+  v_price numeric; v_name varchar; v_idata varchar; v_sdata varchar; v_dist char(24); v_squant int;
+  v_amount numeric; v_sum numeric := 0; n int := cardinality(p_items); v_lines text := '';
 BEGIN
   SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
   UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
@@ -38,26 +48,29 @@ BEGIN
         s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
         s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] <> p_w THEN 1 ELSE 0 END
       WHERE s_i_id = p_items[i] AND s_w_id = p_supply[i]
-      RETURNING s_data, CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
+      RETURNING s_quantity, s_data, CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
         WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-        ELSE s_dist_10 END INTO v_sdata, v_dist;
+        ELSE s_dist_10 END INTO v_squant, v_sdata, v_dist;
     v_amount := p_qty[i] * v_price;
     v_sum := v_sum + v_amount;
     INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-      VALUES (v_o_id, p_d, p_w, i, p_items[i], p_supply[i], NULL, p_qty[i], v_amount, v_dist);
+      VALUES (v_o_id, p_d, p_w, p_numbers[i], p_items[i], p_supply[i], NULL, p_qty[i], v_amount, v_dist);
+    v_lines := v_lines || chr(30) || concat_ws(chr(31), v_name, v_squant,
+      CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0 THEN 'B' ELSE 'G' END, v_price, v_amount);
   END LOOP;
   out_o_id := v_o_id;
   out_total := round(v_sum * (1 - v_disc) * (1 + v_w_tax + v_d_tax), 2);
+  out_screen := concat_ws(chr(31), v_last, v_credit, v_disc, v_w_tax, v_d_tax) || v_lines;
   RETURN NEXT;
 END $$`,
 
-	`CREATE OR REPLACE FUNCTION rs_payment(p_w int, p_d int, p_cw int, p_cd int, p_c int, p_by_name bool,
+	`CREATE FUNCTION rs_payment(p_w int, p_d int, p_cw int, p_cd int, p_c int, p_by_name bool,
   p_last varchar, p_amount numeric)
-RETURNS TABLE (out_c_id int, out_balance numeric) LANGUAGE plpgsql AS $$
-DECLARE v_wname varchar; v_dname varchar; v_c int := p_c; v_bal numeric;
+RETURNS TABLE (out_c_id int, out_balance float8, out_screen text) LANGUAGE plpgsql AS $$
+DECLARE v_w warehouse%ROWTYPE; v_d district%ROWTYPE; v_cu customer%ROWTYPE; v_c int := p_c;
 BEGIN
-  UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w RETURNING w_name INTO v_wname;
-  UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d RETURNING d_name INTO v_dname;
+  UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w RETURNING * INTO v_w;
+  UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d RETURNING * INTO v_d;
   IF p_by_name THEN
     SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO v_c
       FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
@@ -70,17 +83,23 @@ BEGIN
       c_data = CASE WHEN c_credit = 'BC'
         THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' || p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500)
         ELSE c_data END
-    WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING c_balance INTO v_bal;
+    WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING * INTO v_cu;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (v_c, p_cd, p_cw, p_d, p_w, localtimestamp, p_amount, v_wname || '    ' || v_dname);
-  out_c_id := v_c; out_balance := v_bal;
+    VALUES (v_c, p_cd, p_cw, p_d, p_w, localtimestamp, p_amount, v_w.w_name || '    ' || v_d.d_name);
+  out_c_id := v_c; out_balance := v_cu.c_balance;
+  out_screen := concat_ws(chr(31), v_w.w_street_1, v_w.w_street_2, v_w.w_city, v_w.w_state, v_w.w_zip,
+    v_d.d_street_1, v_d.d_street_2, v_d.d_city, v_d.d_state, v_d.d_zip,
+    v_cu.c_first, v_cu.c_middle, v_cu.c_last, v_cu.c_street_1, v_cu.c_street_2, v_cu.c_city, v_cu.c_state, v_cu.c_zip,
+    v_cu.c_phone, v_cu.c_credit, v_cu.c_credit_lim, v_cu.c_discount,
+    CASE WHEN v_cu.c_credit = 'BC' THEN left(v_cu.c_data, 200) ELSE '' END);
   RETURN NEXT;
 END $$`,
 
-	`CREATE OR REPLACE FUNCTION rs_order_status(p_w int, p_d int, p_c int, p_by_name bool, p_last varchar)
-RETURNS TABLE (out_c_id int, out_balance numeric, out_o_id int, out_lines int) LANGUAGE plpgsql AS $$
+	// Order-Status reads every column of every line (2.6.2.2).
+	`CREATE FUNCTION rs_order_status(p_w int, p_d int, p_c int, p_by_name bool, p_last varchar)
+RETURNS TABLE (out_c_id int, out_balance float8, out_o_id int, out_carrier int, out_screen text) LANGUAGE plpgsql AS $$
 DECLARE v_c int := p_c; v_bal numeric; v_first varchar; v_middle char(2); v_last varchar;
-  v_o int; v_entry timestamp; v_carrier int; v_lines int;
+  v_o int; v_entry timestamp; v_carrier int; v_lines text := ''; l record;
 BEGIN
   IF p_by_name THEN
     SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO v_c
@@ -93,24 +112,32 @@ BEGIN
     FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
   SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier
     FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c ORDER BY o_id DESC LIMIT 1;
-  SELECT count(*) INTO v_lines FROM (SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d
-    FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o) l;
-  out_c_id := v_c; out_balance := v_bal; out_o_id := v_o; out_lines := v_lines;
+  FOR l IN SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d
+      FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o ORDER BY ol_number LOOP
+    v_lines := v_lines || chr(30) || concat_ws(chr(31), l.ol_i_id, l.ol_supply_w_id, l.ol_quantity, l.ol_amount,
+      COALESCE(l.ol_delivery_d::text, ''));
+  END LOOP;
+  out_c_id := v_c; out_balance := v_bal; out_o_id := v_o; out_carrier := COALESCE(v_carrier, 0);
+  out_screen := concat_ws(chr(31), v_first, v_middle, v_last) || v_lines;
   RETURN NEXT;
 END $$`,
 
-	`CREATE OR REPLACE FUNCTION rs_delivery(p_w int, p_carrier int)
+	// Delivery locks the oldest NEW-ORDER row of each district before
+	// deleting it. At read committed a row a concurrent Delivery deleted is
+	// passed over for the next one; at repeatable read the conflict raises a
+	// serialization failure, which the driver retries. A district is
+	// skipped only when it has no undelivered order (2.7.4.2).
+	`CREATE FUNCTION rs_delivery(p_w int, p_carrier int)
 RETURNS TABLE (out_delivered int, out_skipped int) LANGUAGE plpgsql AS $$
 DECLARE v_o int; v_c int; v_sum numeric; v_del int := 0; v_skip int := 0;
 BEGIN
   FOR d IN 1..10 LOOP
-    DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = d
-      AND no_o_id = (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w AND no_d_id = d)
-      RETURNING no_o_id INTO v_o;
-    IF v_o IS NULL THEN
+    SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = d ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+    IF NOT FOUND THEN
       v_skip := v_skip + 1;
       CONTINUE;
     END IF;
+    DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = d AND no_o_id = v_o;
     UPDATE orders SET o_carrier_id = p_carrier WHERE o_w_id = p_w AND o_d_id = d AND o_id = v_o RETURNING o_c_id INTO v_c;
     WITH l AS (UPDATE order_line SET ol_delivery_d = localtimestamp
       WHERE ol_w_id = p_w AND ol_d_id = d AND ol_o_id = v_o RETURNING ol_amount)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
@@ -34,7 +35,7 @@ const (
 	sqlStock = `UPDATE stock SET
   s_quantity = CASE WHEN s_quantity >= ?3 + 10 THEN s_quantity - ?3 ELSE s_quantity - ?3 + 91 END,
   s_ytd = s_ytd + ?3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + (?2 <> ?4)
- WHERE s_i_id = ?1 AND s_w_id = ?2 RETURNING s_data`
+ WHERE s_i_id = ?1 AND s_w_id = ?2 RETURNING s_quantity, s_data`
 	// The order line takes the district's S_DIST_xx straight from stock.
 	sqlInsOrderLine = `INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d,
   ol_quantity, ol_amount, ol_dist_info)
@@ -45,8 +46,10 @@ const (
 
 	// Payment. The BC prefix formats the amount with 15 significant digits,
 	// as PostgreSQL's float8-to-numeric cast does.
-	sqlPayWarehouse = `UPDATE warehouse SET w_ytd = round(w_ytd + ?2, 2) WHERE w_id = ?1`
-	sqlPayDistrict  = `UPDATE district SET d_ytd = round(d_ytd + ?3, 2) WHERE d_w_id = ?1 AND d_id = ?2`
+	sqlPayWarehouse = `UPDATE warehouse SET w_ytd = round(w_ytd + ?2, 2) WHERE w_id = ?1
+ RETURNING w_street_1, w_street_2, w_city, w_state, w_zip`
+	sqlPayDistrict = `UPDATE district SET d_ytd = round(d_ytd + ?3, 2) WHERE d_w_id = ?1 AND d_id = ?2
+ RETURNING d_street_1, d_street_2, d_city, d_state, d_zip`
 	// sqlByName returns the ceil(n/2)-th (1-based) of the n customers with
 	// that last name, ordered by first name (then id).
 	sqlByName = `SELECT c_id FROM customer WHERE c_w_id = ?1 AND c_d_id = ?2 AND c_last = ?3 ORDER BY c_first, c_id
@@ -57,17 +60,19 @@ const (
   c_data = CASE WHEN c_credit = 'BC'
     THEN substr(printf('%d %d %d %d %d %.15g | ', c_id, c_d_id, c_w_id, ?4, ?6, ?5) || c_data, 1, 500)
     ELSE c_data END
- WHERE c_w_id = ?1 AND c_d_id = ?2 AND c_id = ?3 RETURNING c_balance`
+ WHERE c_w_id = ?1 AND c_d_id = ?2 AND c_id = ?3 RETURNING c_balance, c_first, c_middle, c_last,
+  c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount,
+  CASE WHEN c_credit = 'BC' THEN substr(c_data, 1, 200) ELSE '' END`
 	sqlPayHistory = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
  VALUES (?1, ?2, ?3, ?4, ?5, datetime('now'), ?6,
   (SELECT w_name FROM warehouse WHERE w_id = ?5) || '    ' || (SELECT d_name FROM district WHERE d_w_id = ?5 AND d_id = ?4))`
 
 	// Order-Status
 	sqlOSCustomer = `SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ?1 AND c_d_id = ?2 AND c_id = ?3`
-	sqlOSOrder    = `SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ?1 AND o_d_id = ?2 AND o_c_id = ?3
+	sqlOSOrder    = `SELECT o_id, o_entry_d, COALESCE(o_carrier_id, 0) FROM orders WHERE o_w_id = ?1 AND o_d_id = ?2 AND o_c_id = ?3
  ORDER BY o_id DESC LIMIT 1`
-	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
- WHERE ol_w_id = ?1 AND ol_d_id = ?2 AND ol_o_id = ?3`
+	sqlOSLines = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d IS NOT NULL FROM order_line
+ WHERE ol_w_id = ?1 AND ol_d_id = ?2 AND ol_o_id = ?3 ORDER BY ol_number`
 
 	// Delivery, per district
 	sqlDelNewOrder = `DELETE FROM new_order WHERE no_w_id = ?1 AND no_d_id = ?2
@@ -272,10 +277,11 @@ func (e *executor) row(ctx context.Context, s int, args []any, dest ...any) erro
 	return err
 }
 
-// NewOrder implements tpcc.Executor. The unused item is discovered by its
-// SELECT on item returning no row; the whole transaction is rolled back.
+// NewOrder implements tpcc.Executor. The unused item (the last line) is
+// discovered by its SELECT on item returning no row, after every valid
+// line was processed; the whole transaction is rolled back.
 func (e *executor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
-	*out = tpcc.NewOrderResult{}
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	if err := e.begin(ctx, true); err != nil {
 		return err
 	}
@@ -286,7 +292,7 @@ func (e *executor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		err = e.row(ctx, stNextOrder, []any{in.WID, in.DID}, &dTax, &oid)
 	}
 	if err == nil {
-		err = e.row(ctx, stCustomerNO, []any{in.WID, in.DID, in.CID}, &disc, &e.raw[0], &e.raw[1])
+		err = e.row(ctx, stCustomerNO, []any{in.WID, in.DID, in.CID}, &disc, &out.CLast, &out.Credit)
 	}
 	if err != nil {
 		return e.abort(err)
@@ -302,29 +308,33 @@ func (e *executor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		return e.abort(err)
 	}
 	var sum float64
-	for i, l := range in.Lines {
-		var price float64
-		err := e.row(ctx, stItem, []any{l.ItemID}, &price, &e.raw[0], &e.raw[1])
+	for _, l := range in.Lines {
+		var line tpcc.NewOrderLine
+		var iData, sData string
+		err := e.row(ctx, stItem, []any{l.ItemID}, &line.Price, &line.ItemName, &iData)
 		if errors.Is(err, sql.ErrNoRows) { // the simulated user error: an unused item number
 			e.rollback()
-			out.RolledBack = true
+			*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
 			return nil
 		}
 		if err != nil {
 			return e.abort(err)
 		}
-		if err := e.row(ctx, stStock, []any{l.ItemID, l.SupplyWID, l.Quantity, in.WID}, &e.raw[2]); err != nil {
+		if err := e.row(ctx, stStock, []any{l.ItemID, l.SupplyWID, l.Quantity, in.WID}, &line.StockQty, &sData); err != nil {
 			return e.abort(fmt.Errorf("stock %d/%d: %w", l.SupplyWID, l.ItemID, err))
 		}
-		if _, err := e.st[stInsOrderLine].ExecContext(ctx, oid, in.DID, in.WID, i+1, l.ItemID, l.SupplyWID, l.Quantity, price); err != nil {
+		if _, err := e.st[stInsOrderLine].ExecContext(ctx, oid, in.DID, in.WID, l.Number, l.ItemID, l.SupplyWID, l.Quantity, line.Price); err != nil {
 			return e.abort(err)
 		}
-		sum += float64(l.Quantity) * price
+		line.Amount = math.Round(float64(l.Quantity)*line.Price*100) / 100
+		line.BrandGeneric = tpcc.Brand(iData, sData)
+		out.Lines = append(out.Lines, line)
+		sum += line.Amount
 	}
 	if err := e.commit(ctx); err != nil {
 		return err
 	}
-	out.OID = oid
+	out.OID, out.WTax, out.DTax, out.Discount = oid, wTax, dTax, disc
 	out.Total = sum * (1 - disc) * (1 + wTax + dTax)
 	return nil
 }
@@ -344,10 +354,11 @@ func (e *executor) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 	if err := e.begin(ctx, true); err != nil {
 		return err
 	}
-	if _, err := e.st[stPayWarehouse].ExecContext(ctx, in.WID, in.Amount); err != nil {
+	w, d := &out.Warehouse, &out.District
+	if err := e.row(ctx, stPayWarehouse, []any{in.WID, in.Amount}, &w.Street1, &w.Street2, &w.City, &w.State, &w.Zip); err != nil {
 		return e.abort(err)
 	}
-	if _, err := e.st[stPayDistrict].ExecContext(ctx, in.WID, in.DID, in.Amount); err != nil {
+	if err := e.row(ctx, stPayDistrict, []any{in.WID, in.DID, in.Amount}, &d.Street1, &d.Street2, &d.City, &d.State, &d.Zip); err != nil {
 		return e.abort(err)
 	}
 	cid := in.CID
@@ -358,7 +369,9 @@ func (e *executor) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		}
 	}
 	var bal float64
-	err := e.st[stPayCustomer].QueryRowContext(ctx, in.CWID, in.CDID, cid, in.DID, in.Amount, in.WID).Scan(&bal)
+	c := &out.Customer
+	err := e.row(ctx, stPayCustomer, []any{in.CWID, in.CDID, cid, in.DID, in.Amount, in.WID}, &bal, &out.First, &out.Middle, &out.Last,
+		&c.Street1, &c.Street2, &c.City, &c.State, &c.Zip, &out.Phone, &out.Credit, &out.CreditLim, &out.Discount, &out.Data)
 	if err != nil {
 		return e.abort(fmt.Errorf("payment customer %d/%d/%d: %w", in.CWID, in.CDID, cid, err))
 	}
@@ -385,28 +398,24 @@ func (e *executor) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 			return e.abort(err)
 		}
 	}
-	var bal float64
-	if err := e.row(ctx, stOSCustomer, []any{in.WID, in.DID, cid}, &bal, &e.raw[0], &e.raw[1], &e.raw[2]); err != nil {
+	res := tpcc.OrderStatusResult{CID: cid, Lines: out.Lines[:0]}
+	if err := e.row(ctx, stOSCustomer, []any{in.WID, in.DID, cid}, &res.Balance, &res.First, &res.Middle, &res.Last); err != nil {
 		return e.abort(err)
 	}
-	var oid int32
-	var carrier sql.NullInt32
-	if err := e.row(ctx, stOSOrder, []any{in.WID, in.DID, cid}, &oid, &e.raw[3], &carrier); err != nil {
+	if err := e.row(ctx, stOSOrder, []any{in.WID, in.DID, cid}, &res.OID, &e.raw[3], &res.Carrier); err != nil {
 		return e.abort(err)
 	}
-	rows, err := e.st[stOSLines].QueryContext(ctx, in.WID, in.DID, oid)
+	rows, err := e.st[stOSLines].QueryContext(ctx, in.WID, in.DID, res.OID)
 	if err != nil {
 		return e.abort(err)
 	}
-	var lines int32
-	var item, supply, qty int32
-	var amount float64
 	for rows.Next() {
-		if err := rows.Scan(&item, &supply, &qty, &amount, &e.raw[0]); err != nil {
+		var l tpcc.OrderStatusLine
+		if err := rows.Scan(&l.ItemID, &l.SupplyWID, &l.Quantity, &l.Amount, &l.Delivered); err != nil {
 			rows.Close()
 			return e.abort(err)
 		}
-		lines++
+		res.Lines = append(res.Lines, l)
 	}
 	if err := rows.Close(); err != nil {
 		return e.abort(err)
@@ -417,12 +426,16 @@ func (e *executor) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err := e.commit(ctx); err != nil {
 		return err
 	}
-	*out = tpcc.OrderStatusResult{CID: cid, Balance: bal, OID: oid, Lines: lines}
+	*out = res
 	return nil
 }
 
 // Delivery implements tpcc.Executor: the ten districts in one transaction,
-// skipping those without an undelivered order.
+// skipping those without an undelivered order. Write transactions hold the
+// database's one writer lock from BEGIN IMMEDIATE on, so no other Delivery
+// can take the oldest NEW-ORDER row between the read and the delete: a
+// district is skipped only when it has no undelivered order (2.7.4.2).
+// SQLite's transactions are serializable, which meets clause 3.4.
 func (e *executor) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {
 	*out = tpcc.DeliveryResult{}
 	if err := e.begin(ctx, true); err != nil {

@@ -58,7 +58,7 @@ func busy(t testing.TB, db engine.DB) error {
 }
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: busy})
+	enginetest.Run(t, enginetest.Harness{Open: open, RetryableError: busy, Exec: execSQL})
 }
 
 func TestReadMetaWithoutSchema(t *testing.T) {
@@ -207,7 +207,7 @@ func TestFourUsers(t *testing.T) {
 	if c1.Commits <= c0.Commits || c1.BlocksHit <= c0.BlocksHit {
 		t.Errorf("counters did not move: %+v -> %+v", c0, c1)
 	}
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false)
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,5 +312,13 @@ func BenchmarkMix(b *testing.B) {
 		if err := term.Exec(ctx, ex, term.Next()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// execSQL runs a data-changing statement for the broken-database checks.
+func execSQL(t testing.TB, db engine.DB, sql string) {
+	t.Helper()
+	if _, err := db.(*sqlite.DB).SQL().ExecContext(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }

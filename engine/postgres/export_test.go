@@ -1,0 +1,23 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// Processed is the number of order lines the last statements-mode
+// New-Order of ex processed.
+func Processed(ex tpcc.Executor) int { return ex.(*stmtExec).processed }
+
+// UserConn opens a connection configured as a virtual user's (isolation
+// included), for two-session tests that pause inside a transaction.
+func UserConn(ctx context.Context, db *DB) (*pgx.Conn, error) {
+	cfg, err := db.userConfig()
+	if err != nil {
+		return nil, err
+	}
+	return pgx.ConnectConfig(ctx, cfg)
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// validitySection shows the TPC-C validity verdict of every step.
+type validitySection struct{}
+
+func (validitySection) Title() string  { return "TPC-C validity" }
+func (validitySection) Anchor() string { return "validity" }
+
+func (validitySection) Render(p *Page) error {
+	var rows []Row
+	for i, rd := range p.Runs {
+		for _, a := range store.Aggregate(rd.Steps) {
+			if a.Validity == nil {
+				continue
+			}
+			verdict := Txt("valid")
+			if !a.Validity.Valid {
+				verdict = Cell{Text: "not valid", Class: "warn"}
+			}
+			rows = append(rows, Row{Cells: []Cell{Txt(p.Labels[i]), Txt(orDash(rd.Run.Isolation)), Num(strconv.Itoa(a.Users)), verdict,
+				Txt(orDash(strings.Join(a.Validity.Violations, "; ")))}})
+		}
+	}
+	if len(rows) == 0 {
+		p.Note("No step of these runs has a validity verdict (runs stored before rightsize computed them, and imported runs).")
+		return nil
+	}
+	p.Table(Table{Head: []string{"run", "isolation", "users", "verdict", "violations"}, Rows: rows})
+	p.Note("A measurement interval is valid when it meets what TPC-C requires of one: the mix minimums (5.2.3), New-Order rollbacks " +
+		"0.9-1.1 % (2.4.1.4), remote order lines 0.95-1.05 % and remote payments 14-16 % with more than one warehouse (5.5.1.5), " +
+		"at most 1 % skipped deliveries (2.7.4.2), 90th percentiles within 5 s (Stock-Level 20 s, 5.2.5.3), isolation level 3 (3.4), " +
+		"keying and think times on, and at least 120 minutes. A step that is not valid still counts, marked; a run without think " +
+		"times is not a TPC-C result.")
+	return nil
+}
+
+// writeValidity prints the validity verdict of each step of a run for the
+// end-of-run summary.
+func writeValidity(w io.Writer, run store.Run, steps []store.Step) {
+	if run.Isolation != "" && run.Isolation != "spec" {
+		fmt.Fprintf(w, "  ✗ isolation %s: not spec-compliant (TPC-C 3.4 needs level 3)\n", run.Isolation)
+	}
+	for _, a := range store.Aggregate(steps) {
+		v := a.Validity
+		switch {
+		case v == nil:
+		case v.Valid:
+			fmt.Fprintf(w, "  ✓ %d users: a valid TPC-C measurement interval\n", a.Users)
+		default:
+			fmt.Fprintf(w, "  ✗ %d users: not a valid TPC-C measurement interval: %s\n", a.Users, strings.Join(v.Violations, "; "))
+		}
+	}
+}

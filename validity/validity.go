@@ -1,0 +1,110 @@
+// Package validity judges a measured step by the rules TPC-C sets for a
+// valid measurement interval: the mix minimums, the New-Order rollback
+// share, the remote shares (more than one warehouse), skipped deliveries,
+// the 90th-percentile response times, the isolation level, keying and
+// think times, and the interval's length. It reads only what the store
+// holds for the step and its run; a step that is not valid still counts,
+// marked with its violations.
+package validity
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// Rules are the limits a verdict applies.
+var (
+	// MixMinimums are the smallest shares (%) of all completed
+	// transactions (clause 5.2.3); New-Order takes the rest.
+	MixMinimums = map[string]float64{"payment": 43, "order_status": 4, "delivery": 4, "stock_level": 4}
+	// P90Limits are the 90th-percentile response-time limits (clause
+	// 5.2.5.3); Delivery's is its interactive (queueing) limit, which a
+	// synchronous Delivery meets or not as a whole.
+	P90Limits = map[string]time.Duration{"new_order": 5 * time.Second, "payment": 5 * time.Second,
+		"order_status": 5 * time.Second, "delivery": 5 * time.Second, "stock_level": 20 * time.Second}
+	// RollbackShare, RemoteLineShare and RemotePaymentShare are the
+	// allowed ranges (%) of rolled-back New-Orders, remote order lines and
+	// remote Payments (clause 5.5.1.5; the remote shares only with more
+	// than one warehouse).
+	RollbackShare      = [2]float64{0.9, 1.1}
+	RemoteLineShare    = [2]float64{0.95, 1.05}
+	RemotePaymentShare = [2]float64{14, 16}
+	// MaxSkippedShare is the largest share (%) of skipped district
+	// deliveries per Delivery transaction (clause 2.7.4.2).
+	MaxSkippedShare = 1.0
+	// MinInterval is the shortest measurement interval of a reportable
+	// result.
+	MinInterval = 120 * time.Minute
+)
+
+// Step returns the verdict on step s of run.
+func Step(run *store.Run, s *store.Step) store.Validity {
+	var v []string
+	add := func(format string, a ...any) { v = append(v, fmt.Sprintf(format, a...)) }
+	counts := map[string]int64{}
+	txn := map[string]store.TxnSummary{}
+	var total int64
+	for _, t := range s.Txn {
+		counts[t.Type] += t.Count
+		txn[t.Type] = t
+		total += t.Count
+	}
+	if s.Partial {
+		add("the step was interrupted before the end of its measurement interval")
+	}
+	if total == 0 {
+		add("no transaction completed")
+	}
+	for _, ty := range []string{"payment", "order_status", "delivery", "stock_level"} {
+		if total > 0 && share(counts[ty], total) < MixMinimums[ty] {
+			add("mix: %s %.2f %% of transactions, below the %.0f %% minimum (5.2.3)", ty, share(counts[ty], total), MixMinimums[ty])
+		}
+	}
+	if no := counts["new_order"]; no > 0 {
+		if r := share(txn["new_order"].Rollbacks, no); outside(r, RollbackShare) {
+			add("New-Order rollbacks %.2f %%, outside %.1f-%.1f %% (2.4.1.4, 5.5.1.5)", r, RollbackShare[0], RollbackShare[1])
+		}
+	}
+	if run.Warehouses > 1 {
+		if s.OrderLines > 0 {
+			if r := share(s.RemoteOrderLines, s.OrderLines); outside(r, RemoteLineShare) {
+				add("remote order lines %.2f %%, outside %.2f-%.2f %% (5.5.1.5)", r, RemoteLineShare[0], RemoteLineShare[1])
+			}
+		}
+		if p := counts["payment"]; p > 0 {
+			if r := share(s.RemotePayments, p); outside(r, RemotePaymentShare) {
+				add("remote payments %.2f %%, outside %.0f-%.0f %% (5.5.1.5)", r, RemotePaymentShare[0], RemotePaymentShare[1])
+			}
+		}
+	}
+	if d := counts["delivery"]; d > 0 && share(s.SkippedDeliveries, d) > MaxSkippedShare {
+		add("skipped deliveries: %d districts in %d Deliveries (%.2f %%), above %.0f %% (2.7.4.2)",
+			s.SkippedDeliveries, d, share(s.SkippedDeliveries, d), MaxSkippedShare)
+	}
+	for _, ty := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+		limit := P90Limits[ty]
+		if p90 := time.Duration(txn[ty].P90Ms * float64(time.Millisecond)); counts[ty] > 0 && p90 > limit {
+			add("%s 90th percentile %s, above %s (5.2.5.3)", ty, p90.Round(time.Millisecond), limit)
+		}
+	}
+	switch run.Isolation {
+	case "spec":
+	case "":
+		add("isolation not recorded: level 3 (3.4) not shown")
+	default:
+		add("isolation %s is below level 3 (3.4): not spec-compliant", run.Isolation)
+	}
+	if !run.KeyingThinking {
+		add("no keying or think time: not a TPC-C result (5.2.5)")
+	}
+	if m := s.Measured(); m < MinInterval {
+		add("measurement interval %s, shorter than %s (5.5)", m.Round(time.Second), MinInterval)
+	}
+	return store.Validity{Valid: len(v) == 0, Violations: append([]string{}, v...)}
+}
+
+func share(n, of int64) float64 { return 100 * float64(n) / float64(of) }
+
+func outside(x float64, r [2]float64) bool { return x < r[0] || x > r[1] }
