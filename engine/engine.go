@@ -59,6 +59,9 @@ func (c Caps) DefaultMode() Mode { return c.Modes()[0] }
 
 // Meta is what build records inside the benchmark database.
 type Meta struct {
+	// Format is the schema format the build wrote (SchemaFormat then); an
+	// older one must be built again.
+	Format     int            `json:"format"`
 	Warehouses int            `json:"warehouses"`
 	Seed       uint64         `json:"seed"`
 	Constants  tpcc.Constants `json:"constants"`
@@ -67,6 +70,11 @@ type Meta struct {
 	Runs       int            `json:"runs"`     // runs since build (3.3.2.11 only holds at 0)
 	Version    string         `json:"rightsize_version"`
 }
+
+// SchemaFormat is the format of the schema and procedures a build writes
+// now: 2 since the procedures return the full TPC-C outputs at isolation
+// level 3 (builds before it have no format, read as 0).
+const SchemaFormat = 2
 
 // ErrNoSchema is returned by ReadMeta when the database holds no rightsize schema.
 var ErrNoSchema = errors.New("no rightsize TPC-C schema in this database")

@@ -81,7 +81,7 @@ func Build(ctx context.Context, db Builder, cfg Config) (Result, error) {
 	}
 	start := time.Now()
 	meta := engine.Meta{
-		Warehouses: cfg.Warehouses, Seed: cfg.Seed, Constants: tpcc.LoadConstants(cfg.Seed),
+		Format: engine.SchemaFormat, Warehouses: cfg.Warehouses, Seed: cfg.Seed, Constants: tpcc.LoadConstants(cfg.Seed),
 		BuiltAt: start.UTC().Truncate(time.Second), Version: cfg.Version,
 	}
 	if err := db.CreateSchema(ctx); err != nil {

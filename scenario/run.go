@@ -151,6 +151,9 @@ func ReadySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 	if !m.Complete {
 		return m, bad("the TPC-C schema in %s is incomplete (an interrupted build); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses)
 	}
+	if m.Format < engine.SchemaFormat {
+		return m, bad("the TPC-C schema in %s was built by an older rightsize (its procedures lack the full TPC-C outputs and isolation); rebuild it: rightsize build --target %s --warehouses %d", t.Name, t.Spec, m.Warehouses)
+	}
 	return m, nil
 }
 

@@ -52,10 +52,10 @@ type myWaits struct {
 	db       *sql.DB
 	interval time.Duration
 	samples  map[[2]string]float64 // class, state → samples
-	pfs     bool // performance_schema readable with wait instruments on
-	missing []string
-	events  map[string][2]float64 // at Start: count, picoseconds
-	status  map[string]float64    // at Start
+	pfs      bool                  // performance_schema readable with wait instruments on
+	missing  []string
+	events   map[string][2]float64 // at Start: count, picoseconds
+	status   map[string]float64    // at Start
 }
 
 // probe decides whether performance_schema can be used.
