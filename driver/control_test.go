@@ -41,12 +41,17 @@ func TestStepControl(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			near := func(got, want time.Duration) bool { return got > want-100*time.Millisecond && got < want+400*time.Millisecond }
+			near := func(got, want time.Duration) bool {
+				return got > want-100*time.Millisecond && got < want+400*time.Millisecond
+			}
 			if ramp := res.MeasureStart.Sub(res.StepStart); !near(ramp, tc.wantRamp) {
 				t.Errorf("ramp-up %s, want %s", ramp, tc.wantRamp)
 			}
 			if m := res.Measured(); !near(m, tc.wantMeas) {
 				t.Errorf("measured %s, want %s", m, tc.wantMeas)
+			}
+			if tc.ctl.measure > 0 && tc.ctl.sawTxn == 0 {
+				t.Error("EndMeasure saw no transaction in the measured seconds")
 			}
 			if res.Partial || res.Completed() == 0 {
 				t.Errorf("partial %v, %d completed: want a complete step with transactions", res.Partial, res.Completed())
