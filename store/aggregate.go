@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/steady"
 )
 
 // UnstableCV is the coefficient of variation of TPM or NOPM across repeats
@@ -63,6 +65,14 @@ type StepAggregate struct {
 	// repeats' percentiles, max the largest and mean count-weighted. Hist is
 	// the merged histogram when there is one.
 	Txn []TxnSummary `json:"txn"`
+	// TPMCI and NOPMCI are the confidence intervals of the mean across the
+	// repeats (Student's t at the steps' confidence, 95 % when unknown);
+	// zero with fewer than two repeats.
+	TPMCI  steady.Interval `json:"tpm_ci"`
+	NOPMCI steady.Interval `json:"nopm_ci"`
+	// PrecisionPct is the largest (worst) achieved precision of the
+	// repeats, % (0 when unknown, see Step.PrecisionPct).
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
 }
 
 // Aggregate groups steps by Index (position in the users sequence) and
@@ -144,7 +154,25 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 		a.Reconnects += st.Reconnects
 	}
 	a.Txn = mergeTxn(group)
+	a.TPMCI, a.NOPMCI, a.PrecisionPct = acrossRepeats(group)
 	return a
+}
+
+// acrossRepeats returns the intervals of the mean TPM and NOPM across the
+// steps and their worst achieved precision.
+func acrossRepeats(group []*Step) (tpm, nopm steady.Interval, prec float64) {
+	conf := 0.95
+	var t, n []float64
+	for _, st := range group {
+		t, n = append(t, st.TPM), append(n, st.NOPM)
+		prec = max(prec, st.PrecisionPct)
+		if st.Confidence > 0 {
+			conf = st.Confidence
+		}
+	}
+	tpm, _ = steady.MeanInterval(t, conf)
+	nopm, _ = steady.MeanInterval(n, conf)
+	return tpm, nopm, prec
 }
 
 // stat computes mean, min, max and CV (sample standard deviation / mean).

@@ -175,6 +175,15 @@ CREATE TABLE sweep_runs (
   reason   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sweep_id, position)
 )`},
+	{4, "time to answer", `
+ALTER TABLE steps ADD COLUMN rampup_end TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN rampup_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN measure_end TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN precision_pct {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN tpm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN nopm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN confidence {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN repeat_end TEXT NOT NULL DEFAULT ''`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -35,6 +35,9 @@ func stepFields(st *Step) []field {
 		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
 		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
 		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},
+		{"rampup_end", &st.RampupEnd}, {"rampup_note", &st.RampupNote}, {"measure_end", &st.MeasureEndHow},
+		{"precision_pct", &st.PrecisionPct}, {"tpm_ci_half", &st.TPMCIHalf}, {"nopm_ci_half", &st.NOPMCIHalf},
+		{"confidence", &st.Confidence},
 	}
 }
 
