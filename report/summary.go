@@ -281,6 +281,7 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		fmt.Fprintf(w, "  · %d deferred deliveries skipped (no undelivered order in the district)\n", skipped)
 	}
 	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
+	WriteStepEndings(w, run, steps)
 	fmt.Fprintln(w)
 }
 

@@ -44,6 +44,9 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		TPM: res.TPM(), NOPM: res.NOPM(), DriverCPUUsPerTxn: res.DriverCPUPerTxn(), ServerCPUUsPerTxn: res.ServerCPUPerTxn(),
 		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects}
 	s.TPMPerUser = s.TPM / float64(res.Users)
+	e := r.Ending
+	s.RampupEnd, s.RampupNote, s.MeasureEndHow = e.Rampup, e.RampupNote, e.Measure
+	s.PrecisionPct, s.TPMCIHalf, s.NOPMCIHalf, s.Confidence = e.Precision*100, e.TPM.Half, e.NOPM.Half, e.TPM.Confidence
 	if m := res.Measured().Seconds(); m > 0 {
 		s.DriverCPUPct = res.DriverCPU.Seconds() / m * 100
 		s.ServerCPUPct = res.ServerCPU.Seconds() / m * 100

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/tpcc"
@@ -47,6 +48,14 @@ type RunOptions struct {
 	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
 	Flags                 map[string]string // the command's flags, stored with the run
 	Version, Commit       string            // rightsize's own version, stored in the environment
+	// Answer ends ramp-ups at steady state and measurements at a precision
+	// (--rampup auto, --duration auto); Rampup and Duration are then the
+	// caps (--rampup-max, --duration-max).
+	Answer steady.Plan
+	// RepeatAuto (--repeat auto) stops repeating once the repeats agree
+	// (CV at most MaxCV); Repeats is then the maximum (--repeat-max).
+	RepeatAuto bool
+	MaxCV      float64
 
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int, mode engine.Mode)
@@ -90,8 +99,40 @@ func (o *RunOptions) Validate() error {
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
 	}
+	return o.validateAnswer()
+}
+
+// validateAnswer checks the time-to-answer options: the plan's values and
+// that its caps are the run's Rampup and Duration.
+func (o *RunOptions) validateAnswer() error {
+	p := o.Answer
+	if p.Confidence == 0 {
+		p.Confidence = 0.95
+	}
+	if err := p.Validate(); err != nil {
+		return badOptions{err}
+	}
+	if p.RampupAuto && p.RampupMax != o.Rampup || p.DurationAuto && p.DurationMax != o.Duration {
+		return bad("with auto ramp-up or duration, Rampup and Duration must be the caps")
+	}
+	if o.RepeatAuto && (o.MaxCV <= 0 || o.MaxCV >= 1) {
+		return bad("--max-cv must be above 0 %% and below 100 %% (got %g %%)", o.MaxCV*100)
+	}
+	if o.RepeatAuto && o.Repeats < 2 {
+		return bad("--repeat-max must be at least 2 with --repeat auto (got %d)", o.Repeats)
+	}
 	return nil
 }
+
+// FixedPlanTime is how long the same steps would take at the caps: every
+// step at Rampup + Duration, Repeats times (connection and store time
+// left out).
+func (o *RunOptions) FixedPlanTime() time.Duration {
+	return time.Duration(len(o.Users)*o.Repeats) * (o.Rampup + o.Duration)
+}
+
+// Auto reports whether any time-to-answer rule is on.
+func (o *RunOptions) Auto() bool { return o.Answer.RampupAuto || o.Answer.DurationAuto || o.RepeatAuto }
 
 // Result is a finished (or interrupted) run as stored.
 type Result struct {
@@ -176,7 +217,12 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	ap := &Autopilot{DB: t.DB, Users: o.Users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
 		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
-		AdaptiveProcs: o.DriverProcs == 0}
+		AdaptiveProcs: o.DriverProcs == 0, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}
+	if ap.Answer.Confidence == 0 {
+		ap.Answer.Confidence = 0.95
+	}
+	var repeatErr error
+	ap.OnRepeatsEnd = func(repeats int, how string) { repeatErr = st.SetRepeatEnd(bg, run.ID, repeats, how) }
 	if o.DriverProcs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
 	}
@@ -190,6 +236,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		s := r.StoreStep(run.ID)
 		return st.AddStep(bg, &s)
 	})
+	if runErr == nil {
+		runErr = repeatErr
+	}
 	status := store.StatusComplete
 	switch {
 	case lastPartial || (runErr != nil && ctx.Err() != nil) || errors.Is(runErr, driver.ErrServerLost):

@@ -132,29 +132,38 @@ func (c *Controller) EndMeasure(txn, newOrders []int64) bool {
 	if !c.plan.DurationAuto || time.Duration(len(txn))*time.Second < c.plan.DurationMin {
 		return false
 	}
-	_, _, prec, err := Precision(floats(txn), floats(newOrders), c.plan.Confidence)
-	c.MeasureDone = err == nil && prec <= c.plan.Precision
+	_, _, prec, ok, err := Precision(floats(txn), floats(newOrders), c.plan.Confidence)
+	c.MeasureDone = err == nil && ok && prec <= c.plan.Precision
 	return c.MeasureDone
 }
 
 // Precision returns the batch-means intervals of the per-minute means of
 // two per-second series (transactions and New-Orders) and the larger of
-// their relative half-widths. An interval whose batches stay
-// autocorrelated counts as imprecise (+Inf).
-func Precision(txn, newOrders []float64, conf float64) (tpm, nopm Interval, rel float64, err error) {
+// their relative half-widths. ok is false when a series' batch means
+// stayed autocorrelated (the intervals are then too narrow to trust).
+func Precision(txn, newOrders []float64, conf float64) (tpm, nopm Interval, rel float64, ok bool, err error) {
 	tpm, okT, err := BatchMeans(perMinute(txn), conf)
 	if err != nil {
-		return tpm, nopm, math.Inf(1), err
+		return tpm, nopm, math.Inf(1), false, err
 	}
 	nopm, okN, err := BatchMeans(perMinute(newOrders), conf)
 	if err != nil {
-		return tpm, nopm, math.Inf(1), err
+		return tpm, nopm, math.Inf(1), false, err
 	}
-	rel = max(tpm.Rel(), nopm.Rel())
-	if !okT || !okN {
-		rel = math.Inf(1)
+	return tpm, nopm, max(tpm.Rel(), nopm.Rel()), okT && okN, nil
+}
+
+// CV is the coefficient of variation of x: sample standard deviation over
+// the mean's magnitude (0 for fewer than two values or a zero mean).
+func CV(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
 	}
-	return tpm, nopm, rel, nil
+	m, s := stat.MeanStdDev(x, nil)
+	if m == 0 {
+		return 0
+	}
+	return s / math.Abs(m)
 }
 
 func perMinute(x []float64) []float64 {

@@ -23,13 +23,12 @@ type runFlags struct {
 	users    string
 	json     bool
 	interval time.Duration
+	answer   answerFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.users, "users", "u", "1", "virtual users per step: N, a list, fib:N or A..BxF")
-	cmd.Flags().DurationVar(&f.o.Rampup, "rampup", 10*time.Second, "ramp-up of each step (not measured)")
-	cmd.Flags().DurationVar(&f.o.Duration, "duration", time.Minute, "measured duration of each step")
-	cmd.Flags().IntVar(&f.o.Repeats, "repeat", 1, "repeat the whole users sequence this many times")
+	f.answer.register(cmd)
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	cmd.Flags().StringVar(&f.o.Mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&f.o.KeyingThinking, "keying-thinking", false, "use the spec's keying and think times")
@@ -50,6 +49,7 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 		return o, badInput(err)
 	}
 	o.Flags = allFlags(cmd)
+	f.answer.apply(cmd, &o)
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)
 	}
@@ -150,6 +150,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		}
 	} else {
 		report.WriteRunSummary(cmd.OutOrStdout(), *res.Run, res.Steps)
+		writeTimeToAnswer(cmd.OutOrStdout(), o, res.Run)
 	}
 	if res.Partial() {
 		why := "run interrupted"
