@@ -57,10 +57,42 @@ func WriteStepEndings(w io.Writer, run store.Run, steps []store.Step) {
 	}
 }
 
-// WriteComparison prints whether a's step mean is better than b's: only
-// when their intervals separate (steady.Compare).
-func WriteComparison(w io.Writer, what string, a, b steady.Interval) {
-	fmt.Fprintf(w, "  %s: %s vs %s: %s\n", what, withHalf(a.Mean, a.Half), withHalf(b.Mean, b.Half), steady.Compare(a, b))
+// writeVerdicts says, per users count both runs repeated, whether B's mean
+// TPM is better than A's: only when their intervals across repeats
+// separate (steady.Compare).
+func (c *Comparison) writeVerdicts(w io.Writer) {
+	var lines []string
+	for _, r := range c.Rows {
+		if r.A == nil || r.B == nil || r.A.TPMCI.N < 2 || r.B.TPMCI.N < 2 {
+			continue
+		}
+		v := "B is better"
+		switch steady.Compare(r.B.TPMCI, r.A.TPMCI) {
+		case steady.SecondBetter:
+			v = "A is better"
+		case steady.Indistinguishable:
+			v = steady.Indistinguishable.String()
+		}
+		lines = append(lines, fmt.Sprintf("  %d users: TPM A %s, B %s: %s", r.Users, withHalf(r.A.TPMCI.Mean, r.A.TPMCI.Half),
+			withHalf(r.B.TPMCI.Mean, r.B.TPMCI.Half), v))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n  B against A, %s intervals of the mean across repeats (better only when they separate):\n", pctLevel(verdictConfidence(c)))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// verdictConfidence is the confidence of the comparison's intervals.
+func verdictConfidence(c *Comparison) float64 {
+	for _, r := range c.Rows {
+		if r.A != nil && r.A.TPMCI.Confidence > 0 {
+			return r.A.TPMCI.Confidence
+		}
+	}
+	return 0.95
 }
 
 func pctLevel(conf float64) string { return strconv.FormatFloat(conf*100, 'g', -1, 64) + " %" }
