@@ -145,3 +145,12 @@ func writeTimeToAnswer(w io.Writer, o scenario.RunOptions, run *store.Run) {
 	fmt.Fprintf(w, "\ntime to answer: %s, against %s for the fixed plan (the same steps at ramp-up %s, measured %s, %d repeats): %.0f %%\n",
 		wall.Round(time.Second), fixed, o.Rampup, o.Duration, o.Repeats, float64(wall)/float64(fixed)*100)
 }
+
+// phaseText is a phase's length as the step line prints it: "30s", or
+// "auto ≤ 2m0s" when a rule ends it.
+func phaseText(auto bool, d time.Duration) string {
+	if auto {
+		return "auto ≤ " + d.String()
+	}
+	return d.String()
+}

@@ -128,7 +128,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		prog = newStepProgress(cmd.ErrOrStderr(), progressEvery, len(o.Users), o.Repeats)
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 			prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
-				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
+				repeat, o.Repeats, index+1, len(o.Users), users, phaseText(o.Answer.RampupAuto, o.Rampup), phaseText(o.Answer.DurationAuto, o.Duration), mode))
 		}
 		o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
 	}
