@@ -44,6 +44,12 @@ type StepReport struct {
 	ServerCPUPct      float64              `json:"server_cpu_pct"`
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
+	// PrecisionPct is the worst achieved precision of the repeats, % (the
+	// batch-means half-width over the mean; omitted when unknown), and
+	// TPMCIHalf the half-width of the interval of TPM across repeats
+	// (omitted with one repeat).
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
+	TPMCIHalf    float64 `json:"tpm_ci_half,omitempty"`
 }
 
 // HostReport is the host telemetry of a step (means over the measured
@@ -96,6 +102,7 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 		if v := a.DBTPM; v > 0 {
 			s.DBTPM = &v
 		}
+		s.PrecisionPct, s.TPMCIHalf = a.PrecisionPct, a.TPMCI.Half
 		for _, x := range a.Txn {
 			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
 				P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}

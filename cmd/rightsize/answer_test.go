@@ -109,6 +109,17 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // oneStep returns the one step of the one run in the store at path.
 func oneStep(t *testing.T, path string) store.Step {
 	t.Helper()
+	_, steps := onlyRun(t, path)
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	return steps[0]
+}
+
+// onlyRun checks that the store at path holds exactly one run and returns
+// it with its steps.
+func onlyRun(t *testing.T, path string) (*store.Run, []store.Step) {
+	t.Helper()
 	s, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -116,13 +127,13 @@ func oneStep(t *testing.T, path string) store.Step {
 	defer s.Close()
 	runs, err := s.ListRuns(context.Background())
 	if err != nil || len(runs) != 1 {
-		t.Fatalf("%d runs, %v", len(runs), err)
+		t.Fatalf("store: want one run, got %+v %v", runs, err)
 	}
-	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
-	if err != nil || len(steps) != 1 {
-		t.Fatalf("%d steps, %v", len(steps), err)
+	run, steps, err := s.LoadRun(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return steps[0]
+	return run, steps
 }
 
 // prioritize gives this test's driver and database CPU priority (nice
