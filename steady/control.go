@@ -23,16 +23,19 @@ const (
 	// truncation before the warm-up can be called over.
 	MinSettledSeconds = 20
 	// MaxDrift is the largest change of the least-squares line over the
-	// kept seconds, relative to their mean, that still counts as steady
-	// when the slope is significant (|t| > 2).
+	// kept seconds, relative to their mean, that still counts as steady:
+	// any larger rise (the warm-up may not be over: a buffer cache still
+	// filling), or a larger fall with a significant slope (|t| > 2).
 	MaxDrift = 0.05
 )
 
 // Warmup decides whether the warm-up of the per-second series x (from the
 // step's start) is over: MSER-5 must truncate in the first half of x,
 // leave at least MinSettledSeconds, and the kept part must not drift: its
-// least-squares line changes by at most MaxDrift of its mean, or its slope
-// is not significant. why says what was found either way.
+// least-squares line may rise by at most MaxDrift of its mean (noise that
+// looks like a rise only prolongs the warm-up, which never biases the
+// mean), and fall by more only when the slope is not significant. why says
+// what was found either way.
 func Warmup(x []float64) (done bool, trunc int, why string) {
 	trunc, settled := MSER5(x)
 	if !settled {
@@ -43,7 +46,7 @@ func Warmup(x []float64) (done bool, trunc int, why string) {
 		return false, trunc, fmt.Sprintf("only %d s after the MSER-5 truncation at %d s", len(kept), trunc)
 	}
 	slope, rel := Trend(kept)
-	if math.Abs(rel) > MaxDrift && math.Abs(slope) > 2*slopeSE(kept, slope) {
+	if rel > MaxDrift || rel < -MaxDrift && -slope > 2*slopeSE(kept, slope) {
 		return false, trunc, fmt.Sprintf("drifting %+.1f %% over the last %d s", rel*100, len(kept))
 	}
 	return true, trunc, fmt.Sprintf("steady: MSER-5 truncation at %d s, drift %+.1f %% over the last %d s", trunc, rel*100, len(kept))
