@@ -2,43 +2,39 @@ package main
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
 
-// autoArgs are the time-to-answer flags both real-database tests use: a
-// loose precision, because on a shared 2-core host even a 1-warehouse
-// database's per-second throughput swings by a factor of two or more.
-var autoArgs = []string{"--users", "1", "--rampup", "auto", "--rampup-min", "5s", "--rampup-max", "20s",
-	"--duration", "auto", "--duration-min", "10s", "--duration-max", "60s", "--precision", "25%"}
+// autoArgs are the time-to-answer flags both real-database tests use.
+var autoArgs = []string{"--rampup", "auto", "--rampup-min", "5s", "--rampup-max", "20s",
+	"--duration", "auto", "--duration-min", "10s", "--duration-max", "60s", "--precision", "30%"}
 
-// TestAutoEndsEarlyWhenQuiet: on a quiet database the ramp-up ends at
-// steady state and the measurement at the precision, both before the caps.
+// TestAutoEndsEarlyWhenQuiet: on a quiet database the measurement ends at
+// the precision, before its cap. Quiet means paced by the spec's keying and
+// think times (100 users, about 5 transactions a second): a 1-warehouse
+// database driven flat out on a shared 2-core host swings by a factor of
+// two from second to second with whatever else runs there, and such a step
+// rightly runs to its cap.
 func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
 	dsn := built(t)
-	prioritize(t)
-	// commits that wait for no disk flush: the shared host's I/O does not
-	// make the quiet database noisy either
-	mustExec(t, dsn, "DO $$BEGIN EXECUTE format('ALTER DATABASE %I SET synchronous_commit = off', current_database()); END$$")
 	st := tempStore(t)
-	out, errOut, code := cli(t, context.Background(), append([]string{"run", "--target", dsn, "--store", st}, autoArgs...)...)
+	args := append([]string{"run", "--target", dsn, "--store", st, "--users", "100", "--keying-thinking"}, autoArgs...)
+	out, errOut, code := cli(t, context.Background(), args...)
 	if code != 0 {
 		t.Fatalf("run: %d\n%s%s", code, out, errOut)
 	}
 	s := oneStep(t, st)
-	t.Logf("ramp-up %s after %s: %s", s.RampupEnd, s.MeasureStart.Sub(s.Start).Round(time.Second), s.RampupNote)
+	t.Logf("ramp-up %s after %s (%s); measurement %s after %s at ±%.1f %%", s.RampupEnd, s.MeasureStart.Sub(s.Start).Round(time.Second), s.RampupNote,
+		s.MeasureEndHow, s.Measured().Round(time.Second), s.PrecisionPct)
 	if s.RampupEnd != "steady" && s.RampupEnd != "max" {
 		t.Errorf("ramp-up ended %q, want steady or max", s.RampupEnd)
 	}
-	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 25 || m >= 60*time.Second || m < 10*time.Second {
-		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±25 %%) reached between 10 s and the 60 s cap\n%s",
+	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 60*time.Second || m < 10*time.Second {
+		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±30 %%) reached between 10 s and the 60 s cap\n%s",
 			s.MeasureEndHow, m, s.PrecisionPct, out)
 	}
 	for _, want := range []string{"how each step ended", "precision", "time to answer:", "for the fixed plan"} {
@@ -48,25 +44,25 @@ func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
 	}
 }
 
-// TestAutoRunsToCapWhenUnstable: a table locked for 3 s of every 5 s makes
+// TestAutoRunsToCapWhenUnstable: a table locked for 6 s of every 9 s makes
 // the throughput swing; the measurement never reaches the precision and
-// runs to its cap, saying so with the precision it achieved.
+// runs to its cap (20 s), saying so with the precision it achieved.
 func TestAutoRunsToCapWhenUnstable(t *testing.T) {
 	dsn := built(t)
 	st := tempStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); lockPeriodically(ctx, t, dsn, "district", 6*time.Second, 3*time.Second) }()
-	args := append([]string{"run", "--target", dsn, "--store", st}, autoArgs...)
-	out, errOut, code := cli(t, context.Background(), append(args, "--duration-max", "30s")...)
+	args := append([]string{"run", "--target", dsn, "--store", st, "--users", "1"}, autoArgs...)
+	out, errOut, code := cli(t, context.Background(), append(args, "--rampup-max", "10s", "--duration-max", "20s")...)
 	cancel()
 	<-done
 	if code != 0 {
 		t.Fatalf("run: %d\n%s%s", code, out, errOut)
 	}
 	s := oneStep(t, st)
-	if s.MeasureEndHow != "max" || s.Measured() < 30*time.Second {
-		t.Errorf("measurement %s after %s at ±%.1f %%: want the 30 s cap\n%s", s.MeasureEndHow,
+	if s.MeasureEndHow != "max" || s.Measured() < 20*time.Second {
+		t.Errorf("measurement %s after %s at ±%.1f %%: want the 20 s cap\n%s", s.MeasureEndHow,
 			s.Measured(), s.PrecisionPct, out)
 	}
 	out, _, code = cli(t, context.Background(), "results", "show", s.RunID, "--store", st)
@@ -134,33 +130,6 @@ func onlyRun(t *testing.T, path string) (*store.Run, []store.Step) {
 		t.Fatal(err)
 	}
 	return run, steps
-}
-
-// prioritize gives this test's driver and database CPU priority (nice
-// -10) until it ends, so other work on a shared host does not make the
-// quiet database noisy: the threads of this process and the test server's
-// postmaster, whose new backends inherit it.
-func prioritize(t *testing.T) {
-	pid, err := pgtest.Server(t).PID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := func(nice int) {
-		ids := []int{pid}
-		tasks, _ := os.ReadDir("/proc/self/task")
-		for _, e := range tasks {
-			if id, err := strconv.Atoi(e.Name()); err == nil {
-				ids = append(ids, id)
-			}
-		}
-		for _, id := range ids {
-			if err := syscall.Setpriority(syscall.PRIO_PROCESS, id, nice); err != nil {
-				t.Logf("setpriority %d: %v", id, err)
-			}
-		}
-	}
-	set(-10)
-	t.Cleanup(func() { set(0) })
 }
 
 // TestAutoBadInput: bad time-to-answer values are refused with one line
