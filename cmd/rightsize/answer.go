@@ -13,61 +13,36 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// autoDuration is a duration flag that also takes "auto".
-type autoDuration struct {
-	d    time.Duration
-	auto bool
+// autoFlag is a flag value that also takes "auto".
+type autoFlag[T any] struct {
+	v     T
+	auto  bool
+	parse func(string) (T, error)
+	typ   string // the flag's type in the help
+	want  string // what a wrong value should have been
 }
 
-func (a *autoDuration) String() string {
+func (a *autoFlag[T]) String() string {
 	if a.auto {
 		return "auto"
 	}
-	return a.d.String()
+	return fmt.Sprint(a.v)
 }
 
-func (a *autoDuration) Set(s string) error {
+func (a *autoFlag[T]) Set(s string) error {
 	if s == "auto" {
 		a.auto = true
 		return nil
 	}
-	d, err := time.ParseDuration(s)
+	v, err := a.parse(s)
 	if err != nil {
-		return fmt.Errorf("want a duration such as 30s or 2m, or auto")
+		return fmt.Errorf("want %s, or auto", a.want)
 	}
-	a.d, a.auto = d, false
+	a.v, a.auto = v, false
 	return nil
 }
 
-func (a *autoDuration) Type() string { return "duration|auto" }
-
-// autoInt is a count flag that also takes "auto".
-type autoInt struct {
-	n    int
-	auto bool
-}
-
-func (a *autoInt) String() string {
-	if a.auto {
-		return "auto"
-	}
-	return strconv.Itoa(a.n)
-}
-
-func (a *autoInt) Set(s string) error {
-	if s == "auto" {
-		a.auto = true
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("want a whole number or auto")
-	}
-	a.n, a.auto = n, false
-	return nil
-}
-
-func (a *autoInt) Type() string { return "int|auto" }
+func (a *autoFlag[T]) Type() string { return a.typ + "|auto" }
 
 // percent is a flag in percent ("2%" or "2"), held as a fraction.
 type percent float64
@@ -89,8 +64,8 @@ func (p *percent) Type() string { return "percent" }
 
 // answerFlags are run's time-to-answer flags (see scenario.RunOptions.Answer).
 type answerFlags struct {
-	rampup, duration         autoDuration
-	repeat                   autoInt
+	rampup, duration         autoFlag[time.Duration]
+	repeat                   autoFlag[int]
 	rampupMin, rampupMax     time.Duration
 	durationMin, durationMax time.Duration
 	precision, confidence    percent
@@ -99,7 +74,10 @@ type answerFlags struct {
 }
 
 func (f *answerFlags) register(cmd *cobra.Command) {
-	f.rampup.d, f.duration.d, f.repeat.n = 10*time.Second, time.Minute, 1
+	const d = "a duration such as 30s or 2m"
+	f.rampup = autoFlag[time.Duration]{v: 10 * time.Second, parse: time.ParseDuration, typ: "duration", want: d}
+	f.duration = autoFlag[time.Duration]{v: time.Minute, parse: time.ParseDuration, typ: "duration", want: d}
+	f.repeat = autoFlag[int]{v: 1, parse: strconv.Atoi, typ: "int", want: "a whole number"}
 	f.precision, f.confidence, f.maxCV = 0.02, 0.95, 0.05
 	fl := cmd.Flags()
 	fl.Var(&f.rampup, "rampup", "ramp-up of each step (not measured), or auto: until the throughput is steady (MSER-5 and a drift check)")
@@ -121,7 +99,7 @@ func (f *answerFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) {
 	if cmd.Flags().Changed("precision") && !cmd.Flags().Changed("duration") {
 		f.duration.auto = true
 	}
-	o.Rampup, o.Duration, o.Repeats = f.rampup.d, f.duration.d, f.repeat.n
+	o.Rampup, o.Duration, o.Repeats = f.rampup.v, f.duration.v, f.repeat.v
 	a := &o.Answer
 	a.Confidence, a.Precision = float64(f.confidence), float64(f.precision)
 	if f.rampup.auto {
