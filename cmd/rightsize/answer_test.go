@@ -159,3 +159,29 @@ func TestAutoBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRepeatAuto: repeats that agree stop the sequence before
+// --repeat-max; the store says how many and why, and results show prints
+// the interval across repeats.
+func TestRepeatAuto(t *testing.T) {
+	dsn := built(t)
+	st := tempStore(t)
+	out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--store", st, "--users", "1", "--rampup", "1s",
+		"--duration", "2s", "--repeat", "auto", "--repeat-max", "4", "--max-cv", "99%")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	run, steps := onlyRun(t, st)
+	if run.Repeats != 2 || len(steps) != 2 || !strings.Contains(run.RepeatEnd, "agreed after 2 repeats") {
+		t.Errorf("run: %d repeats stored, %d steps, %q; want 2 repeats that agreed", run.Repeats, len(steps), run.RepeatEnd)
+	}
+	if !strings.Contains(out, "against 12s for the fixed plan") {
+		t.Errorf("run output lacks the fixed plan (1 step × 3 s × 4 repeats):\n%s", out)
+	}
+	out, _, _ = cli(t, context.Background(), "results", "show", run.ID, "--store", st)
+	for _, want := range []string{"across repeats (95 % t interval of the mean)", "repeats: agreed after 2 repeats"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("results show lacks %q:\n%s", want, out)
+		}
+	}
+}
