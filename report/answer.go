@@ -36,8 +36,8 @@ func WriteStepEndings(w io.Writer, run store.Run, steps []store.Step) {
 	fmt.Fprintf(w, "\n  across repeats (%s t interval of the mean):\n", pctLevel(conf))
 	rows = nil
 	for _, a := range aggs {
-		rows = append(rows, []string{strconv.Itoa(a.Users), strconv.Itoa(a.Repeats), withHalf(a.TPMCI.Mean, a.TPMCI.Half),
-			precision(a.TPMCI.Rel() * 100), withHalf(a.NOPMCI.Mean, a.NOPMCI.Half), precision(a.NOPMCI.Rel() * 100)})
+		rows = append(rows, []string{strconv.Itoa(a.Users), strconv.Itoa(a.Repeats), withHalf(a.TPM.Mean, a.TPMCI.Half),
+			precision(a.TPMCI.Rel() * 100), withHalf(a.NOPM.Mean, a.NOPMCI.Half), precision(a.NOPMCI.Rel() * 100)})
 	}
 	writeTable(w, []string{"users", "repeats", "TPM", "±", "NOPM", "±"}, rows, []bool{true, true, true, true, true, true})
 	if run.RepeatEnd != "" {
