@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -67,6 +68,22 @@ type StepConfig struct {
 	// goroutine with the live figures (see Progress). It reads only what
 	// the step counts anyway.
 	OnProgress func(Progress)
+	// Control, when set, may end the ramp-up or the measurement before
+	// Rampup or Duration (which are then caps): see StepControl.
+	Control StepControl
+}
+
+// StepControl decides when a step's phases end (steady state reached,
+// precision reached). The driver calls it once per whole second from the
+// step's own goroutine, with the per-second counts it keeps anyway, so
+// virtual users are not slowed.
+type StepControl interface {
+	// EndRampup gets the completed transactions of each whole second
+	// since the step started; true ends the ramp-up now.
+	EndRampup(txn []int64) bool
+	// EndMeasure gets the completed transactions and New-Orders of each
+	// whole second since the measurement started; true ends it now.
+	EndMeasure(txn, newOrders []int64) bool
 }
 
 // Progress is the live state of a step, for progress bars and lines.
@@ -251,6 +268,8 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	res := &StepResult{Users: cfg.Users, StepStart: stepStart}
 	measureStart := stepStart.Add(cfg.Rampup)
 	measureEnd := measureStart.Add(cfg.Duration)
+	win := &measureWindow{}
+	win.set(measureStart, measureEnd)
 	seconds := int((cfg.Rampup + cfg.Duration) / time.Second)
 	rec := newRecorder(stepStart, seconds)
 	stats := make([]userStats, cfg.Users)
@@ -264,7 +283,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		wg.Add(1)
 		u := &user{
 			id: i, cfg: &cfg, tgt: tgt, exec: execs[i], rec: rec, stats: &stats[i],
-			measureStart: measureStart, measureEnd: measureEnd, stop: stop, lost: lost,
+			win: win, stop: stop, lost: lost,
 		}
 		go func() { defer wg.Done(); u.run(runCtx) }()
 	}
@@ -282,7 +301,21 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	defer rampDone.Stop()
 	defer endTimer.Stop()
 	winStart := time.Duration(0)
-	ended := false
+	ended, measuring := false, false
+	startMeasuring := func() {
+		measuring = true
+		cpuStart, srvStart = telemetry.SelfCPU(), serverCPU()
+		if cfg.OnMeasureStart != nil {
+			cfg.OnMeasureStart()
+		}
+	}
+	var control <-chan time.Time
+	var series perSecond
+	if cfg.Control != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		control = t.C
+	}
 	var progress <-chan time.Time
 	var lastP95 time.Duration
 	var lastWin *Window
@@ -300,9 +333,23 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	for !ended {
 		select {
 		case <-rampDone.C:
-			cpuStart, srvStart = telemetry.SelfCPU(), serverCPU()
-			if cfg.OnMeasureStart != nil {
-				cfg.OnMeasureStart()
+			startMeasuring()
+		case now := <-control:
+			series.update(rec, int(now.Sub(stepStart)/time.Second))
+			switch {
+			case !measuring && cfg.Control.EndRampup(series.txn):
+				rampDone.Stop()
+				measureStart, measureEnd = now, now.Add(cfg.Duration)
+				win.set(measureStart, measureEnd)
+				endTimer.Reset(cfg.Duration)
+				startMeasuring()
+			case measuring:
+				first := min(int((measureStart.Sub(stepStart)+time.Second/2)/time.Second), len(series.txn))
+				if cfg.Control.EndMeasure(series.txn[first:], series.newOrders[first:]) {
+					measureEnd = now
+					win.set(measureStart, measureEnd)
+					ended = true
+				}
 			}
 		case <-windowTick.C:
 			res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
@@ -336,12 +383,9 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		}
 	}
 	now := time.Now()
-	if now.Before(measureStart) { // interrupted during ramp-up
-		cpuStart, srvStart = telemetry.SelfCPU(), serverCPU()
+	if !measuring { // interrupted during ramp-up
 		measureStart = now
-		if cfg.OnMeasureStart != nil {
-			cfg.OnMeasureStart()
-		}
+		startMeasuring()
 	}
 	res.DriverCPU = telemetry.SelfCPU() - cpuStart
 	res.ServerCPU = serverCPU() - srvStart
@@ -431,16 +475,16 @@ type userStats struct {
 }
 
 type user struct {
-	id                       int
-	cfg                      *StepConfig
-	tgt                      Target
-	exec                     tpcc.Executor
-	rec                      *recorder
-	stats                    *userStats
-	measureStart, measureEnd time.Time
-	stop                     chan struct{}
-	lost                     chan struct{}
-	term                     *tpcc.Terminal
+	id    int
+	cfg   *StepConfig
+	tgt   Target
+	exec  tpcc.Executor
+	rec   *recorder
+	stats *userStats
+	win   *measureWindow
+	stop  chan struct{}
+	lost  chan struct{}
+	term  *tpcc.Terminal
 }
 
 // sleep waits d or until the step stops; it reports whether to go on.
@@ -562,8 +606,31 @@ func (u *user) countRemote(t tpcc.TxnType) {
 	}
 }
 
-func (u *user) measured(t time.Time) bool {
-	return !t.Before(u.measureStart) && t.Before(u.measureEnd)
+func (u *user) measured(t time.Time) bool { return u.win.contains(t) }
+
+// measureWindow is the measured interval as users read it; the step's
+// goroutine moves it when a StepControl ends a phase early.
+type measureWindow struct{ start, end atomic.Int64 } // Unix ns
+
+func (w *measureWindow) set(start, end time.Time) {
+	w.start.Store(start.UnixNano())
+	w.end.Store(end.UnixNano())
+}
+
+func (w *measureWindow) contains(t time.Time) bool {
+	n := t.UnixNano()
+	return n >= w.start.Load() && n < w.end.Load()
+}
+
+// perSecond is the step's per-second counts of whole seconds, copied from
+// the recorder's atomics once a second for a StepControl.
+type perSecond struct{ txn, newOrders []int64 }
+
+func (p *perSecond) update(rec *recorder, done int) {
+	for i := len(p.txn); i < done && i < len(rec.perSecTxn); i++ {
+		p.txn = append(p.txn, rec.perSecTxn[i].Load())
+		p.newOrders = append(p.newOrders, rec.perSecNO[i].Load())
+	}
 }
 
 // reconnect retries with exponential backoff (100 ms .. 5 s) until it

@@ -104,6 +104,7 @@ func (c *Comparison) Write(w io.Writer) {
 			num(r.A, perUser, fmtInt), num(r.B, perUser, fmtInt), ratio(r, perUser, "TPM/user")})
 	}
 	writeTable(w, head, rows, []bool{true, true, true, true, true, true, true, true, true, true})
+	c.writeVerdicts(w)
 
 	// Host figures and latency, when either run has them.
 	host, disk, lat := false, false, false

@@ -17,6 +17,7 @@ import (
 var registry = []Section{
 	summarySection{},
 	throughputSection{},
+	answerSection{},
 	hostSection{},
 	whySection{},
 	latencySection{},

@@ -283,6 +283,7 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
 	writeWhy(w, rs.Steps)
 	writeValidity(w, run, steps)
+	WriteStepEndings(w, run, steps)
 	fmt.Fprintln(w)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 	"github.com/rightsize/rightsize/waits"
@@ -71,12 +72,23 @@ type Autopilot struct {
 	WaitInterval time.Duration
 	// ServerCPUs is the server's CPU cap (--cpus; 0: the host's CPUs).
 	ServerCPUs float64
+	// Answer ends each step's ramp-up at steady state and its measurement
+	// at the precision asked (Rampup and Duration are then the caps).
+	Answer steady.Plan
+	// RepeatAuto stops repeating once every step's TPM and NOPM agree
+	// across the repeats (CV at most MaxCV); Repeats is then the maximum.
+	RepeatAuto bool
+	MaxCV      float64
+	// OnRepeatsEnd, when set with RepeatAuto, is told how many repeats
+	// were made and why no more.
+	OnRepeatsEnd func(repeats int, how string)
 }
 
 // StepRecord is one finished step with its telemetry.
 type StepRecord struct {
 	Repeat, Index int // 1-based repeat, 0-based position in Users
 	Result        *driver.StepResult
+	Ending        Ending
 	Samples       []telemetry.Sample // the whole step, ramp-up included
 	Host          telemetry.Summary  // over the measured interval
 	Counters      engine.Counters    // server counters' change over the measured interval
@@ -116,6 +128,7 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	rec := telemetry.Start(recCtx, interval, a.ServerPID)
 	defer rec.Stop()
 
+	agree := newAgreement(a.MaxCV)
 	for repeat := 1; repeat <= a.Repeats; repeat++ {
 		if repeat > 1 && restorer != nil {
 			if err := restorer.Restore(ctx); err != nil {
@@ -139,6 +152,16 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 				}
 				return ctx.Err()
 			}
+			agree.add(i, rec.Result)
+		}
+		if !a.RepeatAuto {
+			continue
+		}
+		if ok, how := agree.check(repeat, a.Repeats); ok || repeat == a.Repeats {
+			if a.OnRepeatsEnd != nil {
+				a.OnRepeatsEnd(repeat, how)
+			}
+			break
 		}
 	}
 	return nil
@@ -164,6 +187,11 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	if a.OnProgress != nil {
 		cfg.OnProgress = func(p driver.Progress) { a.OnProgress(repeat, index, p) }
 	}
+	var ctl *steady.Controller
+	if a.Answer.RampupAuto || a.Answer.DurationAuto {
+		ctl = steady.NewController(a.Answer)
+		cfg.Control = ctl
+	}
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }
@@ -187,6 +215,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		out.CountersOK = true
 	}
 	out.Result = res
+	out.Ending = ending(a.Answer, ctl, res)
 	out.Samples = rec.Window(res.StepStart, res.MeasureEnd)
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)

@@ -46,6 +46,9 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects,
 		OrderLines: res.OrderLines, RemoteOrderLines: res.RemoteOrderLines, RemotePayments: res.RemotePayments}
 	s.TPMPerUser = s.TPM / float64(res.Users)
+	e := r.Ending
+	s.RampupEnd, s.RampupNote, s.MeasureEndHow = e.Rampup, e.RampupNote, e.Measure
+	s.PrecisionPct, s.TPMCIHalf, s.NOPMCIHalf, s.Confidence = e.Precision*100, e.TPM.Half, e.NOPM.Half, e.TPM.Confidence
 	if m := res.Measured().Seconds(); m > 0 {
 		s.DriverCPUPct = res.DriverCPU.Seconds() / m * 100
 		s.ServerCPUPct = res.ServerCPU.Seconds() / m * 100

@@ -55,6 +55,12 @@ type StepReport struct {
 	// Validity is the TPC-C validity verdict (valid only when every
 	// repeat's step was); absent for steps stored without one.
 	Validity *store.Validity `json:"validity,omitempty"`
+	// PrecisionPct is the worst achieved precision of the repeats, % (the
+	// batch-means half-width over the mean; omitted when unknown), and
+	// TPMCIHalf the half-width of the interval of TPM across repeats
+	// (omitted with one repeat).
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
+	TPMCIHalf    float64 `json:"tpm_ci_half,omitempty"`
 }
 
 // HostReport is the host telemetry of a step (means over the measured
@@ -114,6 +120,7 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 		if a.Verdict != nil {
 			s.Verdict = a.Verdict.Text
 		}
+		s.PrecisionPct, s.TPMCIHalf = a.PrecisionPct, a.TPMCI.Half
 		for _, x := range a.Txn {
 			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
 				P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/tpcc"
@@ -52,6 +53,14 @@ type RunOptions struct {
 	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
 	Flags                 map[string]string // the command's flags, stored with the run
 	Version, Commit       string            // rightsize's own version, stored in the environment
+	// Answer ends ramp-ups at steady state and measurements at a precision
+	// (--rampup auto, --duration auto); Rampup and Duration are then the
+	// caps (--rampup-max, --duration-max).
+	Answer steady.Plan
+	// RepeatAuto (--repeat auto) stops repeating once the repeats agree
+	// (CV at most MaxCV); Repeats is then the maximum (--repeat-max).
+	RepeatAuto bool
+	MaxCV      float64
 
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int, mode engine.Mode)
@@ -108,6 +117,9 @@ func (o *RunOptions) Validate() error {
 	if _, err := engine.ParseIsolation(o.Isolation); err != nil {
 		return bad("--isolation: %w", err)
 	}
+	if err := o.validateAnswer(); err != nil {
+		return err
+	}
 	return o.validateWorkers()
 }
 
@@ -125,6 +137,38 @@ func applyIsolation(t *target.Target, name string) (engine.Isolation, error) {
 	}
 	return iso, nil
 }
+
+// validateAnswer checks the time-to-answer options: the plan's values and
+// that its caps are the run's Rampup and Duration.
+func (o *RunOptions) validateAnswer() error {
+	p := o.Answer
+	if p.Confidence == 0 {
+		p.Confidence = 0.95
+	}
+	if err := p.Validate(); err != nil {
+		return badOptions{err}
+	}
+	if p.RampupAuto && p.RampupMax != o.Rampup || p.DurationAuto && p.DurationMax != o.Duration {
+		return bad("with auto ramp-up or duration, Rampup and Duration must be the caps")
+	}
+	if o.RepeatAuto && (o.MaxCV <= 0 || o.MaxCV >= 1) {
+		return bad("--max-cv must be above 0 %% and below 100 %% (got %g %%)", o.MaxCV*100)
+	}
+	if o.RepeatAuto && o.Repeats < 2 {
+		return bad("--repeat-max must be at least 2 with --repeat auto (got %d)", o.Repeats)
+	}
+	return nil
+}
+
+// FixedPlanTime is how long the same steps would take at the caps: every
+// step at Rampup + Duration, Repeats times (connection and store time
+// left out).
+func (o *RunOptions) FixedPlanTime() time.Duration {
+	return time.Duration(len(o.Users)*o.Repeats) * (o.Rampup + o.Duration)
+}
+
+// Auto reports whether any time-to-answer rule is on.
+func (o *RunOptions) Auto() bool { return o.Answer.RampupAuto || o.Answer.DurationAuto || o.RepeatAuto }
 
 // Result is a finished (or interrupted) run as stored.
 type Result struct {
@@ -236,11 +280,16 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
-		ServerCPUs: t.Options.Caps.CPUs}
+		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(meta.Warehouses, o.Worker, o.Workers)
 	}
+	if ap.Answer.Confidence == 0 {
+		ap.Answer.Confidence = 0.95
+	}
+	var repeatErr error
+	ap.OnRepeatsEnd = func(repeats int, how string) { repeatErr = st.SetRepeatEnd(bg, run.ID, repeats, how) }
 	if o.DriverProcs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
 	}
@@ -259,6 +308,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		return st.AddStep(bg, &s)
 	})
 	runErr = oomFailure(t, oomBefore, runErr)
+	if runErr == nil {
+		runErr = repeatErr
+	}
 	status := store.StatusComplete
 	switch {
 	case errors.Is(runErr, ErrOOMKilled):

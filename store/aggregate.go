@@ -9,6 +9,7 @@ import (
 
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/waits"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // UnstableCV is the coefficient of variation of TPM or NOPM across repeats
@@ -76,6 +77,14 @@ type StepAggregate struct {
 	Saturation *waits.Saturation `json:"saturation,omitempty"`
 	// Verdict is diagnosis.Diagnose of the mean figures.
 	Verdict *diagnosis.Verdict `json:"verdict,omitempty"`
+	// TPMCI and NOPMCI are the confidence intervals of the mean across the
+	// repeats (Student's t at the steps' confidence, 95 % when unknown);
+	// zero with fewer than two repeats.
+	TPMCI  steady.Interval `json:"tpm_ci"`
+	NOPMCI steady.Interval `json:"nopm_ci"`
+	// PrecisionPct is the largest (worst) achieved precision of the
+	// repeats, % (0 when unknown, see Step.PrecisionPct).
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
 }
 
 // Aggregate groups steps by Index (position in the users sequence) and
@@ -159,6 +168,7 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 	a.Validity = mergeValidity(group)
 	a.Txn = mergeTxn(group)
 	aggregateWhy(&a, group)
+	a.TPMCI, a.NOPMCI, a.PrecisionPct = acrossRepeats(group)
 	return a
 }
 
@@ -181,6 +191,23 @@ func mergeValidity(group []*Step) *Validity {
 		}
 	}
 	return out
+}
+
+// acrossRepeats returns the intervals of the mean TPM and NOPM across the
+// steps and their worst achieved precision.
+func acrossRepeats(group []*Step) (tpm, nopm steady.Interval, prec float64) {
+	conf := 0.95
+	var t, n []float64
+	for _, st := range group {
+		t, n = append(t, st.TPM), append(n, st.NOPM)
+		prec = max(prec, st.PrecisionPct)
+		if st.Confidence > 0 {
+			conf = st.Confidence
+		}
+	}
+	tpm, _ = steady.MeanInterval(t, conf)
+	nopm, _ = steady.MeanInterval(n, conf)
+	return tpm, nopm, prec
 }
 
 // stat computes mean, min, max and CV (sample standard deviation / mean).

@@ -214,6 +214,15 @@ ALTER TABLE steps ADD COLUMN order_lines BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN remote_order_lines BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN remote_payments BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN validity TEXT NOT NULL DEFAULT ''`},
+	{7, "time to answer", `
+ALTER TABLE steps ADD COLUMN rampup_end TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN rampup_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN measure_end TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN precision_pct {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN tpm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN nopm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN confidence {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN repeat_end TEXT NOT NULL DEFAULT ''`},
 }
 
 // SchemaVersion is the schema version this binary writes.

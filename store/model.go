@@ -90,6 +90,9 @@ type Run struct {
 	EndedAt time.Time `json:"ended_at"`
 	// Note is free text.
 	Note string `json:"note,omitempty"`
+	// RepeatEnd says how --repeat auto ended ("" for a fixed count): the
+	// repeats agreed, or the maximum was reached (see SetRepeatEnd).
+	RepeatEnd string `json:"repeat_end,omitempty"`
 }
 
 // Step is one measured step: a number of users in one repeat, with
@@ -160,6 +163,24 @@ type Step struct {
 	Saturation *waits.Saturation `json:"saturation,omitempty"`
 	// Verdict is the step's diagnosis (see package diagnosis).
 	Verdict *diagnosis.Verdict `json:"verdict,omitempty"`
+	// RampupEnd says how the ramp-up ended: "fixed", "steady" (steady
+	// state detected), "max" (cap reached) or "interrupted"; "" in stores
+	// older than schema 4 and imported runs. Where it ended is MeasureStart.
+	RampupEnd string `json:"rampup_end,omitempty"`
+	// RampupNote is the steady-state rule's last finding.
+	RampupNote string `json:"rampup_note,omitempty"`
+	// MeasureEndHow says how the measurement ended: "fixed", "precision"
+	// (reached), "max" (cap reached first) or "interrupted".
+	MeasureEndHow string `json:"measure_end_how,omitempty"`
+	// PrecisionPct is the achieved precision: the larger of the TPM and
+	// NOPM confidence intervals' half-widths in % of their means (batch
+	// means over the measured seconds; 0 when unknown).
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
+	// TPMCIHalf and NOPMCIHalf are those half-widths, per minute.
+	TPMCIHalf  float64 `json:"tpm_ci_half,omitempty"`
+	NOPMCIHalf float64 `json:"nopm_ci_half,omitempty"`
+	// Confidence is the intervals' level (0.95).
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // Measured is the length of the measured interval.

@@ -298,11 +298,24 @@ func (s *Store) LoadRun(ctx context.Context, id string) (*Run, []Step, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("load run %s: %w", id, err)
 	}
+	if err := s.db.QueryRowContext(ctx, s.rebind("SELECT repeat_end FROM runs WHERE id = ?"), id).Scan(&r.RepeatEnd); err != nil {
+		return nil, nil, fmt.Errorf("load run %s: %w", id, err)
+	}
 	steps, err := s.loadSteps(ctx, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load run %s: %w", id, err)
 	}
 	return &r, steps, nil
+}
+
+// SetRepeatEnd records how many repeats a --repeat auto run made and why
+// it stopped there.
+func (s *Store) SetRepeatEnd(ctx context.Context, id string, repeats int, how string) error {
+	_, err := s.db.ExecContext(ctx, s.rebind("UPDATE runs SET repeats = ?, repeat_end = ? WHERE id = ?"), repeats, how, id)
+	if err != nil {
+		return fmt.Errorf("record the repeats of run %s: %w", id, err)
+	}
+	return nil
 }
 
 // DeleteRun deletes a run, its steps and all their children in one

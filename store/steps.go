@@ -38,6 +38,9 @@ func stepFields(st *Step) []field {
 		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},
 		{"order_lines", &st.OrderLines}, {"remote_order_lines", &st.RemoteOrderLines}, {"remote_payments", &st.RemotePayments},
 		{"validity", &st.Validity},
+		{"rampup_end", &st.RampupEnd}, {"rampup_note", &st.RampupNote}, {"measure_end", &st.MeasureEndHow},
+		{"precision_pct", &st.PrecisionPct}, {"tpm_ci_half", &st.TPMCIHalf}, {"nopm_ci_half", &st.NOPMCIHalf},
+		{"confidence", &st.Confidence},
 	}
 }
 

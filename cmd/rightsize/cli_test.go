@@ -483,18 +483,9 @@ func embeddedArgs(t *testing.T, prefix string) (args []string, dataDir string) {
 // partial, and returns its steps.
 func onePartialRun(t *testing.T, path string) []store.Step {
 	t.Helper()
-	s, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.ListRuns(context.Background())
-	if err != nil || len(runs) != 1 || runs[0].Status != store.StatusPartial {
-		t.Fatalf("store: want one partial run, got %+v %v", runs, err)
-	}
-	_, steps, err := s.LoadRun(context.Background(), runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
+	run, steps := onlyRun(t, path)
+	if run.Status != store.StatusPartial {
+		t.Fatalf("store: want one partial run, got %+v", run)
 	}
 	return steps
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -391,6 +392,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	for _, e := range firstErrors {
 		fmt.Fprintln(w, e)
 	}
+	report.WriteStepEndings(w, *r, steps)
 	return nil
 }
 

@@ -29,13 +29,12 @@ type runFlags struct {
 	// metricsAddr serves live Prometheus metrics during the run (run only).
 	metricsAddr string
 	workers     workerFlags // run only
+	answer   answerFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.users, "users", "u", "1", "virtual users per step: N, a list, fib:N or A..BxF")
-	cmd.Flags().DurationVar(&f.o.Rampup, "rampup", 10*time.Second, "ramp-up of each step (not measured)")
-	cmd.Flags().DurationVar(&f.o.Duration, "duration", time.Minute, "measured duration of each step")
-	cmd.Flags().IntVar(&f.o.Repeats, "repeat", 1, "repeat the whole users sequence this many times")
+	f.answer.register(cmd)
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	cmd.Flags().StringVar(&f.o.Mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&f.o.KeyingThinking, "keying-thinking", false, "use the spec's keying and think times")
@@ -59,6 +58,7 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 		return o, badInput(err)
 	}
 	o.Flags = allFlags(cmd)
+	f.answer.apply(cmd, &o)
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)
 	}
@@ -160,7 +160,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 				prevStart(repeat, index, users, mode)
 			}
 			prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("repeat %d/%d · step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
-				repeat, o.Repeats, index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
+				repeat, o.Repeats, index+1, len(o.Users), users, phaseText(o.Answer.RampupAuto, o.Rampup), phaseText(o.Answer.DurationAuto, o.Duration), mode))
 		}
 		o.OnProgress = func(repeat, index int, p driver.Progress) {
 			if prevProgress != nil {
@@ -193,6 +193,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		if err := writeWorkers(context.WithoutCancel(ctx), cmd.OutOrStdout(), st, res.Run.ID); err != nil {
 			return res.Report, err
 		}
+		writeTimeToAnswer(cmd.OutOrStdout(), o, res.Run)
 	}
 	if res.Partial() {
 		why := "run interrupted"

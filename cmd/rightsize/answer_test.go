@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// autoArgs are the time-to-answer flags both real-database tests use.
+var autoArgs = []string{"--rampup", "auto", "--rampup-min", "5s", "--rampup-max", "20s",
+	"--duration", "auto", "--duration-min", "10s", "--duration-max", "60s", "--precision", "30%"}
+
+// TestAutoEndsEarlyWhenQuiet: on a quiet database the measurement ends at
+// the precision, before its cap. Quiet means paced by the spec's keying and
+// think times (100 users, about 5 transactions a second): a 1-warehouse
+// database driven flat out on a shared 2-core host swings by a factor of
+// two from second to second with whatever else runs there, and such a step
+// rightly runs to its cap.
+func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
+	dsn := built(t)
+	st := tempStore(t)
+	args := append([]string{"run", "--target", dsn, "--store", st, "--users", "100", "--keying-thinking"}, autoArgs...)
+	out, errOut, code := cli(t, context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	s := oneStep(t, st)
+	t.Logf("ramp-up %s after %s (%s); measurement %s after %s at ±%.1f %%", s.RampupEnd, s.MeasureStart.Sub(s.Start).Round(time.Second), s.RampupNote,
+		s.MeasureEndHow, s.Measured().Round(time.Second), s.PrecisionPct)
+	if s.RampupEnd != "steady" && s.RampupEnd != "max" {
+		t.Errorf("ramp-up ended %q, want steady or max", s.RampupEnd)
+	}
+	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 60*time.Second || m < 10*time.Second {
+		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±30 %%) reached between 10 s and the 60 s cap\n%s",
+			s.MeasureEndHow, m, s.PrecisionPct, out)
+	}
+	for _, want := range []string{"how each step ended", "precision", "time to answer:", "for the fixed plan"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAutoRunsToCapWhenUnstable: a table locked for 6 s of every 9 s makes
+// the throughput swing; the measurement never reaches the precision and
+// runs to its cap (20 s), saying so with the precision it achieved.
+func TestAutoRunsToCapWhenUnstable(t *testing.T) {
+	dsn := built(t)
+	st := tempStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); lockPeriodically(ctx, t, dsn, "district", 6*time.Second, 3*time.Second) }()
+	args := append([]string{"run", "--target", dsn, "--store", st, "--users", "1"}, autoArgs...)
+	out, errOut, code := cli(t, context.Background(), append(args, "--rampup-max", "10s", "--duration-max", "20s")...)
+	cancel()
+	<-done
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	s := oneStep(t, st)
+	if s.MeasureEndHow != "max" || s.Measured() < 20*time.Second {
+		t.Errorf("measurement %s after %s at ±%.1f %%: want the 20 s cap\n%s", s.MeasureEndHow,
+			s.Measured(), s.PrecisionPct, out)
+	}
+	out, _, code = cli(t, context.Background(), "results", "show", s.RunID, "--store", st)
+	if code != 0 || !strings.Contains(out, "how each step ended") || !strings.Contains(out, "max") {
+		t.Errorf("results show (exit %d) does not say how the step ended:\n%s", code, out)
+	}
+}
+
+// lockPeriodically holds an exclusive lock on table for hold, releases it
+// for free, and so on until ctx ends.
+func lockPeriodically(ctx context.Context, t *testing.T, dsn, table string, hold, free time.Duration) {
+	conn, err := pgxConnect(dsn)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer conn.Close(context.Background())
+	for ctx.Err() == nil {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+			_ = tx.Rollback(context.Background())
+			return
+		}
+		sleepCtx(ctx, hold)
+		_ = tx.Rollback(context.Background())
+		sleepCtx(ctx, free)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// oneStep returns the one step of the one run in the store at path.
+func oneStep(t *testing.T, path string) store.Step {
+	t.Helper()
+	_, steps := onlyRun(t, path)
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	return steps[0]
+}
+
+// onlyRun checks that the store at path holds exactly one run and returns
+// it with its steps.
+func onlyRun(t *testing.T, path string) (*store.Run, []store.Step) {
+	t.Helper()
+	s, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.ListRuns(context.Background())
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("store: want one run, got %+v %v", runs, err)
+	}
+	run, steps, err := s.LoadRun(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, steps
+}
+
+// TestAutoBadInput: bad time-to-answer values are refused with one line
+// naming the flag, exit code 2, before anything connects.
+func TestAutoBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"precision 0", []string{"--duration", "auto", "--precision", "0%"}, "--precision"},
+		{"negative precision", []string{"--precision", "-2%"}, "--precision"},
+		{"precision not a number", []string{"--precision", "two"}, "percentage"},
+		{"rampup min above max", []string{"--rampup", "auto", "--rampup-min", "3m", "--rampup-max", "1m"}, "--rampup-min"},
+		{"duration min above max", []string{"--duration", "auto", "--duration-min", "10m", "--duration-max", "1m"}, "--duration-min"},
+		{"confidence 100 %", []string{"--duration", "auto", "--confidence", "100%"}, "--confidence"},
+		{"max cv 0", []string{"--repeat", "auto", "--max-cv", "0"}, "--max-cv"},
+		{"repeat max 1", []string{"--repeat", "auto", "--repeat-max", "1"}, "--repeat-max"},
+		{"rampup word", []string{"--rampup", "soon"}, "or auto"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", "--target", "postgres://nobody@127.0.0.1:1/x", "--store", tempStore(t)}, c.args...)
+			_, errOut, code := cli(t, context.Background(), args...)
+			if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+				t.Errorf("exit %d, want 2 and one line naming %q:\n%s", code, c.want, errOut)
+			}
+		})
+	}
+}
+
+// TestRepeatAuto: repeats that agree stop the sequence before
+// --repeat-max; the store says how many and why, and results show prints
+// the interval across repeats.
+func TestRepeatAuto(t *testing.T) {
+	dsn := built(t)
+	st := tempStore(t)
+	out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--store", st, "--users", "1", "--rampup", "1s",
+		"--duration", "2s", "--repeat", "auto", "--repeat-max", "4", "--max-cv", "99%")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	run, steps := onlyRun(t, st)
+	if run.Repeats != 2 || len(steps) != 2 || !strings.Contains(run.RepeatEnd, "agreed after 2 repeats") {
+		t.Errorf("run: %d repeats stored, %d steps, %q; want 2 repeats that agreed", run.Repeats, len(steps), run.RepeatEnd)
+	}
+	if !strings.Contains(out, "against 12s for the fixed plan") {
+		t.Errorf("run output lacks the fixed plan (1 step × 3 s × 4 repeats):\n%s", out)
+	}
+	out, _, _ = cli(t, context.Background(), "results", "show", run.ID, "--store", st)
+	for _, want := range []string{"across repeats (95 % t interval of the mean)", "repeats: agreed after 2 repeats"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("results show lacks %q:\n%s", want, out)
+		}
+	}
+}
