@@ -103,3 +103,6 @@ func (n Neighbour) Timing() (rampup, duration time.Duration) { return n.rampup, 
 
 // EveryValue is the interval between the neighbour's backup cycles.
 func (n Neighbour) EveryValue() time.Duration { return n.every }
+
+// EveryValue is the interval between backup cycles (0: back to back).
+func (b Backups) EveryValue() time.Duration { return b.every }

@@ -8,6 +8,7 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
@@ -165,7 +167,39 @@ func (r *runner) configuration(ctx context.Context, c *plan.Configuration) (stri
 	if res == nil {
 		return "", err
 	}
+	if err == nil && c.Managed() {
+		r.backups(ctx, t, c)
+	}
 	return res.Run.ID, err
+}
+
+// backups times the plan's backup and restore cycles of c's database
+// (the backup probe), stored as a probe labelled PLAN/CONFIGURATION backup.
+func (r *runner) backups(ctx context.Context, t *target.Target, c *plan.Configuration) {
+	b := r.p.Backups
+	if b == nil {
+		return
+	}
+	r.say("  %s: %d backup cycles every %s", c.Name, max(b.Cycles, 1), b.EveryValue())
+	spec, err := backup.FromTarget(ctx, t)
+	if err == nil {
+		var res backup.Result
+		res, err = backup.Run(ctx, spec, backup.Options{Cycles: b.Cycles, Every: b.EveryValue()}, nil)
+		if len(res.Cycles) > 0 {
+			raw, jerr := json.Marshal(res)
+			if jerr == nil {
+				p := &store.Probe{Kind: store.ProbeBackup, Label: r.label(c.Name) + " backup", Host: res.Host, Result: raw}
+				if aerr := r.st.AddProbe(context.WithoutCancel(ctx), p); aerr == nil {
+					r.res.Probes = append(r.res.Probes, p.ID)
+				}
+			}
+		}
+	}
+	r.spent(time.Duration(b.Cycles) * b.EveryValue())
+	if err != nil {
+		r.say("  %s: backups failed: %v", c.Name, err)
+		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("%s: backups failed: %v", c.Name, err))
+	}
 }
 
 // TargetOptions returns the target spec and options of configuration c.
@@ -421,10 +455,6 @@ func (r *runner) sweeps(ctx context.Context) error {
 // neighbour runs the plan's noisy-neighbour scenario over copies of its
 // configuration's build (kept when stored complete, else run again).
 func (r *runner) neighbour(ctx context.Context) error {
-	if r.p.Backups != nil {
-		r.res.Skipped = append(r.res.Skipped, "backups: run rightsize probe backup per configuration (the study does not yet)")
-		r.say("backups: skipped (use rightsize probe backup per configuration)")
-	}
 	n := r.p.Neighbour
 	if n == nil {
 		return nil

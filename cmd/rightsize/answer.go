@@ -88,7 +88,9 @@ func (f *answerFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.durationMin, "duration-min", 30*time.Second, "with --duration auto: the shortest measurement")
 	fl.DurationVar(&f.durationMax, "duration-max", 5*time.Minute, "with --duration auto: the longest measurement")
 	fl.Var(&f.precision, "precision", "with --duration auto: the confidence interval's half-width, % of the mean (given alone it implies --duration auto)")
-	fl.Var(&f.confidence, "confidence", "the confidence level of the intervals")
+	if fl.Lookup("confidence") == nil { // fit's --confidence judges the repeats (range|mean)
+		fl.Var(&f.confidence, "confidence", "the confidence level of the intervals")
+	}
 	fl.Var(&f.maxCV, "max-cv", "with --repeat auto: the largest coefficient of variation of a step's TPM and NOPM across repeats")
 	fl.IntVar(&f.repeatMax, "repeat-max", 3, "with --repeat auto: the most repeats")
 }

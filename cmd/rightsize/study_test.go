@@ -108,6 +108,7 @@ autopilot: {users: "2", rampup: 1s, duration: 2s, repeats: 1}
 configurations:
   - {name: big, cpus: 2, data_dir: ` + dataDir + `, cost: two}
   - {name: small, cpus: 1, data_dir: ` + dataDir + `, cost: one}
+backups: {cycles: 1, every: 0s}
 cost: costs.yaml
 report: {output: ` + report + `, title: tiny study}
 `
@@ -120,7 +121,7 @@ report: {output: ` + report + `, title: tiny study}
 	if code != 0 {
 		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"configuration 1 of 2, big", "configuration 2 of 2, small", "building 1 warehouses", "small: the built database restored", "wrote " + report} {
+	for _, want := range []string{"configuration 1 of 2, big", "configuration 2 of 2, small", "building 1 warehouses", "small: the built database restored", "big: 1 backup cycles", "wrote " + report} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("progress lacks %q:\n%s", want, errOut)
 		}
@@ -133,7 +134,7 @@ report: {output: ` + report + `, title: tiny study}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="cost"`, "tiny/big", "tiny/small", "4,000.00", "3,000.00"} {
+	for _, want := range []string{`id="cost"`, `id="backup"`, "tiny/big", "tiny/small", "4,000.00", "3,000.00"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report lacks %q", want)
 		}
