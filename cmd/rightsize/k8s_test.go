@@ -60,7 +60,7 @@ func TestK8sJobBadInput(t *testing.T) {
 	}{
 		{"sqlite store", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "x.db"}, "shared PostgreSQL results store"},
 		{"embedded target", []string{"--workers", "2", "--target", "embedded", "--store", "postgres://s/r"}, "database server they all reach"},
-		{"no workers", []string{ "--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
+		{"no workers", []string{"--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
 		{"bad users", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "postgres://s/r", "--users", "x"}, "--users"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

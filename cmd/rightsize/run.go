@@ -29,7 +29,7 @@ type runFlags struct {
 	// metricsAddr serves live Prometheus metrics during the run (run only).
 	metricsAddr string
 	workers     workerFlags // run only
-	answer   answerFlags
+	answer      answerFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
