@@ -303,6 +303,19 @@ func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Targe
 	return t, nil
 }
 
+// openBuilt opens c's server with the plan's database in it.
+func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*target.Target, error) {
+	t, err := r.open(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
 // ensureDatabase makes t hold the plan's database: built there once (and
 // snapshot where the engine can), restored from that snapshot later.
 func (r *runner) ensureDatabase(ctx context.Context, t *target.Target, name string) error {
@@ -427,12 +440,8 @@ func (r *runner) sweeps(ctx context.Context) error {
 		}
 		r.say("sweep %d of %d: %s of %s over %s (%s)", i+1, len(r.p.Sweeps), s.Kind, s.Configuration, strings.Join(so.Values, ", "), r.eta())
 		c := r.config(s.Configuration)
-		t, err := r.open(ctx, c)
+		t, err := r.openBuilt(ctx, c)
 		if err != nil {
-			return err
-		}
-		if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
-			t.Close()
 			return err
 		}
 		so.Run, _ = r.runOptions(c.Name)
@@ -467,15 +476,11 @@ func (r *runner) neighbour(ctx context.Context) error {
 		return nil
 	}
 	c := r.config(n.Configuration)
-	t, err := r.open(ctx, c)
+	t, err := r.openBuilt(ctx, c)
 	if err != nil {
 		return err
 	}
-	err = r.ensureDatabase(ctx, t, c.Name)
 	t.Close()
-	if err != nil {
-		return err
-	}
 	spec, base, err := TargetOptions(r.p, c)
 	if err != nil {
 		return err
@@ -518,12 +523,8 @@ func (r *runner) fit(ctx context.Context) error {
 		return err
 	}
 	c := r.config(f.Configuration)
-	t, err := r.open(ctx, c)
+	t, err := r.openBuilt(ctx, c)
 	if err != nil {
-		return err
-	}
-	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
-		t.Close()
 		return err
 	}
 	fo.Run, _ = r.runOptions(c.Name)

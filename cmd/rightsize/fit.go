@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/cost"
-	"github.com/rightsize/rightsize/driver"
-	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/report"
@@ -157,12 +155,7 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 	errOut := cmd.ErrOrStderr()
 	fo.Run.Version, fo.Run.Commit = version, commit
 	if !f.rf.json {
-		prog := newStepProgress(errOut, f.rf.interval, len(fo.Run.Users), fo.Run.Repeats)
-		fo.Run.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
-			prog.start(repeat, index, users, fo.Run.Rampup, fo.Run.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
-				index+1, len(fo.Run.Users), users, fo.Run.Rampup, fo.Run.Duration, mode))
-		}
-		fo.Run.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, fo.Run.Rampup) }
+		prog := liveProgress(errOut, f.rf.interval, &fo.Run)
 		fo.OnCandidate = func(p fit.Priced) {
 			prog.finish()
 			fmt.Fprintf(errOut, "candidate %s (%s %s): restarting the server, restoring the built database\n", p.Candidate, fo.Currency, p.Cost.Total.Cents())

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/cost"
-	"github.com/rightsize/rightsize/driver"
-	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -242,19 +240,10 @@ func runStudy(cmd *cobra.Command, p *plan.Plan, output string, interval time.Dur
 	var prog *stepProgress
 	o := study.Options{Prober: studyProber{cmd: cmd, st: st}, Out: errOut, Version: version, Commit: commit,
 		OnRun: func(ro *scenario.RunOptions) {
-			ro.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
-				if prog != nil {
-					prog.finish()
-				}
-				prog = newStepProgress(errOut, interval, len(ro.Users), ro.Repeats)
-				prog.start(repeat, index, users, ro.Rampup, ro.Duration, fmt.Sprintf("  step %d of %d: %d users, ramp-up %s, measuring %s (%s mode)",
-					index+1, len(ro.Users), users, ro.Rampup, ro.Duration, mode))
+			if prog != nil {
+				prog.finish()
 			}
-			ro.OnProgress = func(_, _ int, pr driver.Progress) {
-				if prog != nil {
-					prog.update(pr, ro.Rampup)
-				}
-			}
+			prog = liveProgress(errOut, interval, ro)
 		}}
 	res, runErr := study.Run(cmd.Context(), st, p, o)
 	if prog != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -119,12 +120,7 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 	errOut := cmd.ErrOrStderr()
 	so.Run.Version, so.Run.Commit = version, commit
 	if !rf.json {
-		prog := newStepProgress(errOut, rf.interval, len(so.Run.Users), so.Run.Repeats)
-		so.Run.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
-			prog.start(repeat, index, users, so.Run.Rampup, so.Run.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
-				index+1, len(so.Run.Users), users, so.Run.Rampup, so.Run.Duration, mode))
-		}
-		so.Run.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, so.Run.Rampup) }
+		prog := liveProgress(errOut, rf.interval, &so.Run)
 		so.OnValue = func(_ int, v string) {
 			prog.finish()
 			fmt.Fprintf(errOut, "%s = %s: restarting the server, restoring the built database\n", so.Kind, v)
@@ -232,4 +228,16 @@ func sweepRuns(s *report.Sweep) []string {
 		}
 	}
 	return ids
+}
+
+// liveProgress shows each step of o's runs with its live figures (a bar
+// on a terminal, a line every interval otherwise); finish it when done.
+func liveProgress(w io.Writer, interval time.Duration, o *scenario.RunOptions) *stepProgress {
+	prog := newStepProgress(w, interval, len(o.Users), o.Repeats)
+	o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
+		prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
+			index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
+	}
+	o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
+	return prog
 }
