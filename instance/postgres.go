@@ -356,6 +356,7 @@ func (p *Postgres) prepareBaseDir() error {
 			return err
 		}
 	}
+	p.removeLegacyCache()
 	if err := os.MkdirAll(p.runDir, 0o700); err != nil {
 		return fmt.Errorf("instance: create %s: %w", p.runDir, err)
 	}
@@ -363,6 +364,20 @@ func (p *Postgres) prepareBaseDir() error {
 		return fmt.Errorf("instance: %w", err)
 	}
 	return p.chown(p.runDir)
+}
+
+// removeLegacyCache removes the binaries and downloads an older rightsize
+// kept under bin/ and cache/, owned by the server user (who could have
+// changed them): nothing runs them any more.
+func (p *Postgres) removeLegacyCache() {
+	if p.owner == nil {
+		return
+	}
+	for _, d := range []string{filepath.Join(p.baseDir, "bin"), filepath.Join(p.baseDir, "cache")} {
+		if uid, ok := fileOwner(d); ok && uid == p.owner.uid {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
 
 // reclaim makes dir the current user's with the given mode.

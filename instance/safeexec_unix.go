@@ -88,3 +88,12 @@ func closedAncestor(path string, uid, gid int) string {
 		}
 	}
 }
+
+// fileOwner is the uid owning path (not following a last symbolic link).
+func fileOwner(path string) (int, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return 0, false
+	}
+	return int(st.Uid), true
+}

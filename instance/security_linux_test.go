@@ -245,3 +245,38 @@ func TestStopEndsOrphanedBackends(t *testing.T) {
 	}
 	start(t, cfg) // the shared memory is free again
 }
+
+// The binaries an older rightsize let the server user own (bin/, cache/)
+// are removed at the next start.
+func TestLegacyCacheRemoved(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: only then does the server user own anything")
+	}
+	cfg := testConfig(t)
+	cfg.BaseDir = filepath.Join(filepath.Dir(cfg.DataDir), "base")
+	server, err := ensureAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(cfg.BaseDir, "bin", "postgres-15.13.0-linux-amd64", "bin")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(cfg.BaseDir, "bin"), filepath.Join(cfg.BaseDir, "cache")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(d, server.uid, server.gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &Postgres{baseDir: cfg.BaseDir, owner: server, runDir: filepath.Join(cfg.BaseDir, "run"), logDir: filepath.Join(cfg.BaseDir, "log")}
+	if err := p.prepareBaseDir(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"bin", "cache"} {
+		if _, err := os.Stat(filepath.Join(cfg.BaseDir, d)); !os.IsNotExist(err) {
+			t.Errorf("the server user's old %s/ is still there: %v", d, err)
+		}
+	}
+}
