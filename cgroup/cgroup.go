@@ -369,17 +369,6 @@ func removeDir(dir string) error {
 	return fmt.Errorf("remove cgroup %s: %w", dir, err)
 }
 
-// isFakeTree reports whether dir is on an ordinary file system (tests),
-// not cgroupfs, where rmdir removes a group with its interface files.
-func isFakeTree(dir string) bool {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return false
-	}
-	const cgroupMagic, cgroup2Magic = 0x27e0eb, 0x63677270
-	return st.Type != cgroupMagic && st.Type != cgroup2Magic
-}
-
 // CleanStale removes the groups left by a rightsize that died without
 // removing them (rightsize-<pid>-* whose pid no longer runs); their
 // processes, if any, are moved to the parent group. It returns the
@@ -417,11 +406,6 @@ func (h *Hierarchy) CleanStale() ([]string, error) {
 		}
 	}
 	return removed, errors.Join(errs...)
-}
-
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // writeFile writes one value to a cgroup interface file (truncating a

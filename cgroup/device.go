@@ -7,19 +7,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // DeviceOf returns the block device that holds path, as the I/O
 // controllers want it: a partition is resolved to its whole disk (the
 // kernel throttles disks, not partitions). sysRoot is normally "/sys".
 func DeviceOf(sysRoot, path string) (Device, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	major, minor, err := deviceNumbers(path)
+	if err != nil {
 		return Device{}, fmt.Errorf("find the device of %s: %w", path, err)
 	}
-	d := Device{Major: unix.Major(uint64(st.Dev)), Minor: unix.Minor(uint64(st.Dev))}
+	d := Device{Major: major, Minor: minor}
 	if d.Major == 0 {
 		return d, fmt.Errorf("%s is on a file system without a block device (device %s: tmpfs, overlay or network); I/O limits cannot apply there", path, d)
 	}
@@ -90,43 +88,4 @@ func FormatCPUList(cpus []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
-}
-
-// Pin sets the CPU affinity of every thread of pid to cpus (what taskset
-// does; the fallback when no cpuset controller can be used). Threads and
-// children created later inherit it.
-func Pin(pid int, cpus []int) error {
-	var set unix.CPUSet
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return fmt.Errorf("pin pid %d: %w", pid, err)
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
-			return fmt.Errorf("pin thread %d of pid %d to cpus %s: %w", tid, pid, FormatCPUList(cpus), err)
-		}
-	}
-	return nil
-}
-
-// Affinity reads the CPU affinity of pid.
-func Affinity(pid int) ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(pid, &set); err != nil {
-		return nil, err
-	}
-	var out []int
-	for i := 0; i < 1024; i++ {
-		if set.IsSet(i) {
-			out = append(out, i)
-		}
-	}
-	return out, nil
 }

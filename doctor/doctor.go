@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
@@ -78,10 +76,7 @@ func Check(ctx context.Context, dataDir string) Report {
 		r.DataDir = r.BaseDir
 	}
 	probe := existing(r.DataDir)
-	var st unix.Statfs_t
-	if unix.Statfs(probe, &st) == nil {
-		r.FreeBytes = st.Bavail * uint64(st.Bsize)
-	}
+	r.FreeBytes = freeBytes(probe)
 	if d, err := cgroup.DeviceOf("/sys", probe); err != nil {
 		r.DeviceError = err.Error()
 	} else {

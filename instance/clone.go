@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/rightsize/rightsize/internal/basedir"
 	"github.com/rightsize/rightsize/internal/secret"
@@ -62,8 +61,8 @@ func copyTree(src, dst string) error {
 				return fmt.Errorf("instance: clone %s: %w", path, err)
 			}
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			if err := os.Lchown(to, int(st.Uid), int(st.Gid)); err != nil {
+		if uid, gid, ok := fileIDs(info); ok {
+			if err := os.Lchown(to, uid, gid); err != nil {
 				return fmt.Errorf("instance: clone: %w", err)
 			}
 		}

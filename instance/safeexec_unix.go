@@ -79,7 +79,7 @@ func closedAncestor(path string, uid, gid int) string {
 			case int(st.Gid) == gid:
 				bit = 0o010
 			}
-			if st.Mode&bit == 0 {
+			if uint32(st.Mode)&bit == 0 {
 				return dir
 			}
 		}
@@ -96,4 +96,13 @@ func fileOwner(path string) (int, bool) {
 		return 0, false
 	}
 	return int(st.Uid), true
+}
+
+// fileIDs is the owner and group of a file.
+func fileIDs(fi os.FileInfo) (uid, gid int, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return int(st.Uid), int(st.Gid), true
 }
