@@ -302,6 +302,12 @@ func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 	for _, name := range res.Order {
 		t.add("  "+name, "run "+orDash(res.Runs[name]))
 	}
+	for _, id := range res.Sweeps {
+		t.add("  sweep", id+"   (rightsize report --sweep "+id+")")
+	}
+	if res.Fit != "" {
+		t.add("  fit", res.Fit+"   (rightsize report --fit "+res.Fit+")")
+	}
 	t.write(w)
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "  skipped: %s\n", s)
