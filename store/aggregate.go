@@ -8,8 +8,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/diagnosis"
-	"github.com/rightsize/rightsize/waits"
 	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // UnstableCV is the coefficient of variation of TPM or NOPM across repeats

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -262,28 +263,12 @@ func externalDSN(c *plan.Configuration) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("the environment variable %s (password_env) is not set", c.PasswordEnv)
 	}
-	scheme, rest, ok := strings.Cut(c.Target, "://")
-	if !ok {
-		return "", fmt.Errorf("target %q: want scheme://user@host/...", c.Target)
-	}
-	user, host, ok := strings.Cut(rest, "@")
-	if !ok {
+	u, err := url.Parse(c.Target)
+	if err != nil || u.User == nil {
 		return "", fmt.Errorf("target %q: name the user (scheme://user@host/...) for the password in %s", c.Target, c.PasswordEnv)
 	}
-	return scheme + "://" + user + ":" + urlEscape(pw) + "@" + host, nil
-}
-
-func urlEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("-._~", ch) >= 0 {
-			b.WriteByte(ch)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", ch)
-		}
-	}
-	return b.String()
+	u.User = url.UserPassword(u.User.Username(), pw)
+	return u.String(), nil
 }
 
 func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Target, error) {

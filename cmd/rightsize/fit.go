@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -132,26 +131,18 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 // measureFit runs the search on the managed server and prints the answer
 // and the evidence.
 func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
-	ctx := cmd.Context()
 	if fo.Resume == "" {
 		if err := scenario.CheckCandidates(fo.Candidates); err != nil {
 			return badInput(err)
 		}
 	}
-	st, err := openStore(cmd)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	t, err := f.tf.open(ctx, false, 2)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if t != nil {
-			t.Close()
-		}
-	}()
+	return restartingTarget(cmd, f.tf, func(st *store.Store, t *target.Target) (*target.Target, error) {
+		return fitOn(cmd, st, t, f, fo, baseline)
+	})
+}
+
+func fitOn(cmd *cobra.Command, st *store.Store, t *target.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) (*target.Target, error) {
+	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fo.Run.Version, fo.Run.Commit = version, commit
 	if !f.rf.json {
@@ -162,32 +153,26 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 		}
 		defer prog.finish()
 	}
-	var res *scenario.FitResult
-	res, t, err = scenario.RunFit(ctx, st, t, fo)
-	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
-		return badInput(err)
-	}
-	if res == nil || res.Result == nil {
-		return err
+	res, t, err := scenario.RunFit(ctx, st, t, fo)
+	if res == nil || res.Result == nil || errors.Is(err, scenario.ErrBadOptions) {
+		return t, err
 	}
 	if f.rf.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil {
-			return jerr
+		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
+			return t, jerr
 		}
 	} else {
 		out := cmd.OutOrStdout()
 		fmt.Fprintf(out, "\nfit %s (%s)\n", res.ID, res.Status)
 		if werr := res.Result.WriteText(out, res.Currency, baseline); werr != nil {
-			return werr
+			return t, werr
 		}
 		fmt.Fprintf(out, "  report: rightsize report --fit %s\n", res.ID)
 	}
 	if errors.Is(err, fit.ErrNoFit) {
-		return badInput(fmt.Errorf("%s", res.Result.Answer(res.Currency, baseline)))
+		return t, badInput(fmt.Errorf("%s", res.Result.Answer(res.Currency, baseline)))
 	}
-	return err
+	return t, err
 }
 
 func configNames(f *cost.File) []string {

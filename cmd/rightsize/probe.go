@@ -200,11 +200,7 @@ func storeProbe(cmd *cobra.Command, kind, label, host string, result any) (strin
 	return p.ID, nil
 }
 
-func printJSON(cmd *cobra.Command, v any) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(cmd *cobra.Command, v any) error { return writeJSON(cmd.OutOrStdout(), v) }
 
 func newProbeCPUCmd() *cobra.Command {
 	var tf targetFlags

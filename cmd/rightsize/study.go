@@ -300,7 +300,7 @@ func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 	fmt.Fprintf(w, "\nstudy %s\n", p.Name)
 	t := &alignedRows{}
 	for _, name := range res.Order {
-		t.add("  "+name, "run "+orDash(res.Runs[name]))
+		t.add("  "+name, "run "+dash(res.Runs[name]))
 	}
 	for _, id := range res.Sweeps {
 		t.add("  sweep", id+"   (rightsize report --sweep "+id+")")
@@ -316,13 +316,6 @@ func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 		fmt.Fprintln(w)
 		_ = cost.WriteText(w, res.Cost)
 	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // writeStudyReport writes the study's one report: every configuration's

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,21 +101,37 @@ func parsePercent(s string) (float64, error) {
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags) error {
-	ctx := cmd.Context()
+	return restartingTarget(cmd, tf, func(st *store.Store, t *target.Target) (*target.Target, error) {
+		return sweepOn(cmd, st, t, so, rf)
+	})
+}
+
+// restartingTarget opens the results store and the managed target of a
+// scenario that restarts the server (sweep, fit) and runs it; run returns
+// the target open at its end, which is closed afterwards. Bad options and
+// targets become bad input.
+func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *target.Target) (*target.Target, error)) error {
 	st, err := openStore(cmd)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	t, err := tf.open(ctx, false, 2)
+	t, err := tf.open(cmd.Context(), false, 2)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if t != nil {
-			t.Close()
-		}
-	}()
+	t, err = run(st, t)
+	if t != nil {
+		t.Close()
+	}
+	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
+		return badInput(err)
+	}
+	return err
+}
+
+func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.SweepOptions, rf runFlags) (*target.Target, error) {
+	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	so.Run.Version, so.Run.Commit = version, commit
 	if !rf.json {
@@ -133,25 +148,19 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 			fmt.Fprintln(errOut, "  caps:", r.Summary())
 		}
 	}
-	var res *scenario.SweepResult
-	res, t, err = scenario.RunSweep(ctx, st, t, so)
-	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
-		return badInput(err)
-	}
-	if res == nil {
-		return err
+	res, t, err := scenario.RunSweep(ctx, st, t, so)
+	if res == nil || errors.Is(err, scenario.ErrBadOptions) {
+		return t, err
 	}
 	if rf.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil {
-			return jerr
+		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
+			return t, jerr
 		}
 	} else {
 		writeSweep(cmd.OutOrStdout(), res)
 		fmt.Fprintf(cmd.OutOrStdout(), "  report: rightsize report --sweep %s\n", res.ID)
 	}
-	return err
+	return t, err
 }
 
 // writeSweep prints a sweep's figures per value and its knee.
