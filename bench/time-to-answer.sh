@@ -10,10 +10,14 @@
 #   bench/time-to-answer.sh [users=1,2,4,8] [warehouses=4] [rampup=30s] [duration=120s] [repeat=3] [precision=2%] [rounds=1]
 # The full default takes about 1 h 10 min (fixed: 4 steps × 150 s × 3).
 # PG_BIN=/usr/lib/postgresql/15/bin uses installed PostgreSQL binaries.
+# BASE=/dev/shm puts the database (and the results) on that file system
+# instead of /var/tmp: on tmpfs commits do not wait for a disk that other
+# work on the host shares, so the series show the method, not the disk.
+# KEEP=DIR copies the results store there at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 USERS=${1:-1,2,4,8}; W=${2:-4}; RAMPUP=${3:-30s}; DURATION=${4:-120s}; REPEAT=${5:-3}; PRECISION=${6:-2%}; ROUNDS=${7:-1}
-TMP=$(mktemp -d /var/tmp/rightsize-tta.XXXXXX)
+TMP=$(mktemp -d "${BASE:-/var/tmp}/rightsize-tta.XXXXXX")
 chmod 755 "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 BIN="$TMP/rightsize"
@@ -43,6 +47,8 @@ run() { # kind round
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) -eq 1 ]; then run fixed "$r"; run auto "$r"; else run auto "$r"; run fixed "$r"; fi
 done
+
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$STORE" "$KEEP/" && echo "results store copied to $KEEP" >&2
 
 python3 - "$TMP" "$ROUNDS" "$USERS" "$W" "$RAMPUP" "$DURATION" "$REPEAT" "$PRECISION" <<'PY'
 import json, sys

@@ -20,7 +20,7 @@ func (f *capFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cpus, "cpus", "", "cores of a managed server: N whole cores (a cpuset) or a fraction such as 1.5 (a CFS quota); also sizes its parallelism settings")
 	fl.StringVar(&f.driverCPUs, "driver-cpus", "", "cores of the driver, a list such as 0 or 0-3 (default with --cpus: the cores the server does not get)")
-	fl.StringVar(&f.memory, "memory", "", "memory of a managed server, e.g. 1G: its cache (shared_buffers / innodb_buffer_pool_size) gets what is left after a quarter (at least 64M PostgreSQL, 128M MariaDB) for its processes; the whole is a cgroup limit including the page cache")
+	fl.StringVar(&f.memory, "memory", "", "memory of a managed server, e.g. 1G: its cache (shared_buffers / innodb_buffer_pool_size) gets what is left after half (PostgreSQL) or a quarter (MariaDB) for its processes, at least 64M / 128M; the whole is a cgroup limit including the page cache")
 	fl.StringVar(&f.ioLimit, "io-limit", "", "block I/O limit of a managed server on the devices of its data (and WAL) directory: riops=N,wiops=N,rbps=SIZE,wbps=SIZE")
 	fl.StringVar(&f.walDir, "wal-dir", "", "transaction log of a managed server on this path (PostgreSQL pg_wal, MariaDB redo log)")
 }
