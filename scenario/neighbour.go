@@ -158,6 +158,18 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 			o.OnEvent(fmt.Sprintf(f, a...))
 		}
 	}
+	if sw != nil {
+		complete := 0
+		for _, p := range sw.Points {
+			if p.Status == store.StatusComplete {
+				complete++
+			}
+		}
+		event("resuming %s: %d of %d runs stored complete", sw.ID, complete, len(sw.Values))
+		if complete == len(sw.Values) {
+			return finishNeighbour(ctx, st, sw, nil)
+		}
+	}
 	cores, driver, coresNote := InstanceCores(o.Instances, base.Caps.CPUs, runtime.NumCPU())
 	if coresNote != "" {
 		event("cores: %s", coresNote)

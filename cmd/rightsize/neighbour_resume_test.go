@@ -183,6 +183,11 @@ func TestNeighbourInterruptResume(t *testing.T) {
 	if left := ownGroups(t); len(left) > 0 {
 		t.Errorf("cgroups left after the resumed scenario: %v", left)
 	}
+	// a complete scenario has nothing left to measure
+	out, errOut, code = cli(t, context.Background(), append([]string{"neighbour", "--resume", "nbr", "--store", st}, args...)...)
+	if code != 0 || !strings.Contains(errOut, "4 of 4 runs stored complete") || strings.Contains(errOut, "phase") || !strings.Contains(out, "(complete)") {
+		t.Errorf("resuming a complete scenario: %d\n%s%s", code, out, errOut)
+	}
 }
 
 func TestNeighbourResumeKeepsShape(t *testing.T) {
