@@ -183,12 +183,33 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 	if err != nil {
 		return nil, err
 	}
-	var targets []*target.Target
+	targets, err := startInstances(ctx, spec, base, dirs, cores, driver, event)
 	defer func() { // in reverse: each restores the driver's affinity it found
 		for _, t := range slices.Backward(targets) {
 			_ = t.Close()
 		}
 	}()
+	if err != nil {
+		return nil, err
+	}
+	if sw == nil {
+		if sw, err = createNeighbour(bg, st, o, coresNote); err != nil {
+			return nil, err
+		}
+	}
+	backups, err := runPhases(ctx, st, targets, sw, o, event)
+	if err != nil {
+		return nil, err
+	}
+	return finishNeighbour(ctx, st, sw, backups)
+}
+
+// startInstances starts one server per copy, instance i on cores[i] when
+// cores are given out (the driver on driver); it returns those started
+// (the caller closes them, also on error).
+func startInstances(ctx context.Context, spec string, base target.Options, dirs []string, cores [][]int, driver []int,
+	event func(string, ...any)) ([]*target.Target, error) {
+	var targets []*target.Target
 	for i, d := range dirs {
 		opt := base
 		opt.DataDir = d
@@ -200,7 +221,7 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 		}
 		t, err := target.Open(ctx, spec, opt)
 		if err != nil {
-			return nil, fmt.Errorf("start instance %d: %w", i+1, err)
+			return targets, fmt.Errorf("start instance %d: %w", i+1, err)
 		}
 		targets = append(targets, t)
 		event("instance n%d: %s on %s", i+1, t.Name, d)
@@ -208,11 +229,14 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 			event("instance n%d caps: %s", i+1, r.Summary())
 		}
 	}
-	if sw == nil {
-		if sw, err = createNeighbour(bg, st, o, coresNote); err != nil {
-			return nil, err
-		}
-	}
+	return targets, nil
+}
+
+// runPhases runs each phase for the instances whose run of that phase is
+// not stored complete, storing each run's point; it returns the backup
+// loops it ran.
+func runPhases(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, o NeighbourOptions,
+	event func(string, ...any)) ([]NeighbourBackup, error) {
 	done := map[int]bool{}
 	for _, p := range sw.Points {
 		done[p.Position] = p.Status == store.StatusComplete
@@ -238,13 +262,13 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 		}
 		points, bk := runPhase(ctx, st, targets, sw, p*len(targets), phase, drive, nb, o)
 		for _, pt := range points {
-			if err := st.SetSweepPoint(bg, sw.ID, pt); err != nil {
-				return nil, err
+			if err := st.SetSweepPoint(context.WithoutCancel(ctx), sw.ID, pt); err != nil {
+				return backups, err
 			}
 		}
 		backups = append(backups, bk...)
 	}
-	return finishNeighbour(ctx, st, sw, backups)
+	return backups, nil
 }
 
 // resumeNeighbour loads the scenario o.Resume names and takes its
