@@ -33,6 +33,10 @@ type Caps struct {
 	// CPUs is the server's cores: whole (a cpuset of N cores) or
 	// fractional (the cpuset of the next whole number, plus a CFS quota).
 	CPUs float64 `json:"cpus,omitempty"`
+	// Cores, when set with CPUs, are the cores of the server's cpuset
+	// (ceil(CPUs) of them) instead of the highest numbered; the neighbour
+	// scenario gives each instance its own.
+	Cores []int `json:"cores,omitempty"`
 	// DriverCPUs is a cpu list for the driver (rightsize itself); "" pins
 	// it to the cores the server does not get, when there are any.
 	DriverCPUs string `json:"driver_cpus,omitempty"`
@@ -203,14 +207,22 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 	}
 	if c.CPUs > 0 {
 		whole := int(math.Ceil(c.CPUs - 1e-9))
-		for i := ncpu - whole; i < ncpu; i++ {
+		for i := ncpu - whole; i < ncpu && c.Cores == nil; i++ {
 			p.ServerCPUs = append(p.ServerCPUs, i)
+		}
+		if c.Cores != nil {
+			if len(c.Cores) != whole || slices.Min(c.Cores) < 0 || slices.Max(c.Cores) >= ncpu {
+				return p, bad("cores %s for --cpus %g: want %d of the machine's cores 0-%d", cgroup.FormatCPUList(c.Cores), c.CPUs, whole, ncpu-1)
+			}
+			p.ServerCPUs = slices.Sorted(slices.Values(c.Cores))
 		}
 		if float64(whole) != c.CPUs {
 			p.Quota = c.CPUs
 		}
-		for i := 0; i < ncpu-whole; i++ {
-			p.DriverCPUs = append(p.DriverCPUs, i)
+		for i := 0; i < ncpu; i++ {
+			if !slices.Contains(p.ServerCPUs, i) {
+				p.DriverCPUs = append(p.DriverCPUs, i)
+			}
 		}
 		maps.Copy(p.Settings, parallelism(engine, whole))
 	}

@@ -19,6 +19,8 @@ type Sweep struct {
 	// false when every value measured holds.
 	Knee      int
 	KneeFound bool
+	// Neighbour is what a noisy-neighbour scenario adds (nil otherwise).
+	Neighbour *Neighbour
 }
 
 // SweepPoint is one value of a Sweep.

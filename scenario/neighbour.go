@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/result"
@@ -37,6 +41,10 @@ type NeighbourOptions struct {
 	Label           string
 	// Run is every instance's run in each phase (Users, Rampup, Duration ...).
 	Run RunOptions
+	// Resume continues the scenario with this id or label: the instances,
+	// backup settings, users, ramp-up and duration are the stored ones,
+	// and only the runs not stored complete are measured.
+	Resume string
 	// OnEvent, when set, is told what happens (clones, starts, phases).
 	OnEvent func(string)
 }
@@ -51,12 +59,18 @@ type NeighbourBackup struct {
 
 // NeighbourResult is a finished (or interrupted) scenario.
 type NeighbourResult struct {
-	ID      string            `json:"scenario_id"`
-	Label   string            `json:"label,omitempty"`
-	Status  string            `json:"status"`
-	Points  []SweepPoint      `json:"runs"` // value "n1 baseline" ...
+	ID     string       `json:"scenario_id"`
+	Label  string       `json:"label,omitempty"`
+	Status string       `json:"status"`
+	Points []SweepPoint `json:"runs"` // value "n1 baseline" ...
+	// Cores says how --cpus was given out: each instance its own cores,
+	// or shared ("" without --cpus).
+	Cores   string            `json:"cores,omitempty"`
 	Backups []NeighbourBackup `json:"backups"`
 }
+
+// neighbourPhases are the scenario's phases in order.
+var neighbourPhases = []string{"baseline", "backup"}
 
 // Validate checks the options before anything starts.
 func (o *NeighbourOptions) Validate() error {
@@ -75,12 +89,61 @@ func (o *NeighbourOptions) Validate() error {
 	return o.Run.Validate()
 }
 
+// InstanceCores gives out --cpus to n instances on a machine of ncpu
+// cores. When n × ceil(cpus) cores fit, each instance gets cores of its
+// own: instance i (0-based) the next ceil(cpus) from the highest down,
+// and the driver the cores left (all of them when none is left). When
+// they do not fit, every instance gets the same highest cores (as one
+// server would) and note says they share them. cpus 0: no cores, no note.
+func InstanceCores(n int, cpus float64, ncpu int) (cores [][]int, driver []int, note string) {
+	if cpus <= 0 || n < 1 {
+		return nil, nil, ""
+	}
+	whole := int(math.Ceil(cpus - 1e-9))
+	if n*whole > ncpu {
+		shared := make([]int, 0, whole)
+		for c := ncpu - whole; c < ncpu; c++ {
+			shared = append(shared, c)
+		}
+		for range n {
+			cores = append(cores, shared)
+		}
+		return cores, nil, fmt.Sprintf("--cpus %g for %d instances needs %d cores and this machine has %d: the instances share cores %s",
+			cpus, n, n*whole, ncpu, cgroup.FormatCPUList(shared))
+	}
+	var parts []string
+	for i := range n {
+		var own []int
+		for c := ncpu - (i+1)*whole; c < ncpu-i*whole; c++ {
+			own = append(own, c)
+		}
+		cores = append(cores, own)
+		parts = append(parts, fmt.Sprintf("n%d %s", i+1, cgroup.FormatCPUList(own)))
+	}
+	for c := 0; c < ncpu-n*whole; c++ {
+		driver = append(driver, c)
+	}
+	note = "each instance has cores of its own: " + strings.Join(parts, ", ")
+	if driver == nil {
+		for c := range ncpu {
+			driver = append(driver, c)
+		}
+		return cores, driver, note + "; the driver shares them (no core left)"
+	}
+	return cores, driver, note + "; the driver " + cgroup.FormatCPUList(driver)
+}
+
 // RunNeighbour runs the scenario over copies of the build that spec and
 // base open (the managed server's data directory, copied once per
 // instance next to it and removed at the end). Every server and its cgroup
 // are stopped when it returns, also after Ctrl-C (what was measured is
-// kept, the scenario marked partial).
+// kept, the scenario marked partial); o.Resume continues such a scenario.
 func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target.Options, o NeighbourOptions) (*NeighbourResult, error) {
+	bg := context.WithoutCancel(ctx)
+	sw, err := resumeNeighbour(ctx, st, &o)
+	if err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -95,6 +158,22 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 			o.OnEvent(fmt.Sprintf(f, a...))
 		}
 	}
+	if sw != nil {
+		complete := 0
+		for _, p := range sw.Points {
+			if p.Status == store.StatusComplete {
+				complete++
+			}
+		}
+		event("resuming %s: %d of %d runs stored complete", sw.ID, complete, len(sw.Values))
+		if complete == len(sw.Values) {
+			return finishNeighbour(ctx, st, sw, nil)
+		}
+	}
+	cores, driver, coresNote := InstanceCores(o.Instances, base.Caps.CPUs, runtime.NumCPU())
+	if coresNote != "" {
+		event("cores: %s", coresNote)
+	}
 	dirs, err := cloneBuild(ctx, spec, base, o.Instances, event)
 	defer func() {
 		for _, d := range dirs {
@@ -104,18 +183,45 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 	if err != nil {
 		return nil, err
 	}
-	var targets []*target.Target
-	defer func() {
-		for _, t := range targets {
+	targets, err := startInstances(ctx, spec, base, dirs, cores, driver, event)
+	defer func() { // in reverse: each restores the driver's affinity it found
+		for _, t := range slices.Backward(targets) {
 			_ = t.Close()
 		}
 	}()
+	if err != nil {
+		return nil, err
+	}
+	if sw == nil {
+		if sw, err = createNeighbour(bg, st, o, coresNote); err != nil {
+			return nil, err
+		}
+	}
+	backups, err := runPhases(ctx, st, targets, sw, o, event)
+	if err != nil {
+		return nil, err
+	}
+	return finishNeighbour(ctx, st, sw, backups)
+}
+
+// startInstances starts one server per copy, instance i on cores[i] when
+// cores are given out (the driver on driver); it returns those started
+// (the caller closes them, also on error).
+func startInstances(ctx context.Context, spec string, base target.Options, dirs []string, cores [][]int, driver []int,
+	event func(string, ...any)) ([]*target.Target, error) {
+	var targets []*target.Target
 	for i, d := range dirs {
 		opt := base
 		opt.DataDir = d
+		if cores != nil {
+			opt.Caps.Cores = cores[i]
+			if opt.Caps.DriverCPUs == "" && driver != nil {
+				opt.Caps.DriverCPUs = cgroup.FormatCPUList(driver)
+			}
+		}
 		t, err := target.Open(ctx, spec, opt)
 		if err != nil {
-			return nil, fmt.Errorf("start instance %d: %w", i+1, err)
+			return targets, fmt.Errorf("start instance %d: %w", i+1, err)
 		}
 		targets = append(targets, t)
 		event("instance n%d: %s on %s", i+1, t.Name, d)
@@ -123,36 +229,116 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 			event("instance n%d caps: %s", i+1, r.Summary())
 		}
 	}
-	bg := context.WithoutCancel(ctx)
+	return targets, nil
+}
+
+// runPhases runs each phase for the instances whose run of that phase is
+// not stored complete, storing each run's point; it returns the backup
+// loops it ran.
+func runPhases(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, o NeighbourOptions,
+	event func(string, ...any)) ([]NeighbourBackup, error) {
+	done := map[int]bool{}
+	for _, p := range sw.Points {
+		done[p.Position] = p.Status == store.StatusComplete
+	}
+	var backups []NeighbourBackup
+	for p, phase := range neighbourPhases {
+		var drive []int
+		for i := range targets {
+			if !done[p*len(targets)+i] {
+				drive = append(drive, i)
+			}
+		}
+		if ctx.Err() != nil || len(drive) == 0 {
+			continue
+		}
+		nb := 0
+		if phase == "backup" {
+			nb = o.BackupInstances
+		}
+		event("phase %s: %d instances under load, backups on %d", phase, len(drive), nb)
+		if len(drive) < len(targets) {
+			event("phase %s: %d instances' runs are kept complete from before and not measured again; the others run with fewer neighbours under load", phase, len(targets)-len(drive))
+		}
+		points, bk := runPhase(ctx, st, targets, sw, p*len(targets), phase, drive, nb, o)
+		for _, pt := range points {
+			if err := st.SetSweepPoint(context.WithoutCancel(ctx), sw.ID, pt); err != nil {
+				return backups, err
+			}
+		}
+		backups = append(backups, bk...)
+	}
+	return backups, nil
+}
+
+// resumeNeighbour loads the scenario o.Resume names and takes its
+// instances, backup settings and run shape into o (nil without Resume).
+func resumeNeighbour(ctx context.Context, st *store.Store, o *NeighbourOptions) (*store.Sweep, error) {
+	if o.Resume == "" {
+		return nil, nil
+	}
+	sw, err := st.LoadSweep(ctx, o.Resume)
+	if err != nil {
+		return nil, badOptions{fmt.Errorf("--resume: %w", err)}
+	}
+	if sw.Kind != NeighbourKind {
+		return nil, bad("--resume %s: that is a %s sweep, not a neighbour scenario; continue it with rightsize sweep %s --resume %s", o.Resume, sw.Kind, sw.Kind, o.Resume)
+	}
+	o.Label = sw.Label
+	var errs []error
+	atoi := func(k string, dst *int) {
+		v, err := strconv.Atoi(sw.Spec[k])
+		errs = append(errs, err)
+		*dst = v
+	}
+	dur := func(k string, dst *time.Duration) {
+		if s, ok := sw.Spec[k]; ok { // run shapes stored since --resume exists
+			v, err := time.ParseDuration(s)
+			errs = append(errs, err)
+			*dst = v
+		}
+	}
+	atoi("instances", &o.Instances)
+	atoi("backup_instances", &o.BackupInstances)
+	atoi("backup_cycles", &o.BackupCycles)
+	dur("backup_every", &o.BackupEvery)
+	dur("rampup", &o.Run.Rampup)
+	dur("duration", &o.Run.Duration)
+	if _, ok := sw.Spec["users"]; ok {
+		o.Run.Users = []int{0}
+		atoi("users", &o.Run.Users[0])
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("--resume %s: the stored scenario's settings: %w", o.Resume, err)
+	}
+	if len(sw.Values) != 2*o.Instances {
+		return nil, fmt.Errorf("--resume %s: %d runs stored for %d instances", o.Resume, len(sw.Values), o.Instances)
+	}
+	return sw, nil
+}
+
+// createNeighbour stores a new scenario with what --resume needs.
+func createNeighbour(ctx context.Context, st *store.Store, o NeighbourOptions, coresNote string) (*store.Sweep, error) {
 	sw := &store.Sweep{Label: o.Label, Kind: NeighbourKind, Spec: map[string]string{
 		"instances": strconv.Itoa(o.Instances), "backup_instances": strconv.Itoa(o.BackupInstances),
-		"backup_every": o.BackupEvery.String(), "backup_cycles": strconv.Itoa(o.BackupCycles)}}
-	for _, phase := range []string{"baseline", "backup"} {
-		for i := range targets {
+		"backup_every": o.BackupEvery.String(), "backup_cycles": strconv.Itoa(o.BackupCycles),
+		"users": strconv.Itoa(o.Run.Users[0]), "rampup": o.Run.Rampup.String(), "duration": o.Run.Duration.String()}}
+	if coresNote != "" {
+		sw.Spec["cores"] = coresNote
+	}
+	for _, phase := range neighbourPhases {
+		for i := range o.Instances {
 			sw.Values = append(sw.Values, fmt.Sprintf("n%d %s", i+1, phase))
 		}
 	}
-	if err := st.CreateSweep(bg, sw); err != nil {
-		return nil, err
-	}
-	res := &NeighbourResult{ID: sw.ID, Label: o.Label}
-	for p, phase := range []string{"baseline", "backup"} {
-		if ctx.Err() != nil {
-			break
-		}
-		backups := 0
-		if phase == "backup" {
-			backups = o.BackupInstances
-		}
-		event("phase %s: %d instances under load, backups on %d", phase, len(targets), backups)
-		points, bk := runPhase(ctx, st, targets, sw, p*len(targets), phase, backups, o)
-		for _, pt := range points {
-			if err := st.SetSweepPoint(bg, sw.ID, pt); err != nil {
-				return nil, err
-			}
-		}
-		res.Backups = append(res.Backups, bk...)
-	}
+	return sw, st.CreateSweep(ctx, sw)
+}
+
+// finishNeighbour marks the scenario complete, or partial when ctx was
+// cancelled, and reads it back with every backup loop stored for it
+// (this session's loops that stored nothing keep their error).
+func finishNeighbour(ctx context.Context, st *store.Store, sw *store.Sweep, session []NeighbourBackup) (*NeighbourResult, error) {
+	bg := context.WithoutCancel(ctx)
 	status := store.StatusComplete
 	if ctx.Err() != nil {
 		status = store.StatusPartial
@@ -160,15 +346,67 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
 		return nil, err
 	}
-	loaded, err := LoadSweepResult(bg, st, sw.ID, 0.1)
+	res, err := LoadNeighbour(bg, st, sw.ID)
 	if err != nil {
 		return nil, err
 	}
-	res.Status, res.Points = loaded.Status, loaded.Points
+	for _, b := range session {
+		if b.ProbeID == "" {
+			res.Backups = append(res.Backups, b)
+		}
+	}
 	if status == store.StatusPartial {
-		return res, fmt.Errorf("neighbour scenario interrupted: what was measured is stored as %s (partial)", sw.ID)
+		return res, fmt.Errorf("neighbour scenario interrupted: what was measured is stored as %s (partial); continue it with --resume %s", sw.ID, sw.ID)
 	}
 	return res, nil
+}
+
+// LoadNeighbour reads a stored scenario: its runs' figures and, per
+// backed-up instance, the latest backup probe stored for it while the
+// scenario ran (labelled "LABEL nN backup").
+func LoadNeighbour(ctx context.Context, st *store.Store, idOrLabel string) (*NeighbourResult, error) {
+	loaded, err := LoadSweepResult(ctx, st, idOrLabel, 0.1)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := st.LoadSweep(ctx, loaded.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &NeighbourResult{ID: sw.ID, Label: sw.Label, Status: sw.Status, Points: loaded.Points, Cores: sw.Spec["cores"]}
+	probes, err := st.ListProbes(ctx, store.ProbeBackup) // newest first
+	if err != nil {
+		return nil, err
+	}
+	n, _ := strconv.Atoi(sw.Spec["instances"])
+	for i := 1; i <= n; i++ {
+		want := backupLabel(sw, i)
+		for _, p := range probes {
+			if p.Label != want || p.CreatedAt.Before(sw.StartedAt) || (!sw.EndedAt.IsZero() && p.CreatedAt.After(sw.EndedAt)) {
+				continue
+			}
+			var r result.Backup
+			if err := json.Unmarshal(p.Result, &r); err != nil {
+				return nil, fmt.Errorf("backup probe %s: %w", p.ID, err)
+			}
+			res.Backups = append(res.Backups, NeighbourBackup{Instance: i, ProbeID: p.ID, Cycles: r.Cycles})
+			break
+		}
+	}
+	return res, nil
+}
+
+// backupLabel is the label of instance n's backup probe.
+func backupLabel(sw *store.Sweep, n int) string {
+	return fmt.Sprintf("%s n%d backup", runLabel(sw), n)
+}
+
+// runLabel is the scenario's label, or one made of its id.
+func runLabel(sw *store.Sweep) string {
+	if sw.Label == "" {
+		return "neighbour-" + sw.ID
+	}
+	return sw.Label
 }
 
 // cloneBuild checks the build behind spec, stops its server and copies its
@@ -205,18 +443,18 @@ func cloneBuild(ctx context.Context, spec string, base target.Options, n int, ev
 	return dirs, nil
 }
 
-// runPhase drives every target at once (one run each) and, on the first
-// backups of them, the backup loop; it returns the sweep points from
-// position first and the backup loops.
-func runPhase(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, first int, phase string, backups int, o NeighbourOptions) ([]store.SweepPoint, []NeighbourBackup) {
-	points := make([]store.SweepPoint, len(targets))
+// runPhase drives the targets listed in drive at once (one run each) and,
+// on the first backups of all targets, the backup loop; it returns the
+// sweep points (position first+i for target i) and the backup loops.
+func runPhase(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, first int, phase string, drive []int, backups int, o NeighbourOptions) ([]store.SweepPoint, []NeighbourBackup) {
+	points := make([]store.SweepPoint, len(drive))
 	bks := make([]NeighbourBackup, backups)
 	var wg sync.WaitGroup
-	for i, t := range targets {
+	for j, i := range drive {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			points[i] = neighbourRun(ctx, st, t, sw, first+i, phase, o)
+			points[j] = neighbourRun(ctx, st, targets[i], sw, first+i, phase, o)
 		}()
 	}
 	for i := 0; i < backups; i++ {
@@ -234,11 +472,7 @@ func neighbourRun(ctx context.Context, st *store.Store, t *target.Target, sw *st
 	v := sw.Values[pos]
 	point := store.SweepPoint{Position: pos, Value: v, Status: store.StatusFailed}
 	ro := o.Run
-	label := sw.Label
-	if label == "" {
-		label = "neighbour-" + sw.ID
-	}
-	ro.Label = label + " " + v
+	ro.Label = runLabel(sw) + " " + v
 	ro.Flags = maps.Clone(ro.Flags)
 	if ro.Flags == nil {
 		ro.Flags = map[string]string{}
@@ -282,11 +516,7 @@ func backupLoop(ctx context.Context, st *store.Store, t *target.Target, n int, s
 		b.Error = errors.Join(runErr, err).Error()
 		return b
 	}
-	label := sw.Label
-	if label == "" {
-		label = "neighbour-" + sw.ID
-	}
-	p := &store.Probe{Kind: store.ProbeBackup, Label: fmt.Sprintf("%s n%d backup", label, n), Host: r.Host, Result: raw}
+	p := &store.Probe{Kind: store.ProbeBackup, Label: backupLabel(sw, n), Host: r.Host, Result: raw}
 	if err := st.AddProbe(context.WithoutCancel(ctx), p); err == nil {
 		b.ProbeID = p.ID
 	}

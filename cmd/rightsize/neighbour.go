@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
 )
 
 func newNeighbourCmd() *cobra.Command {
@@ -26,18 +29,33 @@ probe (backup and restore, --backup-cycles cycles, one every --backup-every)
 loops on the first --backup-instances of them while all keep their load. Let
 --duration cover the backup cycles. One run per instance and phase is stored,
 grouped as one scenario (kind neighbour); the backup cycles as backup probes.
-Copies, servers and cgroups are removed at the end, also after Ctrl-C.`,
+Copies, servers and cgroups are removed at the end, also after Ctrl-C.
+
+--cpus N gives each instance cores of its own when --instances × N whole
+cores fit in the machine (instance n1 the highest, n2 the next below ...,
+the driver the cores left); when they do not fit, the instances share the
+same cores and the scenario says so (stored with it).
+
+Ctrl-C keeps the runs measured, marks the scenario partial and removes
+every server, copy and cgroup; --resume SCENARIO continues it with its own
+instances, backup settings, users, ramp-up and duration, measuring only the
+runs not stored complete (a phase is run again for its unfinished
+instances, with the backup loop when it is the backup phase).`,
 		Example: `  rightsize build --warehouses 10
-  rightsize neighbour --instances 3 --users 8 --rampup 30s --duration 20m --backup-instances 1 --backup-every 100s --backup-cycles 10`,
+  rightsize neighbour --instances 3 --users 8 --rampup 30s --duration 20m --backup-instances 1 --backup-every 100s --backup-cycles 10
+  rightsize neighbour --resume 20261124-041500-ab12cd`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := resumeKeepsShape(cmd, o.Resume); err != nil {
+				return badInput(err)
+			}
 			ro, err := rf.options(cmd)
 			if err != nil {
 				return err
 			}
 			o.Run, o.Label, o.BackupBinDir = ro, ro.Label, tf.pgBin
 			o.Run.Version, o.Run.Commit = version, commit
-			if err := o.Validate(); err != nil {
+			if err := o.Validate(); err != nil && o.Resume == "" {
 				return badInput(err)
 			}
 			base, err := tf.options(false, 2)
@@ -75,7 +93,25 @@ Copies, servers and cgroups are removed at the end, also after Ctrl-C.`,
 	f.IntVar(&o.BackupInstances, "backup-instances", 1, "instances the backup loop runs on in the backup phase")
 	f.DurationVar(&o.BackupEvery, "backup-every", 100*time.Second, "start a backup cycle this often (0: back to back)")
 	f.IntVar(&o.BackupCycles, "backup-cycles", 10, "backup+restore cycles per backed-up instance")
+	f.StringVar(&o.Resume, "resume", "", "continue an interrupted scenario (id or label): runs stored complete are kept")
 	return cmd
+}
+
+// shapeFlags are the flags a resumed scenario takes from the store.
+var shapeFlags = []string{"instances", "backup-instances", "backup-every", "backup-cycles", "users", "rampup", "duration", "label"}
+
+// resumeKeepsShape refuses --resume with a flag that would change the
+// scenario's shape.
+func resumeKeepsShape(cmd *cobra.Command, resume string) error {
+	if resume == "" {
+		return nil
+	}
+	for _, f := range shapeFlags {
+		if cmd.Flags().Changed(f) {
+			return fmt.Errorf("--%s: --resume %s continues the scenario with its own --%s; leave it out", f, resume, f)
+		}
+	}
+	return nil
 }
 
 // writeNeighbour prints TPM, NOPM and New-Order p99 per instance and
@@ -84,6 +120,9 @@ func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
 	fmt.Fprintf(w, "\nneighbour %s (%s)", r.ID, r.Status)
 	if r.Label != "" {
 		fmt.Fprintf(w, " · label %s", r.Label)
+	}
+	if r.Cores != "" {
+		fmt.Fprintf(w, "\n  cores: %s", r.Cores)
 	}
 	fmt.Fprintf(w, "\n  %-14s %-9s %9s %9s %10s  %s\n", "INSTANCE PHASE", "STATUS", "TPM", "NOPM", "NO p99 ms", "RUN")
 	for _, p := range r.Points {
@@ -107,4 +146,18 @@ func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  report: rightsize report --sweep %s\n", r.ID)
+}
+
+// reportNeighbour loads what the report's neighbour section adds to the
+// sweep: how the cores were given out and the backup cycles.
+func reportNeighbour(ctx context.Context, st *store.Store, id string) (*report.Neighbour, error) {
+	r, err := scenario.LoadNeighbour(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	n := &report.Neighbour{Cores: r.Cores}
+	for _, b := range r.Backups {
+		n.Backups = append(n.Backups, report.NeighbourBackup{Instance: b.Instance, ProbeID: b.ProbeID, Cycles: b.Cycles})
+	}
+	return n, nil
 }

@@ -22,7 +22,7 @@ func TestNeighbourTwoInstances(t *testing.T) {
 	}
 	st := tempStore(t)
 	out, errOut, code := cli(t, context.Background(), append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "300ms",
-		"--duration", "2s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nb", "--json"}, args...)...)
+		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nb", "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("neighbour: %d\n%s%s", code, out, errOut)
 	}

@@ -225,7 +225,10 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 			Users: p.Users, TPM: p.TPM, NOPM: p.NOPM, NewOrderP90Ms: p.NewOrderP90Ms, NewOrderP99Ms: p.NewOrderP99Ms,
 			BlocksReadPerTxn: p.BlocksReadPerTxn, DiskReadMBps: p.DiskReadMBps})
 	}
-	return v, nil
+	if r.Kind == scenario.NeighbourKind {
+		v.Neighbour, err = reportNeighbour(cmd.Context(), st, r.ID)
+	}
+	return v, err
 }
 
 // sweepRuns are the run ids of a sweep's values, in value order.
