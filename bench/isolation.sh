@@ -8,6 +8,7 @@
 set -u
 OLD=${OLD:?old binary} NEW=${NEW:?new binary} W=${WAREHOUSES:-4} ROUNDS=${ROUNDS:-2}
 dir=$(mktemp -d /tmp/rs-isolation.XXXXXX)
+chmod 755 "$dir" # the server user (when run as root) must enter it
 for v in OLD NEW; do
   "${!v}" build --data-dir "$dir/data-$v" --warehouses "$W" --store "$dir/store-$v.db" > "$dir/build-$v.log" 2>&1 || { echo "build $v failed"; exit 1; }
 done

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -284,6 +285,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		u := &user{
 			id: i, cfg: &cfg, tgt: tgt, exec: execs[i], rec: rec, stats: &stats[i],
 			win: win, stop: stop, lost: lost,
+			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 		}
 		go func() { defer wg.Done(); u.run(runCtx) }()
 	}
@@ -485,6 +487,23 @@ type user struct {
 	stop  chan struct{}
 	lost  chan struct{}
 	term  *tpcc.Terminal
+	// backoff draws the waits before retries (its own source, so that
+	// retries do not shift the transaction inputs).
+	backoff *rand.Rand
+}
+
+// maxRetryBackoff caps the wait before a retry.
+const maxRetryBackoff = 64 * time.Millisecond
+
+// retryBackoff is how long a user waits before the attempt-th retry of a
+// transaction that failed with a serialization failure or a deadlock: a
+// random wait up to 1 ms × 2^attempt, at most maxRetryBackoff ("full
+// jitter" exponential backoff), so that the transactions that collided
+// do not meet again at once. The wait counts in the transaction's
+// response time, as the terminal's user waits it too.
+func retryBackoff(attempt int, r *rand.Rand) time.Duration {
+	ceil := min(time.Millisecond<<min(attempt, 16), maxRetryBackoff)
+	return time.Duration(r.Int64N(int64(ceil))) + 1
 }
 
 // sleep waits d or until the step stops; it reports whether to go on.
@@ -547,6 +566,9 @@ func (u *user) run(ctx context.Context) {
 				u.stats.retries[t]++
 			}
 			u.rec.retries.Add(1)
+			if !u.sleep(ctx, retryBackoff(attempt, u.backoff)) {
+				return // the step ended while waiting: nothing to count
+			}
 		}
 		end := time.Now()
 		if ctx.Err() != nil {
