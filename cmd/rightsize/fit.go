@@ -51,10 +51,21 @@ measured and missed or is dominated by one that missed.
 repeats' spread taken into account (--confidence range: the slowest repeat;
 mean: the mean), and the New-Order p90 is at most --max-p90-ms.
 
+A candidate meets the target only when the judged NOPM's confidence interval
+lies wholly above it: with range, the interval of each repeat's step (batch
+means) and the repeat reaching lowest decides; with mean, the t interval of
+the mean across repeats. A target inside the interval is a miss, "not
+distinguishable at this precision" from the target; the answer names the
+measured candidates whose intervals overlap its own.
+
 Each candidate measured restarts the managed server (--target embedded or
 mariadb; build first) with its caps, restores the built database and runs
-the autopilot (--users, --rampup, --duration, --repeat as run has them): one
-stored run per candidate, grouped as one fit (report --fit). Ctrl-C keeps
+the autopilot (--users and the time-to-answer flags as run has them). By
+default fit uses the time-to-answer rules: --rampup auto --duration auto
+--precision 2% --repeat auto, within --rampup-max, --duration-max and
+--repeat-max; give --rampup, --duration or --repeat a value to fix it. The
+level of the intervals is 95 %. One stored run per candidate, grouped as one
+fit (report --fit). Ctrl-C keeps
 what was measured; --resume FIT reuses every candidate already measured.
 --dry-run prints the candidates priced, in the order they would be tried,
 and the target, and measures nothing.`,
@@ -83,6 +94,7 @@ and the target, and measures nothing.`,
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
+	f.rf.answer.autoByDefault(cmd)
 	if f.resume != "" && !f.dryRun {
 		// the stored fit has its candidates, prices and criteria
 		o, err := f.rf.options(cmd)

@@ -118,7 +118,7 @@ func TestFitMeasures(t *testing.T) {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
 	file := writeCostFile(t, fitCosts)
-	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s",
+	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s", "--repeat", "1",
 		"--cost", file, "--config", "vm"}, args...)
 
 	low := fitJSON(t, append([]string{"--target-nopm", "1", "--label", "low", "--cpus", "0.1,2"}, common...)...)
@@ -168,5 +168,40 @@ func TestFitMeasures(t *testing.T) {
 	}
 	if _, errOut, code := cli(t, ctx, "report", "--store", loc, "--fit", "high", "-o", filepath.Join(t.TempDir(), "fit.html")); code != 0 {
 		t.Errorf("report --fit: %d\n%s", code, errOut)
+	}
+	fitAutoByDefault(t, loc, file, args)
+}
+
+// fitAutoByDefault: fit without --rampup, --duration or --repeat measures
+// with the time-to-answer rules (small caps keep it short), and the stored
+// run's steps say how they ended.
+func fitAutoByDefault(t *testing.T, loc, costFile string, args []string) {
+	ctx := context.Background()
+	fr := fitJSON(t, append([]string{"--store", loc, "--users", "1", "--rampup-min", "1s", "--rampup-max", "5s", "--duration-min", "10s",
+		"--duration-max", "10s", "--repeat-max", "2", "--target-nopm", "1", "--label", "auto", "--cpus", "2", "--cost", costFile, "--config", "vm"}, args...)...)
+	id := fr.Result.Trials[0].RunID
+	if id == "" {
+		t.Fatalf("fit auto: nothing measured: %+v", fr.Result.Trials)
+	}
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, steps, err := st.LoadRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.RepeatEnd == "" || len(steps) == 0 {
+		t.Fatalf("run %s: repeats ended %q, %d steps; want --repeat auto's ending and steps", id, run.RepeatEnd, len(steps))
+	}
+	for _, s := range steps {
+		if s.RampupEnd != "steady" && s.RampupEnd != "max" || s.MeasureEndHow != "precision" && s.MeasureEndHow != "max" {
+			t.Errorf("step %d of repeat %d: ramp-up ended %q, measurement %q; want the auto rules' steady|max and precision|max",
+				s.Index, s.Repeat, s.RampupEnd, s.MeasureEndHow)
+		}
+		if m := s.Measured(); m < 9*time.Second || m > 12*time.Second {
+			t.Errorf("step %d of repeat %d measured %s, want the 10 s of --duration-min/--duration-max", s.Index, s.Repeat, m)
+		}
 	}
 }
