@@ -391,9 +391,10 @@ func TargetFrom(steps []store.StepAggregate, atUsers int) (float64, error) {
 }
 
 // Shortfall is how far the closest measured candidate falls short of the
-// target, in percent (0 when one meets it or none was measured).
+// target, in percent (0 when one meets it, none was measured, or the
+// closest reached it but missed on its interval or its p90).
 func (r *Result) Shortfall() float64 {
-	if r.Best >= 0 || r.Closest < 0 || r.Criteria.TargetNOPM <= 0 {
+	if r.Best >= 0 || r.Closest < 0 || r.Criteria.TargetNOPM <= 0 || r.Trials[r.Closest].NOPM >= r.Criteria.TargetNOPM {
 		return 0
 	}
 	return (1 - r.Trials[r.Closest].NOPM/r.Criteria.TargetNOPM) * 100

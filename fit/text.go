@@ -18,8 +18,12 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			return fmt.Sprintf("no configuration meets NOPM %s: none was measured", fmtInt(r.Criteria.TargetNOPM))
 		}
 		c := r.Trials[r.Closest]
-		return fmt.Sprintf("no configuration meets NOPM %s: the closest, %s (%s %s), reached %s, %.1f %% short",
-			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), r.Shortfall()) + r.tiedWith()
+		short := fmt.Sprintf("%.1f %% short", r.Shortfall())
+		if c.NOPM >= r.Criteria.TargetNOPM { // missed on its interval or its p90
+			short = "but " + c.Reason
+		}
+		return fmt.Sprintf("no configuration meets NOPM %s: the closest, %s (%s %s), reached %s, %s",
+			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith()
 	}
 	b := r.Trials[r.Best]
 	s := fmt.Sprintf("%s meets NOPM %s for %s %s", b.Candidate, fmtInt(r.Criteria.TargetNOPM), currency, b.Cost.Total.Cents())
