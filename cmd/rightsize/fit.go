@@ -328,7 +328,10 @@ func reportFitOf(fr *scenario.FitResult) *report.Fit {
 		c, _ := t.Cost.Total.Float64()
 		out.Trials = append(out.Trials, report.FitTrial{Candidate: t.Candidate.String(), Verdict: t.Verdict, Reason: t.Reason, RunID: t.RunID,
 			Cost: c, CostText: t.Cost.Total.Cents(), Measured: t.Verdict == fit.Meets || t.Verdict == fit.Misses,
-			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms})
+			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms, NOPMHalf: t.Interval.Half})
+	}
+	for _, p := range r.Indistinct {
+		out.Indistinct = append(out.Indistinct, r.PairText(p))
 	}
 	return out
 }
