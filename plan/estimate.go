@@ -95,7 +95,14 @@ func (a Autopilot) AnswerRules() Answer { return a.answer }
 // DurationPos is where the autopilot's duration is written (for an error
 // about the whole plan's duration).
 func (p *Plan) DurationPos() (line, column int) {
-	pos := p.Autopilot.at.Of("duration")
+	key := "duration"
+	if !p.Autopilot.at.Has(key) { // left to the auto rules: its cap, or the users
+		key = "duration_max"
+		if !p.Autopilot.at.Has(key) {
+			key = "users"
+		}
+	}
+	pos := p.Autopilot.at.Of(key)
 	return pos.Line, pos.Column
 }
 
