@@ -65,7 +65,7 @@ type ConfigResult struct {
 	// Indistinct is set when this run's and the baseline run's intervals
 	// of the average TPM overlap: neither beats the other at this
 	// precision. AvgTPMCI and BaselineAvgTPMCI are those intervals.
-	Indistinct       bool            `json:"not_distinguishable,omitempty"`
+	Indistinct       bool             `json:"not_distinguishable,omitempty"`
 	BaselineAvgTPMCI *steady.Interval `json:"baseline_avg_tpm_ci,omitempty"`
 }
 

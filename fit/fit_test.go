@@ -85,6 +85,10 @@ func TestPrice(t *testing.T) {
 
 func TestSearch(t *testing.T) {
 	perCPU := func(c Candidate) []float64 { return []float64{1000 * c.Cpus} }
+	// eight repeats, the slowest 950 per cpu: mean 1,000 ± 22 for 1 cpu
+	spread := func(c Candidate) []float64 {
+		return []float64{950 * c.Cpus, 1050 * c.Cpus, 1000, 1000, 1000, 1000, 1000, 1000}
+	}
 	for _, c := range []struct {
 		name       string
 		cpus       []float64
@@ -113,11 +117,9 @@ func TestSearch(t *testing.T) {
 		{name: "the slowest repeat decides by default", cpus: []float64{1, 2}, nopm: func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
 			cr: Criteria{TargetNOPM: 1000}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
 		{name: "mean confidence: the t interval across repeats lies above the target", cpus: []float64{1, 2},
-			nopm:       func(c Candidate) []float64 { return []float64{950 * c.Cpus, 1050 * c.Cpus, 1000, 1000, 1000, 1000, 1000, 1000} },
-			cr:         Criteria{TargetNOPM: 970, Mean: true}, wantBest: "cpus 1", wantTried: []string{"cpus 1"}},
+			nopm: spread, cr: Criteria{TargetNOPM: 970, Mean: true}, wantBest: "cpus 1", wantTried: []string{"cpus 1"}},
 		{name: "the same repeats with the slowest judged miss", cpus: []float64{1, 2},
-			nopm:       func(c Candidate) []float64 { return []float64{950 * c.Cpus, 1050 * c.Cpus, 1000, 1000, 1000, 1000, 1000, 1000} },
-			cr:         Criteria{TargetNOPM: 970}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
+			nopm: spread, cr: Criteria{TargetNOPM: 970}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
 		{name: "p90 over the limit misses", cpus: []float64{1, 2}, nopm: perCPU, p90: func(c Candidate) float64 { return 40 / c.Cpus },
 			cr: Criteria{TargetNOPM: 100, MaxP90Ms: 25}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
 		{name: "judged at a users step", cpus: []float64{1, 2}, nopm: perCPU,
