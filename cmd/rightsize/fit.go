@@ -47,16 +47,14 @@ and stopping at the first that meets the target: every cheaper one was
 measured and missed or is dominated by one that missed.
 
 "Meets": the NOPM at --at (peak, or a users count) reaches --target-nopm
-(from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with the
-repeats' spread taken into account (--confidence range: the slowest repeat;
-mean: the mean), and the New-Order p90 is at most --max-p90-ms.
-
-A candidate meets the target only when the judged NOPM's confidence interval
-lies wholly above it: with range, the interval of each repeat's step (batch
-means) and the repeat reaching lowest decides; with mean, the t interval of
-the mean across repeats. A target inside the interval is a miss, "not
-distinguishable at this precision" from the target; the answer names the
-measured candidates whose intervals overlap its own.
+(from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with its
+confidence interval wholly above the target, and the New-Order p90 is at
+most --max-p90-ms. --confidence range (the default) judges the interval of
+each repeat's step (batch means): the repeat reaching lowest decides; mean
+judges the t interval of the mean across repeats. A target inside the
+interval is a miss, "not distinguishable at this precision" from the
+target; the answer names the measured candidates whose intervals overlap
+its own.
 
 Each candidate measured restarts the managed server (--target embedded or
 mariadb; build first) with its caps, restores the built database and runs
@@ -65,8 +63,8 @@ default fit uses the time-to-answer rules: --rampup auto --duration auto
 --precision 2% --repeat auto, within --rampup-max, --duration-max and
 --repeat-max; give --rampup, --duration or --repeat a value to fix it. The
 level of the intervals is 95 %. One stored run per candidate, grouped as one
-fit (report --fit). Ctrl-C keeps
-what was measured; --resume FIT reuses every candidate already measured.
+fit (report --fit). Ctrl-C keeps what was measured; --resume FIT reuses
+every candidate already measured.
 --dry-run prints the candidates priced, in the order they would be tried,
 and the target, and measures nothing.`,
 		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
@@ -79,7 +77,7 @@ and the target, and measures nothing.`,
 	fl.StringVar(&f.headroom, "headroom", "0%", "margin above the target, e.g. 20%")
 	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "New-Order p90 limit in ms (0: none)")
 	fl.StringVar(&f.at, "at", "peak", "the step judged: peak, or a users count")
-	fl.StringVar(&f.confidence, "confidence", "range", "range (the slowest repeat must meet the target) or mean")
+	fl.StringVar(&f.confidence, "confidence", "range", "range (every repeat's interval must lie above the target) or mean (the interval of the mean across repeats)")
 	fl.StringSliceVar(&f.cpus, "cpus", nil, "cpus to try, e.g. 0.5,1,1.5,2")
 	fl.StringSliceVar(&f.memory, "memory", nil, "memory sizes to try, e.g. 256M,512M,1G")
 	fl.StringArrayVar(&f.io, "io", nil, "I/O limits to try: none or riops=N:wiops=N:rbps=SIZE:wbps=SIZE (repeatable)")
