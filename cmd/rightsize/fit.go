@@ -280,9 +280,9 @@ func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency st
 	if cr.AtUsers > 0 {
 		at = fmt.Sprintf("%d users", cr.AtUsers)
 	}
-	how := "the slowest repeat"
+	how := "every repeat's 95 % interval above it"
 	if cr.Mean {
-		how = "the mean of the repeats"
+		how = "the 95 % interval of the mean of the repeats above it"
 	}
 	fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
 	if cr.MaxP90Ms > 0 {
