@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -25,6 +26,10 @@ type Perf struct {
 	RunID string `json:"run_id"`
 	Label string `json:"label,omitempty"`
 	store.Figures
+	// AvgTPMCI and AvgNOPMCI are the confidence intervals of AvgTPM and
+	// AvgNOPM (half-width 0 when a step has none).
+	AvgTPMCI  steady.Interval `json:"avg_tpm_ci"`
+	AvgNOPMCI steady.Interval `json:"avg_nopm_ci"`
 }
 
 // Result is a cost file evaluated: every config priced, compared with the
@@ -57,11 +62,19 @@ type ConfigResult struct {
 	// divided by the baseline run's (nil unless both have a run).
 	AvgTPMRatio  *float64 `json:"avg_tpm_vs_baseline,omitempty"`
 	AvgNOPMRatio *float64 `json:"avg_nopm_vs_baseline,omitempty"`
+	// Indistinct is set when this run's and the baseline run's intervals
+	// of the average TPM overlap: neither beats the other at this
+	// precision. AvgTPMCI and BaselineAvgTPMCI are those intervals.
+	Indistinct       bool             `json:"not_distinguishable,omitempty"`
+	BaselineAvgTPMCI *steady.Interval `json:"baseline_avg_tpm_ci,omitempty"`
 }
 
 // Headline is the sentence the studies end with: "new beats old: 1.23×
 // its average TPM over all steps (1.25× NOPM), for 39.2 % less" ("" without
-// a baseline run to compare with).
+// a baseline run to compare with); when the two runs' intervals of the
+// average TPM overlap, "new against old: not distinguishable at this
+// precision (average TPM over all steps 10,200 ± 300 against 10,000 ± 250,
+// 1.02×; 1.01× NOPM), for 39.2 % less".
 func (cr *ConfigResult) Headline(baseline string) string {
 	if cr.AvgTPMRatio == nil || cr.SavingsPct == nil || cr.Name == baseline {
 		return ""
@@ -71,6 +84,10 @@ func (cr *ConfigResult) Headline(baseline string) string {
 		price = fmt.Sprintf("for %.1f %% more", -*cr.SavingsPct)
 	}
 	tpm, nopm := fmtRatio(*cr.AvgTPMRatio), fmtRatio(*cr.AvgNOPMRatio)
+	if cr.Indistinct {
+		return fmt.Sprintf("%s against %s: %s (average TPM over all steps %s against %s, %s; %s NOPM), %s", cr.Name, baseline,
+			steady.Indistinguishable, withHalf(cr.Run.AvgTPMCI), withHalf(*cr.BaselineAvgTPMCI), tpm, nopm, price)
+	}
 	if *cr.AvgTPMRatio >= 1 {
 		return fmt.Sprintf("%s beats %s: %s its average TPM over all steps (%s NOPM), %s", cr.Name, baseline, tpm, nopm, price)
 	}
@@ -139,7 +156,9 @@ func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
 	if len(steps) == 0 {
 		return nil, bad("run %q (%s) has no measured step", cf.Run, id)
 	}
-	return &Perf{RunID: id, Label: r.Label, Figures: store.RunFigures(store.Aggregate(steps))}, nil
+	p := &Perf{RunID: id, Label: r.Label, Figures: store.RunFigures(store.Aggregate(steps))}
+	p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
+	return p, nil
 }
 
 func (cr *ConfigResult) pricePerformance() {
@@ -164,6 +183,10 @@ func (cr *ConfigResult) compare(base *Perf) {
 	}
 	t, n := cr.Run.AvgTPM/base.AvgTPM, cr.Run.AvgNOPM/base.AvgNOPM
 	cr.AvgTPMRatio, cr.AvgNOPMRatio = &t, &n
+	a, b := cr.Run.AvgTPMCI, base.AvgTPMCI
+	if a.Half > 0 && b.Half > 0 && steady.Compare(a, b) == steady.Indistinguishable {
+		cr.Indistinct, cr.BaselineAvgTPMCI = true, &b
+	}
 }
 
 func (cr *ConfigResult) savings(base decimal.Decimal) {

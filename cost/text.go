@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rightsize/rightsize/steady"
 )
 
 // WriteText prints the result as the studies' cost table: per config the
@@ -45,7 +47,8 @@ func WriteText(w io.Writer, res *Result) error {
 			t.add(fmt.Sprintf("  run %s %s", p.RunID, p.Label))
 			t.add("  peak TPM", fmtInt(p.PeakTPM), fmt.Sprintf("at %d users", p.PeakTPMUsers))
 			t.add("  peak NOPM", fmtInt(p.PeakNOPM), fmt.Sprintf("at %d users", p.PeakNOPMUsers))
-			t.add(fmt.Sprintf("  average TPM / NOPM over %d steps", p.Steps), fmtInt(p.AvgTPM), fmtInt(p.AvgNOPM)+" NOPM")
+			t.add(fmt.Sprintf("  average TPM / NOPM over %d steps", p.Steps), withHalf(steady.Interval{Mean: p.AvgTPM, Half: p.AvgTPMCI.Half}),
+				withHalf(steady.Interval{Mean: p.AvgNOPM, Half: p.AvgNOPMCI.Half})+" NOPM")
 			t.add("  "+cur+" per peak NOPM", moneyOrDash(c.PerNOPM))
 			t.add("  "+cur+" per peak TPM", moneyOrDash(c.PerTPM))
 			if c.NOPMPerCore != nil {

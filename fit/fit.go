@@ -19,6 +19,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -179,11 +180,13 @@ func limitValue(v string) float64 {
 	return f * mult
 }
 
-// Measured is a candidate's measurement: the stored run and its steps
-// aggregated across repeats (store.Aggregate).
+// Measured is a candidate's measurement: the stored run, its steps
+// aggregated across repeats (store.Aggregate) and, per step index, each
+// repeat's NOPM interval (MeasuredOf; nil: the figures alone are judged).
 type Measured struct {
-	RunID string
-	Steps []store.StepAggregate
+	RunID   string
+	Steps   []store.StepAggregate
+	Repeats map[int][]steady.Interval
 }
 
 // Measurer measures a candidate: it runs the autopilot on a managed server
@@ -201,8 +204,10 @@ type Criteria struct {
 	// AtUsers picks the users step judged; 0 judges the peak (the step
 	// with the highest mean NOPM).
 	AtUsers int
-	// Mean judges the mean NOPM over the repeats; by default the lower
-	// end of the repeats' range (the slowest repeat) must reach the target.
+	// Mean judges the mean NOPM over the repeats (its t interval across
+	// them); by default every repeat must reach the target: the repeat
+	// whose interval reaches lowest is judged. A candidate meets the
+	// target only when the judged interval lies wholly above it.
 	Mean bool
 }
 
@@ -225,7 +230,13 @@ type Trial struct {
 	NOPM  float64 `json:"nopm,omitempty"`
 	Users int     `json:"users,omitempty"`
 	P90Ms float64 `json:"p90_ms,omitempty"`
+	// Interval is the judged NOPM's confidence interval (half-width 0
+	// when the run stored none).
+	Interval steady.Interval `json:"nopm_ci"`
 }
+
+// measured reports whether the trial was measured.
+func (t Trial) measured() bool { return t.Verdict == Meets || t.Verdict == Misses }
 
 // Result is a search: every candidate in cheapest-first order with its
 // verdict, and the answer.
@@ -237,6 +248,10 @@ type Result struct {
 	// highest judged NOPM (-1 when nothing was measured).
 	Best    int `json:"best"`
 	Closest int `json:"closest"`
+	// Indistinct are the measured candidates that cannot be told apart
+	// from the answer (Best, else Closest) at this precision: their
+	// judged intervals overlap.
+	Indistinct []Pair `json:"indistinct,omitempty"`
 }
 
 // ErrNoFit is returned (wrapped, with the Result) when no candidate meets
@@ -279,6 +294,7 @@ func Search(ctx context.Context, cands []Priced, m Measurer, cr Criteria) (*Resu
 		}
 		res.Trials = append(res.Trials, t)
 	}
+	res.Indistinct = res.indistinct()
 	if res.Best < 0 {
 		return res, ErrNoFit
 	}
@@ -307,23 +323,20 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 		return
 	}
 	t.Users = a.Users
-	t.NOPM, t.P90Ms = a.NOPM.Min, newOrderP90(a)
-	how := fmt.Sprintf("lowest of %d repeats", a.Repeats)
-	switch {
-	case a.Repeats < 2:
-		t.NOPM, how = a.NOPM.Mean, "one repeat"
-	case cr.Mean:
-		t.NOPM, how = a.NOPM.Mean, fmt.Sprintf("mean of %d repeats", a.Repeats)
-	}
-	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", fmtInt(t.NOPM), a.Users, how)
+	iv, how := judged(ms, a, cr)
+	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, newOrderP90(a)
+	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", withHalf(iv), a.Users, how)
 	p90 := ""
 	if cr.MaxP90Ms > 0 {
 		p90 = fmt.Sprintf(", New-Order p90 %.1f ms", t.P90Ms)
 	}
-	switch {
-	case t.NOPM < cr.TargetNOPM:
+	switch against := againstTarget(iv, cr.TargetNOPM); {
+	case against == below:
 		t.Verdict = Misses
 		t.Reason = fmt.Sprintf("%s < target %s%s", nopm, fmtInt(cr.TargetNOPM), p90)
+	case against == straddles:
+		t.Verdict = Misses
+		t.Reason = fmt.Sprintf("%s holds the target %s: %s from it%s", nopm, fmtInt(cr.TargetNOPM), steady.Indistinguishable, p90)
 	case cr.MaxP90Ms > 0 && t.P90Ms > cr.MaxP90Ms:
 		t.Verdict = Misses
 		t.Reason = fmt.Sprintf("%s; New-Order p90 %.1f ms > %.1f ms", nopm, t.P90Ms, cr.MaxP90Ms)
@@ -378,9 +391,10 @@ func TargetFrom(steps []store.StepAggregate, atUsers int) (float64, error) {
 }
 
 // Shortfall is how far the closest measured candidate falls short of the
-// target, in percent (0 when one meets it or none was measured).
+// target, in percent (0 when one meets it, none was measured, or the
+// closest reached it but missed on its interval or its p90).
 func (r *Result) Shortfall() float64 {
-	if r.Best >= 0 || r.Closest < 0 || r.Criteria.TargetNOPM <= 0 {
+	if r.Best >= 0 || r.Closest < 0 || r.Criteria.TargetNOPM <= 0 || r.Trials[r.Closest].NOPM >= r.Criteria.TargetNOPM {
 		return 0
 	}
 	return (1 - r.Trials[r.Closest].NOPM/r.Criteria.TargetNOPM) * 100
@@ -390,7 +404,7 @@ func (r *Result) Shortfall() float64 {
 func (r *Result) Measured() int {
 	n := 0
 	for _, t := range r.Trials {
-		if t.Verdict == Meets || t.Verdict == Misses {
+		if t.measured() {
 			n++
 		}
 	}

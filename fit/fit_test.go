@@ -36,8 +36,10 @@ func base(t *testing.T) cost.Config {
 
 // fake measures by a formula: NOPM per repeat and the New-Order p90.
 type fake struct {
-	nopm     func(c Candidate) []float64
-	p90      func(c Candidate) float64
+	nopm func(c Candidate) []float64
+	p90  func(c Candidate) float64
+	// half, when set, is each repeat's NOPM half-width (batch means).
+	half     func(c Candidate) []float64
 	measured []Candidate
 }
 
@@ -50,11 +52,15 @@ func (f *fake) Measure(_ context.Context, c Candidate) (Measured, error) {
 			if f.p90 != nil {
 				p90 = f.p90(c)
 			}
+			half := 0.0
+			if f.half != nil {
+				half = f.half(c)[i] * scale
+			}
 			steps = append(steps, store.Step{Repeat: i + 1, Index: map[int]int{2: 0, 4: 1}[u], Users: u, NOPM: n * scale, TPM: 2.2 * n * scale,
-				Txn: []store.TxnSummary{{Type: "new_order", Count: 100, P90Ms: p90}}})
+				NOPMCIHalf: half, Confidence: 0.95, Txn: []store.TxnSummary{{Type: "new_order", Count: 100, P90Ms: p90}}})
 		}
 	}
-	return Measured{RunID: fmt.Sprintf("run-%d", len(f.measured)), Steps: store.Aggregate(steps)}, nil
+	return MeasuredOf(fmt.Sprintf("run-%d", len(f.measured)), steps), nil
 }
 
 const M = 1 << 20
@@ -79,6 +85,10 @@ func TestPrice(t *testing.T) {
 
 func TestSearch(t *testing.T) {
 	perCPU := func(c Candidate) []float64 { return []float64{1000 * c.Cpus} }
+	// eight repeats, the slowest 950 per cpu: mean 1,000 ± 22 for 1 cpu
+	spread := func(c Candidate) []float64 {
+		return []float64{950 * c.Cpus, 1050 * c.Cpus, 1000, 1000, 1000, 1000, 1000, 1000}
+	}
 	for _, c := range []struct {
 		name       string
 		cpus       []float64
@@ -106,8 +116,10 @@ func TestSearch(t *testing.T) {
 			wantVerdct: map[string]string{"cpus 0.5, io riops=200": Dominated, "cpus 2, io riops=200": NotNeeded}},
 		{name: "the slowest repeat decides by default", cpus: []float64{1, 2}, nopm: func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
 			cr: Criteria{TargetNOPM: 1000}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
-		{name: "mean confidence", cpus: []float64{1, 2}, nopm: func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
-			cr: Criteria{TargetNOPM: 1000, Mean: true}, wantBest: "cpus 1", wantTried: []string{"cpus 1"}},
+		{name: "mean confidence: the t interval across repeats lies above the target", cpus: []float64{1, 2},
+			nopm: spread, cr: Criteria{TargetNOPM: 970, Mean: true}, wantBest: "cpus 1", wantTried: []string{"cpus 1"}},
+		{name: "the same repeats with the slowest judged miss", cpus: []float64{1, 2},
+			nopm: spread, cr: Criteria{TargetNOPM: 970}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
 		{name: "p90 over the limit misses", cpus: []float64{1, 2}, nopm: perCPU, p90: func(c Candidate) float64 { return 40 / c.Cpus },
 			cr: Criteria{TargetNOPM: 100, MaxP90Ms: 25}, wantBest: "cpus 2", wantTried: []string{"cpus 1", "cpus 2"}},
 		{name: "judged at a users step", cpus: []float64{1, 2}, nopm: perCPU,
@@ -217,5 +229,71 @@ func TestText(t *testing.T) {
 	res, _ = Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1}, nil, nil, nil)), &fake{nopm: m.nopm}, Criteria{TargetNOPM: 4000})
 	if got, want := res.Answer("USD", nil), "no configuration meets NOPM 4,000: the closest, cpus 1 (USD 1,490.00), reached 1,000, 75.0 % short"; got != want {
 		t.Errorf("Answer = %q, want %q", got, want)
+	}
+}
+
+// A candidate meets the target only when its judged interval lies wholly
+// above it; a target inside the interval is a miss that says so; the
+// answer names the candidates it cannot be told apart from.
+func TestVerdictWithIntervals(t *testing.T) {
+	one := func(nopm, half float64) (func(Candidate) []float64, func(Candidate) []float64) {
+		return func(Candidate) []float64 { return []float64{nopm} }, func(Candidate) []float64 { return []float64{half} }
+	}
+	for _, c := range []struct {
+		name        string
+		nopm, half  func(Candidate) []float64
+		cr          Criteria
+		cpus        []float64
+		wantVerdict string // of the first candidate
+		wantReason  string
+		wantAnswer  string // a part of the answer
+		wantPairs   int
+	}{
+		{name: "interval wholly above the target meets", cr: Criteria{TargetNOPM: 970}, wantVerdict: Meets,
+			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) ≥ target 970"},
+		{name: "a target inside the interval misses: not distinguishable from it", cr: Criteria{TargetNOPM: 990}, wantVerdict: Misses,
+			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) holds the target 990: not distinguishable at this precision from it"},
+		{name: "interval wholly below misses", cr: Criteria{TargetNOPM: 1030}, wantVerdict: Misses, wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) < target 1,030"},
+		{name: "range: the repeat whose interval reaches lowest decides", cr: Criteria{TargetNOPM: 965}, wantVerdict: Misses,
+			nopm:       func(Candidate) []float64 { return []float64{1000, 1010} },
+			half:       func(Candidate) []float64 { return []float64{10, 50} },
+			wantReason: "NOPM 1,010 ± 50 at 4 users (lowest of 2 repeats, 95 % interval, batch means) holds the target 965"},
+		{name: "mean: repeats that disagree leave the target inside the t interval", cr: Criteria{TargetNOPM: 1000, Mean: true}, wantVerdict: Misses,
+			nopm:       func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
+			half:       func(Candidate) []float64 { return []float64{10, 10} },
+			wantReason: "(mean of 2 repeats, 95 % interval, t interval across repeats) holds the target 1,000"},
+		{name: "overlapping intervals: the answer says the pair cannot be told apart", cr: Criteria{TargetNOPM: 1000}, cpus: []float64{0.5, 1},
+			nopm: func(c Candidate) []float64 { return []float64{map[float64]float64{0.5: 990, 1: 1030}[c.Cpus]} },
+			half: func(c Candidate) []float64 { return []float64{map[float64]float64{0.5: 30, 1: 25}[c.Cpus]} }, wantVerdict: Misses,
+			wantAnswer: "cpus 1 meets NOPM 1,000 for USD 1,490.00 (2 of 2 candidates measured); not distinguishable at this precision from cpus 0.5 (NOPM 990 ± 30, misses)",
+			wantPairs:  1},
+		{name: "separate intervals: no pair", cr: Criteria{TargetNOPM: 1000}, cpus: []float64{0.5, 1},
+			nopm: func(c Candidate) []float64 { return []float64{1200 * c.Cpus} }, half: func(Candidate) []float64 { return []float64{30} }, wantVerdict: Misses,
+			wantAnswer: "cpus 1 meets NOPM 1,000 for USD 1,490.00 (2 of 2 candidates measured)"},
+		{name: "no fit: the closest and the candidates it ties with", cr: Criteria{TargetNOPM: 2000}, cpus: []float64{0.5, 1},
+			nopm: func(c Candidate) []float64 { return []float64{map[float64]float64{0.5: 990, 1: 1030}[c.Cpus]} },
+			half: func(c Candidate) []float64 { return []float64{30} }, wantVerdict: Misses,
+			wantAnswer: "the closest, cpus 1 (USD 1,490.00), reached 1,030 ± 30, 48.5 % short; not distinguishable at this precision from cpus 0.5 (NOPM 990 ± 30, misses)",
+			wantPairs:  1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.nopm == nil {
+				c.nopm, c.half = one(1000, 20)
+			}
+			if c.cpus == nil {
+				c.cpus = []float64{1}
+			}
+			res, _ := Search(context.Background(), Price(base(t), 1, Enumerate(c.cpus, nil, nil, nil)), &fake{nopm: c.nopm, half: c.half}, c.cr)
+			tr := res.Trials[0]
+			if tr.Verdict != c.wantVerdict || !strings.Contains(tr.Reason, c.wantReason) {
+				t.Errorf("%s: %s (%s); want %s (%s)", tr.Candidate, tr.Verdict, tr.Reason, c.wantVerdict, c.wantReason)
+			}
+			if got := res.Answer("USD", nil); !strings.Contains(got, c.wantAnswer) {
+				t.Errorf("answer %q, want it to contain %q", got, c.wantAnswer)
+			}
+			if len(res.Indistinct) != c.wantPairs {
+				t.Errorf("%d pairs not distinguishable, want %d: %v", len(res.Indistinct), c.wantPairs, res.Indistinct)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // Answer is the search's conclusion in one line: the configuration, its
@@ -17,8 +18,12 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			return fmt.Sprintf("no configuration meets NOPM %s: none was measured", fmtInt(r.Criteria.TargetNOPM))
 		}
 		c := r.Trials[r.Closest]
-		return fmt.Sprintf("no configuration meets NOPM %s: the closest, %s (%s %s), reached %s, %.1f %% short",
-			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), fmtInt(c.NOPM), r.Shortfall())
+		short := fmt.Sprintf("%.1f %% short", r.Shortfall())
+		if c.NOPM >= r.Criteria.TargetNOPM { // missed on its interval or its p90
+			short = "but " + c.Reason
+		}
+		return fmt.Sprintf("no configuration meets NOPM %s: the closest, %s (%s %s), reached %s, %s",
+			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith()
 	}
 	b := r.Trials[r.Best]
 	s := fmt.Sprintf("%s meets NOPM %s for %s %s", b.Candidate, fmtInt(r.Criteria.TargetNOPM), currency, b.Cost.Total.Cents())
@@ -27,7 +32,22 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			s += fmt.Sprintf(", %s %s (%.1f %%) less than %s", currency, sav.Cents(), *pct, baseline.Name)
 		}
 	}
-	return s + fmt.Sprintf(" (%d of %d candidates measured)", r.Measured(), len(r.Trials))
+	return s + fmt.Sprintf(" (%d of %d candidates measured)", r.Measured(), len(r.Trials)) + r.tiedWith()
+}
+
+// tiedWith names the candidates the answer cannot be told apart from
+// ("" when none): "; not distinguishable at this precision from cpus 1
+// (NOPM 4,990 ± 60, misses)".
+func (r *Result) tiedWith() string {
+	var parts []string
+	for _, p := range r.Indistinct {
+		t := r.Trials[p.B]
+		parts = append(parts, fmt.Sprintf("%s (NOPM %s, %s)", t.Candidate, withHalf(t.Interval), t.Verdict))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + steady.Indistinguishable.String() + " from " + strings.Join(parts, ", ")
 }
 
 // WriteText prints the answer and the evidence: every candidate in the

@@ -35,7 +35,7 @@ func (p *Plan) Estimate() Estimate {
 	a := p.Autopilot
 	run := a.run(len(a.users))
 	for _, cf := range p.Configurations {
-		add(false, run, "%s: %s", cf.Name, a.describe(len(a.users)))
+		add(a.Auto(), run, "%s: %s", cf.Name, a.describe(len(a.users)))
 		if !cf.Managed() {
 			continue
 		}
@@ -47,7 +47,7 @@ func (p *Plan) Estimate() Estimate {
 		}
 	}
 	for _, s := range p.Sweeps {
-		add(false, time.Duration(len(s.Values))*run, "sweep %s of %s: %d values × %s", s.Kind, s.Configuration, len(s.Values), a.describe(len(a.users)))
+		add(a.Auto(), time.Duration(len(s.Values))*run, "sweep %s of %s: %d values × %s", s.Kind, s.Configuration, len(s.Values), a.describe(len(a.users)))
 	}
 	if n := p.Neighbour; n != nil {
 		phase2 := max(n.duration, time.Duration(n.BackupCycles)*n.every)
@@ -69,24 +69,48 @@ func (a Autopilot) run(steps int) time.Duration {
 }
 
 func (a Autopilot) describe(steps int) string {
-	s := fmt.Sprintf("%d steps × (%s ramp-up + %s)", steps, a.rampup, a.duration)
-	if a.Repeats > 1 {
-		s += fmt.Sprintf(" × %d repeats", a.Repeats)
+	upTo := func(auto bool) string {
+		if auto {
+			return "auto ≤ "
+		}
+		return ""
+	}
+	w := a.answer
+	s := fmt.Sprintf("%d steps × (%s%s ramp-up + %s%s)", steps, upTo(w.RampupAuto), a.rampup, upTo(w.DurationAuto), a.duration)
+	if a.Repeats > 1 || w.RepeatsAuto {
+		s += fmt.Sprintf(" × %s%d repeats", upTo(w.RepeatsAuto), a.Repeats)
 	}
 	return s
 }
 
+// Auto reports whether the time-to-answer rules decide any length.
+func (a Autopilot) Auto() bool {
+	return a.answer.RampupAuto || a.answer.DurationAuto || a.answer.RepeatsAuto
+}
+
+// AnswerRules are the time-to-answer rules of the autopilot (validated):
+// which lengths are auto, their caps, the precision.
+func (a Autopilot) AnswerRules() Answer { return a.answer }
+
 // DurationPos is where the autopilot's duration is written (for an error
 // about the whole plan's duration).
 func (p *Plan) DurationPos() (line, column int) {
-	pos := p.Autopilot.at.Of("duration")
+	key := "duration"
+	if !p.Autopilot.at.Has(key) { // left to the auto rules: its cap, or the users
+		key = "duration_max"
+		if !p.Autopilot.at.Has(key) {
+			key = "users"
+		}
+	}
+	pos := p.Autopilot.at.Of(key)
 	return pos.Line, pos.Column
 }
 
 // UsersList is the autopilot's users sequence (validated).
 func (a Autopilot) UsersList() []int { return a.users }
 
-// Timing is the autopilot's ramp-up and measured duration (validated).
+// Timing is the autopilot's ramp-up and measured duration (validated; the
+// caps where the auto rules decide).
 func (a Autopilot) Timing() (rampup, duration time.Duration) { return a.rampup, a.duration }
 
 // RunDuration is one autopilot run of the plan's users sequence.

@@ -62,6 +62,9 @@ type Build struct {
 }
 
 // Autopilot is the users sequence, ramp-up, measured duration and repeats.
+// Rampup, Duration and Repeats left out are decided by the time-to-answer
+// rules (steady state, precision, agreement of the repeats) within
+// RampupMax, DurationMax and RepeatsMax; given, they are fixed.
 type Autopilot struct {
 	Users          string `yaml:"users"`
 	Rampup         string `yaml:"rampup"`
@@ -69,10 +72,26 @@ type Autopilot struct {
 	Repeats        int    `yaml:"repeats"`
 	Mode           string `yaml:"mode"`
 	KeyingThinking bool   `yaml:"keying_thinking"`
-	at             yamlfile.At
+	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
+	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
+	Precision   string `yaml:"precision"`
+	RampupMax   string `yaml:"rampup_max"`
+	DurationMax string `yaml:"duration_max"`
+	RepeatsMax  int    `yaml:"repeats_max"`
+	at          yamlfile.At
 
 	users            []int
 	rampup, duration time.Duration
+	answer           Answer
+}
+
+// Answer is which of the autopilot's lengths the time-to-answer rules
+// decide, their caps and the precision asked.
+type Answer struct {
+	RampupAuto, DurationAuto, RepeatsAuto bool
+	RampupMax, DurationMax                time.Duration
+	RepeatsMax                            int
+	Precision                             float64 // 0.02 for ±2 %
 }
 
 // Probe says what to probe per managed configuration.

@@ -170,3 +170,20 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// An autopilot that leaves its lengths out is estimated at its caps, as an
+// upper bound.
+func TestEstimateAuto(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte("name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1,2\", duration_max: 1m, rampup: 5s}\nconfigurations: [{name: a, cpus: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Estimate()
+	want := "a: 2 steps × (5s ramp-up + auto ≤ 1m0s) × auto ≤ 3 repeats"
+	if len(e.Parts) != 1 || e.Parts[0].What != want || !e.Parts[0].UpTo || e.Total != 6*65*time.Second {
+		t.Errorf("estimate %+v, want one part %q, up to %s", e, want, 6*65*time.Second)
+	}
+	if w := p.Autopilot.AnswerRules(); w.RampupAuto || !w.DurationAuto || !w.RepeatsAuto || w.Precision != 0.02 {
+		t.Errorf("answer rules %+v, want duration and repeats auto at 2 %%", w)
+	}
+}

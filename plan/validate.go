@@ -135,17 +135,49 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 		a.users = u
 	}
 	a.rampup = c.duration(a.at, "autopilot", "rampup", a.Rampup, 10*time.Second, true)
-	if !a.at.Has("duration") {
-		c.add(at, "autopilot.duration", "missing: the measured duration of each step (e.g. duration: 30s)")
-	}
 	a.duration = c.duration(a.at, "autopilot", "duration", a.Duration, 0, false)
-	if !a.at.Has("repeats") {
-		a.Repeats = 1
-	} else if a.Repeats < 1 {
+	if a.at.Has("repeats") && a.Repeats < 1 {
 		c.field(a.at, "autopilot", "repeats", "must be at least 1")
+	}
+	a.validateAnswer(c)
+	if !a.at.Has("repeats") {
+		a.Repeats = a.answer.RepeatsMax
 	}
 	if a.Mode != "" && a.Mode != "procedures" && a.Mode != "statements" {
 		c.field(a.at, "autopilot", "mode", fmt.Sprintf("%q is not procedures or statements", a.Mode))
+	}
+}
+
+// validateAnswer reads the time-to-answer keys: a rampup, duration or
+// repeats left out is decided by the auto rules, within the caps
+// (rampup_max, duration_max, repeats_max); Timing then returns the caps.
+func (a *Autopilot) validateAnswer(c *checker) {
+	w := &a.answer
+	w.RampupAuto, w.DurationAuto, w.RepeatsAuto = !a.at.Has("rampup"), !a.at.Has("duration"), !a.at.Has("repeats")
+	w.RampupMax = c.duration(a.at, "autopilot", "rampup_max", a.RampupMax, 2*time.Minute, false)
+	w.DurationMax = c.duration(a.at, "autopilot", "duration_max", a.DurationMax, 5*time.Minute, false)
+	if w.DurationMax > 0 && w.DurationMax < 10*time.Second {
+		c.field(a.at, "autopilot", "duration_max", "must be at least 10s (the precision needs 10 batches of 1 s)")
+	}
+	w.RepeatsMax = 3
+	if a.at.Has("repeats_max") {
+		if w.RepeatsMax = a.RepeatsMax; a.RepeatsMax < 1 {
+			c.field(a.at, "autopilot", "repeats_max", "must be at least 1")
+		}
+	}
+	w.Precision = 0.02
+	if a.Precision != "" {
+		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(a.Precision, "%")), 64)
+		if err != nil || v <= 0 || v >= 100 {
+			c.field(a.at, "autopilot", "precision", fmt.Sprintf("%q: want a percentage above 0 and below 100, such as 2%%", a.Precision))
+		}
+		w.Precision = v / 100
+	}
+	if w.RampupAuto {
+		a.rampup = w.RampupMax
+	}
+	if w.DurationAuto {
+		a.duration = w.DurationMax
 	}
 }
 

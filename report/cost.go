@@ -69,7 +69,8 @@ func renderCost(p *Page, res *cost.Result) error {
 	p.Notef("From cost file %s, amounts in %s, exact and rounded to cents for display.%s "+
 		"A licence's share is its cost divided by hardware + the config's other licences, as the published studies print it. "+
 		"Price/performance divides the total by the linked run's peak (the step with the highest mean across repeats), as TPC price/performance divides by the reported throughput; "+
-		"the average is over all steps, each users count once.", res.File, cur, years)
+		"the average is over all steps, each users count once, ± the half-width of its confidence interval (the steps' intervals across repeats, or batch means with one repeat, combined); "+
+		"a configuration is said to beat the baseline only when those intervals separate, else they are not distinguishable at this precision.", res.File, cur, years)
 	return nil
 }
 
@@ -111,8 +112,8 @@ func costTable(p *Page, res *cost.Result, kinds []string) {
 			if c.NOPMPerCore != nil {
 				core = Num(fmtInt(*c.NOPMPerCore) + fmt.Sprintf(" (%d cores)", c.LicensedCores))
 			}
-			cells = append(cells, Cell{Text: runName, Title: r.RunID}, Num(fmtInt(r.PeakTPM)), Num(fmtInt(r.PeakNOPM)), Num(fmtInt(r.AvgTPM)),
-				Num(fmtInt(r.AvgNOPM)), moneyCell(c.PerNOPM), moneyCell(c.PerTPM), core)
+			cells = append(cells, Cell{Text: runName, Title: r.RunID}, Num(fmtInt(r.PeakTPM)), Num(fmtInt(r.PeakNOPM)), Num(withHalf(r.AvgTPM, r.AvgTPMCI.Half)),
+				Num(withHalf(r.AvgNOPM, r.AvgNOPMCI.Half)), moneyCell(c.PerNOPM), moneyCell(c.PerTPM), core)
 		} else {
 			for range 8 {
 				cells = append(cells, Cell{Text: "-", Class: "num muted"})

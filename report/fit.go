@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -16,6 +17,10 @@ type Fit struct {
 	TargetNOPM, MaxP90Ms        float64
 	Trials                      []FitTrial
 	Best                        int // index into Trials, -1 when none meets
+	// Indistinct says, per pair of measured candidates whose judged NOPM
+	// intervals overlap, that they are not distinguishable at this
+	// precision (fit.Result.PairText).
+	Indistinct []string
 }
 
 // FitTrial is one candidate of a Fit.
@@ -26,6 +31,8 @@ type FitTrial struct {
 	Measured                          bool
 	Users                             int
 	NOPM, P90Ms                       float64
+	// NOPMHalf is the half-width of the judged NOPM's interval (0: none).
+	NOPMHalf float64
 }
 
 // fitSection shows a fit: the answer, every candidate with its verdict,
@@ -49,13 +56,18 @@ func renderFit(p *Page, f *Fit) error {
 		}
 		users, nopm, p90 := Num("-"), Num("-"), Num("-")
 		if t.Measured {
-			users, nopm, p90 = Num(fmt.Sprint(t.Users)), Num(fmtInt(t.NOPM)), Num(fmt.Sprintf("%.2f", t.P90Ms))
+			users, nopm, p90 = Num(fmt.Sprint(t.Users)), Num(withHalf(t.NOPM, t.NOPMHalf)), Num(fmt.Sprintf("%.2f", t.P90Ms))
 		}
 		rows = append(rows, Row{Cells: []Cell{Num(fmt.Sprint(i + 1)), Txt(t.Candidate), Num(t.CostText), v, users, nopm, p90, Txt(t.Reason), Txt(orDash(t.RunID))}})
 	}
 	p.Table(Table{Head: head, Rows: rows})
+	for _, s := range f.Indistinct {
+		p.Textf("%s.", s)
+	}
 	p.Charts(fitChart(f))
-	p.Note("NOPM is the figure judged: the slowest repeat of the judged step unless the search judged the mean. The frontier joins the measured candidates that beat every cheaper one.")
+	p.Note("NOPM is the figure judged, ± the half-width of its confidence interval: the repeat whose interval reaches lowest, unless the search judged the mean " +
+		"(the interval across repeats). A candidate meets the target only when that interval lies wholly above it; overlapping intervals are not distinguishable at this precision. " +
+		"The frontier joins the measured candidates whose interval lies wholly above every cheaper frontier candidate's.")
 	return nil
 }
 
@@ -63,24 +75,24 @@ func renderFit(p *Page, f *Fit) error {
 // and the target.
 func fitChart(f *Fit) Chart {
 	type pt struct {
-		cost, nopm float64
-		name       string
+		cost, nopm, half float64
+		name             string
 	}
 	var pts []pt
 	for _, t := range f.Trials {
 		if t.Measured {
-			pts = append(pts, pt{t.Cost, t.NOPM, t.Candidate})
+			pts = append(pts, pt{t.Cost, t.NOPM, t.NOPMHalf, t.Candidate})
 		}
 	}
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].cost < pts[j].cost })
 	var measured, frontier []opts.LineData
-	best := -1.0
+	best := math.Inf(-1) // the high end of the last frontier candidate's interval
 	lo, hi := 0.0, 0.0
 	for i, x := range pts {
 		d := opts.LineData{Name: x.name, Value: []any{x.cost, x.nopm}}
 		measured = append(measured, d)
-		if x.nopm > best {
-			frontier, best = append(frontier, d), x.nopm
+		if x.nopm-x.half > best {
+			frontier, best = append(frontier, d), x.nopm+x.half
 		}
 		if i == 0 || x.cost < lo {
 			lo = x.cost

@@ -17,15 +17,17 @@ func TestFitSection(t *testing.T) {
 		Answer: "cpus 1 meets NOPM 12,000 for USD 21,000.00 (2 of 3 candidates measured)",
 		Trials: []FitTrial{
 			{Candidate: "cpus 0.5", Verdict: "misses", Reason: "NOPM 6,000 < target 12,000", RunID: "r1", Cost: 17000, CostText: "17,000.00", Measured: true, Users: 4, NOPM: 6000, P90Ms: 9},
-			{Candidate: "cpus 1", Verdict: "meets", Reason: "NOPM 13,000 ≥ target 12,000", RunID: "r2", Cost: 21000, CostText: "21,000.00", Measured: true, Users: 4, NOPM: 13000, P90Ms: 5},
+			{Candidate: "cpus 1", Verdict: "meets", Reason: "NOPM 13,000 ≥ target 12,000", RunID: "r2", Cost: 21000, CostText: "21,000.00", Measured: true, Users: 4, NOPM: 13000, NOPMHalf: 400, P90Ms: 5},
 			{Candidate: "cpus 2", Verdict: "not needed", Reason: "cpus 1 meets the target for less", Cost: 28000, CostText: "28,000.00"},
-		}}
+		},
+		Indistinct: []string{"cpus 1 (NOPM 13,000 ± 400) and cpus 1.5 (NOPM 13,200 ± 300): not distinguishable at this precision"}}
 	var buf bytes.Buffer
 	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC), Fit: f}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, want := range []string{`id="fit"`, "cpus 1 meets NOPM 12,000", "not needed", "21,000.00", "Cost against NOPM", `"frontier"`, `"target"`} {
+	for _, want := range []string{`id="fit"`, "cpus 1 meets NOPM 12,000", "not needed", "21,000.00", "Cost against NOPM", `"frontier"`, `"target"`,
+		"13,000 ± 400", "cpus 1.5 (NOPM 13,200 ± 300): not distinguishable at this precision."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("fit section lacks %q", want)
 		}

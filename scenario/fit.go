@@ -237,13 +237,13 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	return ms, err
 }
 
-// storedMeasure reads a stored run's aggregates.
+// storedMeasure reads a stored run's aggregates and intervals.
 func storedMeasure(ctx context.Context, st *store.Store, runID string) (fit.Measured, error) {
 	_, steps, err := st.LoadRun(ctx, runID)
 	if err != nil {
 		return fit.Measured{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
-	return fit.Measured{RunID: runID, Steps: store.Aggregate(steps)}, nil
+	return fit.MeasuredOf(runID, steps), nil
 }
 
 // CheckCandidates fails (ErrBadOptions) when a dimension the candidates

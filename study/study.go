@@ -28,6 +28,7 @@ import (
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
@@ -384,10 +385,37 @@ func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
 		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
 		ReconnectTimeout: 30 * time.Second, Version: r.o.Version, Commit: r.o.Commit,
 		Flags: map[string]string{"study": r.p.Name, "study.configuration": name}}
+	answerRules(&ro, a.AnswerRules())
 	if r.o.OnRun != nil {
 		r.o.OnRun(&ro)
 	}
 	return ro, nil
+}
+
+// answerRules turns on the time-to-answer rules the plan leaves to them
+// (its rampup, duration or repeats left out): the plan's lengths are then
+// the caps, the floors run's defaults (10 s ramp-up, 30 s measured) or the
+// caps when shorter, the level 95 % and the repeats' agreement 5 %.
+func answerRules(ro *scenario.RunOptions, w plan.Answer) {
+	ro.Answer = steady.Plan{Confidence: 0.95, Precision: w.Precision}
+	if w.RampupAuto {
+		ro.Answer.RampupAuto, ro.Answer.RampupMin, ro.Answer.RampupMax = true, min(10*time.Second, ro.Rampup), ro.Rampup
+	}
+	if w.DurationAuto {
+		ro.Answer.DurationAuto, ro.Answer.DurationMin, ro.Answer.DurationMax = true, min(30*time.Second, ro.Duration), ro.Duration
+	}
+	if w.RepeatsAuto {
+		ro.RepeatAuto, ro.MaxCV = true, 0.05
+	}
+}
+
+// fixedLengths turns the time-to-answer rules off (the neighbour's phases
+// have their own fixed lengths; one repeat when the plan left repeats out).
+func fixedLengths(ro *scenario.RunOptions) {
+	if ro.RepeatAuto {
+		ro.Repeats = 1
+	}
+	ro.Answer, ro.RepeatAuto = steady.Plan{}, false
 }
 
 func (r *runner) config(name string) *plan.Configuration {
@@ -473,6 +501,7 @@ func (r *runner) neighbour(ctx context.Context) error {
 	ro, _ := r.runOptions(c.Name)
 	ro.Users = []int{n.Users}
 	ro.Rampup, ro.Duration = n.Timing()
+	fixedLengths(&ro)
 	ro.Label = label
 	cycles := max(n.BackupCycles, 1)
 	o := scenario.NeighbourOptions{Instances: n.Instances, BackupInstances: n.BackupInstances, BackupEvery: n.EveryValue(),

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rightsize/rightsize/plan"
@@ -22,5 +23,47 @@ func TestExternalDSN(t *testing.T) {
 		if (err != nil) != c.bad || got != c.want {
 			t.Errorf("externalDSN(%q, %s) = %q, %v; want %q (error %v)", c.cfg.Target, c.cfg.PasswordEnv, got, err, c.want, c.bad)
 		}
+	}
+}
+
+// The plan's lengths left out are decided by the time-to-answer rules
+// within the caps; given, they are fixed.
+func TestRunOptionsAnswer(t *testing.T) {
+	const head = "name: s\nbuild: {warehouses: 1}\nconfigurations: [{name: a, cpus: 1}]\nautopilot: {users: \"1,2\""
+	for _, c := range []struct {
+		name, autopilot string
+		want            string // RampupAuto min max, DurationAuto min max, precision, RepeatAuto repeats
+	}{
+		{"all given: fixed", ", rampup: 5s, duration: 20s, repeats: 1}", "false 0s 0s rampup 5s; false 0s 0s duration 20s; 2 %; false 1"},
+		{"all left out: auto with the default caps", "}", "true 10s 2m0s rampup 2m0s; true 30s 5m0s duration 5m0s; 2 %; true 3"},
+		{"only the duration auto, short caps, own precision", ", rampup: 5s, repeats: 2, duration_max: 20s, precision: 1%}",
+			"false 0s 0s rampup 5s; true 20s 20s duration 20s; 1 %; false 2"},
+		{"caps given", ", rampup_max: 5s, duration_max: 1m, repeats_max: 4}", "true 5s 5s rampup 5s; true 30s 1m0s duration 1m0s; 2 %; true 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := plan.Parse("plan.yaml", []byte(head+c.autopilot+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runner{p: p}
+			ro, _ := r.runOptions("a")
+			a := ro.Answer
+			got := fmt.Sprintf("%v %s %s rampup %s; %v %s %s duration %s; %g %%; %v %d", a.RampupAuto, a.RampupMin, a.RampupMax, ro.Rampup,
+				a.DurationAuto, a.DurationMin, a.DurationMax, ro.Duration, a.Precision*100, ro.RepeatAuto, ro.Repeats)
+			if got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+			if err := ro.Validate(); err != nil {
+				t.Errorf("options do not validate: %v", err)
+			}
+			wasAuto, repeats := ro.RepeatAuto, ro.Repeats
+			fixedLengths(&ro)
+			if wasAuto {
+				repeats = 1
+			}
+			if ro.Auto() || ro.Repeats != repeats {
+				t.Errorf("fixedLengths: auto %v, %d repeats; want fixed, %d", ro.Auto(), ro.Repeats, repeats)
+			}
+		})
 	}
 }

@@ -95,6 +95,17 @@ func (f *answerFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.repeatMax, "repeat-max", 3, "with --repeat auto: the most repeats")
 }
 
+// autoByDefault makes --rampup, --duration and --repeat auto unless given
+// (fit measures with the time-to-answer rules by default; their caps and
+// --precision keep their defaults or the values given).
+func (f *answerFlags) autoByDefault(cmd *cobra.Command) {
+	for name, auto := range map[string]*bool{"rampup": &f.rampup.auto, "duration": &f.duration.auto, "repeat": &f.repeat.auto} {
+		if !cmd.Flags().Changed(name) {
+			*auto = true
+		}
+	}
+}
+
 // apply sets the time-to-answer options of o; the caps become o's Rampup,
 // Duration and Repeats. Values are checked by o.Validate.
 func (f *answerFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) {

@@ -47,15 +47,24 @@ and stopping at the first that meets the target: every cheaper one was
 measured and missed or is dominated by one that missed.
 
 "Meets": the NOPM at --at (peak, or a users count) reaches --target-nopm
-(from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with the
-repeats' spread taken into account (--confidence range: the slowest repeat;
-mean: the mean), and the New-Order p90 is at most --max-p90-ms.
+(from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with its
+confidence interval wholly above the target, and the New-Order p90 is at
+most --max-p90-ms. --confidence range (the default) judges the interval of
+each repeat's step (batch means): the repeat reaching lowest decides; mean
+judges the t interval of the mean across repeats. A target inside the
+interval is a miss, "not distinguishable at this precision" from the
+target; the answer names the measured candidates whose intervals overlap
+its own.
 
 Each candidate measured restarts the managed server (--target embedded or
 mariadb; build first) with its caps, restores the built database and runs
-the autopilot (--users, --rampup, --duration, --repeat as run has them): one
-stored run per candidate, grouped as one fit (report --fit). Ctrl-C keeps
-what was measured; --resume FIT reuses every candidate already measured.
+the autopilot (--users and the time-to-answer flags as run has them). By
+default fit uses the time-to-answer rules: --rampup auto --duration auto
+--precision 2% --repeat auto, within --rampup-max, --duration-max and
+--repeat-max; give --rampup, --duration or --repeat a value to fix it. The
+level of the intervals is 95 %. One stored run per candidate, grouped as one
+fit (report --fit). Ctrl-C keeps what was measured; --resume FIT reuses
+every candidate already measured.
 --dry-run prints the candidates priced, in the order they would be tried,
 and the target, and measures nothing.`,
 		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
@@ -68,7 +77,7 @@ and the target, and measures nothing.`,
 	fl.StringVar(&f.headroom, "headroom", "0%", "margin above the target, e.g. 20%")
 	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "New-Order p90 limit in ms (0: none)")
 	fl.StringVar(&f.at, "at", "peak", "the step judged: peak, or a users count")
-	fl.StringVar(&f.confidence, "confidence", "range", "range (the slowest repeat must meet the target) or mean")
+	fl.StringVar(&f.confidence, "confidence", "range", "range (every repeat's interval must lie above the target) or mean (the interval of the mean across repeats)")
 	fl.StringSliceVar(&f.cpus, "cpus", nil, "cpus to try, e.g. 0.5,1,1.5,2")
 	fl.StringSliceVar(&f.memory, "memory", nil, "memory sizes to try, e.g. 256M,512M,1G")
 	fl.StringArrayVar(&f.io, "io", nil, "I/O limits to try: none or riops=N:wiops=N:rbps=SIZE:wbps=SIZE (repeatable)")
@@ -83,6 +92,7 @@ and the target, and measures nothing.`,
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
+	f.rf.answer.autoByDefault(cmd)
 	if f.resume != "" && !f.dryRun {
 		// the stored fit has its candidates, prices and criteria
 		o, err := f.rf.options(cmd)
@@ -270,9 +280,9 @@ func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency st
 	if cr.AtUsers > 0 {
 		at = fmt.Sprintf("%d users", cr.AtUsers)
 	}
-	how := "the slowest repeat"
+	how := "every repeat's 95 % interval above it"
 	if cr.Mean {
-		how = "the mean of the repeats"
+		how = "the 95 % interval of the mean of the repeats above it"
 	}
 	fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
 	if cr.MaxP90Ms > 0 {
@@ -316,7 +326,10 @@ func reportFitOf(fr *scenario.FitResult) *report.Fit {
 		c, _ := t.Cost.Total.Float64()
 		out.Trials = append(out.Trials, report.FitTrial{Candidate: t.Candidate.String(), Verdict: t.Verdict, Reason: t.Reason, RunID: t.RunID,
 			Cost: c, CostText: t.Cost.Total.Cents(), Measured: t.Verdict == fit.Meets || t.Verdict == fit.Misses,
-			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms})
+			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms, NOPMHalf: t.Interval.Half})
+	}
+	for _, p := range r.Indistinct {
+		out.Indistinct = append(out.Indistinct, r.PairText(p))
 	}
 	return out
 }

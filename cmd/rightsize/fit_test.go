@@ -118,12 +118,13 @@ func TestFitMeasures(t *testing.T) {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
 	file := writeCostFile(t, fitCosts)
-	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s",
+	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s", "--repeat", "1",
 		"--cost", file, "--config", "vm"}, args...)
+	fitAutoByDefault(t, loc, file, args)
 
 	low := fitJSON(t, append([]string{"--target-nopm", "1", "--label", "low", "--cpus", "0.1,2"}, common...)...)
 	if got := verdicts(low); strings.Join(got, ",") != "meets,not needed" || low.Result.Trials[0].Cpus != 0.1 {
-		t.Fatalf("low target: verdicts %v (first %v), want the cheaper cpus 0.1 to meet and cpus 2 not needed", got, low.Result.Trials[0].Candidate)
+		t.Fatalf("low target: verdicts %v (first %v: %s), want the cheaper cpus 0.1 to meet and cpus 2 not needed", got, low.Result.Trials[0].Candidate, low.Result.Trials[0].Reason)
 	}
 	small := low.Result.Trials[0].NOPM
 	if small <= 0 {
@@ -153,8 +154,8 @@ func TestFitMeasures(t *testing.T) {
 	}
 	runs, _ := st.ListRuns(ctx)
 	st.Close()
-	if len(runs) != 4 {
-		t.Fatalf("%d runs stored, want 4 (one per candidate measured: 1 + 1 + 2)", len(runs))
+	if len(runs) != 5 {
+		t.Fatalf("%d runs stored, want 5 (one per candidate measured: 1 + 1 + 1 + 2)", len(runs))
 	}
 	again := fitJSON(t, append([]string{"--resume", "high", "--store", loc}, args...)...)
 	if again.Result.Best != 1 || strings.Join(verdicts(again), ",") != "misses,meets" {
@@ -163,10 +164,51 @@ func TestFitMeasures(t *testing.T) {
 	st, _ = store.Open(ctx, loc)
 	runs, _ = st.ListRuns(ctx)
 	st.Close()
-	if len(runs) != 4 {
-		t.Errorf("--resume measured again: %d runs, want 4", len(runs))
+	if len(runs) != 5 {
+		t.Errorf("--resume measured again: %d runs, want 5", len(runs))
 	}
 	if _, errOut, code := cli(t, ctx, "report", "--store", loc, "--fit", "high", "-o", filepath.Join(t.TempDir(), "fit.html")); code != 0 {
 		t.Errorf("report --fit: %d\n%s", code, errOut)
+	}
+}
+
+// fitAutoByDefault: fit without --rampup, --duration or --repeat measures
+// with the time-to-answer rules (small caps keep it short), and the stored
+// run's steps say how they ended.
+func fitAutoByDefault(t *testing.T, loc, costFile string, args []string) {
+	ctx := context.Background()
+	// 10 s of one user can leave a wide interval holding even a low
+	// target: then no fit (exit 2), which is not what is checked here
+	out, errOut, code := cli(t, ctx, append([]string{"fit", "--json", "--store", loc, "--users", "1", "--rampup-min", "1s", "--rampup-max", "5s",
+		"--duration-min", "10s", "--duration-max", "10s", "--repeat-max", "2", "--target-nopm", "1", "--label", "auto", "--cpus", "2",
+		"--cost", costFile, "--config", "vm"}, args...)...)
+	var fr scenario.FitResult
+	if code != 0 && code != 2 || json.Unmarshal([]byte(out), &fr) != nil || fr.Result == nil || len(fr.Result.Trials) != 1 {
+		t.Fatalf("fit auto: exit %d\n%s%s", code, out, errOut)
+	}
+	id := fr.Result.Trials[0].RunID
+	if id == "" {
+		t.Fatalf("fit auto: nothing measured: %+v", fr.Result.Trials)
+	}
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, steps, err := st.LoadRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.RepeatEnd == "" || len(steps) == 0 {
+		t.Fatalf("run %s: repeats ended %q, %d steps; want --repeat auto's ending and steps", id, run.RepeatEnd, len(steps))
+	}
+	for _, s := range steps {
+		if s.RampupEnd != "steady" && s.RampupEnd != "max" || s.MeasureEndHow != "precision" && s.MeasureEndHow != "max" {
+			t.Errorf("step %d of repeat %d: ramp-up ended %q, measurement %q; want the auto rules' steady|max and precision|max",
+				s.Index, s.Repeat, s.RampupEnd, s.MeasureEndHow)
+		}
+		if m := s.Measured(); m < 9*time.Second || m > 12*time.Second {
+			t.Errorf("step %d of repeat %d measured %s, want the 10 s of --duration-min/--duration-max", s.Index, s.Repeat, m)
+		}
 	}
 }

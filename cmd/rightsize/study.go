@@ -49,7 +49,9 @@ func newStudyValidateCmd() *cobra.Command {
 		Long: `Check a study plan and the cost file it names: unknown fields, values that
 cannot be applied, configurations that do not exist, each printed as
 FILE:LINE:COLUMN: FIELD: PROBLEM. Then print the estimated duration from the
-plan's own durations (ramp-ups and steps × repeats per configuration and
+plan's own durations (the caps where the autopilot leaves rampup, duration
+or repeats to the time-to-answer rules: an upper bound) (ramp-ups and steps
+× repeats per configuration and
 sweep value, probes, backup intervals, the neighbour's phases, and at most
 every fit candidate); building databases and starting servers are not
 counted. --max-duration refuses a plan estimated longer. Exit code 2 when
@@ -209,7 +211,11 @@ model linked to the runs; and write one report (report.output, or -o).
 Runs are labelled PLAN/CONFIGURATION. A rerun skips what the store already
 holds complete for the plan (and says so), resumes a partial sweep or fit,
 and measures the rest. Progress lines give the configuration, the step and
-the measuring time left by the plan's durations.`,
+the measuring time left by the plan's durations. An autopilot that leaves
+rampup, duration or repeats out has them decided by the time-to-answer rules
+(steady state, ±precision, repeats that agree) within the plan's caps, and
+the cost headlines call a configuration better only when the intervals of
+the average TPM separate ("not distinguishable at this precision").`,
 		Example: `  rightsize study run examples/fewer-cores-faster-storage.yaml
   rightsize study run study.yaml -o study.html`,
 		Args: exactArgs(1, "give one PLAN.yaml"),

@@ -248,7 +248,7 @@ func liveProgress(w io.Writer, interval time.Duration, o *scenario.RunOptions) *
 	prog := newStepProgress(w, interval, len(o.Users), o.Repeats)
 	o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 		prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
-			index+1, len(o.Users), users, o.Rampup, o.Duration, mode))
+			index+1, len(o.Users), users, phaseText(o.Answer.RampupAuto, o.Rampup), phaseText(o.Answer.DurationAuto, o.Duration), mode))
 	}
 	o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
 	return prog
