@@ -43,6 +43,23 @@ type Document struct {
 	// Figures are RunFigures(Aggregates): the peak TPM and NOPM, the
 	// average over all steps and the peak driver CPU every view shows.
 	Figures Figures `json:"figures"`
+	// Workers are the driver processes of a multi-worker run (none for a
+	// single-process run), as results show lists them.
+	Workers []Worker `json:"workers,omitempty"`
+}
+
+// Document loads a run (its id) with its steps and workers as the JSON
+// document.
+func (s *Store) Document(ctx context.Context, id string) (Document, error) {
+	r, steps, err := s.LoadRun(ctx, id)
+	if err != nil {
+		return Document{}, err
+	}
+	doc := NewDocument(r, steps)
+	if doc.Workers, err = s.Workers(ctx, r.ID); err != nil {
+		return Document{}, err
+	}
+	return doc, nil
 }
 
 // NewDocument builds the JSON document of a loaded run.
@@ -56,9 +73,14 @@ func NewDocument(r *Run, steps []Step) Document {
 
 // WriteJSON writes the run's Document, indented, to w.
 func WriteJSON(w io.Writer, r *Run, steps []Step) error {
+	return WriteDocument(w, NewDocument(r, steps))
+}
+
+// WriteDocument writes doc, indented, to w.
+func WriteDocument(w io.Writer, doc Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(NewDocument(r, steps))
+	return enc.Encode(doc)
 }
 
 // Export writes a run (id, or label or unique id prefix as Resolve takes
@@ -86,8 +108,12 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 		return nil, fmt.Errorf("export directory: %w", err)
 	}
 	if format == FormatJSON {
+		doc, err := st.Document(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
 		p := filepath.Join(dir, r.ID+".json")
-		if err := writeFile(p, func(w io.Writer) error { return WriteJSON(w, r, steps) }); err != nil {
+		if err := writeFile(p, func(w io.Writer) error { return WriteDocument(w, doc) }); err != nil {
 			return nil, err
 		}
 		return []string{p}, nil

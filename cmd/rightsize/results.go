@@ -157,12 +157,12 @@ func newResultsShowCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			if asJSON {
+				return writeDocument(cmd, st, id)
+			}
 			r, steps, err := st.LoadRun(cmd.Context(), id)
 			if err != nil {
 				return err
-			}
-			if asJSON {
-				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
 			}
 			if err := printRun(cmd.OutOrStdout(), r, steps); err != nil {
 				return err
@@ -201,11 +201,7 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 			}
 			defer st.Close()
 			if format == store.FormatJSON && (dir == "" || dir == "-") {
-				r, steps, err := st.LoadRun(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				return store.WriteJSON(cmd.OutOrStdout(), r, steps)
+				return writeDocument(cmd, st, id)
 			}
 			if dir == "" {
 				dir = "rightsize-" + id
@@ -442,4 +438,14 @@ func joinNonEmpty(sep string, parts ...string) string {
 		return "-"
 	}
 	return strings.Join(out, sep)
+}
+
+// writeDocument prints run id's JSON document (run, steps, aggregates,
+// figures, workers).
+func writeDocument(cmd *cobra.Command, st *store.Store, id string) error {
+	doc, err := st.Document(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	return store.WriteDocument(cmd.OutOrStdout(), doc)
 }

@@ -151,6 +151,9 @@ func TestWorkers(t *testing.T) {
 		if at, _, err := st.Barriers(ctx, "merged"); err != nil || len(at) != 2 {
 			t.Errorf("barriers %v, %v; want one per step", at, err)
 		}
+		if doc, err := st.Document(ctx, "merged"); err != nil || len(doc.Workers) != 3 {
+			t.Errorf("JSON document with %d workers, %v; want 3 (results export --format json)", len(doc.Workers), err)
+		}
 		reportInChromium(t, storeDSN, "merged")
 	})
 
