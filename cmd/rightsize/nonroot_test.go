@@ -1,0 +1,253 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
+)
+
+// unprivileged is a local user that is not root (the one instance's
+// security test uses), created when missing; the test is skipped when no
+// such user can be had.
+func unprivileged(t *testing.T) *syscall.Credential {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs rightsize as another, unprivileged user")
+	}
+	const name = "rightsize-neighbour"
+	if _, err := user.Lookup(name); err != nil {
+		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+			t.Skipf("no unprivileged user to run rightsize as: useradd %s: %v: %s", name, err, out)
+		}
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Skipf("no unprivileged user to run rightsize as: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+}
+
+// readableBinDir is a directory of PostgreSQL binaries every user may run:
+// $RIGHTSIZE_PG_BIN, Debian's PostgreSQL 15, or root's extracted download.
+func readableBinDir(t *testing.T) string {
+	t.Helper()
+	dirs := []string{os.Getenv("RIGHTSIZE_PG_BIN"), "/usr/lib/postgresql/15/bin"}
+	cached, _ := filepath.Glob(filepath.Join(instance.DefaultBaseDir(), "pgbin", "postgres-15*", "bin"))
+	for _, d := range append(dirs, cached...) {
+		if st, err := os.Stat(filepath.Join(d, "postgres")); d != "" && err == nil && st.Mode()&0o001 != 0 {
+			return d
+		}
+	}
+	t.Skip("no PostgreSQL binaries other users may run (set RIGHTSIZE_PG_BIN)")
+	return ""
+}
+
+// asUser runs rightsize (this test binary's TestHelperProcess) as cred
+// with home as its HOME, cache and temporary directory; watch is called
+// every 50 ms while it runs. It returns the output, exit code and pid.
+func asUser(t *testing.T, exe, home string, cred *syscall.Credential, watch func(), args ...string) (string, string, int, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, exe, "-test.run=^TestHelperProcess$")
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	c.Dir = home
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"TMPDIR=" + home, "RIGHTSIZE_HELPER_ARGS=" + strings.Join(args, "\n")}
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return out.String(), errOut.String(), exitOf(err), c.Process.Pid
+		case <-time.After(50 * time.Millisecond):
+			watch()
+		}
+	}
+}
+
+// serverSeen is what the test saw of a running postmaster.
+type serverSeen struct {
+	pid     int
+	cpus    string // Cpus_allowed_list
+	uid     string // real uid
+	cgroups string // /proc/PID/cgroup
+}
+
+// watchServer records the postmaster of dataDir the first time it runs.
+func watchServer(dataDir string, seen *serverSeen, mu *sync.Mutex) func() {
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen.pid != 0 {
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+		pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+		if err != nil || !instance.ProcessRunning(pid) {
+			return
+		}
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		groups, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+		s := serverSeen{pid: pid, cgroups: string(groups)}
+		for _, l := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+				s.cpus = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(l, "Uid:"); ok && len(strings.Fields(v)) > 0 {
+				s.uid = strings.Fields(v)[0]
+			}
+		}
+		if s.cpus != "" {
+			*seen = s
+		}
+	}
+}
+
+// rightsize run by an unprivileged user (issue 11: "when neither can be
+// used, fall back"): no cgroup can be made, so --cpus 1 pins the server
+// to one core by CPU affinity and --memory sets only the engine's cache;
+// the printed and stored caps say exactly that and why, and no cgroup is
+// created.
+func TestNonRootFallback(t *testing.T) {
+	cred := unprivileged(t)
+	binDir := readableBinDir(t)
+	dir := serverDir(t, "nonroot-")
+	exe := filepath.Join(dir, "rightsize.test")
+	copyFile(t, os.Args[0], exe)
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, int(cred.Uid), int(cred.Gid)); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := filepath.Join(home, "pg")
+	st := filepath.Join(home, "results.db")
+	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
+	capArgs := []string{"--cpus", "1", "--memory", "256M", "--pg-bin", binDir, "--data-dir", dataDir, "--store", st}
+
+	var mu sync.Mutex
+	var built, ran serverSeen
+	out, errOut, code, buildPID := asUser(t, exe, home, cred, watchServer(dataDir, &built, &mu), append([]string{"build", "--warehouses", "1"}, capArgs...)...)
+	if code != 0 {
+		t.Fatalf("build as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
+	}
+	out, errOut, code, runPID := asUser(t, exe, home, cred, watchServer(dataDir, &ran, &mu),
+		append([]string{"run", "--users", "2", "--rampup", "500ms", "--duration", "3s"}, capArgs...)...)
+	if code != 0 {
+		t.Fatalf("run as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+
+	core := strconv.Itoa(runtime.NumCPU() - 1) // the server gets the last core
+	for _, s := range []struct {
+		cmd  string
+		seen serverSeen
+	}{{"build", built}, {"run", ran}} {
+		if s.seen.pid == 0 {
+			t.Fatalf("%s: the server was never seen running", s.cmd)
+		}
+		t.Logf("%s: postmaster pid %d, uid %s, Cpus_allowed_list %s", s.cmd, s.seen.pid, s.seen.uid, s.seen.cpus)
+		if s.seen.cpus != core {
+			t.Errorf("%s: postmaster Cpus_allowed_list %q, want %q", s.cmd, s.seen.cpus, core)
+		}
+		if s.seen.uid != strconv.Itoa(int(cred.Uid)) {
+			t.Errorf("%s: postmaster runs as uid %s, want %d", s.cmd, s.seen.uid, cred.Uid)
+		}
+		if strings.Contains(s.seen.cgroups, "rightsize-") {
+			t.Errorf("%s: postmaster in a rightsize cgroup:\n%s", s.cmd, s.seen.cgroups)
+		}
+		if instance.ProcessRunning(s.seen.pid) {
+			t.Errorf("%s: server pid %d still runs after rightsize exited", s.cmd, s.seen.pid)
+		}
+	}
+
+	// printed: what applies, what does not, why
+	for _, want := range []string{"caps: applied: cores " + core + " by CPU affinity",
+		"NOT applied: memory limit 256 MiB (only the engine's cache setting applies",
+		"no cgroup: not running as root"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("run's output does not say %q:\n%s", want, errOut)
+		}
+	}
+	// stored: the same, and the cache read back from the server
+	run, _ := onlyRun(t, st)
+	t.Logf("shared_buffers %s; caps.summary: %s", run.Env["setting.shared_buffers"], run.Env["caps.summary"])
+	cache, _ := caps.Split("postgres", 256<<20)
+	if got, want := run.Env["setting.shared_buffers"], fmt.Sprintf("%dMB", cache>>20); got != want {
+		t.Errorf("SHOW shared_buffers = %q, want %q (the cache share of --memory 256M)", got, want)
+	}
+	var r cgroup.Report
+	if err := json.Unmarshal([]byte(run.Env["caps.applied"]), &r); err != nil {
+		t.Fatalf("caps.applied %q: %v", run.Env["caps.applied"], err)
+	}
+	if r.Group != "" || r.PinnedCPUs != core || r.Applied.CPUs != "" || r.Applied.Memory != 0 ||
+		!strings.Contains(r.NoGroup, "not running as root") || len(r.NotApplied) != 1 || !strings.HasPrefix(r.NotApplied[0], "memory limit 256 MiB") {
+		t.Errorf("stored caps %+v: want cores %s by affinity, no group, the memory limit not applied, not running as root", r, core)
+	}
+	if !strings.Contains(run.Env["caps.summary"], "no cgroup: not running as root") {
+		t.Errorf("caps.summary %q", run.Env["caps.summary"])
+	}
+	if shown, _, code := cli(t, context.Background(), "results", "show", run.ID, "--store", st); code != 0 || !strings.Contains(shown, "by CPU affinity") {
+		t.Errorf("results show (exit %d) does not say the cores were set by CPU affinity:\n%s", code, shown)
+	}
+
+	// no cgroup was made by either process
+	if h, err := cgroup.Detect(); err == nil {
+		for _, c := range h.Available() {
+			for _, pid := range []int{buildPID, runPID} {
+				if left, _ := filepath.Glob(filepath.Join(h.Parent(c), fmt.Sprintf("rightsize-%d-*", pid))); len(left) > 0 {
+					t.Errorf("cgroups made by the unprivileged rightsize (pid %d): %v", pid, left)
+				}
+			}
+		}
+	}
+}
+
+// copyFile copies src to dst with mode 0755.
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
