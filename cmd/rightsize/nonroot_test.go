@@ -23,6 +23,7 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
 )
 
 // unprivileged is a local user that is not root (the one instance's
@@ -92,42 +93,131 @@ func asUser(t *testing.T, exe, home string, cred *syscall.Credential, watch func
 	}
 }
 
-// serverSeen is what the test saw of a running postmaster.
+// serverSeen is what the test saw of a running server process.
 type serverSeen struct {
 	pid     int
-	cpus    string // Cpus_allowed_list
-	uid     string // real uid
-	cgroups string // /proc/PID/cgroup
+	cpus    map[string]bool // Cpus_allowed_list of each of its threads
+	uid     string          // real uid
+	cgroups string          // /proc/PID/cgroup
 }
 
-// watchServer records the postmaster of dataDir the first time it runs.
-func watchServer(dataDir string, seen *serverSeen, mu *sync.Mutex) func() {
+// watchServer records the server process find returns, as last seen
+// running (MariaDB is pinned just after it starts).
+func watchServer(find func() int, seen *serverSeen, mu *sync.Mutex) func() {
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if seen.pid != 0 {
+		pid := find()
+		if pid == 0 || !instance.ProcessRunning(pid) {
 			return
 		}
-		b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-		pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-		if err != nil || !instance.ProcessRunning(pid) {
-			return
-		}
-		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 		groups, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-		s := serverSeen{pid: pid, cgroups: string(groups)}
-		for _, l := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
-				s.cpus = strings.TrimSpace(v)
-			}
-			if v, ok := strings.CutPrefix(l, "Uid:"); ok && len(strings.Fields(v)) > 0 {
-				s.uid = strings.Fields(v)[0]
+		s := serverSeen{pid: pid, cgroups: string(groups), cpus: map[string]bool{}}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+		for _, task := range tasks {
+			status, _ := os.ReadFile(task)
+			for _, l := range strings.Split(string(status), "\n") {
+				if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+					s.cpus[strings.TrimSpace(v)] = true
+				}
+				if v, ok := strings.CutPrefix(l, "Uid:"); ok && len(strings.Fields(v)) > 0 {
+					s.uid = strings.Fields(v)[0]
+				}
 			}
 		}
-		if s.cpus != "" {
+		if len(s.cpus) > 0 {
 			*seen = s
 		}
 	}
+}
+
+// postmaster finds the postmaster of dataDir.
+func postmaster(dataDir string) func() int {
+	return func() int {
+		b, _ := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+		pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+		return pid
+	}
+}
+
+// mariadbd finds the MariaDB server whose command line names dataDir.
+func mariadbd(dataDir string) func() int {
+	return func() int {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, f := range cmdlines {
+			b, _ := os.ReadFile(f)
+			if args := strings.Split(string(b), "\x00"); strings.HasSuffix(args[0], "mariadbd") || strings.HasSuffix(args[0], "mysqld") {
+				if strings.Contains(string(b), dataDir) {
+					pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+					return pid
+				}
+			}
+		}
+		return 0
+	}
+}
+
+// checkFallbackServer checks a server seen while an unprivileged
+// rightsize ran it: on the one core, as that user, in no rightsize
+// cgroup, and gone afterwards.
+func checkFallbackServer(t *testing.T, what string, s serverSeen, cred *syscall.Credential, core string) {
+	t.Helper()
+	if s.pid == 0 {
+		t.Fatalf("%s: the server was never seen running", what)
+	}
+	t.Logf("%s: server pid %d, uid %s, Cpus_allowed_list of its threads %v", what, s.pid, s.uid, s.cpus)
+	if len(s.cpus) != 1 || !s.cpus[core] {
+		t.Errorf("%s: server threads on cores %v, want all on %s", what, s.cpus, core)
+	}
+	if s.uid != strconv.Itoa(int(cred.Uid)) {
+		t.Errorf("%s: server runs as uid %s, want %d", what, s.uid, cred.Uid)
+	}
+	if strings.Contains(s.cgroups, "rightsize-") {
+		t.Errorf("%s: server in a rightsize cgroup:\n%s", what, s.cgroups)
+	}
+	if instance.ProcessRunning(s.pid) {
+		t.Errorf("%s: server pid %d still runs after rightsize exited", what, s.pid)
+	}
+}
+
+// noGroupsOf fails if a process of pids made a cgroup.
+func noGroupsOf(t *testing.T, pids ...int) {
+	t.Helper()
+	h, err := cgroup.Detect()
+	if err != nil {
+		return
+	}
+	for _, c := range h.Available() {
+		for _, pid := range pids {
+			if left, _ := filepath.Glob(filepath.Join(h.Parent(c), fmt.Sprintf("rightsize-%d-*", pid))); len(left) > 0 {
+				t.Errorf("cgroups made by the unprivileged rightsize (pid %d): %v", pid, left)
+			}
+		}
+	}
+}
+
+// fallbackSaid are what rightsize prints of its caps without root.
+func fallbackSaid(core string) []string {
+	return []string{"caps: applied: cores " + core + " by CPU affinity",
+		"NOT applied: memory limit 256 MiB (only the engine's cache setting applies",
+		"no cgroup: not running as root"}
+}
+
+// nonRootHome is a copy of this test binary and a home directory of
+// cred's user, both reachable by it.
+func nonRootHome(t *testing.T, cred *syscall.Credential) (exe, home string) {
+	t.Helper()
+	dir := serverDir(t, "nonroot-")
+	exe = filepath.Join(dir, "rightsize.test")
+	copyFile(t, os.Args[0], exe)
+	home = filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, int(cred.Uid), int(cred.Gid)); err != nil {
+		t.Fatal(err)
+	}
+	return exe, home
 }
 
 // rightsize run by an unprivileged user (issue 11: "when neither can be
@@ -138,16 +228,7 @@ func watchServer(dataDir string, seen *serverSeen, mu *sync.Mutex) func() {
 func TestNonRootFallback(t *testing.T) {
 	cred := unprivileged(t)
 	binDir := readableBinDir(t)
-	dir := serverDir(t, "nonroot-")
-	exe := filepath.Join(dir, "rightsize.test")
-	copyFile(t, os.Args[0], exe)
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(home, int(cred.Uid), int(cred.Gid)); err != nil {
-		t.Fatal(err)
-	}
+	exe, home := nonRootHome(t, cred)
 	dataDir := filepath.Join(home, "pg")
 	st := filepath.Join(home, "results.db")
 	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
@@ -155,45 +236,24 @@ func TestNonRootFallback(t *testing.T) {
 
 	var mu sync.Mutex
 	var built, ran serverSeen
-	out, errOut, code, buildPID := asUser(t, exe, home, cred, watchServer(dataDir, &built, &mu), append([]string{"build", "--warehouses", "1"}, capArgs...)...)
+	out, errOut, code, buildPID := asUser(t, exe, home, cred, watchServer(postmaster(dataDir), &built, &mu), append([]string{"build", "--warehouses", "1"}, capArgs...)...)
 	if code != 0 {
 		t.Fatalf("build as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
 	}
-	out, errOut, code, runPID := asUser(t, exe, home, cred, watchServer(dataDir, &ran, &mu),
+	out, errOut, code, runPID := asUser(t, exe, home, cred, watchServer(postmaster(dataDir), &ran, &mu),
 		append([]string{"run", "--users", "2", "--rampup", "500ms", "--duration", "3s"}, capArgs...)...)
 	if code != 0 {
 		t.Fatalf("run as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-
 	core := strconv.Itoa(runtime.NumCPU() - 1) // the server gets the last core
-	for _, s := range []struct {
-		cmd  string
-		seen serverSeen
-	}{{"build", built}, {"run", ran}} {
-		if s.seen.pid == 0 {
-			t.Fatalf("%s: the server was never seen running", s.cmd)
-		}
-		t.Logf("%s: postmaster pid %d, uid %s, Cpus_allowed_list %s", s.cmd, s.seen.pid, s.seen.uid, s.seen.cpus)
-		if s.seen.cpus != core {
-			t.Errorf("%s: postmaster Cpus_allowed_list %q, want %q", s.cmd, s.seen.cpus, core)
-		}
-		if s.seen.uid != strconv.Itoa(int(cred.Uid)) {
-			t.Errorf("%s: postmaster runs as uid %s, want %d", s.cmd, s.seen.uid, cred.Uid)
-		}
-		if strings.Contains(s.seen.cgroups, "rightsize-") {
-			t.Errorf("%s: postmaster in a rightsize cgroup:\n%s", s.cmd, s.seen.cgroups)
-		}
-		if instance.ProcessRunning(s.seen.pid) {
-			t.Errorf("%s: server pid %d still runs after rightsize exited", s.cmd, s.seen.pid)
-		}
-	}
+	checkFallbackServer(t, "build", built, cred, core)
+	checkFallbackServer(t, "run", ran, cred, core)
+	noGroupsOf(t, buildPID, runPID)
 
 	// printed: what applies, what does not, why
-	for _, want := range []string{"caps: applied: cores " + core + " by CPU affinity",
-		"NOT applied: memory limit 256 MiB (only the engine's cache setting applies",
-		"no cgroup: not running as root"} {
+	for _, want := range fallbackSaid(core) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("run's output does not say %q:\n%s", want, errOut)
 		}
@@ -219,15 +279,32 @@ func TestNonRootFallback(t *testing.T) {
 	if shown, _, code := cli(t, context.Background(), "results", "show", run.ID, "--store", st); code != 0 || !strings.Contains(shown, "by CPU affinity") {
 		t.Errorf("results show (exit %d) does not say the cores were set by CPU affinity:\n%s", code, shown)
 	}
+}
 
-	// no cgroup was made by either process
-	if h, err := cgroup.Detect(); err == nil {
-		for _, c := range h.Available() {
-			for _, pid := range []int{buildPID, runPID} {
-				if left, _ := filepath.Glob(filepath.Join(h.Parent(c), fmt.Sprintf("rightsize-%d-*", pid))); len(left) > 0 {
-					t.Errorf("cgroups made by the unprivileged rightsize (pid %d): %v", pid, left)
-				}
-			}
+// The managed MariaDB of an unprivileged rightsize: every thread of
+// mariadbd pinned to the server's core, no cgroup, the same report.
+func TestNonRootFallbackMariaDB(t *testing.T) {
+	cred := unprivileged(t)
+	if !mariadb.Installed() {
+		t.Skip("MariaDB is not installed")
+	}
+	exe, home := nonRootHome(t, cred)
+	dataDir := filepath.Join(home, "mariadb")
+	var mu sync.Mutex
+	var built serverSeen
+	out, errOut, code, pid := asUser(t, exe, home, cred, watchServer(mariadbd(dataDir), &built, &mu),
+		"build", "--target", "mariadb", "--warehouses", "1", "--cpus", "1", "--memory", "256M", "--data-dir", dataDir, "--store", filepath.Join(home, "results.db"))
+	if code != 0 {
+		t.Fatalf("build as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	core := strconv.Itoa(runtime.NumCPU() - 1)
+	checkFallbackServer(t, "build", built, cred, core)
+	noGroupsOf(t, pid)
+	for _, want := range fallbackSaid(core) {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("build's output does not say %q:\n%s", want, errOut)
 		}
 	}
 }
