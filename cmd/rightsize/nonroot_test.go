@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -24,30 +23,8 @@ import (
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/internal/testuser"
 )
-
-// unprivileged is a local user that is not root (the one instance's
-// security test uses), created when missing; the test is skipped when no
-// such user can be had.
-func unprivileged(t *testing.T) *syscall.Credential {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: runs rightsize as another, unprivileged user")
-	}
-	const name = "rightsize-neighbour"
-	if _, err := user.Lookup(name); err != nil {
-		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-			t.Skipf("no unprivileged user to run rightsize as: useradd %s: %v: %s", name, err, out)
-		}
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Skipf("no unprivileged user to run rightsize as: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-}
 
 // readableBinDir is a directory of PostgreSQL binaries every user may run:
 // $RIGHTSIZE_PG_BIN, Debian's PostgreSQL 15, or root's extracted download.
@@ -226,7 +203,7 @@ func nonRootHome(t *testing.T, cred *syscall.Credential) (exe, home string) {
 // the printed and stored caps say exactly that and why, and no cgroup is
 // created.
 func TestNonRootFallback(t *testing.T) {
-	cred := unprivileged(t)
+	cred := testuser.Neighbour(t)
 	binDir := readableBinDir(t)
 	exe, home := nonRootHome(t, cred)
 	dataDir := filepath.Join(home, "pg")
@@ -284,7 +261,7 @@ func TestNonRootFallback(t *testing.T) {
 // The managed MariaDB of an unprivileged rightsize: every thread of
 // mariadbd pinned to the server's core, no cgroup, the same report.
 func TestNonRootFallbackMariaDB(t *testing.T) {
-	cred := unprivileged(t)
+	cred := testuser.Neighbour(t)
 	if !mariadb.Installed() {
 		t.Skip("MariaDB is not installed")
 	}
