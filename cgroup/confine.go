@@ -45,10 +45,11 @@ func thisMachine() machine { return machine{detect: Detect, root: os.Geteuid() =
 
 // Confine creates the group rightsize-<pid>-<name>-<n> with asked applied,
 // after removing groups a killed rightsize left. It does not fail when
-// cgroups cannot be used (no hierarchy, not root, a controller missing): the report says what was not applied and
-// why; cores fall back to CPU affinity (Pin), the engine's cache setting is
-// all that stays of a memory limit. Only an unexpected error creating a
-// group that should work is returned.
+// cgroups cannot be used (no hierarchy, not root, a controller missing):
+// the report says what was not applied and why; cores fall back to CPU
+// affinity (Pin), and of a memory limit only the engine's cache setting
+// (made by the caller) stays. Only an unexpected error creating a group
+// that should work is returned.
 func Confine(name string, asked Limits) (*Confinement, error) {
 	return confine(thisMachine(), name, asked)
 }
