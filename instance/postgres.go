@@ -345,6 +345,10 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 // the server user, with mode 0700.
 func (p *Postgres) prepareBaseDir() error {
 	if err := ownedDir(p.baseDir); err != nil {
+		if p.owner == nil && p.baseDir == DefaultBaseDir() {
+			// a user without a writable home (a system account)
+			return fmt.Errorf("%w\n  fix: set XDG_CACHE_HOME (or HOME) to a directory you can write: rightsize keeps PostgreSQL's binaries, logs and passwords in rightsize/ under it", err)
+		}
 		return err
 	}
 	for _, d := range []string{filepath.Join(p.baseDir, "pgbin"), filepath.Join(p.baseDir, "pgdist"), p.logDir} {

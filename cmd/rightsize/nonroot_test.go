@@ -258,6 +258,24 @@ func TestNonRootFallback(t *testing.T) {
 	}
 }
 
+// A user without a writable home (a system account) is told how to give
+// rightsize a directory, in two lines, exit code 2.
+func TestNonRootNoHome(t *testing.T) {
+	cred := testuser.Neighbour(t)
+	binDir := readableBinDir(t)
+	exe, home := nonRootHome(t, cred)
+	c := exec.Command(exe, "-test.run=^TestHelperProcess$")
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	c.Dir = home
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "RIGHTSIZE_HELPER_ARGS=" + strings.Join([]string{"build", "--warehouses", "1",
+		"--pg-bin", binDir, "--data-dir", filepath.Join(home, "pg"), "--store", filepath.Join(home, "results.db")}, "\n")}
+	out, err := c.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if exitOf(err) != 2 || len(lines) != 2 || !strings.Contains(lines[0], "/nonexistent") || !strings.Contains(lines[1], "fix: set XDG_CACHE_HOME") {
+		t.Errorf("exit %d, want 2 and the problem and its fix in two lines:\n%s", exitOf(err), out)
+	}
+}
+
 // The managed MariaDB of an unprivileged rightsize: every thread of
 // mariadbd pinned to the server's core, no cgroup, the same report.
 func TestNonRootFallbackMariaDB(t *testing.T) {
