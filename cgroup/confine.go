@@ -19,6 +19,9 @@ type Report struct {
 	PinnedCPUs string   `json:"pinned_cpus,omitempty"` // affinity fallback for cores
 	NotApplied []string `json:"not_applied,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+	// NoGroup is why no group was made (no hierarchy, not root): nothing
+	// but the cores' affinity applies.
+	NoGroup string `json:"no_cgroup,omitempty"`
 }
 
 // groupSeq numbers the groups this process creates.
@@ -32,20 +35,34 @@ type Confinement struct {
 	pin    []int
 }
 
+// machine is what Confine needs to know of this machine (tests fake it).
+type machine struct {
+	detect func() (*Hierarchy, error)
+	root   bool
+}
+
+func thisMachine() machine { return machine{detect: Detect, root: os.Geteuid() == 0} }
+
 // Confine creates the group rightsize-<pid>-<name>-<n> with asked applied,
 // after removing groups a killed rightsize left. It does not fail when
-// cgroups cannot be used: the report says what was not applied; cores fall
-// back to CPU affinity (Pin). Only an unexpected error creating a group
+// cgroups cannot be used (no hierarchy, not root, a controller missing):
+// the report says what was not applied and why; cores fall back to CPU
+// affinity (Pin), and of a memory limit only the engine's cache setting
+// (made by the caller) stays. Only an unexpected error creating a group
 // that should work is returned.
 func Confine(name string, asked Limits) (*Confinement, error) {
+	return confine(thisMachine(), name, asked)
+}
+
+func confine(m machine, name string, asked Limits) (*Confinement, error) {
 	c := &Confinement{report: Report{Asked: asked}}
-	h, err := Detect()
+	h, err := m.detect()
 	if err != nil {
 		c.fallback(fmt.Sprintf("no cgroup hierarchy (%v)", err))
 		return c, nil
 	}
-	if os.Geteuid() != 0 {
-		c.fallback("not running as root (creating control groups needs root or a delegated cgroup)")
+	if !m.root {
+		c.fallback(fmt.Sprintf("not running as root (creating control groups under %s needs root)", h.Parent(h.Available()[0])))
 		return c, nil
 	}
 	_, _ = h.CleanStale()
@@ -58,26 +75,13 @@ func Confine(name string, asked Limits) (*Confinement, error) {
 	}
 	c.Group, c.report.Version, c.report.Group = g, h.Version, g.Name
 	// each limit on its own, so that one the machine lacks does not stop the others
-	parts := []struct {
-		what string
-		l    Limits
-		ok   bool
-	}{
-		{"cores " + asked.CPUs, Limits{CPUs: asked.CPUs}, asked.CPUs != ""},
-		{fmt.Sprintf("CPU quota %.2f cores", asked.Quota), Limits{Quota: asked.Quota}, asked.Quota > 0},
-		{fmt.Sprintf("memory limit %d MiB", asked.Memory>>20), Limits{Memory: asked.Memory}, asked.Memory > 0},
-		{"I/O limit", Limits{IO: asked.IO}, len(asked.IO) > 0},
-	}
-	for _, p := range parts {
-		if !p.ok {
-			continue
-		}
+	for _, p := range limitParts(asked) {
 		if err := g.Set(p.l); err != nil {
-			c.report.NotApplied = append(c.report.NotApplied, fmt.Sprintf("%s: %v", p.what, err))
 			if p.l.CPUs != "" {
-				c.pin, _ = ParseCPUList(asked.CPUs)
-				c.report.PinnedCPUs = asked.CPUs
+				c.pinCores(err.Error())
+				continue
 			}
+			c.report.NotApplied = append(c.report.NotApplied, fmt.Sprintf("%s%s: %v", p.what, p.instead, err))
 		}
 	}
 	if len(asked.IO) > 0 && h.Version == 1 {
@@ -91,23 +95,52 @@ func Confine(name string, asked Limits) (*Confinement, error) {
 	return c, nil
 }
 
-// fallback records that no group exists: cores are pinned by affinity,
-// everything else is not applied.
+// limitPart is one limit of asked, named for the report, with what stays
+// of it when it cannot apply.
+type limitPart struct {
+	what, instead string
+	l             Limits
+}
+
+// limitParts splits asked into its limits (only those asked).
+func limitParts(asked Limits) []limitPart {
+	var out []limitPart
+	if asked.CPUs != "" {
+		out = append(out, limitPart{what: "cpuset " + asked.CPUs, l: Limits{CPUs: asked.CPUs}})
+	}
+	if asked.Quota > 0 {
+		out = append(out, limitPart{what: fmt.Sprintf("CPU quota %.2f cores", asked.Quota), l: Limits{Quota: asked.Quota}})
+	}
+	if asked.Memory > 0 {
+		out = append(out, limitPart{what: fmt.Sprintf("memory limit %d MiB", asked.Memory>>20),
+			instead: " (only the engine's cache setting applies, not a limit on its processes and page cache)", l: Limits{Memory: asked.Memory}})
+	}
+	if len(asked.IO) > 0 {
+		out = append(out, limitPart{what: "I/O limit", l: Limits{IO: asked.IO}})
+	}
+	return out
+}
+
+// pinCores records that the asked cores apply by CPU affinity, not a
+// cpuset, and why.
+func (c *Confinement) pinCores(why string) {
+	c.pin, _ = ParseCPUList(c.report.Asked.CPUs)
+	c.report.PinnedCPUs = c.report.Asked.CPUs
+	if c.Group != nil {
+		c.report.Notes = append(c.report.Notes, "cores "+c.report.Asked.CPUs+" set by CPU affinity instead of a cpuset: "+why)
+	}
+}
+
+// fallback records that no group exists, and why: cores are pinned by
+// affinity, every other limit is not applied.
 func (c *Confinement) fallback(why string) {
-	a := c.report.Asked
-	if a.CPUs != "" {
-		c.pin, _ = ParseCPUList(a.CPUs)
-		c.report.PinnedCPUs = a.CPUs
-		c.report.Notes = append(c.report.Notes, "cores "+a.CPUs+" set by CPU affinity (taskset) instead of a cpuset: "+why)
-	}
-	if a.Quota > 0 {
-		c.report.NotApplied = append(c.report.NotApplied, fmt.Sprintf("CPU quota %.2f cores: %s", a.Quota, why))
-	}
-	if a.Memory > 0 {
-		c.report.NotApplied = append(c.report.NotApplied, fmt.Sprintf("memory limit %d MiB (only the engine's cache setting applies): %s", a.Memory>>20, why))
-	}
-	if len(a.IO) > 0 {
-		c.report.NotApplied = append(c.report.NotApplied, "I/O limit: "+why)
+	c.report.NoGroup = why
+	for _, p := range limitParts(c.report.Asked) {
+		if p.l.CPUs != "" {
+			c.pinCores(why)
+			continue
+		}
+		c.report.NotApplied = append(c.report.NotApplied, p.what+p.instead)
 	}
 }
 
@@ -192,7 +225,7 @@ func (r Report) Summary() string {
 		on = append(on, "cpuset "+a.CPUs)
 	}
 	if r.PinnedCPUs != "" {
-		on = append(on, "affinity "+r.PinnedCPUs)
+		on = append(on, "cores "+r.PinnedCPUs+" by CPU affinity")
 	}
 	if a.Quota > 0 {
 		on = append(on, fmt.Sprintf("CPU quota %.2f", a.Quota))
@@ -212,6 +245,9 @@ func (r Report) Summary() string {
 	}
 	for _, n := range r.NotApplied {
 		s += "; NOT applied: " + n
+	}
+	if r.NoGroup != "" {
+		s += "; no cgroup: " + r.NoGroup
 	}
 	for _, n := range r.Notes {
 		s += "; note: " + n

@@ -345,6 +345,10 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 // the server user, with mode 0700.
 func (p *Postgres) prepareBaseDir() error {
 	if err := ownedDir(p.baseDir); err != nil {
+		if p.owner == nil && p.baseDir == DefaultBaseDir() {
+			// a user without a writable home (a system account)
+			return fmt.Errorf("%w\n  fix: set XDG_CACHE_HOME (or HOME) to a directory you can write: rightsize keeps PostgreSQL's binaries, logs and passwords in rightsize/ under it", err)
+		}
 		return err
 	}
 	for _, d := range []string{filepath.Join(p.baseDir, "pgbin"), filepath.Join(p.baseDir, "pgdist"), p.logDir} {
@@ -837,20 +841,35 @@ func StopDataDir(dataDir string, timeout time.Duration) error {
 
 // shutdownPostmaster requests a fast shutdown, escalating to immediate
 // shutdown and SIGKILL, and waits for the postmaster and its children.
+// A server in crash recovery (a backend was killed, say by a memory
+// limit's OOM killer) gets an immediate shutdown instead, also when the
+// recovery is seen during the wait: a fast shutdown then ends the startup
+// process but leaves the postmaster waiting for ever on the checkpointer
+// it started for the recovery (PostgreSQL 15), and the next start
+// recovers again either way.
 func shutdownPostmaster(pid int, grace time.Duration) error {
 	steps := []struct {
-		send func(int) error
-		wait time.Duration
+		send  func(int) error
+		wait  time.Duration
+		clean bool // a fast shutdown: not while recovering
 	}{
-		{signalFastShutdown, grace},
-		{signalImmediateShutdown, 15 * time.Second},
-		{signalKill, 10 * time.Second},
+		{signalFastShutdown, grace, true},
+		{signalImmediateShutdown, 15 * time.Second, false},
+		{signalKill, 10 * time.Second, false},
 	}
+	recovering := func() bool { return inRecovery(pid) }
 	for _, s := range steps {
+		giveUp := func() bool { return false }
+		if s.clean {
+			if recovering() {
+				continue
+			}
+			giveUp = recovering
+		}
 		if err := s.send(pid); err != nil && ProcessRunning(pid) {
 			return err
 		}
-		if waitGone(pid, s.wait) {
+		if waitGoneUnless(pid, s.wait, giveUp) {
 			waitGroupGone(pid, 10*time.Second)
 			return nil
 		}
@@ -873,9 +892,15 @@ func killPostmaster(pid int) error {
 
 // waitGone polls until pid is no longer running (exited or zombie).
 func waitGone(pid int, d time.Duration) bool {
+	return waitGoneUnless(pid, d, func() bool { return false })
+}
+
+// waitGoneUnless is waitGone that also stops waiting (false) when giveUp,
+// checked every quarter second, says so.
+func waitGoneUnless(pid int, d time.Duration, giveUp func() bool) bool {
 	deadline := time.Now().Add(d)
-	for ProcessRunning(pid) {
-		if time.Now().After(deadline) {
+	for i := 0; ProcessRunning(pid); i++ {
+		if time.Now().After(deadline) || (i%12 == 11 && giveUp()) {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -23,5 +23,6 @@ func ProcessRunning(int) bool         { return false }
 func procStartTime(int) string        { return "" }
 func groupRunning(int) bool           { return false }
 func dataDirProcesses(string) []int   { return nil }
+func inRecovery(int) bool             { return false }
 func lockFile(string) (func(), error) { return nil, errUnsupported }
 func setUmask(int)                    {}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,8 +96,35 @@ func dataDirProcesses(dataDir string) []int {
 	return pids
 }
 
+// startupTitle is the process title of a postmaster's startup process
+// (which replays WAL: crash recovery), with or without a cluster_name.
+var startupTitle = regexp.MustCompile(`^postgres: (?:\S+: )?startup\b`)
+
+// inRecovery reports whether postmaster pid has a live startup process:
+// it is starting or recovering from a crash.
+func inRecovery(pid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readProcStat(child); !ok || st.ppid != pid || st.state == 'Z' {
+			continue
+		}
+		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child)); err == nil && startupTitle.Match(cmd) {
+			return true
+		}
+	}
+	return false
+}
+
 type procStat struct {
 	state byte
+	ppid  int
 	pgrp  int
 	start string
 }
@@ -116,8 +144,9 @@ func readProcStat(pid int) (procStat, bool) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
-	return procStat{state: f[0][0], pgrp: pgrp, start: f[19]}, true
+	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, start: f[19]}, true
 }
 
 // lockFile takes an exclusive advisory lock on path (a directory, or a

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,29 +13,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/rightsize/rightsize/internal/testuser"
 )
 
 // otherUser is a local user that is neither root nor the server's: the
-// hostile neighbour of issue 10. Created when missing (needs root).
-func otherUser(t *testing.T) *syscall.Credential {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: creates a second local user and acts as it")
-	}
-	const name = "rightsize-neighbour"
-	if _, err := user.Lookup(name); err != nil {
-		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-			t.Fatalf("useradd %s: %v: %s", name, err, out)
-		}
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-}
+// hostile neighbour of issue 10.
+func otherUser(t *testing.T) *syscall.Credential { return testuser.Neighbour(t) }
 
 // psqlAs runs psql with conninfo as cred and returns its output and error.
 func psqlAs(t *testing.T, cred *syscall.Credential, conninfo string) (string, error) {
