@@ -19,14 +19,21 @@ import (
 // load_file) can reach nothing else.
 func (s *Server) filesDir() string { return filepath.Join(s.runDir, "files") }
 
-func (s *Server) privateFilesDir(runAs *account) error {
-	dir := s.filesDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("mariadb: create %s: %w", dir, err)
-	}
-	if runAs != nil && runAs.name != "root" {
-		if err := os.Chown(dir, runAs.uid, runAs.gid); err != nil {
-			return fmt.Errorf("mariadb: give %s to the %s user: %w", dir, runAs.name, err)
+// tmpDir is the server's private temporary directory (its tmpdir: temporary
+// tables and files), instead of a /tmp every local user shares.
+func (s *Server) tmpDir() string { return filepath.Join(s.runDir, "tmp") }
+
+// privateDirs creates filesDir and tmpDir, mode 0700, owned by the server's
+// user.
+func (s *Server) privateDirs(runAs *account) error {
+	for _, dir := range []string{s.filesDir(), s.tmpDir()} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("mariadb: create %s: %w", dir, err)
+		}
+		if runAs != nil && runAs.name != "root" {
+			if err := os.Chown(dir, runAs.uid, runAs.gid); err != nil {
+				return fmt.Errorf("mariadb: give %s to the %s user: %w", dir, runAs.name, err)
+			}
 		}
 	}
 	return nil

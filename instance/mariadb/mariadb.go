@@ -194,12 +194,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.cleanup()
 		return nil, err
 	}
-	fresh, err := s.initialise(ctx, fl, runAs)
-	if err != nil {
+	if err := s.privateDirs(runAs); err != nil {
 		s.cleanup()
 		return nil, err
 	}
-	if err := s.privateFilesDir(runAs); err != nil {
+	fresh, err := s.initialise(ctx, fl, runAs)
+	if err != nil {
 		s.cleanup()
 		return nil, err
 	}
@@ -291,6 +291,7 @@ func (s *Server) initialise(ctx context.Context, fl flavor, runAs *account) (boo
 	}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	cmd.Dir = s.runDir
+	cmd.Env = append(os.Environ(), "TMPDIR="+s.tmpDir()) // the bootstrap server's tmpdir
 	if err := cmd.Run(); err != nil {
 		return false, fmt.Errorf("mariadb: initialise %s: %v\n%s", s.dataDir, err, s.out.Tail())
 	}
@@ -318,6 +319,7 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 		"--port=" + strconv.FormatUint(uint64(s.port), 10),
 		"--bind-address=127.0.0.1",
 		"--secure-file-priv=" + s.filesDir(),
+		"--tmpdir=" + s.tmpDir(),
 	}
 	if fl.mysql {
 		args = append(args, "--mysqlx=OFF") // its port 33060 would clash between servers

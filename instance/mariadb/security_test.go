@@ -99,6 +99,12 @@ func TestOthersCannotLogIn(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT @@secure_file_priv").Scan(&priv); err != nil || !strings.HasPrefix(priv, filepath.Dir(s.Socket())) {
 		t.Errorf("secure_file_priv = %q, %v; want the private directory", priv, err)
 	}
+	var tmp string
+	if err := db.QueryRowContext(ctx, "SELECT @@tmpdir").Scan(&tmp); err != nil || !strings.HasPrefix(tmp, filepath.Dir(s.Socket())) {
+		t.Errorf("tmpdir = %q, %v; want the private directory, not one every local user shares", tmp, err)
+	} else if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("tmpdir %s: %v, %v; want mode 0700", tmp, fi.Mode(), err)
+	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE sec1"); err != nil {
 		t.Errorf("the benchmark account cannot create its database: %v", err)
 	}
