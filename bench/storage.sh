@@ -9,7 +9,8 @@
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (5),
 #        PRESETS (sqlserver,hci), ENGINES (fio,builtin; also builtin:io_uring,
-#        builtin:libaio, builtin:goroutines)
+#        builtin:libaio, builtin:goroutines), JOBS (regular expression: only
+#        the jobs whose name matches, e.g. 'hci-(64k|128k-seq)')
 # The test file is removed at the end (also on Ctrl-C), and DIR if the
 # script created it.
 set -euo pipefail
@@ -20,6 +21,7 @@ SIZE=${SIZE:-1073741824}
 ROUNDS=${ROUNDS:-5}
 PRESETS=${PRESETS:-sqlserver,hci}
 ENGINES=${ENGINES:-fio,builtin}
+JOBS=${JOBS:-}
 
 if ! command -v fio >/dev/null 2>&1; then
 	echo "fio not found: installing it with apt-get" >&2
@@ -38,4 +40,4 @@ fi
 go build -o "$DIR/.storagebench" ./probe/storage/cmd/storagebench
 trap 'rm -f "$DIR/.storagebench"; rmdir "$DIR" 2>/dev/null || true' EXIT
 "$DIR/.storagebench" -dir "$DIR" -size "$SIZE" -duration "$DURATION" \
-	-preset "$PRESETS" -rounds "$ROUNDS" -engines "$ENGINES"
+	-preset "$PRESETS" -rounds "$ROUNDS" -engines "$ENGINES" -jobs "$JOBS"

@@ -63,9 +63,11 @@ type completion struct {
 // asyncQueue is one thread's queue of outstanding I/Os in an asynchronous
 // kernel interface, QueueDepth slots deep.
 type asyncQueue interface {
-	// begin is called by the goroutine that uses the queue, locked to its
-	// OS thread, before any other method.
-	begin() error
+	// begin is called by the goroutine that uses the queue before any
+	// other method, with the slots' buffers (bufs[s] is the only buffer
+	// slot s is prepared with), which the queue may register with the
+	// kernel.
+	begin(bufs [][]byte) error
 	// prepare stages a read (or write) of buf at off in slot; the next
 	// submitAndWait sends it.
 	prepare(slot int, write bool, buf []byte, off int64)

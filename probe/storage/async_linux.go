@@ -95,15 +95,13 @@ func freeAsyncThreads(ats []*asyncThread) {
 }
 
 // run keeps the thread's QueueDepth I/Os in flight until the deadline, stop
-// or the I/O budget, then waits for those in flight. Each I/O's latency runs
-// from just before the system call that submits it to just after the one
-// that reaps it. With FsyncEvery, after every FsyncEvery-th completed write
+// or the I/O budget, then waits for those in flight, yielding every
+// yieldEvery. Each I/O's latency runs from just before the system call that
+// submits it to just after the one that reaps it. With FsyncEvery, after every FsyncEvery-th completed write
 // the thread stops submitting, waits for its I/Os in flight and calls fsync
 // (timed on its own), as fio does with Linux AIO.
 func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time, stop *atomic.Bool) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := at.q.begin(); err != nil {
+	if err := at.q.begin(at.bufs); err != nil {
 		return err
 	}
 	depth := j.QueueDepth
@@ -115,7 +113,13 @@ func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time,
 	done := make([]completion, 0, depth)
 	inflight, writes, every := 0, int64(0), int64(j.FsyncEvery)
 	syncDue, now := false, time.Now()
+	yielded := now
 	for {
+		if now.Sub(yielded) >= yieldEvery {
+			runtime.Gosched()
+			now = time.Now()
+			yielded = now
+		}
 		if !syncDue && !stop.Load() && now.Before(deadline) {
 			for len(free) > 0 && at.budget.take() {
 				s := free[len(free)-1]

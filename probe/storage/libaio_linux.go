@@ -58,7 +58,7 @@ func newAIOQueue(fd, depth int) (*aioQueue, error) {
 }
 
 // begin has nothing to do: any thread may use an AIO context.
-func (q *aioQueue) begin() error { return nil }
+func (q *aioQueue) begin([][]byte) error { return nil }
 
 // prepare stages a read or write of buf at off in slot.
 func (q *aioQueue) prepare(slot int, write bool, buf []byte, off int64) {

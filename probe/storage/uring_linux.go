@@ -26,21 +26,21 @@ const (
 
 	uringEnterGetEvents = 1 << 0
 
-	// Setup flags: the ring starts disabled and is enabled by the thread
-	// that will use it, its only submitter, which alone runs the
-	// completion work, when it waits (kernel 6.1).
-	uringSetupRDisabled    = 1 << 6
-	uringSetupSingleIssuer = 1 << 12
-	uringSetupDeferTaskrun = 1 << 13
-	uringRegisterEnable    = 12 // IORING_REGISTER_ENABLE_RINGS
+	// io_uring_register operations.
+	uringRegisterBuffers = 0
+	uringRegisterFiles   = 2
+
+	uringSQEFixedFile = 1 << 0 // IOSQE_FIXED_FILE: fd is an index of the registered files
 
 	uringFeatSingleMmap = 1 << 0
 	uringFeatRWCurPos   = 1 << 3 // kernel 5.6: also IORING_OP_READ and _WRITE
 
-	uringOpReadv  = 1
-	uringOpWritev = 2
-	uringOpRead   = 22
-	uringOpWrite  = 23
+	uringOpReadv      = 1
+	uringOpWritev     = 2
+	uringOpReadFixed  = 4
+	uringOpWriteFixed = 5
+	uringOpRead       = 22
+	uringOpWrite      = 23
 )
 
 // uringParams is struct io_uring_params.
@@ -95,8 +95,11 @@ type uring struct {
 	cqes                           []uringCQE
 	vectored                       bool
 	iovecs                         []unix.Iovec
-	// disabled: set up with uringSetupRDisabled, begin enables it.
-	disabled bool
+	// fixedFile: the file is registered with the ring (index 0).
+	fixedFile bool
+	// fixedBufs[slot] is the address of slot's registered buffer (nil
+	// when the buffers are not registered).
+	fixedBufs []uintptr
 }
 
 // errURingRefused is what a simulated refusal (Options.RefuseIOUring)
@@ -104,21 +107,20 @@ type uring struct {
 // (sysctl kernel.io_uring_disabled, a seccomp filter).
 var errURingRefused = fmt.Errorf("io_uring_setup: %w (simulated refusal)", unix.EPERM)
 
-// newURing sets up a ring of depth entries for I/O on fd: with a single
-// submitter and deferred completion work where the kernel supports them
-// (fewer interruptions of the thread), a plain ring otherwise.
+// newURing sets up a ring of depth entries for I/O on fd. It is a plain
+// ring, usable from any thread: the goroutine that drives it is not locked
+// to one (see yieldEvery), which rules out a single submitter with deferred
+// completion work (IORING_SETUP_SINGLE_ISSUER, DEFER_TASKRUN); and not
+// COOP_TASKRUN either, whose completion work waits for the submitting
+// thread to enter the kernel, which a thread the goroutine has left may
+// not do for long.
 func newURing(fd, depth int) (*uring, error) {
 	var p uringParams
-	p.flags = uringSetupRDisabled | uringSetupSingleIssuer | uringSetupDeferTaskrun
 	r1, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
-	if errno == unix.EINVAL {
-		p = uringParams{}
-		r1, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
-	}
 	if errno != 0 {
 		return nil, fmt.Errorf("io_uring_setup: %w", errno)
 	}
-	u := &uring{ringFd: int(r1), fileFd: fd, disabled: p.flags&uringSetupRDisabled != 0}
+	u := &uring{ringFd: int(r1), fileFd: fd}
 	if err := u.mapRings(&p); err != nil {
 		u.close()
 		return nil, err
@@ -160,16 +162,36 @@ func (u *uring) mapRings(p *uringParams) error {
 	return nil
 }
 
-// begin enables a ring set up disabled, making the calling thread its
-// only submitter.
-func (u *uring) begin() error {
-	if !u.disabled {
+// begin registers the file and the slots' buffers with the ring where the
+// kernel accepts it: the kernel then pins the buffers' pages
+// once rather than at every I/O (the larger the block, the more pages) and
+// takes no reference on the file per I/O. Without registration (a
+// memlock limit too low, an old kernel) the ring works as well.
+func (u *uring) begin(bufs [][]byte) error {
+	fd := int32(u.fileFd)
+	u.fixedFile = u.register(uringRegisterFiles, unsafe.Pointer(&fd), 1) == nil
+	if len(bufs) == 0 {
 		return nil
 	}
-	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(u.ringFd), uringRegisterEnable, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("io_uring_register(ENABLE_RINGS): %w", errno)
+	iov := make([]unix.Iovec, len(bufs))
+	for i, b := range bufs {
+		iov[i] = unix.Iovec{Base: unsafe.SliceData(b)}
+		iov[i].SetLen(len(b))
 	}
-	u.disabled = false
+	if u.register(uringRegisterBuffers, unsafe.Pointer(&iov[0]), len(iov)) == nil {
+		u.fixedBufs = make([]uintptr, len(bufs))
+		for i, b := range bufs {
+			u.fixedBufs[i] = uintptrOf(b)
+		}
+	}
+	return nil
+}
+
+// register calls io_uring_register.
+func (u *uring) register(op uintptr, arg unsafe.Pointer, n int) error {
+	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(u.ringFd), op, uintptr(arg), uintptr(n), 0, 0); errno != 0 {
+		return errno
+	}
 	return nil
 }
 
@@ -177,18 +199,34 @@ func (u *uring) begin() error {
 func (u *uring) prepare(slot int, write bool, buf []byte, off int64) {
 	tail := atomic.LoadUint32(u.sqTail)
 	i := tail & u.sqMask
-	op, addr, n := uint8(uringOpRead), uint64(uintptrOf(buf)), uint32(len(buf))
-	if write {
-		op = uringOpWrite
+	sqe := uringSQE{fd: int32(u.fileFd), off: uint64(off), userData: uint64(slot)}
+	if u.fixedFile {
+		sqe.fd, sqe.flags = 0, uringSQEFixedFile
 	}
-	if u.vectored {
-		u.iovecs[slot] = unix.Iovec{Base: &buf[0]}
-		u.iovecs[slot].SetLen(len(buf))
-		op, addr, n = op-uringOpRead+uringOpReadv, uint64(uintptr(unsafe.Pointer(&u.iovecs[slot]))), 1
-	}
-	u.sqes[i] = uringSQE{opcode: op, fd: int32(u.fileFd), off: uint64(off), addr: addr, len: n, userData: uint64(slot)}
+	u.setBuffer(&sqe, slot, write, buf)
+	u.sqes[i] = sqe
 	u.sqArray[i] = i
 	atomic.StoreUint32(u.sqTail, tail+1)
+}
+
+// setBuffer sets an entry's operation and buffer: the slot's registered
+// buffer, else buf by its address (through an iovec before kernel 5.6).
+func (u *uring) setBuffer(sqe *uringSQE, slot int, write bool, buf []byte) {
+	addr := uintptrOf(buf)
+	sqe.addr, sqe.len = uint64(addr), uint32(len(buf))
+	switch {
+	case slot < len(u.fixedBufs) && u.fixedBufs[slot] == addr:
+		sqe.opcode, sqe.bufIndex = uringOpReadFixed, uint16(slot)
+	case u.vectored:
+		u.iovecs[slot] = unix.Iovec{Base: &buf[0]}
+		u.iovecs[slot].SetLen(len(buf))
+		sqe.opcode, sqe.addr, sqe.len = uringOpReadv, uint64(uintptr(unsafe.Pointer(&u.iovecs[slot]))), 1
+	default:
+		sqe.opcode = uringOpRead
+	}
+	if write {
+		sqe.opcode++ // each write operation follows its read
+	}
 }
 
 // submitAndWait submits the staged entries and waits until at least atLeast
@@ -196,10 +234,10 @@ func (u *uring) prepare(slot int, write bool, buf []byte, off int64) {
 //
 // io_uring_enter is an ordinary system call, not a raw one: a goroutine in
 // a raw call looks to the runtime as if it ran for ever, so sysmon preempts
-// it every 10 ms, and with its thread locked that hands it from thread to
-// thread (measured: hundreds of CPU migrations a second and a longer
-// latency tail, for about 1 µs less CPU per I/O). With a spare P (the job
-// raised GOMAXPROCS) the runtime takes no P from the waiting thread.
+// it with a signal every 10 ms (measured with a locked thread: hundreds of
+// CPU migrations a second and a longer latency tail). With a spare P (the
+// job raised GOMAXPROCS) and the thread yielding regularly (yieldEvery) the
+// runtime takes no P from the waiting thread.
 func (u *uring) submitAndWait(atLeast int, done []completion) ([]completion, error) {
 	base := len(done)
 	for {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ func main() {
 	presetList := flag.String("preset", "sqlserver", "comma-separated presets: "+strings.Join(storage.PresetNames(), ", "))
 	engineList := flag.String("engines", "fio,builtin", "comma-separated engines to compare: fio, builtin, builtin:io_uring, builtin:libaio, builtin:goroutines")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every job with every engine once")
+	keep := flag.Bool("keep", false, "leave the test file in place for the next run (which reuses it when it has the same size) instead of removing it")
+	only := flag.String("jobs", "", "regular expression: run only the presets' jobs whose name matches")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -59,13 +62,24 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
+	match, err := regexp.Compile(*only)
+	if err != nil {
+		fatal(fmt.Errorf("-jobs: %w", err))
+	}
 	var jobs []storage.Job
 	for _, p := range strings.Split(*presetList, ",") {
 		js, err := storage.Preset(p, *dur)
 		if err != nil {
 			fatal(err)
 		}
-		jobs = append(jobs, js...)
+		for _, j := range js {
+			if match.MatchString(j.Name) {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		fatal(fmt.Errorf("no job of presets %s matches -jobs %q", *presetList, *only))
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
@@ -74,7 +88,9 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	defer v.Close()
+	if !*keep {
+		defer v.Close()
+	}
 	// runs[job][engine] holds one entry per round.
 	runs := make([][][]figures, len(jobs))
 	for i := range runs {
