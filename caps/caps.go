@@ -197,6 +197,10 @@ func Bad(format string, a ...any) error { return badCaps{fmt.Sprintf(format, a..
 
 func bad(format string, a ...any) error { return Bad(format, a...) }
 
+// WholeCores is how many whole cores --cpus N spans: N rounded up (1.5
+// spans 2; a quota then applies).
+func WholeCores(cpus float64) int { return int(math.Ceil(cpus - 1e-9)) }
+
 // Plan validates c for engine ("postgres", "mysql") on a machine with
 // ncpu cores and returns what to apply. The server gets the highest
 // numbered cores, the driver the others.
@@ -206,7 +210,7 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 		return p, bad("--cpus %g: this machine has %d cores; use at most %d", c.CPUs, ncpu, ncpu)
 	}
 	if c.CPUs > 0 {
-		whole := int(math.Ceil(c.CPUs - 1e-9))
+		whole := WholeCores(c.CPUs)
 		for i := ncpu - whole; i < ncpu && c.Cores == nil; i++ {
 			p.ServerCPUs = append(p.ServerCPUs, i)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/probe/backup"
@@ -99,12 +99,9 @@ func InstanceCores(n int, cpus float64, ncpu int) (cores [][]int, driver []int, 
 	if cpus <= 0 || n < 1 {
 		return nil, nil, ""
 	}
-	whole := int(math.Ceil(cpus - 1e-9))
+	whole := caps.WholeCores(cpus)
 	if n*whole > ncpu {
-		shared := make([]int, 0, whole)
-		for c := ncpu - whole; c < ncpu; c++ {
-			shared = append(shared, c)
-		}
+		shared := span(ncpu-whole, ncpu)
 		for range n {
 			cores = append(cores, shared)
 		}
@@ -113,24 +110,25 @@ func InstanceCores(n int, cpus float64, ncpu int) (cores [][]int, driver []int, 
 	}
 	var parts []string
 	for i := range n {
-		var own []int
-		for c := ncpu - (i+1)*whole; c < ncpu-i*whole; c++ {
-			own = append(own, c)
-		}
+		own := span(ncpu-(i+1)*whole, ncpu-i*whole)
 		cores = append(cores, own)
 		parts = append(parts, fmt.Sprintf("n%d %s", i+1, cgroup.FormatCPUList(own)))
 	}
-	for c := 0; c < ncpu-n*whole; c++ {
-		driver = append(driver, c)
-	}
 	note = "each instance has cores of its own: " + strings.Join(parts, ", ")
-	if driver == nil {
-		for c := range ncpu {
-			driver = append(driver, c)
-		}
-		return cores, driver, note + "; the driver shares them (no core left)"
+	if left := ncpu - n*whole; left > 0 {
+		driver = span(0, left)
+		return cores, driver, note + "; the driver " + cgroup.FormatCPUList(driver)
 	}
-	return cores, driver, note + "; the driver " + cgroup.FormatCPUList(driver)
+	return cores, span(0, ncpu), note + "; the driver shares them (no core left)"
+}
+
+// span is the cores lo..hi−1.
+func span(lo, hi int) []int {
+	out := make([]int, 0, max(hi-lo, 0))
+	for c := lo; c < hi; c++ {
+		out = append(out, c)
+	}
+	return out
 }
 
 // RunNeighbour runs the scenario over copies of the build that spec and
@@ -159,12 +157,7 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 		}
 	}
 	if sw != nil {
-		complete := 0
-		for _, p := range sw.Points {
-			if p.Status == store.StatusComplete {
-				complete++
-			}
-		}
+		complete := len(completePositions(sw))
 		event("resuming %s: %d of %d runs stored complete", sw.ID, complete, len(sw.Values))
 		if complete == len(sw.Values) {
 			return finishNeighbour(ctx, st, sw, nil)
@@ -237,10 +230,7 @@ func startInstances(ctx context.Context, spec string, base target.Options, dirs 
 // loops it ran.
 func runPhases(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, o NeighbourOptions,
 	event func(string, ...any)) ([]NeighbourBackup, error) {
-	done := map[int]bool{}
-	for _, p := range sw.Points {
-		done[p.Position] = p.Status == store.StatusComplete
-	}
+	done := completePositions(sw)
 	var backups []NeighbourBackup
 	for p, phase := range neighbourPhases {
 		var drive []int

@@ -366,10 +366,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
-	done := map[int]bool{}
-	for _, p := range sw.Points {
-		done[p.Position] = p.Status == store.StatusComplete
-	}
+	done := completePositions(sw)
 	spec, opts, engine := t.Spec, t.Options, t.Engine()
 	for i, v := range sw.Values {
 		if done[i] {
@@ -580,4 +577,16 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) error {
 		}
 	}
 	return nil
+}
+
+// completePositions are the positions of a sweep's (or scenario's) points
+// stored complete: what --resume does not measure again.
+func completePositions(sw *store.Sweep) map[int]bool {
+	done := map[int]bool{}
+	for _, p := range sw.Points {
+		if p.Status == store.StatusComplete {
+			done[p.Position] = true
+		}
+	}
+	return done
 }
