@@ -3,8 +3,10 @@
 # sqlserver and hci presets (8 threads x 4 outstanding, direct) on a 1 GiB
 # test file: interleaved rounds (the engine order alternates from job to job
 # and round to round), then per job the medians of IOPS, MB/s, average and
-# p99 latency and CPU per I/O of each engine, and the builtin/fio ratios
-# (target: builtin IOPS and p99 within 5 % of fio's on every job).
+# p99 latency and CPU per I/O of each engine, the builtin/fio ratios of those
+# medians (target: builtin IOPS and p99 within 5 % of fio's on every job),
+# and the median of the per-round ratios (each round runs the engines back
+# to back, so the device's drift between rounds cancels out of them).
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (5),

@@ -69,8 +69,10 @@ type asyncQueue interface {
 	// kernel.
 	begin(bufs [][]byte) error
 	// prepare stages a read (or write) of buf at off in slot; the next
-	// submitAndWait sends it.
+	// submit or submitAndWait sends it.
 	prepare(slot int, write bool, buf []byte, off int64)
+	// submit sends the staged I/Os without waiting for any.
+	submit() error
 	// submitAndWait sends the staged I/Os and waits until at least atLeast
 	// have completed, appending every available completion to done.
 	submitAndWait(atLeast int, done []completion) ([]completion, error)

@@ -96,10 +96,16 @@ func freeAsyncThreads(ats []*asyncThread) {
 
 // run keeps the thread's QueueDepth I/Os in flight until the deadline, stop
 // or the I/O budget, then waits for those in flight, yielding every
-// yieldEvery. Each I/O's latency runs from just before the system call that
-// submits it to just after the one that reaps it. With FsyncEvery, after every FsyncEvery-th completed write
-// the thread stops submitting, waits for its I/Os in flight and calls fsync
-// (timed on its own), as fio does with Linux AIO.
+// yieldEvery. Each I/O is submitted on its own as soon as its slot is free,
+// as fio does by default (iodepth_batch_submit=1), and the thread then waits
+// for at least one completion (iodepth_batch_complete_min=1); measured
+// side by side on mixed 64 KiB jobs, this was at least as fast as
+// submitting the freed slots in one batch, with a lower p99 (four rounds
+// out of four). Each I/O's latency runs from just before the system
+// call that submits it to just after the one that reaps it. With
+// FsyncEvery, after every FsyncEvery-th completed write the thread stops
+// submitting, waits for its I/Os in flight and calls fsync (timed on its
+// own), as fio does with Linux AIO.
 func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time, stop *atomic.Bool) error {
 	if err := at.q.begin(at.bufs); err != nil {
 		return err
@@ -109,7 +115,6 @@ func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time,
 	for s := depth - 1; s >= 0; s-- {
 		free = append(free, s)
 	}
-	staged := make([]int, 0, depth)
 	done := make([]completion, 0, depth)
 	inflight, writes, every := 0, int64(0), int64(j.FsyncEvery)
 	syncDue, now := false, time.Now()
@@ -126,18 +131,18 @@ func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time,
 				free = free[:len(free)-1]
 				at.write[s], at.off[s] = at.th.next(j, at.rng, totalBlocks)
 				at.q.prepare(s, at.write[s], at.bufs[s], at.off[s])
-				staged = append(staged, s)
+				at.sent[s] = time.Now()
+				inflight++
+				if err := at.q.submit(); err != nil {
+					inflight--
+					at.drain(inflight)
+					return err
+				}
 			}
 		}
-		if inflight+len(staged) == 0 {
+		if inflight == 0 {
 			return nil
 		}
-		sent := time.Now()
-		for _, s := range staged {
-			at.sent[s] = sent
-		}
-		inflight += len(staged)
-		staged = staged[:0]
 		var err error
 		done, err = at.q.submitAndWait(1, done[:0])
 		now = time.Now()

@@ -74,6 +74,14 @@ func (q *aioQueue) prepare(slot int, write bool, buf []byte, off int64) {
 // atLeast completions (io_getevents), appending them to done. Both are
 // ordinary system calls, as with io_uring (see uring.submitAndWait).
 func (q *aioQueue) submitAndWait(atLeast int, done []completion) ([]completion, error) {
+	if err := q.submit(); err != nil {
+		return done, err
+	}
+	return q.getEvents(atLeast, done)
+}
+
+// submit sends the staged I/Os (io_submit) without waiting.
+func (q *aioQueue) submit() error {
 	for len(q.staged) > 0 {
 		n, _, errno := unix.Syscall(unix.SYS_IO_SUBMIT, q.ctx, uintptr(len(q.staged)), uintptr(unsafe.Pointer(&q.staged[0])))
 		switch {
@@ -81,10 +89,10 @@ func (q *aioQueue) submitAndWait(atLeast int, done []completion) ([]completion, 
 			q.staged = q.staged[:copy(q.staged, q.staged[n:])]
 		case errno == unix.EINTR:
 		default:
-			return done, fmt.Errorf("io_submit: %w", errno)
+			return fmt.Errorf("io_submit: %w", errno)
 		}
 	}
-	return q.getEvents(atLeast, done)
+	return nil
 }
 
 // getEvents waits for at least atLeast completions and appends every available

@@ -264,6 +264,26 @@ func (u *uring) submitAndWait(atLeast int, done []completion) ([]completion, err
 	}
 }
 
+// submit sends the staged entries without waiting for completions.
+func (u *uring) submit() error {
+	for {
+		toSubmit := atomic.LoadUint32(u.sqTail) - atomic.LoadUint32(u.sqHead)
+		if toSubmit == 0 {
+			return nil
+		}
+		_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(u.ringFd), uintptr(toSubmit), 0, 0, 0, 0)
+		switch {
+		case errno == 0, errno == unix.EINTR:
+		case errno == unix.EAGAIN || errno == unix.EBUSY:
+			// Out of kernel resources for now: the next submitAndWait
+			// submits the entry once completions have freed them.
+			return nil
+		default:
+			return fmt.Errorf("io_uring_enter: %w", errno)
+		}
+	}
+}
+
 // reap appends the available completions to done and frees their entries.
 func (u *uring) reap(done []completion) []completion {
 	head, tail := atomic.LoadUint32(u.cqHead), atomic.LoadUint32(u.cqTail)

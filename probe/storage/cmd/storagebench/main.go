@@ -144,11 +144,29 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 		}
 		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", engines[1].name+"/"+engines[0].name,
 			ri, b.mbps/a.mbps, b.avgMs/a.avgMs, rp, b.cpuUs/a.cpuUs, verdict)
+		if p, ok := pairedRatios(runs[ji][0], runs[ji][1]); ok {
+			fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
+		}
 	}
 	if len(engines) >= 2 {
 		fmt.Printf("\ntarget: %s IOPS >= 0.95 x %s and p99 <= 1.05 x on every job; worst IOPS shortfall %.1f %%, worst p99 excess %.1f %%\n",
 			engines[1].name, engines[0].name, 100*worstIOPS, 100*worstP99)
 	}
+}
+
+// pairedRatios is the per-figure median over rounds of b's figure over
+// a's in the same round: the two engines ran back to back, so a drift of
+// the device's speed from round to round cancels out of each ratio.
+func pairedRatios(a, b []figures) (figures, bool) {
+	var r []figures
+	for i := range min(len(a), len(b)) {
+		x, y := a[i], b[i]
+		if x.iops == 0 || x.mbps == 0 || x.avgMs == 0 || x.p99Ms == 0 || x.cpuUs == 0 {
+			continue
+		}
+		r = append(r, figures{iops: y.iops / x.iops, mbps: y.mbps / x.mbps, avgMs: y.avgMs / x.avgMs, p99Ms: y.p99Ms / x.p99Ms, cpuUs: y.cpuUs / x.cpuUs})
+	}
+	return median(r), len(r) > 0
 }
 
 // median is the per-figure median of the rounds.
