@@ -143,6 +143,10 @@ func TestStartQueryStopAndReuseDataDir(t *testing.T) {
 	}
 	mustExec(t, conn, "CREATE TABLE kept (id int)")
 	mustExec(t, conn, "INSERT INTO kept SELECT generate_series(1, 10)")
+	// An error is logged without its statement (log_min_error_statement).
+	if _, err := conn.Exec(context.Background(), "SELECT 1/0 AS statement_marker"); err == nil {
+		t.Error("SELECT 1/0 succeeded")
+	}
 	conn.Close(context.Background())
 
 	// Concurrent and repeated Stop calls (as from a signal handler) are fine.
@@ -163,6 +167,14 @@ func TestStartQueryStopAndReuseDataDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "postmaster.pid")); !os.IsNotExist(err) {
 		t.Errorf("postmaster.pid after Stop: %v", err)
+	}
+
+	serverLog, err := os.ReadFile(p.LogFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(serverLog), "division by zero") || strings.Contains(string(serverLog), "statement_marker") {
+		t.Errorf("server log: want the error without its statement:\n%s", serverLog)
 	}
 
 	// A new server on the same data dir sees the data.
