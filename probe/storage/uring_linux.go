@@ -242,46 +242,51 @@ func (u *uring) submitAndWait(atLeast int, done []completion) ([]completion, err
 	base := len(done)
 	for {
 		done = u.reap(done)
-		toSubmit := atomic.LoadUint32(u.sqTail) - atomic.LoadUint32(u.sqHead)
+		toSubmit := u.staged()
 		if toSubmit == 0 && len(done)-base >= atLeast {
 			return done, nil
 		}
-		wait, flags := max(atLeast-(len(done)-base), 0), 0
-		if wait > 0 {
-			flags = uringEnterGetEvents
+		busy, err := u.enter(toSubmit, max(atLeast-(len(done)-base), 0))
+		if err != nil {
+			return done, err
 		}
-		_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(u.ringFd), uintptr(toSubmit), uintptr(wait), uintptr(flags), 0, 0)
-		switch {
-		case errno == 0, errno == unix.EINTR:
-		case errno == unix.EAGAIN || errno == unix.EBUSY:
-			// Out of kernel resources for now: completions free them.
-			if len(done) > base {
-				return done, nil
-			}
-		default:
-			return done, fmt.Errorf("io_uring_enter: %w", errno)
+		if busy && len(done) > base {
+			return done, nil // completions free the kernel's resources
 		}
 	}
 }
 
-// submit sends the staged entries without waiting for completions.
+// submit sends the staged entries without waiting for completions; when the
+// kernel is out of resources for now, the next submitAndWait sends them once
+// completions have freed some.
 func (u *uring) submit() error {
-	for {
-		toSubmit := atomic.LoadUint32(u.sqTail) - atomic.LoadUint32(u.sqHead)
-		if toSubmit == 0 {
-			return nil
-		}
-		_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(u.ringFd), uintptr(toSubmit), 0, 0, 0, 0)
-		switch {
-		case errno == 0, errno == unix.EINTR:
-		case errno == unix.EAGAIN || errno == unix.EBUSY:
-			// Out of kernel resources for now: the next submitAndWait
-			// submits the entry once completions have freed them.
-			return nil
-		default:
-			return fmt.Errorf("io_uring_enter: %w", errno)
+	for toSubmit := u.staged(); toSubmit > 0; toSubmit = u.staged() {
+		if busy, err := u.enter(toSubmit, 0); busy || err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// staged is the number of entries prepared but not yet taken by the kernel.
+func (u *uring) staged() uint32 { return atomic.LoadUint32(u.sqTail) - atomic.LoadUint32(u.sqHead) }
+
+// enter calls io_uring_enter to submit toSubmit entries and wait for wait
+// completions; busy reports that the kernel is out of resources for now
+// (EAGAIN, EBUSY), an interrupted call is neither busy nor an error.
+func (u *uring) enter(toSubmit uint32, wait int) (busy bool, err error) {
+	flags := 0
+	if wait > 0 {
+		flags = uringEnterGetEvents
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(u.ringFd), uintptr(toSubmit), uintptr(wait), uintptr(flags), 0, 0)
+	switch errno {
+	case 0, unix.EINTR:
+		return false, nil
+	case unix.EAGAIN, unix.EBUSY:
+		return true, nil
+	}
+	return false, fmt.Errorf("io_uring_enter: %w", errno)
 }
 
 // reap appends the available completions to done and frees their entries.
