@@ -54,7 +54,6 @@ type asyncThread struct {
 	q      asyncQueue
 	th     *thread
 	rng    *rand.Rand
-	mem    []byte // the slots' buffers, mapped outside the Go heap
 	bufs   [][]byte
 	write  []bool
 	off    []int64
@@ -63,20 +62,22 @@ type asyncThread struct {
 	budget *ioBudget
 }
 
-// newAsyncThreads prepares one asyncThread per queue. Buffers are mapped
-// memory: the kernel may write into them until each I/O completes, whatever
-// the Go garbage collector does.
-func newAsyncThreads(qs []asyncQueue, threads []*thread, j Job, seed uint64, cfg builtinConfig) ([]*asyncThread, error) {
+// newAsyncThreads prepares one asyncThread per queue. Buffers are cut from
+// one mapped arena on huge pages where the kernel gives them (see ioArena):
+// the kernel may write into them until each I/O completes, whatever the Go
+// garbage collector does. The caller frees the arena after the threads.
+func newAsyncThreads(qs []asyncQueue, threads []*thread, j Job, seed uint64, cfg builtinConfig) ([]*asyncThread, *ioArena, error) {
 	budget := &ioBudget{limited: cfg.maxIOs > 0}
 	budget.left.Store(cfg.maxIOs)
+	per := j.QueueDepth * j.BlockSize
+	arena, err := mapArena(len(qs) * per)
+	if err != nil {
+		return nil, nil, err
+	}
 	ats := make([]*asyncThread, 0, len(qs))
 	for i, q := range qs {
-		mem, err := unix.Mmap(-1, 0, j.QueueDepth*j.BlockSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-		if err != nil {
-			freeAsyncThreads(ats)
-			return nil, fmt.Errorf("mapping I/O buffers: %w", err)
-		}
-		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), mem: mem, t: newTally(), budget: budget,
+		mem := arena.mem[i*per : (i+1)*per : (i+1)*per]
+		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), t: newTally(), budget: budget,
 			write: make([]bool, j.QueueDepth), off: make([]int64, j.QueueDepth), sent: make([]time.Time, j.QueueDepth)}
 		fillRandom(mem, at.rng)
 		for s := 0; s < j.QueueDepth; s++ {
@@ -84,14 +85,8 @@ func newAsyncThreads(qs []asyncQueue, threads []*thread, j Job, seed uint64, cfg
 		}
 		ats = append(ats, at)
 	}
-	return ats, nil
-}
-
-// freeAsyncThreads unmaps the threads' buffers.
-func freeAsyncThreads(ats []*asyncThread) {
-	for _, at := range ats {
-		_ = unix.Munmap(at.mem) // pinned pages of an I/O in flight stay valid
-	}
+	arena.settle()
+	return ats, arena, nil
 }
 
 // run keeps the thread's QueueDepth I/Os in flight until the deadline, stop

@@ -387,3 +387,32 @@ func ioAll(t *testing.T, u *uring, n, size int) {
 		}
 	}
 }
+
+// TestArenaHugePages checks the builtin engine's buffer arena: aligned to a
+// huge page, whole huge pages long, and on huge pages where transparent huge
+// pages are enabled (else the reason is kept); a job's result says which.
+func TestArenaHugePages(t *testing.T) {
+	a, err := mapArena(3*131072 + 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.free()
+	if uintptrOf(a.mem)%hugePageSize != 0 || len(a.mem) != hugePageSize {
+		t.Fatalf("arena at %#x, %d bytes: want a huge page's alignment and length", uintptrOf(a.mem), len(a.mem))
+	}
+	fillRandom(a.mem, rand.New(rand.NewPCG(1, 2)))
+	a.settle()
+	mode := thpMode()
+	if want := mode == "always" || mode == "madvise"; a.huge != want || (!a.huge && a.why == "") {
+		t.Errorf("transparent_hugepage %s: huge %v (%s)", mode, a.huge, a.why)
+	}
+	job := []Job{{Name: "j", BlockSize: 65536, ReadPct: 50, Random: true, Threads: 2, QueueDepth: 2, Direct: true, Duration: 200 * time.Millisecond}}
+	res, err := Run(context.Background(), Options{Path: t.TempDir(), Size: testSize, Engine: EngineBuiltin}, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if noted := strings.Contains(strings.Join(r.Notes, ";"), "not huge pages"); r.HugePages == noted {
+		t.Errorf("result: HugePages %v, notes %v: want huge pages or a note why not", r.HugePages, r.Notes)
+	}
+}

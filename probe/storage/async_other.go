@@ -20,10 +20,16 @@ type asyncThread struct{ t *tally }
 
 var errNoAsync = errors.New("no asynchronous I/O interface on this platform")
 
-func newAsyncThreads([]asyncQueue, []*thread, Job, uint64, builtinConfig) ([]*asyncThread, error) {
-	return nil, errNoAsync
+// ioArena exists on Linux only.
+type ioArena struct {
+	huge bool
+	why  string
 }
 
-func freeAsyncThreads([]*asyncThread) {}
+func (a *ioArena) free() {}
+
+func newAsyncThreads([]asyncQueue, []*thread, Job, uint64, builtinConfig) ([]*asyncThread, *ioArena, error) {
+	return nil, nil, errNoAsync
+}
 
 func (at *asyncThread) run(Job, int, int64, time.Time, *atomic.Bool) error { return errNoAsync }

@@ -199,12 +199,14 @@ func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool
 	seed := uint64(time.Now().UnixNano())
 	var tallies []*tally
 	var body func(i int, deadline time.Time, stop *atomic.Bool) error
+	var arena *ioArena
 	if queues != nil {
-		ats, err := newAsyncThreads(queues, threads, j, seed, cfg)
+		ats, a, err := newAsyncThreads(queues, threads, j, seed, cfg)
 		if err != nil {
 			return JobResult{}, err
 		}
-		defer freeAsyncThreads(ats)
+		arena = a
+		defer arena.free()
 		for _, at := range ats {
 			tallies = append(tallies, at.t)
 		}
@@ -230,6 +232,12 @@ func runBuiltin(ctx context.Context, path string, size int64, j Job, direct bool
 	r.IOEngine, r.Fallback = iface, fallback
 	if fallback != "" {
 		r.Notes = append(r.Notes, "I/O through "+iface+": "+fallback)
+	}
+	if arena != nil {
+		r.HugePages = arena.huge
+		if !arena.huge {
+			r.Notes = append(r.Notes, "I/O buffers on base pages, not huge pages: "+arena.why)
+		}
 	}
 	if n := r.IOsDone(); cpuOK && n > 0 {
 		r.CPUPerIOMicros = float64(cpu.Nanoseconds()) / 1e3 / float64(n)

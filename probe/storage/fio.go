@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,63 @@ type fioSetup struct {
 	version      string
 	major, minor int
 	ioengine     string // libaio, windowsaio, posixaio or psync
+	huge         hugetlbPool
+}
+
+// hugetlbPool is the kernel's pool of reserved huge pages (vm.nr_hugepages),
+// which fio's --iomem=mmaphuge takes its buffers from.
+type hugetlbPool struct {
+	free     int // pages free and not reserved by another mapping
+	pageSize int // bytes
+}
+
+// readHugetlbPool reads the pool from /proc/meminfo; a zero pool where
+// there is none (or no Linux).
+func readHugetlbPool() hugetlbPool {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return hugetlbPool{}
+	}
+	return parseHugetlbPool(string(b))
+}
+
+// parseHugetlbPool reads HugePages_Free, HugePages_Rsvd and Hugepagesize
+// from the text of /proc/meminfo.
+func parseHugetlbPool(meminfo string) hugetlbPool {
+	var free, rsvd, kb int
+	for _, l := range strings.Split(meminfo, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "HugePages_Free":
+			free = n
+		case "HugePages_Rsvd":
+			rsvd = n
+		case "Hugepagesize":
+			kb = n
+		}
+	}
+	if kb <= 0 || free <= rsvd {
+		return hugetlbPool{}
+	}
+	return hugetlbPool{free: free - rsvd, pageSize: kb << 10}
+}
+
+// pagesFor is how many huge pages fio takes for numjobs jobs of iodepth
+// buffers of bs bytes (each job maps its buffers, plus a base page of
+// alignment for O_DIRECT, rounded up to whole huge pages).
+func (p hugetlbPool) pagesFor(numjobs, iodepth, bs int) int {
+	if p.pageSize <= 0 {
+		return math.MaxInt
+	}
+	per := (iodepth*bs + 4096 + p.pageSize - 1) / p.pageSize
+	return numjobs * per
 }
 
 // asyncEngine reports whether the ioengine keeps QueueDepth I/Os in flight
@@ -116,11 +174,33 @@ func fioArgs(s *fioSetup, path string, size int64, j Job, direct bool) ([]string
 	if s.unifiedBoth() {
 		args = append(args, "--unified_rw_reporting=both")
 	}
+	if s.huge.free > 0 && s.huge.pagesFor(numjobs, iodepth, j.BlockSize) <= s.huge.free {
+		// Huge-page buffers, as the builtin engine's: each block one
+		// physically contiguous segment rather than the page allocator's luck.
+		args = append(args, "--iomem=mmaphuge", "--hugepage-size="+strconv.Itoa(s.huge.pageSize))
+	} else {
+		notes = append(notes, "fio's I/O buffers on base pages: reserve huge pages (vm.nr_hugepages) for it to use them as the builtin engine does")
+	}
 	return args, notes
 }
 
-// runFio runs one job with fio and parses its JSON output.
+// runFio runs one job with fio and parses its JSON output. fio's buffers
+// are on huge pages when the kernel's pool has enough of them free.
 func runFio(ctx context.Context, s *fioSetup, path string, size int64, j Job, direct bool) (JobResult, error) {
+	sj := *s
+	sj.huge = readHugetlbPool()
+	r, err := runFioWith(ctx, &sj, path, size, j, direct)
+	if err != nil && ctx.Err() == nil && r.HugePages {
+		// The pool was taken between reading it and fio mapping its buffers.
+		sj.huge = hugetlbPool{}
+		r, err = runFioWith(ctx, &sj, path, size, j, direct)
+		r.Notes = append(r.Notes, "fio could not map huge pages: ran again on base pages")
+	}
+	return r, err
+}
+
+// runFioWith runs one job with fio as set up by s.
+func runFioWith(ctx context.Context, s *fioSetup, path string, size int64, j Job, direct bool) (JobResult, error) {
 	args, notes := fioArgs(s, path, size, j, direct)
 	cmd := exec.CommandContext(ctx, "fio", args...)
 	// On cancellation let fio stop its jobs and print what it measured.
@@ -132,6 +212,7 @@ func runFio(ctx context.Context, s *fioSetup, path string, size int64, j Job, di
 	r, perr := ParseFioJSON(stdout.Bytes())
 	r.Notes = append(notes, r.Notes...)
 	r.IOEngine = s.ioengine
+	r.HugePages = slices.Contains(args, "--iomem=mmaphuge")
 	if ps := cmd.ProcessState; ps != nil && r.IOsDone() > 0 {
 		// fio's own CPU and that of the job processes it forked and waited for.
 		r.CPUPerIOMicros = float64((ps.UserTime() + ps.SystemTime()).Nanoseconds()) / 1e3 / float64(r.IOsDone())

@@ -142,7 +142,8 @@ func TestParseFioErrors(t *testing.T) {
 }
 
 func TestFioArgs(t *testing.T) {
-	s := &fioSetup{major: 3, minor: 33, ioengine: "libaio"}
+	// Eight jobs of 4 x 128 KiB buffers take a 2 MiB page each.
+	s := &fioSetup{major: 3, minor: 33, ioengine: "libaio", huge: hugetlbPool{free: 8, pageSize: 2 << 20}}
 	jobs, _ := Preset("hci", time.Second)
 	args, notes := fioArgs(s, "/data/x:y/"+TestFileName, 1<<30, jobs[7], true)
 	if len(notes) != 0 {
@@ -150,7 +151,8 @@ func TestFioArgs(t *testing.T) {
 	}
 	for _, want := range []string{"--rw=read", "--bs=131072", "--numjobs=8", "--iodepth=4", "--direct=1", "--runtime=1000ms",
 		"--size=134217728", "--offset_increment=134217728", "--unified_rw_reporting=both", "--lat_percentiles=1",
-		"--percentile_list=25:50:75:90:95:99:99.9", `--filename=/data/x\:y/` + TestFileName, "--ioengine=libaio"} {
+		"--percentile_list=25:50:75:90:95:99:99.9", `--filename=/data/x\:y/` + TestFileName, "--ioengine=libaio",
+		"--iomem=mmaphuge", "--hugepage-size=2097152"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args %v lack %s", args, want)
 		}
@@ -163,12 +165,36 @@ func TestFioArgs(t *testing.T) {
 			t.Errorf("args %v lack %s", args, want)
 		}
 	}
-	if slices.Contains(args, "--unified_rw_reporting=both") || len(notes) != 1 {
+	if slices.Contains(args, "--unified_rw_reporting=both") || slices.Contains(args, "--iomem=mmaphuge") || len(notes) != 2 {
 		t.Errorf("old fio args %v notes %v", args, notes)
+	}
+	s.huge.free = 7 // one page short
+	if args, notes = fioArgs(s, "/f", 1<<30, jobs[7], true); slices.Contains(args, "--iomem=mmaphuge") || len(notes) != 1 {
+		t.Errorf("7 free huge pages for 8 jobs: args %v notes %v", args, notes)
 	}
 	lg, _ := Preset("log", time.Second)
 	args, _ = fioArgs(s, "/f", 1<<30, lg[0], true)
 	if !slices.Contains(args, "--fsync=1") || !slices.Contains(args, "--rw=write") {
 		t.Errorf("log args %v", args)
+	}
+}
+
+func TestParseHugetlbPool(t *testing.T) {
+	for _, c := range []struct {
+		meminfo string
+		want    hugetlbPool
+	}{
+		{"MemTotal:       24576000 kB\nHugePages_Total:      16\nHugePages_Free:       12\nHugePages_Rsvd:        2\nHugePages_Surp:        0\nHugepagesize:       2048 kB\n",
+			hugetlbPool{free: 10, pageSize: 2 << 20}},
+		{"HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n", hugetlbPool{}},
+		{"HugePages_Free:        4\nHugePages_Rsvd:        4\nHugepagesize:       2048 kB\n", hugetlbPool{}},
+		{"", hugetlbPool{}},
+	} {
+		if got := parseHugetlbPool(c.meminfo); got != c.want {
+			t.Errorf("parseHugetlbPool(%q) = %+v, want %+v", c.meminfo, got, c.want)
+		}
+	}
+	if p := (hugetlbPool{free: 100, pageSize: 2 << 20}); p.pagesFor(8, 4, 1<<20) != 24 || p.pagesFor(32, 1, 8192) != 32 {
+		t.Errorf("pagesFor: 8 jobs of 4 x 1 MiB take %d pages (want 24), 32 of 8 KiB %d (want 32)", p.pagesFor(8, 4, 1<<20), p.pagesFor(32, 1, 8192))
 	}
 }

@@ -227,6 +227,12 @@ type JobResult struct {
 	// interface (e.g. "io_uring unavailable: io_uring_setup: operation not
 	// permitted"); empty when it used the best one of its platform.
 	Fallback string `json:",omitempty"`
+	// HugePages reports whether the engine's I/O buffers were on huge pages
+	// (2 MiB, physically contiguous: a block reaches the device as one
+	// segment). On base pages a large block is as many segments as the
+	// page allocator happened to scatter it into, which a virtual disk pays
+	// for per segment; a note says why when the builtin engine got none.
+	HugePages bool `json:",omitempty"`
 	// CPUPerIOMicros is the engine's own CPU time (user plus system, all
 	// its threads or processes) per completed read or write, in µs: the
 	// probe's process for builtin, fio's processes for fio. 0 when
