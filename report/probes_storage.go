@@ -103,12 +103,16 @@ func jobTitle(r storage.JobResult) string {
 		r.Elapsed.Seconds(), engineText(r))
 }
 
-// engineText is the engine, its I/O interface and its CPU per I/O:
-// "builtin via io_uring, 7.8 µs CPU per I/O".
+// engineText is the engine, its I/O interface, whether its buffers were on
+// huge pages and its CPU per I/O: "builtin via io_uring, huge pages, 7.8 µs
+// CPU per I/O".
 func engineText(r storage.JobResult) string {
 	t := r.Engine
 	if r.IOEngine != "" {
 		t += " via " + r.IOEngine
+	}
+	if r.HugePages {
+		t += ", huge pages"
 	}
 	if r.CPUPerIOMicros > 0 {
 		t += ", " + fmtFloat(r.CPUPerIOMicros, 1) + " µs CPU per I/O"

@@ -47,7 +47,7 @@ func fakeJob(j storage.Job, iops, avg, p99 float64) storage.JobResult {
 			Latency: fakeLatency(avg, p99)}
 	}
 	rs := float64(j.ReadPct) / 100
-	return storage.JobResult{Job: j, Engine: "builtin", IOEngine: "io_uring", CPUPerIOMicros: 7.8,
+	return storage.JobResult{Job: j, Engine: "builtin", IOEngine: "io_uring", HugePages: true, CPUPerIOMicros: 7.8,
 		Read: side(rs), Write: side(1 - rs), Total: side(1), DirectIO: true, Elapsed: el}
 }
 
@@ -252,7 +252,7 @@ func TestProbesOnlyReport(t *testing.T) {
 		// SSD vs HDD IOPS at 8 KiB; a log axis for 1,870 and 98,000 IOPS on one chart
 		"52.41x", `"type":"log"`, "log scale",
 		"path /data", "preset hci", "1.0 GiB test file",
-		"4 KiB random, 70 % read (8×4): engine builtin via io_uring, 7.8 µs CPU per I/O")
+		"4 KiB random, 70 % read (8×4): engine builtin via io_uring, huge pages, 7.8 µs CPU per I/O")
 	if n := strings.Count(stor, "echarts.init("); n != 4 {
 		t.Errorf("storage section: %d charts, want 4", n)
 	}

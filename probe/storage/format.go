@@ -105,12 +105,20 @@ func formatOne(w io.Writer, r JobResult) {
 	}
 }
 
-// engineLabel is the engine with its I/O interface: "builtin (io_uring)".
+// engineLabel is the engine with its I/O interface and whether its buffers
+// were on huge pages: "builtin (io_uring, huge pages)".
 func engineLabel(r JobResult) string {
-	if r.IOEngine == "" {
+	var how []string
+	if r.IOEngine != "" {
+		how = append(how, r.IOEngine)
+	}
+	if r.HugePages {
+		how = append(how, "huge pages")
+	}
+	if len(how) == 0 {
 		return r.Engine
 	}
-	return r.Engine + " (" + r.IOEngine + ")"
+	return r.Engine + " (" + strings.Join(how, ", ") + ")"
 }
 
 // blockLabel prints a block size as diskspd does: 8 KiB, 128 KiB, 512 B.
