@@ -522,6 +522,9 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := os.MkdirAll(filepath.Dir(p.logFile), 0o755); err != nil {
 		return fmt.Errorf("instance: create log dir: %w", err)
 	}
+	if removed := pruneLogs(p.logDir, p.logFile, logBudget, logRecent, time.Now()); len(removed) > 0 {
+		fmt.Fprintf(p.notices, "rightsize: removed %d old server log(s) from %s, over %d MiB (the newest are kept)\n", len(removed), p.logDir, logBudget>>20)
+	}
 	logf, err := openLog(p.logFile)
 	if err != nil {
 		return fmt.Errorf("instance: open log: %w", err)
