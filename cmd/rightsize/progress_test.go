@@ -17,8 +17,10 @@ func TestRunProgressLines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: %d\n%s%s", code, out, errOut)
 	}
-	ramp := regexp.MustCompile(`step 1/1 · 2 users · ramp-up \d+s/2s \(\d+s left\)  TPM \d+ · NOPM \d+ \(last 10 s\) · errors 0 · p95 -`)
-	meas := regexp.MustCompile(`step 1/1 · 2 users · measuring \d+s/3s \(\d+s left\)  TPM [1-9]\d* · NOPM [1-9]\d* \(last 10 s\) · errors 0`)
+	// Any error count: two users on one warehouse at snapshot isolation
+	// can exhaust a transaction's retries on a loaded machine (CI: "errors 2").
+	ramp := regexp.MustCompile(`step 1/1 · 2 users · ramp-up \d+s/2s \(\d+s left\)  TPM \d+ · NOPM \d+ \(last 10 s\) · errors \d+ · p95 -`)
+	meas := regexp.MustCompile(`step 1/1 · 2 users · measuring \d+s/3s \(\d+s left\)  TPM [1-9]\d* · NOPM [1-9]\d* \(last 10 s\) · errors \d+`)
 	if !ramp.MatchString(errOut) || !meas.MatchString(errOut) {
 		t.Fatalf("no ramp-up and measuring progress lines in:\n%s", errOut)
 	}
