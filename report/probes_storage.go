@@ -108,11 +108,8 @@ func jobTitle(r storage.JobResult) string {
 // CPU per I/O".
 func engineText(r storage.JobResult) string {
 	t := r.Engine
-	if r.IOEngine != "" {
-		t += " via " + r.IOEngine
-	}
-	if r.HugePages {
-		t += ", huge pages"
+	if d := r.IODetail(); d != "" {
+		t += " via " + d
 	}
 	if r.CPUPerIOMicros > 0 {
 		t += ", " + fmtFloat(r.CPUPerIOMicros, 1) + " µs CPU per I/O"

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/shirou/gopsutil/v4/mem"
 )
 
 // fioPercentiles is the percentile list Run asks fio for.
@@ -36,42 +38,23 @@ type hugetlbPool struct {
 	pageSize int // bytes
 }
 
-// readHugetlbPool reads the pool from /proc/meminfo; a zero pool where
-// there is none (or no Linux).
-func readHugetlbPool() hugetlbPool {
-	b, err := os.ReadFile("/proc/meminfo")
+// readHugetlbPool reads the pool (gopsutil: /proc/meminfo); a zero pool
+// where there is none (or no Linux).
+func readHugetlbPool(ctx context.Context) hugetlbPool {
+	vm, err := mem.VirtualMemoryWithContext(ctx)
 	if err != nil {
 		return hugetlbPool{}
 	}
-	return parseHugetlbPool(string(b))
+	return newHugetlbPool(vm.HugePagesFree, vm.HugePagesRsvd, vm.HugePageSize)
 }
 
-// parseHugetlbPool reads HugePages_Free, HugePages_Rsvd and Hugepagesize
-// from the text of /proc/meminfo.
-func parseHugetlbPool(meminfo string) hugetlbPool {
-	var free, rsvd, kb int
-	for _, l := range strings.Split(meminfo, "\n") {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "HugePages_Free":
-			free = n
-		case "HugePages_Rsvd":
-			rsvd = n
-		case "Hugepagesize":
-			kb = n
-		}
-	}
-	if kb <= 0 || free <= rsvd {
+// newHugetlbPool is the pool of free huge pages not reserved by another
+// mapping, of pageSize bytes each.
+func newHugetlbPool(free, rsvd, pageSize uint64) hugetlbPool {
+	if pageSize == 0 || free <= rsvd {
 		return hugetlbPool{}
 	}
-	return hugetlbPool{free: free - rsvd, pageSize: kb << 10}
+	return hugetlbPool{free: int(free - rsvd), pageSize: int(pageSize)}
 }
 
 // pagesFor is how many huge pages fio takes for numjobs jobs of iodepth
@@ -188,7 +171,7 @@ func fioArgs(s *fioSetup, path string, size int64, j Job, direct bool) ([]string
 // are on huge pages when the kernel's pool has enough of them free.
 func runFio(ctx context.Context, s *fioSetup, path string, size int64, j Job, direct bool) (JobResult, error) {
 	sj := *s
-	sj.huge = readHugetlbPool()
+	sj.huge = readHugetlbPool(ctx)
 	r, err := runFioWith(ctx, &sj, path, size, j, direct)
 	if err != nil && ctx.Err() == nil && r.HugePages {
 		// The pool was taken between reading it and fio mapping its buffers.

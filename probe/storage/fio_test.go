@@ -179,19 +179,18 @@ func TestFioArgs(t *testing.T) {
 	}
 }
 
-func TestParseHugetlbPool(t *testing.T) {
+func TestNewHugetlbPool(t *testing.T) {
 	for _, c := range []struct {
-		meminfo string
-		want    hugetlbPool
+		free, rsvd, pageSize uint64
+		want                 hugetlbPool
 	}{
-		{"MemTotal:       24576000 kB\nHugePages_Total:      16\nHugePages_Free:       12\nHugePages_Rsvd:        2\nHugePages_Surp:        0\nHugepagesize:       2048 kB\n",
-			hugetlbPool{free: 10, pageSize: 2 << 20}},
-		{"HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n", hugetlbPool{}},
-		{"HugePages_Free:        4\nHugePages_Rsvd:        4\nHugepagesize:       2048 kB\n", hugetlbPool{}},
-		{"", hugetlbPool{}},
+		{12, 2, 2 << 20, hugetlbPool{free: 10, pageSize: 2 << 20}},
+		{0, 0, 2 << 20, hugetlbPool{}},
+		{4, 4, 2 << 20, hugetlbPool{}},
+		{0, 0, 0, hugetlbPool{}},
 	} {
-		if got := parseHugetlbPool(c.meminfo); got != c.want {
-			t.Errorf("parseHugetlbPool(%q) = %+v, want %+v", c.meminfo, got, c.want)
+		if got := newHugetlbPool(c.free, c.rsvd, c.pageSize); got != c.want {
+			t.Errorf("newHugetlbPool(%d, %d, %d) = %+v, want %+v", c.free, c.rsvd, c.pageSize, got, c.want)
 		}
 	}
 	if p := (hugetlbPool{free: 100, pageSize: 2 << 20}); p.pagesFor(8, 4, 1<<20) != 24 || p.pagesFor(32, 1, 8192) != 32 {

@@ -105,9 +105,10 @@ func formatOne(w io.Writer, r JobResult) {
 	}
 }
 
-// engineLabel is the engine with its I/O interface and whether its buffers
-// were on huge pages: "builtin (io_uring, huge pages)".
-func engineLabel(r JobResult) string {
+// IODetail is how the engine issued the I/O: its interface and whether
+// its buffers were on huge pages ("io_uring, huge pages"); empty when
+// unknown.
+func (r JobResult) IODetail() string {
 	var how []string
 	if r.IOEngine != "" {
 		how = append(how, r.IOEngine)
@@ -115,10 +116,16 @@ func engineLabel(r JobResult) string {
 	if r.HugePages {
 		how = append(how, "huge pages")
 	}
-	if len(how) == 0 {
-		return r.Engine
+	return strings.Join(how, ", ")
+}
+
+// engineLabel is the engine with its IODetail: "builtin (io_uring, huge
+// pages)".
+func engineLabel(r JobResult) string {
+	if d := r.IODetail(); d != "" {
+		return r.Engine + " (" + d + ")"
 	}
-	return r.Engine + " (" + strings.Join(how, ", ") + ")"
+	return r.Engine
 }
 
 // blockLabel prints a block size as diskspd does: 8 KiB, 128 KiB, 512 B.

@@ -113,11 +113,7 @@ func main() {
 				f := figures{r.Total.IOPS, r.Total.MBps, r.Total.Latency.MeanMs, r.Total.Latency.P99Ms, r.CPUPerIOMicros}
 				ei := slices.IndexFunc(engines, func(s engineSpec) bool { return s.name == e.name })
 				runs[ji][ei] = append(runs[ji][ei], f)
-				label := e.name + " (" + r.IOEngine
-				if r.HugePages {
-					label += ", huge pages"
-				}
-				fmt.Printf("%-5d %-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", round+1, shortName(j.Name), label+")",
+				fmt.Printf("%-5d %-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", round+1, shortName(j.Name), e.name+" ("+r.IODetail()+")",
 					f.iops, f.mbps, f.avgMs, f.p99Ms, f.cpuUs)
 			}
 		}
