@@ -5,11 +5,13 @@ package storage
 import (
 	"bytes"
 	"context"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -414,5 +416,58 @@ func TestArenaHugePages(t *testing.T) {
 	r := res[0]
 	if noted := strings.Contains(strings.Join(r.Notes, ";"), "not huge pages"); r.HugePages == noted {
 		t.Errorf("result: HugePages %v, notes %v: want huge pages or a note why not", r.HugePages, r.Notes)
+	}
+}
+
+// sectorQueue wraps a thread's queue and keeps a hash of every 512-byte
+// sector of every write it is asked to stage.
+type sectorQueue struct {
+	asyncQueue
+	mu      *sync.Mutex
+	sectors map[uint64]int
+	writes  *int
+}
+
+func (s sectorQueue) prepare(slot int, write bool, buf []byte, off int64) {
+	if write {
+		s.mu.Lock()
+		*s.writes++
+		for i := 0; i < len(buf); i += stampSector {
+			h := fnv.New64a()
+			h.Write(buf[i : i+stampSector])
+			s.sectors[h.Sum64()]++
+		}
+		s.mu.Unlock()
+	}
+	s.asyncQueue.prepare(slot, write, buf, off)
+}
+
+// TestAsyncWritesUnique checks, through each asynchronous interface on a
+// real file, that no two written sectors carry the same data: a slot's
+// buffer holds what its last read brought in, and without stampWrite a
+// write would copy another block of the file (deduplicating storage would
+// absorb it).
+func TestAsyncWritesUnique(t *testing.T) {
+	file := laidOut(t)
+	j := Job{Name: "mix", BlockSize: 8 << 10, ReadPct: 50, Random: true, Threads: 2, QueueDepth: 4, Direct: true, Duration: 20 * time.Second}
+	for _, iface := range []string{IOURing, IOLibaio} {
+		t.Run(iface, func(t *testing.T) {
+			var mu sync.Mutex
+			sectors, writes := map[uint64]int{}, 0
+			wrap := func(q asyncQueue) asyncQueue {
+				return sectorQueue{asyncQueue: q, mu: &mu, sectors: sectors, writes: &writes}
+			}
+			if _, err := runBuiltin(context.Background(), file, testSize, j, true, builtinConfig{io: iface, maxIOs: 4000, wrap: wrap}); err != nil {
+				t.Fatal(err)
+			}
+			if writes < 1000 {
+				t.Fatalf("%d writes of 4,000 I/Os at 50 %% reads", writes)
+			}
+			for h, n := range sectors {
+				if n > 1 {
+					t.Fatalf("sector data %x written %d times (of %d writes)", h, n, writes)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -168,6 +169,26 @@ func fillRandom(b []byte, rng *rand.Rand) {
 	}
 }
 
+// stampSector is the granularity at which stampWrite makes a write's data
+// unique: the smallest block a device or a deduplicating layer compares.
+const stampSector = 512
+
+// stampWrite makes the data of one write unique, as fio's scramble_buffers
+// (on by default) does: each 512-byte sector of buf gets 8 bytes derived
+// from its file offset and the writer's sequence number. A slot's buffer
+// otherwise holds what its last read brought in, so writing it would copy
+// another block of the file byte for byte, which storage that deduplicates
+// (hyper-converged systems, thin-provisioned arrays) or compresses can
+// absorb without writing, and the figures would flatter the engine. seq
+// must differ between the writes of one writer (a counter mixed with the
+// writer's identity).
+func stampWrite(buf []byte, off int64, seq uint64) {
+	v := seq * 0x9e3779b97f4a7c15
+	for i := 0; i+8 <= len(buf); i += stampSector {
+		binary.LittleEndian.PutUint64(buf[i:], v^uint64(off+int64(i)))
+	}
+}
+
 // worker is one outstanding I/O of the goroutine interface: a goroutine
 // issuing one blocking I/O at a time.
 type worker struct {
@@ -175,6 +196,9 @@ type worker struct {
 	buf []byte
 	rng *rand.Rand
 	t   *tally
+	// seq numbers the worker's writes (stampWrite), starting from a
+	// value unique to the worker.
+	seq uint64
 }
 
 // runBuiltin runs one job with the Go engine on the laid-out test file,
@@ -253,7 +277,8 @@ func newWorkers(threads []*thread, j Job, seed uint64) []*worker {
 	workers := make([]*worker, 0, j.Threads*j.QueueDepth)
 	for _, th := range threads {
 		for q := 0; q < j.QueueDepth; q++ {
-			w := &worker{th: th, buf: alignedBuffer(j.BlockSize), rng: rand.New(rand.NewPCG(seed, uint64(len(workers))+1)), t: newTally()}
+			w := &worker{th: th, buf: alignedBuffer(j.BlockSize), rng: rand.New(rand.NewPCG(seed, uint64(len(workers))+1)), t: newTally(),
+				seq: uint64(len(workers)) << 40}
 			fillRandom(w.buf, w.rng)
 			workers = append(workers, w)
 		}
@@ -381,6 +406,8 @@ func (w *worker) loop(rf rawFile, j Job, totalBlocks int64, deadline time.Time, 
 		var n int
 		var err error
 		if isWrite {
+			w.seq++
+			stampWrite(w.buf, off, w.seq)
 			n, err = rf.pwrite(w.buf, off)
 		} else {
 			n, err = rf.pread(w.buf, off)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -517,4 +518,37 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	assertNoTestFile(t, dir)
+}
+
+// TestStampWrite checks that stampWrite gives every 512-byte sector of a
+// buffer distinct data, and the same buffer distinct data for another
+// offset or another write.
+func TestStampWrite(t *testing.T) {
+	buf := make([]byte, 8<<10) // all sectors identical before stamping
+	stamp := func(off int64, seq uint64) []string {
+		stampWrite(buf, off, seq)
+		var s []string
+		for i := 0; i < len(buf); i += stampSector {
+			s = append(s, string(buf[i:i+stampSector]))
+		}
+		return s
+	}
+	seen := map[string]string{}
+	for _, c := range []struct {
+		name string
+		off  int64
+		seq  uint64
+	}{
+		{"first write", 0, 1},
+		{"same offset, next write", 0, 2},
+		{"next block, same write number", 8 << 10, 1},
+		{"another writer's first write", 0, 1<<40 | 1},
+	} {
+		for i, sec := range stamp(c.off, c.seq) {
+			if prev, ok := seen[sec]; ok {
+				t.Fatalf("%s: sector %d repeats the data of %s", c.name, i, prev)
+			}
+			seen[sec] = fmt.Sprintf("%s, sector %d", c.name, i)
+		}
+	}
 }
