@@ -60,8 +60,9 @@ type asyncThread struct {
 	sent   []time.Time // submission time per slot
 	t      *tally
 	budget *ioBudget
-	// seq numbers the thread's writes (stampWrite), starting from a
-	// value unique to the thread.
+	// seq numbers the thread's writes (stampWrite), starting from the
+	// job's seed plus a value unique to the thread, so that no two
+	// writes of any job share a number.
 	seq uint64
 }
 
@@ -80,7 +81,7 @@ func newAsyncThreads(qs []asyncQueue, threads []*thread, j Job, seed uint64, cfg
 	ats := make([]*asyncThread, 0, len(qs))
 	for i, q := range qs {
 		mem := arena.mem[i*per : (i+1)*per : (i+1)*per]
-		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), t: newTally(), budget: budget, seq: uint64(i) << 40,
+		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), t: newTally(), budget: budget, seq: seed + uint64(i)<<40,
 			write: make([]bool, j.QueueDepth), off: make([]int64, j.QueueDepth), sent: make([]time.Time, j.QueueDepth)}
 		fillRandom(mem, at.rng)
 		for s := 0; s < j.QueueDepth; s++ {

@@ -196,8 +196,8 @@ type worker struct {
 	buf []byte
 	rng *rand.Rand
 	t   *tally
-	// seq numbers the worker's writes (stampWrite), starting from a
-	// value unique to the worker.
+	// seq numbers the worker's writes (stampWrite), starting from the
+	// job's seed plus a value unique to the worker.
 	seq uint64
 }
 
@@ -278,7 +278,7 @@ func newWorkers(threads []*thread, j Job, seed uint64) []*worker {
 	for _, th := range threads {
 		for q := 0; q < j.QueueDepth; q++ {
 			w := &worker{th: th, buf: alignedBuffer(j.BlockSize), rng: rand.New(rand.NewPCG(seed, uint64(len(workers))+1)), t: newTally(),
-				seq: uint64(len(workers)) << 40}
+				seq: seed + uint64(len(workers))<<40}
 			fillRandom(w.buf, w.rng)
 			workers = append(workers, w)
 		}
