@@ -60,10 +60,7 @@ type asyncThread struct {
 	sent   []time.Time // submission time per slot
 	t      *tally
 	budget *ioBudget
-	// seq numbers the thread's writes (stampWrite), starting from the
-	// job's seed plus a value unique to the thread, so that no two
-	// writes of any job share a number.
-	seq uint64
+	seq    writeSeq
 }
 
 // newAsyncThreads prepares one asyncThread per queue. Buffers are cut from
@@ -81,7 +78,7 @@ func newAsyncThreads(qs []asyncQueue, threads []*thread, j Job, seed uint64, cfg
 	ats := make([]*asyncThread, 0, len(qs))
 	for i, q := range qs {
 		mem := arena.mem[i*per : (i+1)*per : (i+1)*per]
-		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), t: newTally(), budget: budget, seq: seed + uint64(i)<<40,
+		at := &asyncThread{q: q, th: threads[i], rng: rand.New(rand.NewPCG(seed, uint64(i)+1)), t: newTally(), budget: budget, seq: newWriteSeq(seed, i),
 			write: make([]bool, j.QueueDepth), off: make([]int64, j.QueueDepth), sent: make([]time.Time, j.QueueDepth)}
 		fillRandom(mem, at.rng)
 		for s := 0; s < j.QueueDepth; s++ {
@@ -130,8 +127,7 @@ func (at *asyncThread) run(j Job, fd int, totalBlocks int64, deadline time.Time,
 				free = free[:len(free)-1]
 				at.write[s], at.off[s] = at.th.next(j, at.rng, totalBlocks)
 				if at.write[s] {
-					at.seq++
-					stampWrite(at.bufs[s], at.off[s], at.seq)
+					at.seq.stamp(at.bufs[s], at.off[s])
 				}
 				at.q.prepare(s, at.write[s], at.bufs[s], at.off[s])
 				at.sent[s] = time.Now()

@@ -189,6 +189,20 @@ func stampWrite(buf []byte, off int64, seq uint64) {
 	}
 }
 
+// writeSeq numbers one writer's writes for stampWrite. It starts from the
+// job's seed plus a value unique to the writer (newWriteSeq), so that no
+// two writes of any job share a number.
+type writeSeq uint64
+
+// newWriteSeq is writer i's sequence in a job with the given seed.
+func newWriteSeq(seed uint64, i int) writeSeq { return writeSeq(seed + uint64(i)<<40) }
+
+// stamp makes buf, about to be written at off, unique (stampWrite).
+func (s *writeSeq) stamp(buf []byte, off int64) {
+	*s++
+	stampWrite(buf, off, uint64(*s))
+}
+
 // worker is one outstanding I/O of the goroutine interface: a goroutine
 // issuing one blocking I/O at a time.
 type worker struct {
@@ -196,9 +210,7 @@ type worker struct {
 	buf []byte
 	rng *rand.Rand
 	t   *tally
-	// seq numbers the worker's writes (stampWrite), starting from the
-	// job's seed plus a value unique to the worker.
-	seq uint64
+	seq writeSeq
 }
 
 // runBuiltin runs one job with the Go engine on the laid-out test file,
@@ -278,7 +290,7 @@ func newWorkers(threads []*thread, j Job, seed uint64) []*worker {
 	for _, th := range threads {
 		for q := 0; q < j.QueueDepth; q++ {
 			w := &worker{th: th, buf: alignedBuffer(j.BlockSize), rng: rand.New(rand.NewPCG(seed, uint64(len(workers))+1)), t: newTally(),
-				seq: seed + uint64(len(workers))<<40}
+				seq: newWriteSeq(seed, len(workers))}
 			fillRandom(w.buf, w.rng)
 			workers = append(workers, w)
 		}
@@ -406,8 +418,7 @@ func (w *worker) loop(rf rawFile, j Job, totalBlocks int64, deadline time.Time, 
 		var n int
 		var err error
 		if isWrite {
-			w.seq++
-			stampWrite(w.buf, off, w.seq)
+			w.seq.stamp(w.buf, off)
 			n, err = rf.pwrite(w.buf, off)
 		} else {
 			n, err = rf.pread(w.buf, off)
