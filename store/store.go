@@ -149,6 +149,12 @@ func open(ctx context.Context, location string, create bool) (*Store, error) {
 		s.db.Close()
 		return nil, s.openError(err)
 	}
+	if s.dialect == dialectSQLite {
+		if err := setWAL(ctx, s.db); err != nil {
+			s.db.Close()
+			return nil, s.openError(err)
+		}
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		if errors.Is(err, ErrNewerStore) || errors.Is(err, ErrNotAStore) {
@@ -183,7 +189,6 @@ func openSQLite(path string, create bool) (*Store, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(15000)")
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate") // writers take the lock at BEGIN: no busy deadlocks
@@ -193,6 +198,31 @@ func openSQLite(path string, create bool) (*Store, error) {
 	}
 	db.SetMaxIdleConns(2)
 	return &Store{db: db, dialect: dialectSQLite, location: path}, nil
+}
+
+// setWAL switches a SQLite store to write-ahead logging, once per file
+// (the mode is stored in the file). Switching needs the file to itself and
+// SQLite answers SQLITE_BUSY at once, without its busy handler, while other
+// connections are opening the same new file; so retry, as the busy timeout
+// would, for up to 15 s.
+func setWAL(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			return nil
+		}
+		var se *sqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 var identRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
