@@ -215,3 +215,24 @@ func TestControllerEndsMeasureWhenPrecise(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchMeansShortIndependentSeries: a short series of independent
+// seconds (what a quiet database gives in its first 10-60 s of
+// measurement) must mostly pass the autocorrelation check, or the
+// measurement of a quiet database runs to its cap for nothing. A two-sided
+// check (|r| < MaxLag1) passed only about a third of them.
+func TestBatchMeansShortIndependentSeries(t *testing.T) {
+	for _, n := range []int{15, 20, 30, 60} {
+		const runs = 200
+		met := 0
+		for seed := range uint64(runs) {
+			if _, ok, _ := BatchMeans(series(seed+5000, n, 0, 1, 1000, 0, 30), 0.95); ok {
+				met++
+			}
+		}
+		t.Logf("n %d: threshold met in %d of %d", n, met, runs)
+		if met < runs*6/10 {
+			t.Errorf("n %d: lag-1 threshold met in %d of %d independent series, want at least 60 %%", n, met, runs)
+		}
+	}
+}
