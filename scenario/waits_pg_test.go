@@ -158,7 +158,7 @@ func TestWaitsPostgres(t *testing.T) {
 	})
 	t.Run("Lock", func(t *testing.T) {
 		setDB(t, tg, "synchronous_commit = off")
-		steps := runSteps(t, tg, RunOptions{Users: []int{16}, Rampup: time.Second, Duration: 4 * time.Second})
+		steps := runSteps(t, tg, RunOptions{Users: []int{32}, Rampup: time.Second, Duration: 4 * time.Second})
 		p := steps[0].Waits
 		if p == nil {
 			t.Fatal("no profile")
@@ -170,12 +170,12 @@ func TestWaitsPostgres(t *testing.T) {
 			t.Errorf("verdict %+v, want lock-bound", v)
 		}
 		if len(p.Locks) == 0 {
-			t.Errorf("no ungranted lock sampled")
+			t.Errorf("no ungranted lock sampled (%d ticks, %d skipped, missing %q)", p.Ticks, p.Skipped, p.Missing)
 		}
 		if why := BuildReport(&store.Run{}, steps).Why; !strings.Contains(why, "lock-bound") {
 			t.Errorf("run --json why = %q", why)
 		}
-		t.Logf("verdict: %s; locks %+v", steps[0].Verdict.Text, p.Locks)
+		t.Logf("verdict: %s; locks %+v; %d ticks, %d skipped", steps[0].Verdict.Text, p.Locks, p.Ticks, p.Skipped)
 	})
 	t.Run("NoWaits", func(t *testing.T) {
 		steps := runSteps(t, tg, RunOptions{Users: []int{1}, Duration: time.Second, NoWaits: true})

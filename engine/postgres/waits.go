@@ -14,7 +14,8 @@ import (
 
 // Wait sampling (waits.Source): one extra connection, not a virtual user's,
 // samples pg_stat_activity of the benchmark database every interval and,
-// every lockEvery samples, the ungranted locks of pg_locks. When the
+// after a sample that found lock waits (at most every lockEvery samples),
+// the ungranted locks of pg_locks. When the
 // pg_wait_sampling extension is installed in the database its profile
 // (sampled in the server every 10 ms by default) replaces the
 // pg_stat_activity samples. Counter views are read at Start and Profile and
@@ -23,7 +24,7 @@ import (
 
 var _ waits.Source = (*DB)(nil)
 
-// lockEvery is how many activity samples pass between two pg_locks samples
+// lockEvery is the fewest activity samples between two pg_locks samples
 // (pg_locks takes the lock manager's partition locks: read it less often).
 const lockEvery = 10
 
@@ -58,6 +59,7 @@ type pgWaits struct {
 	wsBefore map[waitKey]float64
 
 	ticks    int64
+	lockTick int64               // the tick of the last pg_locks sample (0: none yet)
 	counts   map[waitKey]float64 // pg_stat_activity samples per event
 	locks    map[waits.LockWait]float64
 	counters map[string]float64 // at Start
@@ -106,32 +108,50 @@ func (s *pgWaits) Start(ctx context.Context) error {
 	return nil
 }
 
-// Sample implements waits.Sampler.
+// Sample implements waits.Sampler. With pg_wait_sampling, pg_locks is
+// read every lockEvery ticks. Otherwise pg_stat_activity is read every
+// tick and pg_locks right after one that found sessions waiting on a
+// heavyweight lock (wait_event_type Lock), at most every lockEvery ticks:
+// the lock samples land where there are locks to name (at fixed ticks,
+// four samples of a short step could all miss the waiters of a hot row),
+// and a step without lock waits never reads pg_locks.
 func (s *pgWaits) Sample(ctx context.Context) error {
 	s.ticks++
-	if s.ticks%lockEvery == 1 {
-		if err := s.sampleLocks(ctx); err != nil {
-			return err
-		}
-	}
 	if s.wsPeriod > 0 {
+		if s.ticks%lockEvery == 1 {
+			return s.sampleLocks(ctx)
+		}
 		return nil
 	}
+	lockWaiters, err := s.sampleActivity(ctx)
+	if err != nil || lockWaiters == 0 || s.lockTick > 0 && s.ticks-s.lockTick < lockEvery {
+		return err
+	}
+	s.lockTick = s.ticks
+	return s.sampleLocks(ctx)
+}
+
+// sampleActivity counts the database's active sessions by wait event and
+// returns how many wait on a heavyweight lock.
+func (s *pgWaits) sampleActivity(ctx context.Context) (lockWaiters float64, err error) {
 	rows, err := s.conn.Query(ctx, `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)::float8
 FROM pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
   AND state IN ('active', 'idle in transaction', 'idle in transaction (aborted)')
 GROUP BY 1, 2`)
 	if err != nil {
-		return fmt.Errorf("sample pg_stat_activity: %w", err)
+		return 0, fmt.Errorf("sample pg_stat_activity: %w", err)
 	}
 	var k waitKey
 	var n float64
 	_, err = pgx.ForEachRow(rows, []any{&k.typ, &k.event, &n}, func() error {
 		s.counts[k] += n
+		if k.typ == "Lock" {
+			lockWaiters += n
+		}
 		return nil
 	})
-	return err
+	return lockWaiters, err
 }
 
 // sampleLocks counts the ungranted locks of the database's sessions. A
