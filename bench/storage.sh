@@ -19,6 +19,11 @@
 # engine in the summary). With 5-7 rounds the median of either engine was
 # decided by those rounds in one job or two of every run; with 15 a median
 # is a tail round only when eight of fifteen are.
+# Fewer, longer rounds in the same time were tried (5 of 15 s): a 15 s
+# window is stalled less often (from the traces: 0-12 % of them against
+# 0-37 % of 5 s ones), but five rounds give the medians less to stand on
+# against the disk's slower drift (-15 % IOPS for a minute at a time), and
+# that run missed p99 on two jobs.
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (15),
