@@ -188,7 +188,7 @@ func openSQLite(path string, create bool) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", path, err)
 	}
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(15000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate") // writers take the lock at BEGIN: no busy deadlocks
@@ -200,13 +200,17 @@ func openSQLite(path string, create bool) (*Store, error) {
 	return &Store{db: db, dialect: dialectSQLite, location: path}, nil
 }
 
-// setWAL switches a SQLite store to write-ahead logging, once per file
-// (the mode is stored in the file). Switching needs the file to itself and
-// SQLite answers SQLITE_BUSY at once, without its busy handler, while other
-// connections are opening the same new file; so retry, as the busy timeout
-// would, for up to 15 s.
+// sqliteBusyTimeout is how long a SQLite store waits for another
+// connection's lock.
+const sqliteBusyTimeout = 15 * time.Second
+
+// setWAL switches a SQLite store to write-ahead logging (the mode is kept
+// in the file: on a store already in WAL it changes nothing). Switching
+// needs the file to itself, and SQLite answers SQLITE_BUSY at once,
+// without its busy handler, while other connections are opening the same
+// new file; so retry, as the busy handler would, for sqliteBusyTimeout.
 func setWAL(ctx context.Context, db *sql.DB) error {
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(sqliteBusyTimeout)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		var mode string
 		err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)

@@ -42,11 +42,7 @@ func TestLockSampleFollowsLockWaits(t *testing.T) {
 		_, err := db.Pool().Exec(ctx, "UPDATE hot SET v = 2 WHERE id = 1")
 		blocked <- err
 	}()
-	waitFor(t, func() bool {
-		var n int
-		err := db.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&n)
-		return err == nil && n > 0
-	})
+	waitBlocked(t, db)
 	if err := s.Sample(ctx); err != nil { // tick 2: one session waits
 		t.Fatal(err)
 	}
@@ -65,15 +61,4 @@ func TestLockSampleFollowsLockWaits(t *testing.T) {
 	if len(p.Locks) != 1 || p.Locks[0] != want {
 		t.Errorf("locks %+v, want [%+v]", p.Locks, want)
 	}
-}
-
-// waitFor polls cond every 10 ms for up to 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not reached in 10 s")
 }
