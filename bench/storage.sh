@@ -24,6 +24,16 @@
 # 0-37 % of 5 s ones), but five rounds give the medians less to stand on
 # against the disk's slower drift (-15 % IOPS for a minute at a time), and
 # that run missed p99 on two jobs.
+# Per job the summary also counts the rounds in which only one engine's run
+# was a tail round, with a sign test. Pooled over twelve runs (mostly the
+# 16-64 KiB jobs) that split was builtin 63, fio 30 (p < 0.001): the
+# builtin engine draws the host's stalls somewhat more often. The stalled
+# share of I/Os sits near the 1 % that decides a p99 (block-layer trace,
+# per second at 16-32 KiB: median 0.84 %, quartiles 0.33-1.16 %), so a
+# small excess flips rounds. Its cause is not found: not the request
+# stream, interface, buffer pages, address space, nor the engine's lower
+# CPU per I/O (a 1.3 µs busy loop before each submission, fio's extra cost,
+# left the split where it was).
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (15),

@@ -153,6 +153,10 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 		if p, ok := pairedRatios(runs[ji][0], runs[ji][1]); ok {
 			fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
 		}
+		if t := pairTails(runs[ji][0], runs[ji][1]); t.onlyA+t.onlyB > 0 {
+			fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
+				engines[1].name, t.onlyB, engines[0].name, t.onlyA, t.rounds, t.signP())
+		}
 	}
 	if len(engines) >= 2 {
 		fmt.Printf("\ntarget: %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
@@ -172,7 +176,7 @@ func tailRounds(fs []figures) int {
 	if len(fs) == 0 {
 		return 0
 	}
-	low := slices.MinFunc(fs, func(a, b figures) int { return cmp.Compare(a.p99Ms, b.p99Ms) }).p99Ms
+	low := lowestP99(fs)
 	n := 0
 	for _, f := range fs {
 		if f.p99Ms > 2*low {
@@ -180,6 +184,61 @@ func tailRounds(fs []figures) int {
 		}
 	}
 	return n
+}
+
+// tailPairs counts, over the rounds two engines both ran, the rounds in
+// which exactly one of them had a tail round (p99 over twice that engine's
+// lowest, as tailRounds): the two ran back to back, so a host episode
+// lasting both runs counts for neither, and an engine that draws the
+// host's stalls more often shows up as a lopsided count.
+type tailPairs struct{ onlyA, onlyB, rounds int }
+
+// pairTails counts the rounds of a and b in which only one had a tail.
+func pairTails(a, b []figures) tailPairs {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	t := tailPairs{rounds: n}
+	if n == 0 {
+		return t
+	}
+	lowA, lowB := lowestP99(a), lowestP99(b)
+	for i := range n {
+		ta, tb := a[i].p99Ms > 2*lowA, b[i].p99Ms > 2*lowB
+		switch {
+		case ta && !tb:
+			t.onlyA++
+		case tb && !ta:
+			t.onlyB++
+		}
+	}
+	return t
+}
+
+// signP is the two-sided sign test's p-value for the split of the
+// rounds with a tail in one engine only: how likely a split at least this
+// lopsided is when neither engine draws the stalls more often.
+func (t tailPairs) signP() float64 {
+	n, k := t.onlyA+t.onlyB, max(t.onlyA, t.onlyB)
+	if n == 0 {
+		return 1
+	}
+	// P(X >= k) for X ~ Binomial(n, 1/2), doubled.
+	tail := 0.0
+	for i := k; i <= n; i++ {
+		tail += math.Exp(lgammaInt(n+1) - lgammaInt(i+1) - lgammaInt(n-i+1) - float64(n)*math.Ln2)
+	}
+	return min(1, 2*tail)
+}
+
+// lgammaInt is log Γ(x) for a positive integer x.
+func lgammaInt(x int) float64 {
+	v, _ := math.Lgamma(float64(x))
+	return v
+}
+
+// lowestP99 is the lowest p99 of the rounds.
+func lowestP99(fs []figures) float64 {
+	return slices.MinFunc(fs, func(a, b figures) int { return cmp.Compare(a.p99Ms, b.p99Ms) }).p99Ms
 }
 
 // pairedRatios is the per-figure median over rounds of b's figure over
