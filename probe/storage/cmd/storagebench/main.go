@@ -173,41 +173,46 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 // count shows how often that happened to each engine, so that a median
 // decided by such rounds is read as the host's, not the engine's.
 func tailRounds(fs []figures) int {
-	if len(fs) == 0 {
-		return 0
-	}
-	low := lowestP99(fs)
 	n := 0
-	for _, f := range fs {
-		if f.p99Ms > 2*low {
+	for _, tail := range isTail(fs) {
+		if tail {
 			n++
 		}
 	}
 	return n
 }
 
+// isTail says for each round whether it is a tail round: p99 over twice
+// the lowest p99 of the rounds.
+func isTail(fs []figures) []bool {
+	if len(fs) == 0 {
+		return nil
+	}
+	low := slices.MinFunc(fs, func(a, b figures) int { return cmp.Compare(a.p99Ms, b.p99Ms) }).p99Ms
+	tails := make([]bool, len(fs))
+	for i, f := range fs {
+		tails[i] = f.p99Ms > 2*low
+	}
+	return tails
+}
+
 // tailPairs counts, over the rounds two engines both ran, the rounds in
-// which exactly one of them had a tail round (p99 over twice that engine's
-// lowest, as tailRounds): the two ran back to back, so a host episode
-// lasting both runs counts for neither, and an engine that draws the
-// host's stalls more often shows up as a lopsided count.
+// which exactly one of them had a tail round (as tailRounds): the two ran
+// back to back, so a host episode lasting both runs counts for neither,
+// and an engine that draws the host's stalls more often shows up as a
+// lopsided count.
 type tailPairs struct{ onlyA, onlyB, rounds int }
 
 // pairTails counts the rounds of a and b in which only one had a tail.
 func pairTails(a, b []figures) tailPairs {
 	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
+	ta, tb := isTail(a[:n]), isTail(b[:n])
 	t := tailPairs{rounds: n}
-	if n == 0 {
-		return t
-	}
-	lowA, lowB := lowestP99(a), lowestP99(b)
 	for i := range n {
-		ta, tb := a[i].p99Ms > 2*lowA, b[i].p99Ms > 2*lowB
 		switch {
-		case ta && !tb:
+		case ta[i] && !tb[i]:
 			t.onlyA++
-		case tb && !ta:
+		case tb[i] && !ta[i]:
 			t.onlyB++
 		}
 	}
@@ -219,26 +224,14 @@ func pairTails(a, b []figures) tailPairs {
 // lopsided is when neither engine draws the stalls more often.
 func (t tailPairs) signP() float64 {
 	n, k := t.onlyA+t.onlyB, max(t.onlyA, t.onlyB)
-	if n == 0 {
-		return 1
-	}
-	// P(X >= k) for X ~ Binomial(n, 1/2), doubled.
-	tail := 0.0
-	for i := k; i <= n; i++ {
-		tail += math.Exp(lgammaInt(n+1) - lgammaInt(i+1) - lgammaInt(n-i+1) - float64(n)*math.Ln2)
+	// P(X >= k) for X ~ Binomial(n, 1/2), doubled: from P(X = n) = 2^-n
+	// down, P(X = i-1) = P(X = i) * i / (n-i+1).
+	tail, pi := 0.0, math.Ldexp(1, -n)
+	for i := n; i >= k; i-- {
+		tail += pi
+		pi *= float64(i) / float64(n-i+1)
 	}
 	return min(1, 2*tail)
-}
-
-// lgammaInt is log Γ(x) for a positive integer x.
-func lgammaInt(x int) float64 {
-	v, _ := math.Lgamma(float64(x))
-	return v
-}
-
-// lowestP99 is the lowest p99 of the rounds.
-func lowestP99(fs []figures) float64 {
-	return slices.MinFunc(fs, func(a, b figures) int { return cmp.Compare(a.p99Ms, b.p99Ms) }).p99Ms
 }
 
 // pairedRatios is the per-figure median over rounds of b's figure over
