@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,13 +31,29 @@ const (
 // and extremes.
 type recorder struct {
 	hist     *hdrhistogram.Histogram
+	buckets  []int64 // I/Os per range of LatencyEdgesMs
 	n, bytes int64
 	sum, sq  float64
 	min, max int64
 }
 
 func newRecorder() *recorder {
-	return &recorder{hist: hdrhistogram.New(histMinUs, histMaxUs, histSigFigs), min: math.MaxInt64}
+	return &recorder{hist: hdrhistogram.New(histMinUs, histMaxUs, histSigFigs), buckets: make([]int64, len(LatencyEdgesMs)), min: math.MaxInt64}
+}
+
+// edgesNs are LatencyEdgesMs in nanoseconds.
+var edgesNs = func() []int64 {
+	e := make([]int64, len(LatencyEdgesMs))
+	for i, ms := range LatencyEdgesMs {
+		e[i] = int64(math.Round(ms * 1e6))
+	}
+	return e
+}()
+
+// bucketOf returns the range of LatencyEdgesMs that ns falls in.
+func bucketOf(ns int64) int {
+	i, _ := slices.BinarySearch(edgesNs, ns+1) // first edge above ns
+	return max(i-1, 0)
 }
 
 // record adds one I/O of the given size that took ns nanoseconds.
@@ -48,6 +65,7 @@ func (r *recorder) record(ns int64, size int) {
 		us = histMaxUs
 	}
 	_ = r.hist.RecordValue(us) // in range by construction
+	r.buckets[bucketOf(ns)]++
 	r.n++
 	r.bytes += int64(size)
 	f := float64(ns)
@@ -67,6 +85,9 @@ func (r *recorder) merge(o *recorder) {
 		return
 	}
 	r.hist.Merge(o.hist)
+	for i, c := range o.buckets {
+		r.buckets[i] += c
+	}
 	r.n += o.n
 	r.bytes += o.bytes
 	r.sum += o.sum
@@ -350,6 +371,12 @@ func tallyResult(tallies []*tally, elapsed time.Duration) JobResult {
 		Elapsed: elapsed,
 	}
 	r.Sync.Bytes, r.Sync.MBps = 0, 0
+	if total.n > 0 {
+		r.Buckets = make([]LatencyBucket, len(LatencyEdgesMs))
+		for i, c := range total.buckets {
+			r.Buckets[i] = LatencyBucket{FromMs: LatencyEdgesMs[i], Pct: 100 * float64(c) / float64(total.n)}
+		}
+	}
 	return r
 }
 

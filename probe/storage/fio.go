@@ -230,6 +230,46 @@ type fioJob struct {
 	Write fioDir      `json:"write"`
 	Mixed *fioDir     `json:"mixed"`
 	Sync  fioSyncStat `json:"sync"`
+	// The latency distribution, percent of I/Os per range, keyed by the
+	// range's upper edge ("1000" µs: 750 up to 1000 µs; ">=2000" ms).
+	LatNs map[string]float64 `json:"latency_ns"`
+	LatUs map[string]float64 `json:"latency_us"`
+	LatMs map[string]float64 `json:"latency_ms"`
+}
+
+// buckets turns fio's latency distribution into LatencyEdgesMs ranges, or
+// returns nil when fio printed none. fio keys each range by its upper edge;
+// its nanosecond ranges all fall in the first range.
+func (j fioJob) buckets() []LatencyBucket {
+	if len(j.LatUs) == 0 || len(j.LatMs) == 0 {
+		return nil
+	}
+	b := make([]LatencyBucket, len(LatencyEdgesMs))
+	for i, e := range LatencyEdgesMs {
+		b[i].FromMs = e
+	}
+	for _, v := range j.LatNs {
+		b[0].Pct += v
+	}
+	add := func(m map[string]float64, perMs float64) {
+		for k, v := range m {
+			if k == ">=2000" {
+				b[len(b)-1].Pct += v
+				continue
+			}
+			upper, err := strconv.ParseFloat(k, 64)
+			if err != nil {
+				continue
+			}
+			// the range whose next edge is upper
+			if i := slices.Index(LatencyEdgesMs, upper/perMs); i > 0 {
+				b[i-1].Pct += v
+			}
+		}
+	}
+	add(j.LatUs, 1000)
+	add(j.LatMs, 1)
+	return b
 }
 
 type fioDir struct {
@@ -324,6 +364,7 @@ func ParseFioJSON(data []byte) (JobResult, error) {
 	}
 	fj := out.Jobs[0]
 	r.Read, r.Write = fj.Read.side(), fj.Write.side()
+	r.Buckets = fj.buckets()
 	main := fj.Read
 	if main.TotalIOs == 0 {
 		main = fj.Write

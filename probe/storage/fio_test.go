@@ -73,6 +73,24 @@ func TestParseFioSQLServerFixture(t *testing.T) {
 	if r.Sync.IOs != 0 {
 		t.Errorf("sync %d", r.Sync.IOs)
 	}
+	// fio's latency_us and latency_ms maps, keyed by each range's upper edge.
+	want := map[float64]float64{0.010: 0.01, 0.020: 0.011809, 0.050: 0.037789, 0.100: 0.166507, 0.250: 1.015576, 0.500: 20.460316,
+		0.750: 65.345237, 1: 9.260637, 2: 3.214416, 4: 0.452286, 10: 0.01, 20: 0.021256, 50: 0.01}
+	// want is keyed by upper edge; Buckets by lower edge.
+	for i, b := range r.Buckets {
+		upper := math.Inf(1)
+		if i+1 < len(LatencyEdgesMs) {
+			upper = LatencyEdgesMs[i+1]
+		}
+		if b.FromMs != LatencyEdgesMs[i] || math.Abs(b.Pct-want[upper]) > 1e-9 {
+			t.Errorf("bucket %d from %v ms: %v %%, want %v", i, b.FromMs, b.Pct, want[upper])
+		}
+	}
+	slow, ok := r.PctAtLeast(1)
+	near(t, "share at or over 1 ms", slow, 3.214416+0.452286+0.01+0.021256+0.01)
+	if _, ok2 := r.PctAtLeast(0.3); !ok || ok2 {
+		t.Errorf("PctAtLeast ok for 1 ms %v, for 0.3 ms (not an edge) %v", ok, ok2)
+	}
 }
 
 func TestParseFioFsyncFixture(t *testing.T) {

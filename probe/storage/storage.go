@@ -214,6 +214,37 @@ type Side struct {
 	Latency Latency
 }
 
+// LatencyEdgesMs are the lower edges of the latency ranges of
+// JobResult.Buckets, in ms: fio's ranges (2, 4, 10 ... 750, 1000 µs; 2, 4,
+// 10 ... 1000, 2000 ms; then 2 s and over), the nanosecond ones folded
+// into the first.
+var LatencyEdgesMs = []float64{0, 0.002, 0.004, 0.010, 0.020, 0.050, 0.100, 0.250, 0.500, 0.750,
+	1, 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000}
+
+// LatencyBucket is one latency range of a job's distribution: the share
+// of its reads and writes whose latency was at least FromMs and below the
+// next range's FromMs (no upper edge for the last range).
+type LatencyBucket struct {
+	FromMs float64
+	// Pct is the share of the I/Os in the range, in percent.
+	Pct float64
+}
+
+// PctAtLeast returns the share, in percent, of the I/Os whose latency was
+// at least ms, which must be one of LatencyEdgesMs; ok is false when the
+// result has no distribution or ms is not an edge.
+func (r JobResult) PctAtLeast(ms float64) (pct float64, ok bool) {
+	for _, b := range r.Buckets {
+		if b.FromMs == ms {
+			ok = true
+		}
+		if ok {
+			pct += b.Pct
+		}
+	}
+	return pct, ok
+}
+
 // JobResult is the measured outcome of one Job.
 type JobResult struct {
 	// Job is the job as run.
@@ -245,6 +276,12 @@ type JobResult struct {
 	Sync Side
 	// DirectIO reports whether the I/O really bypassed the page cache.
 	DirectIO bool
+	// Buckets is the latency distribution of reads and writes together in
+	// fio's ranges (LatencyEdgesMs): the share of I/Os in each, as fio
+	// prints it under "lat (usec)" and "lat (msec)". fio fills it from its
+	// completion latencies (clat), the builtin engine from the latencies
+	// its percentiles come from. Empty when the engine reported none.
+	Buckets []LatencyBucket `json:",omitempty"`
 	// Elapsed is the measured duration of the job.
 	Elapsed time.Duration
 	// Notes are remarks about how the job ran (fallbacks, approximations,

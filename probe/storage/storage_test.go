@@ -151,6 +151,7 @@ func TestBuiltinRandomMix(t *testing.T) {
 	checkLatency(t, "read", r.Read)
 	checkLatency(t, "write", r.Write)
 	checkLatency(t, "total", r.Total)
+	checkBuckets(t, r)
 	if r.CPUPerIOMicros <= 0 || r.IOEngine == "" {
 		t.Errorf("CPU per I/O %v, I/O interface %q", r.CPUPerIOMicros, r.IOEngine)
 	}
@@ -169,6 +170,65 @@ func TestBuiltinRandomMix(t *testing.T) {
 	var buf bytes.Buffer
 	FormatTable(&buf, res)
 	t.Logf("\n%s", buf.String())
+}
+
+// checkBuckets checks a result's latency distribution against its
+// percentiles: it covers every I/O, at least half are at or over any edge
+// below the median, at most 1 % at or over any edge above the p99.
+func checkBuckets(t *testing.T, r JobResult) {
+	t.Helper()
+	if len(r.Buckets) != len(LatencyEdgesMs) {
+		t.Fatalf("%d latency buckets, want %d", len(r.Buckets), len(LatencyEdgesMs))
+	}
+	all, _ := r.PctAtLeast(0)
+	if math.Abs(all-100) > 1e-9 {
+		t.Errorf("latency buckets add up to %v %%", all)
+	}
+	l := r.Total.Latency
+	for _, e := range LatencyEdgesMs {
+		pct, ok := r.PctAtLeast(e)
+		switch {
+		case !ok:
+			t.Errorf("no bucket from %v ms", e)
+		case e <= 0.99*l.P50Ms && pct < 50:
+			t.Errorf("%.2f %% at or over %v ms, under the median %v ms", pct, e, l.P50Ms)
+		case e >= 1.01*l.P99Ms && pct > 1:
+			t.Errorf("%.2f %% at or over %v ms, over the p99 %v ms", pct, e, l.P99Ms)
+		case e > l.MaxMs && pct != 0:
+			t.Errorf("%.2f %% at or over %v ms, over the maximum %v ms", pct, e, l.MaxMs)
+		}
+	}
+}
+
+// TestRecorderBuckets: each latency lands in the range of LatencyEdgesMs
+// that holds it (lower edge included), and merging adds the counts.
+func TestRecorderBuckets(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		from float64
+	}{
+		{0, 0}, {1999, 0}, {2000, 0.002}, {749_999, 0.5}, {750_000, 0.75}, {999_999, 0.75},
+		{1_000_000, 1}, {1_999_999, 1}, {2_500_000, 2}, {1_999_999_999, 1000}, {5_000_000_000, 2000},
+	} {
+		r := newRecorder()
+		r.record(c.ns, 4096)
+		o := newRecorder()
+		o.record(c.ns, 4096)
+		r.merge(o)
+		res := tallyResult([]*tally{{read: r, write: newRecorder(), sync: newRecorder()}}, time.Second)
+		for _, b := range res.Buckets {
+			want := 0.0
+			if b.FromMs == c.from {
+				want = 100
+			}
+			if b.Pct != want {
+				t.Errorf("%d ns: %v %% from %v ms, want %v", c.ns, b.Pct, b.FromMs, want)
+			}
+		}
+	}
+	if res := tallyResult([]*tally{newTally()}, time.Second); res.Buckets != nil {
+		t.Errorf("no I/O, buckets %v", res.Buckets)
+	}
 }
 
 func TestBuiltinSequentialAndFsync(t *testing.T) {

@@ -44,8 +44,12 @@ func parseEngines(list string) ([]engineSpec, error) {
 	return specs, nil
 }
 
-// figures are the compared figures of one run of one job.
-type figures struct{ iops, mbps, avgMs, p99Ms, cpuUs float64 }
+// figures are the compared figures of one run of one job, and its latency
+// distribution.
+type figures struct {
+	iops, mbps, avgMs, p99Ms, cpuUs float64
+	buckets                         []storage.LatencyBucket
+}
 
 func main() {
 	dir := flag.String("dir", "/var/tmp/rightsize-storagebench", "directory to probe (created if missing)")
@@ -111,7 +115,7 @@ func main() {
 					v.Close()
 					fatal(err)
 				}
-				f := figures{r.Total.IOPS, r.Total.MBps, r.Total.Latency.MeanMs, r.Total.Latency.P99Ms, r.CPUPerIOMicros}
+				f := figures{r.Total.IOPS, r.Total.MBps, r.Total.Latency.MeanMs, r.Total.Latency.P99Ms, r.CPUPerIOMicros, r.Buckets}
 				ei := slices.IndexFunc(engines, func(s engineSpec) bool { return s.name == e.name })
 				runs[ji][ei] = append(runs[ji][ei], f)
 				fmt.Printf("%-5d %-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", round+1, shortName(j.Name), e.name+" ("+r.IODetail()+")",
@@ -156,6 +160,10 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 		if t := pairTails(runs[ji][0], runs[ji][1]); t.onlyA+t.onlyB > 0 {
 			fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
 				engines[1].name, t.onlyB, engines[0].name, t.onlyA, t.rounds, t.signP())
+		}
+		if c, ok := compareSlow(runs[ji][0], runs[ji][1]); ok {
+			fmt.Printf("%-24s   I/Os at or over %g ms: %s %.3f %%, %s %.3f %% (medians); %s/%s %.3f (95 %% CI %.3f-%.3f, %d rounds)\n", "",
+				c.edgeMs, engines[1].name, c.medB, engines[0].name, c.medA, engines[1].name, engines[0].name, c.ratio, c.lo, c.hi, c.rounds)
 		}
 	}
 	if len(engines) >= 2 {
@@ -234,6 +242,91 @@ func (t tailPairs) signP() float64 {
 	return min(1, 2*tail)
 }
 
+// slowShare compares two engines' shares of slow I/Os on one job: those
+// at or over edgeMs, the largest edge of storage.LatencyEdgesMs not above
+// twice the lowest p99 of either engine's rounds. A round with more than
+// 1 % of its I/Os there has a p99 at or near a tail round's (see
+// tailRounds). On a host whose stalls hold back about 1 % of the I/Os,
+// p99 jumps between the device's usual tail and the stall as that share
+// crosses 1 %, so a small difference in the share can decide the median
+// p99; the share itself moves smoothly with the stalls, and its paired
+// ratio, with a confidence interval, says whether one engine's I/Os are
+// held back more often.
+type slowShare struct {
+	edgeMs     float64
+	medA, medB float64 // median share over rounds, in percent
+	// ratio is the geometric mean over rounds of b's share over a's (each
+	// plus slowFloorPct), lo and hi its 95 % confidence interval.
+	ratio, lo, hi float64
+	rounds        int
+}
+
+// slowFloorPct is added to both shares of a round before the ratio, so
+// that rounds with no slow I/O in either engine compare as equal.
+const slowFloorPct = 0.01
+
+// compareSlow computes slowShare over the rounds both engines reported a
+// latency distribution for; ok is false with fewer than two such rounds.
+func compareSlow(a, b []figures) (slowShare, bool) {
+	n := min(len(a), len(b))
+	low := math.Inf(1)
+	for _, f := range append(a[:n:n], b[:n]...) {
+		low = min(low, f.p99Ms)
+	}
+	c := slowShare{}
+	for _, e := range storage.LatencyEdgesMs {
+		if e <= 2*low {
+			c.edgeMs = e
+		}
+	}
+	var sa, sb, logs []float64
+	for i := range n {
+		x, okA := storage.JobResult{Buckets: a[i].buckets}.PctAtLeast(c.edgeMs)
+		y, okB := storage.JobResult{Buckets: b[i].buckets}.PctAtLeast(c.edgeMs)
+		if !okA || !okB {
+			continue
+		}
+		sa, sb = append(sa, x), append(sb, y)
+		logs = append(logs, math.Log((y+slowFloorPct)/(x+slowFloorPct)))
+	}
+	c.rounds = len(logs)
+	if c.rounds < 2 {
+		return c, false
+	}
+	c.medA, c.medB = medianOf(sa), medianOf(sb)
+	mean, sd := meanSD(logs)
+	half := t975(c.rounds-1) * sd / math.Sqrt(float64(c.rounds))
+	c.ratio, c.lo, c.hi = math.Exp(mean), math.Exp(mean-half), math.Exp(mean+half)
+	return c, true
+}
+
+// meanSD returns the mean and the sample standard deviation of v.
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}
+
+// t975 is Student's t distribution's 97.5th percentile with df degrees of
+// freedom (df >= 1): the table up to 30, then the normal's 1.96 with the
+// first two Cornish-Fisher terms (within 0.01 % from 31 on).
+func t975(df int) float64 {
+	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	if df <= len(table) {
+		return table[df-1]
+	}
+	const z = 1.959964
+	d := float64(df)
+	return z + (z*z*z+z)/(4*d) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*d*d)
+}
+
 // pairedRatios is the per-figure median over rounds of b's figure over
 // a's in the same round: the two engines ran back to back, so a drift of
 // the device's speed from round to round cancels out of each ratio.
@@ -256,14 +349,7 @@ func median(fs []figures) figures {
 		for i, f := range fs {
 			v[i] = get(f)
 		}
-		slices.Sort(v)
-		if len(v) == 0 {
-			return 0
-		}
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		return medianOf(v)
 	}
 	return figures{
 		iops:  pick(func(f figures) float64 { return f.iops }),
@@ -272,6 +358,18 @@ func median(fs []figures) figures {
 		p99Ms: pick(func(f figures) float64 { return f.p99Ms }),
 		cpuUs: pick(func(f figures) float64 { return f.cpuUs }),
 	}
+}
+
+// medianOf returns the median of v (0 when empty); it sorts v.
+func medianOf(v []float64) float64 {
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 // shortName trims a job name to the table's column.

@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"testing"
+
+	"github.com/rightsize/rightsize/probe/storage"
 )
 
 func p99s(v ...float64) []figures {
@@ -62,5 +64,70 @@ func TestTailRounds(t *testing.T) {
 	}
 	if got := tailRounds(nil); got != 0 {
 		t.Errorf("tailRounds(nil) = %d", got)
+	}
+}
+
+// slow returns a round with the given p99 whose latency distribution has
+// slowPct % of the I/Os at 2 to 4 ms and the rest at 0.5 to 0.75 ms.
+func slow(p99Ms, slowPct float64) figures {
+	f := figures{p99Ms: p99Ms}
+	for _, e := range storage.LatencyEdgesMs {
+		b := storage.LatencyBucket{FromMs: e}
+		switch e {
+		case 0.5:
+			b.Pct = 100 - slowPct
+		case 2:
+			b.Pct = slowPct
+		}
+		f.buckets = append(f.buckets, b)
+	}
+	return f
+}
+
+func TestCompareSlow(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		a, b          []figures
+		ok            bool
+		edgeMs        float64
+		medA, medB    float64
+		ratio, lo, hi float64 // lo, hi: bounds the interval must lie within
+	}{
+		{"equal", []figures{slow(0.6, 0.5), slow(0.7, 1.2), slow(2.1, 1.5)}, []figures{slow(0.65, 0.5), slow(0.6, 1.2), slow(1.9, 1.5)},
+			true, 1, 1.2, 1.2, 1, 1, 1},
+		// Twice the share in every round, up to 10 %: the interval excludes 1.
+		{"twice", []figures{slow(0.6, 0.4), slow(0.6, 0.5), slow(0.6, 0.6), slow(0.6, 0.7)},
+			[]figures{slow(0.7, 0.8), slow(1.4, 1.1), slow(0.7, 1.2), slow(1.5, 1.3)}, true, 1, 0.55, 1.15, 2.05, 1.6, 2.6},
+		// Lowest p99 1.45 ms: twice is 2.9, the edge below it 2 ms.
+		{"edge", []figures{slow(1.45, 1), slow(1.5, 1)}, []figures{slow(1.6, 1), slow(1.5, 1)}, true, 2, 1, 1, 1, 1, 1},
+		// No slow I/O at all in either engine compares as equal.
+		{"none slow", []figures{slow(0.6, 0), slow(0.6, 0)}, []figures{slow(0.6, 0), slow(0.6, 0)}, true, 1, 0, 0, 1, 1, 1},
+		{"one round", []figures{slow(0.6, 1)}, []figures{slow(0.6, 1)}, false, 0, 0, 0, 0, 0, 0},
+		{"no distribution", p99s(0.6, 0.7, 0.8), p99s(0.6, 0.7, 0.8), false, 0, 0, 0, 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, ok := compareSlow(tc.a, tc.b)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v (%+v)", ok, tc.ok, c)
+			}
+			if !ok {
+				return
+			}
+			if c.edgeMs != tc.edgeMs || math.Abs(c.medA-tc.medA) > 1e-9 || math.Abs(c.medB-tc.medB) > 1e-9 {
+				t.Errorf("edge %v medians %v %v, want %v %v %v", c.edgeMs, c.medA, c.medB, tc.edgeMs, tc.medA, tc.medB)
+			}
+			if math.Abs(c.ratio-tc.ratio) > 0.05*tc.ratio || c.lo < tc.lo-1e-9 || c.hi > tc.hi+1e-9 || c.lo > c.ratio || c.hi < c.ratio {
+				t.Errorf("ratio %v (%v-%v), want about %v within %v-%v", c.ratio, c.lo, c.hi, tc.ratio, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+func TestT975(t *testing.T) {
+	// Student's t, 97.5th percentile, from the standard tables.
+	for df, want := range map[int]float64{1: 12.706, 10: 2.228, 30: 2.042, 31: 2.0395, 40: 2.0211, 60: 2.0003, 120: 1.9799} {
+		if got := t975(df); math.Abs(got-want) > 0.0002*want {
+			t.Errorf("t975(%d) = %v, want %v", df, got, want)
+		}
 	}
 }
