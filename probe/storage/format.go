@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -12,8 +13,10 @@ import (
 // fsync when the job syncs) the bytes, I/Os, MB/s (MiB/s), IOPS, average
 // latency and its standard deviation; then the latency percentile table
 // (min, 25, 50, 75, 90, 95, 99, 99.9, max) in milliseconds for read, write
-// and total (and fsync); then the result's notes. Values of a direction with no I/O
-// print as N/A.
+// and total (and fsync); then the latency distribution as fio prints it
+// (lines "lat (usec)" and "lat (msec)": the share of reads and writes per
+// range, each labelled by its upper edge, ranges without I/O left out);
+// then the result's notes. Values of a direction with no I/O print as N/A.
 func FormatTable(w io.Writer, results []JobResult) {
 	for i, r := range results {
 		if i > 0 {
@@ -100,9 +103,48 @@ func formatOne(w io.Writer, r JobResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(r.Buckets) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, l := range distributionLines(r.Buckets) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// distributionLines renders a latency distribution as fio's "lat (usec)"
+// and "lat (msec)" lines: each range with I/Os in it as its upper edge and
+// share ("500=20.46%"; "<0.01%" for a share that rounds to zero), the last
+// range as ">=2000".
+func distributionLines(b []LatencyBucket) []string {
+	var us, ms []string
+	for i, x := range b {
+		if x.Pct <= 0 {
+			continue
+		}
+		pct := fmt.Sprintf("%.2f%%", x.Pct)
+		if x.Pct < 0.005 {
+			pct = "<0.01%"
+		}
+		switch {
+		case i+1 == len(b):
+			ms = append(ms, fmt.Sprintf(">=%g=%s", x.FromMs, pct))
+		case b[i+1].FromMs <= 1:
+			us = append(us, fmt.Sprintf("%g=%s", math.Round(b[i+1].FromMs*1000), pct))
+		default:
+			ms = append(ms, fmt.Sprintf("%g=%s", b[i+1].FromMs, pct))
+		}
+	}
+	var lines []string
+	if len(us) > 0 {
+		lines = append(lines, "lat (usec): "+strings.Join(us, ", "))
+	}
+	if len(ms) > 0 {
+		lines = append(lines, "lat (msec): "+strings.Join(ms, ", "))
+	}
+	return lines
 }
 
 // IODetail is how the engine issued the I/O: its interface and whether
