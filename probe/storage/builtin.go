@@ -372,9 +372,9 @@ func tallyResult(tallies []*tally, elapsed time.Duration) JobResult {
 	}
 	r.Sync.Bytes, r.Sync.MBps = 0, 0
 	if total.n > 0 {
-		r.Buckets = make([]LatencyBucket, len(LatencyEdgesMs))
+		r.Buckets = newLatencyBuckets()
 		for i, c := range total.buckets {
-			r.Buckets[i] = LatencyBucket{FromMs: LatencyEdgesMs[i], Pct: 100 * float64(c) / float64(total.n)}
+			r.Buckets[i].Pct = 100 * float64(c) / float64(total.n)
 		}
 	}
 	return r

@@ -240,14 +240,11 @@ type fioJob struct {
 // buckets turns fio's latency distribution into LatencyEdgesMs ranges, or
 // returns nil when fio printed none. fio keys each range by its upper edge;
 // its nanosecond ranges all fall in the first range.
-func (j fioJob) buckets() []LatencyBucket {
+func (j fioJob) buckets() LatencyBuckets {
 	if len(j.LatUs) == 0 || len(j.LatMs) == 0 {
 		return nil
 	}
-	b := make([]LatencyBucket, len(LatencyEdgesMs))
-	for i, e := range LatencyEdgesMs {
-		b[i].FromMs = e
-	}
+	b := newLatencyBuckets()
 	for _, v := range j.LatNs {
 		b[0].Pct += v
 	}

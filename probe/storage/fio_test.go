@@ -86,9 +86,9 @@ func TestParseFioSQLServerFixture(t *testing.T) {
 			t.Errorf("bucket %d from %v ms: %v %%, want %v", i, b.FromMs, b.Pct, want[upper])
 		}
 	}
-	slow, ok := r.PctAtLeast(1)
+	slow, ok := r.Buckets.PctAtLeast(1)
 	near(t, "share at or over 1 ms", slow, 3.214416+0.452286+0.01+0.021256+0.01)
-	if _, ok2 := r.PctAtLeast(0.3); !ok || ok2 {
+	if _, ok2 := r.Buckets.PctAtLeast(0.3); !ok || ok2 {
 		t.Errorf("PctAtLeast ok for 1 ms %v, for 0.3 ms (not an edge) %v", ok, ok2)
 	}
 }

@@ -118,7 +118,7 @@ func formatOne(w io.Writer, r JobResult) {
 // and "lat (msec)" lines: each range with I/Os in it as its upper edge and
 // share ("500=20.46%"; "<0.01%" for a share that rounds to zero), the last
 // range as ">=2000".
-func distributionLines(b []LatencyBucket) []string {
+func distributionLines(b LatencyBuckets) []string {
 	var us, ms []string
 	for i, x := range b {
 		if x.Pct <= 0 {

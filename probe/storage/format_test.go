@@ -7,10 +7,10 @@ import (
 
 // buckets returns a distribution over LatencyEdgesMs with the given shares
 // by lower edge.
-func buckets(pct map[float64]float64) []LatencyBucket {
-	b := make([]LatencyBucket, len(LatencyEdgesMs))
-	for i, e := range LatencyEdgesMs {
-		b[i] = LatencyBucket{FromMs: e, Pct: pct[e]}
+func buckets(pct map[float64]float64) LatencyBuckets {
+	b := newLatencyBuckets()
+	for i := range b {
+		b[i].Pct = pct[b[i].FromMs]
 	}
 	return b
 }
@@ -20,7 +20,7 @@ func buckets(pct map[float64]float64) []LatencyBucket {
 func TestDistributionLines(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		b    []LatencyBucket
+		b    LatencyBuckets
 		want []string
 	}{
 		{"none", nil, nil},

@@ -230,11 +230,24 @@ type LatencyBucket struct {
 	Pct float64
 }
 
+// LatencyBuckets is a latency distribution over the ranges of
+// LatencyEdgesMs, one LatencyBucket per range.
+type LatencyBuckets []LatencyBucket
+
+// newLatencyBuckets returns the ranges of LatencyEdgesMs, each with no I/O.
+func newLatencyBuckets() LatencyBuckets {
+	b := make(LatencyBuckets, len(LatencyEdgesMs))
+	for i, e := range LatencyEdgesMs {
+		b[i].FromMs = e
+	}
+	return b
+}
+
 // PctAtLeast returns the share, in percent, of the I/Os whose latency was
 // at least ms, which must be one of LatencyEdgesMs; ok is false when the
-// result has no distribution or ms is not an edge.
-func (r JobResult) PctAtLeast(ms float64) (pct float64, ok bool) {
-	for _, b := range r.Buckets {
+// distribution is empty or ms is not an edge.
+func (bs LatencyBuckets) PctAtLeast(ms float64) (pct float64, ok bool) {
+	for _, b := range bs {
 		if b.FromMs == ms {
 			ok = true
 		}
@@ -281,7 +294,7 @@ type JobResult struct {
 	// prints it under "lat (usec)" and "lat (msec)". fio fills it from its
 	// completion latencies (clat), the builtin engine from the latencies
 	// its percentiles come from. Empty when the engine reported none.
-	Buckets []LatencyBucket `json:",omitempty"`
+	Buckets LatencyBuckets `json:",omitempty"`
 	// Elapsed is the measured duration of the job.
 	Elapsed time.Duration
 	// Notes are remarks about how the job ran (fallbacks, approximations,

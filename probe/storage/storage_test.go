@@ -180,13 +180,13 @@ func checkBuckets(t *testing.T, r JobResult) {
 	if len(r.Buckets) != len(LatencyEdgesMs) {
 		t.Fatalf("%d latency buckets, want %d", len(r.Buckets), len(LatencyEdgesMs))
 	}
-	all, _ := r.PctAtLeast(0)
+	all, _ := r.Buckets.PctAtLeast(0)
 	if math.Abs(all-100) > 1e-9 {
 		t.Errorf("latency buckets add up to %v %%", all)
 	}
 	l := r.Total.Latency
 	for _, e := range LatencyEdgesMs {
-		pct, ok := r.PctAtLeast(e)
+		pct, ok := r.Buckets.PctAtLeast(e)
 		switch {
 		case !ok:
 			t.Errorf("no bucket from %v ms", e)

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/probe/storage"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // engineSpec is one engine to compare: "fio", "builtin" or
@@ -48,7 +48,7 @@ func parseEngines(list string) ([]engineSpec, error) {
 // distribution.
 type figures struct {
 	iops, mbps, avgMs, p99Ms, cpuUs float64
-	buckets                         []storage.LatencyBucket
+	buckets                         storage.LatencyBuckets
 }
 
 func main() {
@@ -196,12 +196,21 @@ func isTail(fs []figures) []bool {
 	if len(fs) == 0 {
 		return nil
 	}
-	low := slices.MinFunc(fs, func(a, b figures) int { return cmp.Compare(a.p99Ms, b.p99Ms) }).p99Ms
+	low := lowestP99(fs)
 	tails := make([]bool, len(fs))
 	for i, f := range fs {
 		tails[i] = f.p99Ms > 2*low
 	}
 	return tails
+}
+
+// lowestP99 is the lowest p99 of the rounds (+Inf when there are none).
+func lowestP99(fs []figures) float64 {
+	low := math.Inf(1)
+	for _, f := range fs {
+		low = min(low, f.p99Ms)
+	}
+	return low
 }
 
 // tailPairs counts, over the rounds two engines both ran, the rounds in
@@ -269,10 +278,7 @@ const slowFloorPct = 0.01
 // latency distribution for; ok is false with fewer than two such rounds.
 func compareSlow(a, b []figures) (slowShare, bool) {
 	n := min(len(a), len(b))
-	low := math.Inf(1)
-	for _, f := range append(a[:n:n], b[:n]...) {
-		low = min(low, f.p99Ms)
-	}
+	low := min(lowestP99(a[:n]), lowestP99(b[:n]))
 	c := slowShare{}
 	for _, e := range storage.LatencyEdgesMs {
 		if e <= 2*low {
@@ -281,8 +287,8 @@ func compareSlow(a, b []figures) (slowShare, bool) {
 	}
 	var sa, sb, logs []float64
 	for i := range n {
-		x, okA := storage.JobResult{Buckets: a[i].buckets}.PctAtLeast(c.edgeMs)
-		y, okB := storage.JobResult{Buckets: b[i].buckets}.PctAtLeast(c.edgeMs)
+		x, okA := a[i].buckets.PctAtLeast(c.edgeMs)
+		y, okB := b[i].buckets.PctAtLeast(c.edgeMs)
 		if !okA || !okB {
 			continue
 		}
@@ -290,41 +296,13 @@ func compareSlow(a, b []figures) (slowShare, bool) {
 		logs = append(logs, math.Log((y+slowFloorPct)/(x+slowFloorPct)))
 	}
 	c.rounds = len(logs)
-	if c.rounds < 2 {
-		return c, false
+	iv, err := steady.MeanInterval(logs, 0.95)
+	if err != nil {
+		return c, false // fewer than two rounds
 	}
 	c.medA, c.medB = medianOf(sa), medianOf(sb)
-	mean, sd := meanSD(logs)
-	half := t975(c.rounds-1) * sd / math.Sqrt(float64(c.rounds))
-	c.ratio, c.lo, c.hi = math.Exp(mean), math.Exp(mean-half), math.Exp(mean+half)
+	c.ratio, c.lo, c.hi = math.Exp(iv.Mean), math.Exp(iv.Low()), math.Exp(iv.High())
 	return c, true
-}
-
-// meanSD returns the mean and the sample standard deviation of v.
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
-}
-
-// t975 is Student's t distribution's 97.5th percentile with df degrees of
-// freedom (df >= 1): the table up to 30, then the normal's 1.96 with the
-// first two Cornish-Fisher terms (within 0.01 % from 31 on).
-func t975(df int) float64 {
-	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-	if df <= len(table) {
-		return table[df-1]
-	}
-	const z = 1.959964
-	d := float64(df)
-	return z + (z*z*z+z)/(4*d) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*d*d)
 }
 
 // pairedRatios is the per-figure median over rounds of b's figure over

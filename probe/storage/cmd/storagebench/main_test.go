@@ -122,12 +122,3 @@ func TestCompareSlow(t *testing.T) {
 		})
 	}
 }
-
-func TestT975(t *testing.T) {
-	// Student's t, 97.5th percentile, from the standard tables.
-	for df, want := range map[int]float64{1: 12.706, 10: 2.228, 30: 2.042, 31: 2.0395, 40: 2.0211, 60: 2.0003, 120: 1.9799} {
-		if got := t975(df); math.Abs(got-want) > 0.0002*want {
-			t.Errorf("t975(%d) = %v, want %v", df, got, want)
-		}
-	}
-}
