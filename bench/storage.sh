@@ -56,7 +56,9 @@
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (15),
 #        PRESETS (sqlserver,hci), ENGINES (fio,builtin; also builtin:io_uring,
-#        builtin:libaio, builtin:goroutines), JOBS (regular expression: only
+#        builtin:libaio, builtin:goroutines; each compared with the first,
+#        and one listed twice runs twice, e.g. fio,fio,builtin: fio#2/fio is
+#        an A/A control beside builtin/fio), JOBS (regular expression: only
 #        the jobs whose name matches, e.g. 'hci-(64k|128k-seq)')
 #        HUGEPAGES (16): huge pages to reserve (vm.nr_hugepages) for the run,
 #        so that fio's buffers are on huge pages (--iomem=mmaphuge) as the

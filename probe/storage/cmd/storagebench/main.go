@@ -1,10 +1,11 @@
 // Command storagebench compares the storage probe's engines on the jobs of
 // one or more presets, on one test file: for each round and job it runs
-// every engine once, alternating their order from job to job and round to
+// every engine once, rotating their order from job to job and round to
 // round so that drift in the device's speed or the machine's load favours
 // none, then prints per job the median over rounds of IOPS, MB/s, average
-// and 99th percentile latency and CPU per I/O, and the builtin/fio ratios
-// (target: builtin IOPS and p99 within 5 % of fio's). It is the development
+// and 99th percentile latency and CPU per I/O, and each engine's ratios to
+// the first (target: builtin IOPS and p99 within 5 % of fio's). Listing an
+// engine twice (fio,fio,builtin) adds an A/A control: fio against itself. It is the development
 // tool behind bench/storage.sh; the rightsize CLI wires the probe for users.
 package main
 
@@ -25,7 +26,10 @@ import (
 )
 
 // engineSpec is one engine to compare: "fio", "builtin" or
-// "builtin:INTERFACE" (io_uring, libaio, goroutines).
+// "builtin:INTERFACE" (io_uring, libaio, goroutines). An engine listed
+// twice runs twice per round under two names (the second "fio#2"): an A/A
+// control showing how far an engine's figures move against its own from
+// one run to the next on this host.
 type engineSpec struct {
 	name string
 	opt  storage.Options
@@ -33,15 +37,33 @@ type engineSpec struct {
 
 func parseEngines(list string) ([]engineSpec, error) {
 	var specs []engineSpec
+	seen := map[string]int{}
 	for _, e := range strings.Split(list, ",") {
 		e = strings.TrimSpace(e)
 		engine, io, _ := strings.Cut(e, ":")
 		if _, err := storage.ResolveEngine(engine); err != nil {
 			return nil, err
 		}
-		specs = append(specs, engineSpec{name: e, opt: storage.Options{Engine: engine, BuiltinIO: io}})
+		seen[e]++
+		name := e
+		if seen[e] > 1 {
+			name = fmt.Sprintf("%s#%d", e, seen[e])
+		}
+		specs = append(specs, engineSpec{name: name, opt: storage.Options{Engine: engine, BuiltinIO: io}})
 	}
 	return specs, nil
+}
+
+// roundOrder is the order the engines run in on one job of one round:
+// rotated by one from job to job and round to round, so that each engine
+// runs first, second ... equally often (with two engines, alternately
+// first and second). It returns indexes into the engines.
+func roundOrder(n, round, job int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = (i + round + job) % n
+	}
+	return order
 }
 
 // figures are the compared figures of one run of one job, and its latency
@@ -56,7 +78,7 @@ func main() {
 	size := flag.Int64("size", 1<<30, "test file size in bytes")
 	dur := flag.Duration("duration", 10*time.Second, "duration of each job")
 	presetList := flag.String("preset", "sqlserver", "comma-separated presets: "+strings.Join(storage.PresetNames(), ", "))
-	engineList := flag.String("engines", "fio,builtin", "comma-separated engines to compare: fio, builtin, builtin:io_uring, builtin:libaio, builtin:goroutines")
+	engineList := flag.String("engines", "fio,builtin", "comma-separated engines to compare, each against the first: fio, builtin, builtin:io_uring, builtin:libaio, builtin:goroutines; one listed twice runs twice (an A/A control)")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every job with every engine once")
 	keep := flag.Bool("keep", false, "leave the test file in place for the next run (which reuses it when it has the same size) instead of removing it")
 	only := flag.String("jobs", "", "regular expression: run only the presets' jobs whose name matches")
@@ -105,18 +127,14 @@ func main() {
 	fmt.Printf("%-5s %-24s %-30s %9s %9s %9s %9s %9s\n", "round", "job", "engine", "IOPS", "MB/s", "avg ms", "p99 ms", "CPU µs/IO")
 	for round := 0; round < *rounds; round++ {
 		for ji, j := range jobs {
-			order := slices.Clone(engines)
-			if (round+ji)%2 == 1 {
-				slices.Reverse(order)
-			}
-			for _, e := range order {
+			for _, ei := range roundOrder(len(engines), round, ji) {
+				e := engines[ei]
 				r, err := v.RunJob(ctx, e.opt, j)
 				if err != nil {
 					v.Close()
 					fatal(err)
 				}
 				f := figures{r.Total.IOPS, r.Total.MBps, r.Total.Latency.MeanMs, r.Total.Latency.P99Ms, r.CPUPerIOMicros, r.Buckets}
-				ei := slices.IndexFunc(engines, func(s engineSpec) bool { return s.name == e.name })
 				runs[ji][ei] = append(runs[ji][ei], f)
 				fmt.Printf("%-5d %-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f\n", round+1, shortName(j.Name), e.name+" ("+r.IODetail()+")",
 					f.iops, f.mbps, f.avgMs, f.p99Ms, f.cpuUs)
@@ -126,50 +144,66 @@ func main() {
 	summary(jobs, engines, runs, *rounds)
 }
 
-// summary prints the medians per job and engine and the ratios of the
-// second engine to the first (builtin/fio with the default engines).
+// summary prints the medians per job and engine and, for every engine
+// after the first, its ratios to the first (builtin/fio with the default
+// engines) and whether they meet the target.
 func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, rounds int) {
 	fmt.Printf("\nmedian over %d rounds (tail rounds: rounds whose p99 is over twice the engine's lowest on the job)\n%-24s %-30s %9s %9s %9s %9s %9s %11s\n",
 		rounds, "job", "engine", "IOPS", "MB/s", "avg ms", "p99 ms", "CPU µs/IO", "tail rounds")
-	worstIOPS, worstP99 := 0.0, 0.0
+	worstIOPS, worstP99 := make([]float64, len(engines)), make([]float64, len(engines))
 	for ji, j := range jobs {
-		med := make([]figures, len(engines))
 		for ei, e := range engines {
-			med[ei] = median(runs[ji][ei])
-			m := med[ei]
+			m := median(runs[ji][ei])
 			fmt.Printf("%-24s %-30s %9.0f %9.1f %9.3f %9.3f %9.2f %8d/%-2d\n", shortName(j.Name), e.name, m.iops, m.mbps, m.avgMs, m.p99Ms, m.cpuUs,
 				tailRounds(runs[ji][ei]), len(runs[ji][ei]))
 		}
-		if len(engines) < 2 || med[0].iops == 0 || med[0].p99Ms == 0 {
-			continue
-		}
-		a, b := med[0], med[1]
-		ri, rp := b.iops/a.iops, b.p99Ms/a.p99Ms
-		// IOPS either way: figures interchangeable with fio's are neither
-		// lower nor higher; a lower p99 is not a miss.
-		worstIOPS, worstP99 = max(worstIOPS, math.Abs(1-ri)), max(worstP99, rp-1)
-		verdict := "ok"
-		if math.Abs(1-ri) > 0.05 || rp > 1.05 {
-			verdict = "MISS"
-		}
-		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", engines[1].name+"/"+engines[0].name,
-			ri, b.mbps/a.mbps, b.avgMs/a.avgMs, rp, b.cpuUs/a.cpuUs, verdict)
-		if p, ok := pairedRatios(runs[ji][0], runs[ji][1]); ok {
-			fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
-		}
-		if t := pairTails(runs[ji][0], runs[ji][1]); t.onlyA+t.onlyB > 0 {
-			fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
-				engines[1].name, t.onlyB, engines[0].name, t.onlyA, t.rounds, t.signP())
-		}
-		if c, ok := compareSlow(runs[ji][0], runs[ji][1]); ok {
-			fmt.Printf("%-24s   I/Os at or over %g ms: %s %.3f %%, %s %.3f %% (medians); %s/%s %.3f (95 %% CI %.3f-%.3f, %d rounds)\n", "",
-				c.edgeMs, engines[1].name, c.medB, engines[0].name, c.medA, engines[1].name, engines[0].name, c.ratio, c.lo, c.hi, c.rounds)
+		for ei := 1; ei < len(engines); ei++ {
+			di, dp, ok := compare(engines[0].name, engines[ei].name, runs[ji][0], runs[ji][ei])
+			if ok {
+				worstIOPS[ei], worstP99[ei] = max(worstIOPS[ei], di), max(worstP99[ei], dp)
+			}
 		}
 	}
-	if len(engines) >= 2 {
-		fmt.Printf("\ntarget: %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
-			engines[1].name, engines[0].name, 100*worstIOPS, 100*worstP99)
+	fmt.Println()
+	for ei := 1; ei < len(engines); ei++ {
+		fmt.Printf("target: %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
+			engines[ei].name, engines[0].name, 100*worstIOPS[ei], 100*worstP99[ei])
 	}
+}
+
+// compare prints engine b's ratios to engine a on one job: of the medians
+// (with the verdict against the target), the median of the per-round
+// ratios, the rounds that were a tail round for one engine only and the
+// shares of stalled I/Os. It returns b's IOPS difference from a (either
+// way) and its p99 excess over a, as fractions; ok is false when a has no
+// figures to compare against.
+func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 float64, ok bool) {
+	a, b := median(runsA), median(runsB)
+	if a.iops == 0 || a.p99Ms == 0 {
+		return 0, 0, false
+	}
+	ri, rp := b.iops/a.iops, b.p99Ms/a.p99Ms
+	// IOPS either way: figures interchangeable with fio's are neither
+	// lower nor higher; a lower p99 is not a miss.
+	diffIOPS, excessP99 = math.Abs(1-ri), rp-1
+	verdict := "ok"
+	if diffIOPS > 0.05 || rp > 1.05 {
+		verdict = "MISS"
+	}
+	fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
+		ri, b.mbps/a.mbps, b.avgMs/a.avgMs, rp, b.cpuUs/a.cpuUs, verdict)
+	if p, ok := pairedRatios(runsA, runsB); ok {
+		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
+	}
+	if t := pairTails(runsA, runsB); t.onlyA+t.onlyB > 0 {
+		fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
+			nameB, t.onlyB, nameA, t.onlyA, t.rounds, t.signP())
+	}
+	if c, ok := compareSlow(runsA, runsB); ok {
+		fmt.Printf("%-24s   I/Os at or over %g ms: %s %.3f %%, %s %.3f %% (medians); %s/%s %.3f (95 %% CI %.3f-%.3f, %d rounds)\n", "",
+			c.edgeMs, nameB, c.medB, nameA, c.medA, nameB, nameA, c.ratio, c.lo, c.hi, c.rounds)
+	}
+	return diffIOPS, excessP99, true
 }
 
 // tailRounds counts the rounds whose p99 is over twice the lowest p99 of

@@ -122,3 +122,61 @@ func TestCompareSlow(t *testing.T) {
 		})
 	}
 }
+
+func TestParseEngines(t *testing.T) {
+	// builtin, not fio: fio need not be installed where the tests run.
+	specs, err := parseEngines("builtin, builtin,builtin:libaio,builtin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ name, engine, io string }{
+		{"builtin", "builtin", ""}, {"builtin#2", "builtin", ""}, {"builtin:libaio", "builtin", "libaio"}, {"builtin#3", "builtin", ""},
+	}
+	if len(specs) != len(want) {
+		t.Fatalf("%d engines, want %d: %+v", len(specs), len(want), specs)
+	}
+	for i, w := range want {
+		if s := specs[i]; s.name != w.name || s.opt.Engine != w.engine || s.opt.BuiltinIO != w.io {
+			t.Errorf("engine %d = %q (%q, %q), want %q (%q, %q)", i, s.name, s.opt.Engine, s.opt.BuiltinIO, w.name, w.engine, w.io)
+		}
+	}
+	if _, err := parseEngines("builtin,bogus"); err == nil {
+		t.Error("parseEngines accepted an unknown engine")
+	}
+}
+
+func TestRoundOrder(t *testing.T) {
+	// Two engines alternate: first in one round, second in the next.
+	if got := roundOrder(2, 0, 0); got[0] != 0 || got[1] != 1 {
+		t.Errorf("roundOrder(2, 0, 0) = %v", got)
+	}
+	if got := roundOrder(2, 1, 0); got[0] != 1 || got[1] != 0 {
+		t.Errorf("roundOrder(2, 1, 0) = %v", got)
+	}
+	// Over n consecutive rounds each of n engines runs once in every
+	// position, and every round runs each engine exactly once.
+	for _, n := range []int{2, 3, 4} {
+		pos := make([][]int, n)
+		for i := range pos {
+			pos[i] = make([]int, n)
+		}
+		for round := range n {
+			order := roundOrder(n, round, 1)
+			seen := make([]bool, n)
+			for p, e := range order {
+				if seen[e] {
+					t.Fatalf("n=%d round %d: engine %d twice in %v", n, round, e, order)
+				}
+				seen[e] = true
+				pos[e][p]++
+			}
+		}
+		for e := range n {
+			for p := range n {
+				if pos[e][p] != 1 {
+					t.Errorf("n=%d: engine %d ran %d times in position %d over %d rounds", n, e, pos[e][p], p, n)
+				}
+			}
+		}
+	}
+}
