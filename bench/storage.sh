@@ -52,6 +52,25 @@
 # were held back twice as often. 32 KiB is the job where the builtin
 # engine's p99 missed most often over the sessions; the per-process runs
 # above (each engine a new process) did not show it there (0.96 and 0.70).
+# An A/A control (ENGINES=fio,fio,builtin) answers how often the target
+# fails between two runs of the same engine: the summary then swaps fio's
+# and fio#2's labels at random round by round (they ran back to back, so
+# for one engine the labels are exchangeable) and prints how often their
+# medians miss the target, per job and on at least one job. Two full runs
+# on 2026-11-25 (40 min each, a quiet day for the host: 0-1 tail rounds per
+# job and engine): fio against itself missed on 3 jobs (p99 1.068 at
+# sqlserver, IOPS 1.050 at 4 KiB, p99 1.059 at seq-write), then on 1 (16 KiB:
+# IOPS 0.936, p99 1.083); the label swaps put the chance that two runs of
+# fio miss on at least one of the ten jobs at 0.77 and 0.79. Against that,
+# builtin met every job in the first run (IOPS within 4.4 %, p99 at most
+# 3.9 % over fio's), and in the second met p99 on every job (never over
+# fio's) but was faster than fio by 5.3, 5.6 and 7.0 % at 64 KiB, 256 KiB
+# and seq-read, where its paired per-round ratios were 1.008, 1.033, 1.030:
+# the device's speed swung by up to a quarter from round to round in that
+# run (64 KiB: fio 28.4k to 37.8k IOPS), and a ratio of medians taken over
+# such rounds moves with it while each round's paired ratio does not. Read a single MISS against the
+# control's rate: on this host the target fails for identical engines in
+# most full runs.
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (15),

@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"regexp"
@@ -169,6 +170,29 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 		fmt.Printf("target: %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
 			engines[ei].name, engines[0].name, 100*worstIOPS[ei], 100*worstP99[ei])
 	}
+	if c := aaControl(engines); c > 0 {
+		aaSummary(jobs, engines[0].name, engines[c].name, runs, c)
+	}
+}
+
+// aaSummary prints how often two runs of one engine (engine 0 and its A/A
+// control c) miss the target against each other, per job and on at least
+// one job, estimated by aaMisses from this run's rounds: the false-miss
+// rate of the target itself on this host.
+func aaSummary(jobs []storage.Job, nameA, nameB string, runs [][][]figures, c int) {
+	a, b := make([][]figures, len(jobs)), make([][]figures, len(jobs))
+	for ji := range jobs {
+		a[ji], b[ji] = runs[ji][0], runs[ji][c]
+	}
+	perJob, anyJob := aaMisses(a, b, aaResamples, 1)
+	fmt.Printf("A/A control: %s and %s are one engine; swapping their labels at random round by round (%d times), their medians miss the target on at least one job in %.0f %% of the swaps; per job:", nameA, nameB, aaResamples, 100*anyJob)
+	for ji, j := range jobs {
+		fmt.Printf(" %s %.0f %%", j.Name, 100*perJob[ji])
+		if ji < len(jobs)-1 {
+			fmt.Print(",")
+		}
+	}
+	fmt.Println()
 }
 
 // compare prints engine b's ratios to engine a on one job: of the medians
@@ -183,11 +207,9 @@ func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 f
 		return 0, 0, false
 	}
 	ri, rp := b.iops/a.iops, b.p99Ms/a.p99Ms
-	// IOPS either way: figures interchangeable with fio's are neither
-	// lower nor higher; a lower p99 is not a miss.
 	diffIOPS, excessP99 = math.Abs(1-ri), rp-1
 	verdict := "ok"
-	if diffIOPS > 0.05 || rp > 1.05 {
+	if missesTarget(a, b) {
 		verdict = "MISS"
 	}
 	fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
@@ -204,6 +226,66 @@ func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 f
 			c.edgeMs, nameB, c.medB, nameA, c.medA, nameB, nameA, c.ratio, c.lo, c.hi, c.rounds)
 	}
 	return diffIOPS, excessP99, true
+}
+
+// missesTarget says whether median figures b miss the target against a:
+// IOPS more than 5 % off either way (figures interchangeable with fio's
+// are neither lower nor higher) or p99 over 1.05 times a's (a lower p99 is
+// not a miss).
+func missesTarget(a, b figures) bool {
+	return math.Abs(1-b.iops/a.iops) > 0.05 || b.p99Ms/a.p99Ms > 1.05
+}
+
+// aaResamples is how many label swaps aaMisses draws.
+const aaResamples = 4000
+
+// aaMisses estimates from an A/A control, one engine run twice in every
+// round (a[job] and b[job], one entry per round), how often two runs of
+// the same engine miss the target against each other: the two runs of a
+// round ran back to back on the same host, so for one engine their labels
+// are exchangeable; each resample swaps them at random round by round and
+// compares the medians over rounds. It returns per job the share of
+// resamples that miss the target and the share that miss it on at least
+// one job, the chance that a full run of identical engines fails.
+func aaMisses(a, b [][]figures, resamples int, seed uint64) (perJob []float64, anyJob float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	perJob = make([]float64, len(a))
+	misses := 0
+	for range resamples {
+		missed := false
+		for ji := range a {
+			n := min(len(a[ji]), len(b[ji]))
+			x, y := make([]figures, n), make([]figures, n)
+			for i := range n {
+				x[i], y[i] = a[ji][i], b[ji][i]
+				if rng.IntN(2) == 1 {
+					x[i], y[i] = y[i], x[i]
+				}
+			}
+			if mx := median(x); n > 0 && mx.iops > 0 && mx.p99Ms > 0 && missesTarget(mx, median(y)) {
+				perJob[ji]++
+				missed = true
+			}
+		}
+		if missed {
+			misses++
+		}
+	}
+	for ji := range perJob {
+		perJob[ji] /= float64(resamples)
+	}
+	return perJob, float64(misses) / float64(resamples)
+}
+
+// aaControl is the index of the first engine after the first that runs
+// the same engine with the same options (an A/A control), or -1.
+func aaControl(engines []engineSpec) int {
+	for ei := 1; ei < len(engines); ei++ {
+		if engines[ei].opt == engines[0].opt {
+			return ei
+		}
+	}
+	return -1
 }
 
 // tailRounds counts the rounds whose p99 is over twice the lowest p99 of

@@ -180,3 +180,62 @@ func TestRoundOrder(t *testing.T) {
 		}
 	}
 }
+
+// rounds returns n rounds of the same IOPS and p99.
+func rounds(n int, iops, p99 float64) []figures {
+	fs := make([]figures, n)
+	for i := range fs {
+		fs[i] = figures{iops: iops, p99Ms: p99}
+	}
+	return fs
+}
+
+func TestAAMisses(t *testing.T) {
+	same := rounds(15, 1000, 0.8)
+	// In every round one run's p99 is 0.8 ms and the other's 1.6: after a
+	// random swap the second label's median is 1.6 when it drew 1.6 in at
+	// least 8 of 15 rounds (a miss, p99 2x) and 0.8 otherwise (a lower
+	// p99, no miss), so half the swaps miss: P(Binomial(15, 1/2) >= 8).
+	fast, slow := rounds(15, 1000, 0.8), rounds(15, 1000, 1.6)
+	// IOPS 1000 against 1040 is within 5 % either way.
+	near := rounds(15, 1040, 0.8)
+	for _, tc := range []struct {
+		name    string
+		a, b    [][]figures
+		perJob  []float64
+		anyJob  float64
+		withinP float64
+	}{
+		{"identical runs never miss", [][]figures{same, same}, [][]figures{same, same}, []float64{0, 0}, 0, 0},
+		{"within 5 %", [][]figures{same}, [][]figures{near}, []float64{0}, 0, 0},
+		{"p99 doubles in one run of every round", [][]figures{fast}, [][]figures{slow}, []float64{0.5}, 0.5, 0.03},
+		// Two such jobs miss independently: at least one in 1-(1/2)^2.
+		{"two jobs", [][]figures{fast, same}, [][]figures{slow, same}, []float64{0.5, 0}, 0.5, 0.03},
+		{"two noisy jobs", [][]figures{fast, slow}, [][]figures{slow, fast}, []float64{0.5, 0.5}, 0.75, 0.03},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perJob, anyJob := aaMisses(tc.a, tc.b, 4000, 7)
+			for ji, want := range tc.perJob {
+				if math.Abs(perJob[ji]-want) > tc.withinP {
+					t.Errorf("job %d misses in %.3f of the swaps, want %.3f ± %.2f", ji, perJob[ji], want, tc.withinP)
+				}
+			}
+			if math.Abs(anyJob-tc.anyJob) > tc.withinP {
+				t.Errorf("at least one job misses in %.3f of the swaps, want %.3f ± %.2f", anyJob, tc.anyJob, tc.withinP)
+			}
+		})
+	}
+}
+
+func TestAAControl(t *testing.T) {
+	specs, err := parseEngines("builtin,builtin:libaio,builtin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := aaControl(specs); got != 2 {
+		t.Errorf("aaControl = %d, want 2 (builtin#2; builtin:libaio is another engine)", got)
+	}
+	if got := aaControl(specs[:2]); got != -1 {
+		t.Errorf("aaControl without a repeat = %d, want -1", got)
+	}
+}
