@@ -9,9 +9,14 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// autoArgs are the time-to-answer flags both real-database tests use.
+// autoArgs are the time-to-answer flags both real-database tests use. The
+// 120 s cap leaves the quiet step room: at about 5 transactions a second
+// it reached ±30 % after 20 to 53 s in most runs, but one CI run
+// (2026-11-25) was still at ±25.1 % with autocorrelated batch means when a
+// 60 s cap ended it (the users' first keying times start them in step, so
+// the first minute comes in waves).
 var autoArgs = []string{"--rampup", "auto", "--rampup-min", "5s", "--rampup-max", "20s",
-	"--duration", "auto", "--duration-min", "10s", "--duration-max", "60s", "--precision", "30%"}
+	"--duration", "auto", "--duration-min", "10s", "--duration-max", "120s", "--precision", "30%"}
 
 // TestAutoEndsEarlyWhenQuiet: on a quiet database the measurement ends at
 // the precision, before its cap. Quiet means paced by the spec's keying and
@@ -33,8 +38,8 @@ func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
 	if s.RampupEnd != "steady" && s.RampupEnd != "max" {
 		t.Errorf("ramp-up ended %q, want steady or max", s.RampupEnd)
 	}
-	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 60*time.Second || m < 10*time.Second {
-		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±30 %%) reached between 10 s and the 60 s cap\n%s",
+	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 120*time.Second || m < 10*time.Second {
+		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±30 %%) reached between 10 s and the 120 s cap\n%s",
 			s.MeasureEndHow, m, s.PrecisionPct, out)
 	}
 	for _, want := range []string{"how each step ended", "precision", "time to answer:", "for the fixed plan"} {
