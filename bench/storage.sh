@@ -65,7 +65,7 @@
 # builtin met every job in the first run (IOPS within 4.4 %, p99 at most
 # 3.9 % over fio's), and in the second met p99 on every job (never over
 # fio's) but was faster than fio by 5.3, 5.6 and 7.0 % at 64 KiB, 256 KiB
-# and seq-read, where its paired per-round ratios were 1.008, 1.033, 1.030:
+# and seq-read, where its paired per-round ratios were 1.025, 1.033, 1.030:
 # the device's speed swung by up to a quarter from round to round in that
 # run (64 KiB: fio 28.4k to 37.8k IOPS), and a ratio of medians taken over
 # such rounds moves with it while each round's paired ratio does not. Read a single MISS against the
