@@ -68,9 +68,11 @@
 # and seq-read, where its paired per-round ratios were 1.025, 1.033, 1.030:
 # the device's speed swung by up to a quarter from round to round in that
 # run (64 KiB: fio 28.4k to 37.8k IOPS), and a ratio of medians taken over
-# such rounds moves with it while each round's paired ratio does not. Read a single MISS against the
-# control's rate: on this host the target fails for identical engines in
-# most full runs.
+# such rounds moves with it while each round's paired ratio does not. A
+# third run (the summary printing the control itself): fio missed against
+# itself on 2 jobs (sqlserver, 8 KiB), label swaps 0.84; builtin on 1
+# (128 KiB p99 1.052). Read a single MISS against the control's rate: on
+# this host the target fails for identical engines in most full runs.
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (5s per job), SIZE (bytes, 1073741824), ROUNDS (15),
