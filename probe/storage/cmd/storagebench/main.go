@@ -206,14 +206,13 @@ func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 f
 	if a.iops == 0 || a.p99Ms == 0 {
 		return 0, 0, false
 	}
-	ri, rp := b.iops/a.iops, b.p99Ms/a.p99Ms
-	diffIOPS, excessP99 = math.Abs(1-ri), rp-1
+	diffIOPS, excessP99 = targetGap(a, b)
 	verdict := "ok"
 	if missesTarget(a, b) {
 		verdict = "MISS"
 	}
 	fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
-		ri, b.mbps/a.mbps, b.avgMs/a.avgMs, rp, b.cpuUs/a.cpuUs, verdict)
+		b.iops/a.iops, b.mbps/a.mbps, b.avgMs/a.avgMs, b.p99Ms/a.p99Ms, b.cpuUs/a.cpuUs, verdict)
 	if p, ok := pairedRatios(runsA, runsB); ok {
 		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
 	}
@@ -233,7 +232,14 @@ func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 f
 // are neither lower nor higher) or p99 over 1.05 times a's (a lower p99 is
 // not a miss).
 func missesTarget(a, b figures) bool {
-	return math.Abs(1-b.iops/a.iops) > 0.05 || b.p99Ms/a.p99Ms > 1.05
+	diffIOPS, excessP99 := targetGap(a, b)
+	return diffIOPS > 0.05 || excessP99 > 0.05
+}
+
+// targetGap is b's IOPS difference from a's, either way, and its p99
+// excess over a's (negative when lower), as fractions of a's.
+func targetGap(a, b figures) (diffIOPS, excessP99 float64) {
+	return math.Abs(1 - b.iops/a.iops), b.p99Ms/a.p99Ms - 1
 }
 
 // aaResamples is how many label swaps aaMisses draws.
@@ -251,18 +257,19 @@ func aaMisses(a, b [][]figures, resamples int, seed uint64) (perJob []float64, a
 	rng := rand.New(rand.NewPCG(seed, 1))
 	perJob = make([]float64, len(a))
 	misses := 0
+	var x, y []figures
 	for range resamples {
 		missed := false
 		for ji := range a {
-			n := min(len(a[ji]), len(b[ji]))
-			x, y := make([]figures, n), make([]figures, n)
-			for i := range n {
-				x[i], y[i] = a[ji][i], b[ji][i]
+			x, y = x[:0], y[:0]
+			for i := range min(len(a[ji]), len(b[ji])) {
 				if rng.IntN(2) == 1 {
-					x[i], y[i] = y[i], x[i]
+					x, y = append(x, b[ji][i]), append(y, a[ji][i])
+				} else {
+					x, y = append(x, a[ji][i]), append(y, b[ji][i])
 				}
 			}
-			if mx := median(x); n > 0 && mx.iops > 0 && mx.p99Ms > 0 && missesTarget(mx, median(y)) {
+			if mx := median(x); mx.iops > 0 && mx.p99Ms > 0 && missesTarget(mx, median(y)) {
 				perJob[ji]++
 				missed = true
 			}
