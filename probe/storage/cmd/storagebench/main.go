@@ -151,7 +151,7 @@ func main() {
 func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, rounds int) {
 	fmt.Printf("\nmedian over %d rounds (tail rounds: rounds whose p99 is over twice the engine's lowest on the job)\n%-24s %-30s %9s %9s %9s %9s %9s %11s\n",
 		rounds, "job", "engine", "IOPS", "MB/s", "avg ms", "p99 ms", "CPU µs/IO", "tail rounds")
-	worstIOPS, worstP99 := make([]float64, len(engines)), make([]float64, len(engines))
+	worst := make([][len(readings)]gap, len(engines))
 	for ji, j := range jobs {
 		for ei, e := range engines {
 			m := median(runs[ji][ei])
@@ -159,62 +159,64 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 				tailRounds(runs[ji][ei]), len(runs[ji][ei]))
 		}
 		for ei := 1; ei < len(engines); ei++ {
-			di, dp, ok := compare(engines[0].name, engines[ei].name, runs[ji][0], runs[ji][ei])
-			if ok {
-				worstIOPS[ei], worstP99[ei] = max(worstIOPS[ei], di), max(worstP99[ei], dp)
+			gaps := compare(engines[0].name, engines[ei].name, runs[ji][0], runs[ji][ei])
+			for ri, g := range gaps {
+				if g.ok {
+					worst[ei][ri] = worst[ei][ri].widen(g)
+				}
 			}
 		}
 	}
 	fmt.Println()
 	for ei := 1; ei < len(engines); ei++ {
-		fmt.Printf("target: %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
-			engines[ei].name, engines[0].name, 100*worstIOPS[ei], 100*worstP99[ei])
+		for ri, r := range readings {
+			fmt.Printf("target (%s): %s IOPS within 5 %% of %s's and p99 <= 1.05 x on every job; worst IOPS difference %.1f %%, worst p99 excess %.1f %%\n",
+				r.name, engines[ei].name, engines[0].name, 100*worst[ei][ri].diffIOPS, 100*worst[ei][ri].excessP99)
+		}
 	}
 	if c := aaControl(engines); c > 0 {
 		aaSummary(jobs, engines[0].name, engines[c].name, runs, c)
 	}
 }
 
-// aaSummary prints how often two runs of one engine (engine 0 and its A/A
-// control c) miss the target against each other, per job and on at least
-// one job, estimated by aaMisses from this run's rounds: the false-miss
-// rate of the target itself on this host.
+// aaSummary prints, for each reading of the target, how often two runs
+// of one engine (engine 0 and its A/A control c) miss it against each
+// other, per job and on at least one job, estimated by aaMisses from this
+// run's rounds: the false-miss rate of the target itself on this host.
 func aaSummary(jobs []storage.Job, nameA, nameB string, runs [][][]figures, c int) {
 	a, b := make([][]figures, len(jobs)), make([][]figures, len(jobs))
 	for ji := range jobs {
 		a[ji], b[ji] = runs[ji][0], runs[ji][c]
 	}
-	perJob, anyJob := aaMisses(a, b, aaResamples, 1)
-	fmt.Printf("A/A control: %s and %s are one engine; swapping their labels at random round by round (%d times), their medians miss the target on at least one job in %.0f %% of the swaps; per job:", nameA, nameB, aaResamples, 100*anyJob)
-	for ji, j := range jobs {
-		fmt.Printf(" %s %.0f %%", j.Name, 100*perJob[ji])
-		if ji < len(jobs)-1 {
-			fmt.Print(",")
+	for _, r := range readings {
+		perJob, anyJob := aaMisses(a, b, r, aaResamples, 1)
+		fmt.Printf("A/A control (%s): %s and %s are one engine; swapping their labels at random round by round (%d times), they miss the target on at least one job in %.0f %% of the swaps; per job:",
+			r.name, nameA, nameB, aaResamples, 100*anyJob)
+		for ji, j := range jobs {
+			fmt.Printf(" %s %.0f %%", j.Name, 100*perJob[ji])
+			if ji < len(jobs)-1 {
+				fmt.Print(",")
+			}
 		}
+		fmt.Println()
 	}
-	fmt.Println()
 }
 
 // compare prints engine b's ratios to engine a on one job: of the medians
-// (with the verdict against the target), the median of the per-round
-// ratios, the rounds that were a tail round for one engine only and the
-// shares of stalled I/Os. It returns b's IOPS difference from a (either
-// way) and its p99 excess over a, as fractions; ok is false when a has no
-// figures to compare against.
-func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 float64, ok bool) {
-	a, b := median(runsA), median(runsB)
-	if a.iops == 0 || a.p99Ms == 0 {
-		return 0, 0, false
+// and the median of the per-round ratios, each with the verdict of its
+// reading of the target, then the rounds that were a tail round for one
+// engine only and the shares of stalled I/Os. It returns b's gaps to a in
+// each reading (in the order of readings).
+func compare(nameA, nameB string, runsA, runsB []figures) (gaps [len(readings)]gap) {
+	for ri, r := range readings {
+		gaps[ri] = r.gap(runsA, runsB)
 	}
-	diffIOPS, excessP99 = targetGap(a, b)
-	verdict := "ok"
-	if missesTarget(a, b) {
-		verdict = "MISS"
+	if a, b := median(runsA), median(runsB); gaps[0].ok {
+		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
+			b.iops/a.iops, b.mbps/a.mbps, b.avgMs/a.avgMs, b.p99Ms/a.p99Ms, b.cpuUs/a.cpuUs, gaps[0].verdict())
 	}
-	fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
-		b.iops/a.iops, b.mbps/a.mbps, b.avgMs/a.avgMs, b.p99Ms/a.p99Ms, b.cpuUs/a.cpuUs, verdict)
 	if p, ok := pairedRatios(runsA, runsB); ok {
-		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs)
+		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs, gaps[1].verdict())
 	}
 	if t := pairTails(runsA, runsB); t.onlyA+t.onlyB > 0 {
 		fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
@@ -224,22 +226,68 @@ func compare(nameA, nameB string, runsA, runsB []figures) (diffIOPS, excessP99 f
 		fmt.Printf("%-24s   I/Os at or over %g ms: %s %.3f %%, %s %.3f %% (medians); %s/%s %.3f (95 %% CI %.3f-%.3f, %d rounds)\n", "",
 			c.edgeMs, nameB, c.medB, nameA, c.medA, nameB, nameA, c.ratio, c.lo, c.hi, c.rounds)
 	}
-	return diffIOPS, excessP99, true
+	return gaps
 }
 
-// missesTarget says whether median figures b miss the target against a:
-// IOPS more than 5 % off either way (figures interchangeable with fio's
-// are neither lower nor higher) or p99 over 1.05 times a's (a lower p99 is
-// not a miss).
-func missesTarget(a, b figures) bool {
-	diffIOPS, excessP99 := targetGap(a, b)
-	return diffIOPS > 0.05 || excessP99 > 0.05
+// A gap is engine b's distance from engine a on one job in one reading of
+// the target: its IOPS difference, either way, and its p99 excess over a's
+// (negative when lower), as fractions of a's; ok is false when a has no
+// figures to compare against.
+type gap struct {
+	diffIOPS, excessP99 float64
+	ok                  bool
 }
 
-// targetGap is b's IOPS difference from a's, either way, and its p99
-// excess over a's (negative when lower), as fractions of a's.
-func targetGap(a, b figures) (diffIOPS, excessP99 float64) {
-	return math.Abs(1 - b.iops/a.iops), b.p99Ms/a.p99Ms - 1
+// misses says whether the gap misses the target: IOPS more than 5 % off
+// either way (figures interchangeable with fio's are neither lower nor
+// higher) or p99 over 1.05 times a's (a lower p99 is not a miss).
+func (g gap) misses() bool { return g.ok && (g.diffIOPS > 0.05 || g.excessP99 > 0.05) }
+
+// verdict is "MISS" or "ok".
+func (g gap) verdict() string {
+	if g.misses() {
+		return "MISS"
+	}
+	return "ok"
+}
+
+// widen is the larger of two gaps, figure by figure.
+func (g gap) widen(h gap) gap {
+	return gap{max(g.diffIOPS, h.diffIOPS), max(g.excessP99, h.excessP99), g.ok || h.ok}
+}
+
+// A reading is one way to read the target's "within 5 % of fio's, median
+// over rounds" from two engines' rounds on one job.
+type reading struct {
+	name string
+	gap  func(a, b []figures) gap
+}
+
+// readings are the target's two readings, both printed per job. The ratio
+// of the medians compares each engine's typical round; the median of the
+// per-round ratios compares the two runs of each round (back to back), so
+// the device's drift from round to round cancels out of it.
+var readings = [...]reading{
+	{"ratio of medians", gapOfMedians},
+	{"median of per-round ratios", gapOfPairs},
+}
+
+// gapOfMedians is b's gap to a between their medians over rounds.
+func gapOfMedians(a, b []figures) gap {
+	ma, mb := median(a), median(b)
+	if ma.iops == 0 || ma.p99Ms == 0 {
+		return gap{}
+	}
+	return gap{math.Abs(1 - mb.iops/ma.iops), mb.p99Ms/ma.p99Ms - 1, true}
+}
+
+// gapOfPairs is b's gap to a in the medians of their per-round ratios.
+func gapOfPairs(a, b []figures) gap {
+	p, ok := pairedRatios(a, b)
+	if !ok {
+		return gap{}
+	}
+	return gap{math.Abs(1 - p.iops), p.p99Ms - 1, true}
 }
 
 // aaResamples is how many label swaps aaMisses draws.
@@ -247,13 +295,13 @@ const aaResamples = 4000
 
 // aaMisses estimates from an A/A control, one engine run twice in every
 // round (a[job] and b[job], one entry per round), how often two runs of
-// the same engine miss the target against each other: the two runs of a
-// round ran back to back on the same host, so for one engine their labels
-// are exchangeable; each resample swaps them at random round by round and
-// compares the medians over rounds. It returns per job the share of
-// resamples that miss the target and the share that miss it on at least
-// one job, the chance that a full run of identical engines fails.
-func aaMisses(a, b [][]figures, resamples int, seed uint64) (perJob []float64, anyJob float64) {
+// the same engine miss the target against each other in reading r: the
+// two runs of a round ran back to back on the same host, so for one engine
+// their labels are exchangeable; each resample swaps them at random round
+// by round and compares them as r reads the target. It returns per job the
+// share of resamples that miss the target and the share that miss it on
+// at least one job, the chance that a full run of identical engines fails.
+func aaMisses(a, b [][]figures, r reading, resamples int, seed uint64) (perJob []float64, anyJob float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	perJob = make([]float64, len(a))
 	misses := 0
@@ -269,7 +317,7 @@ func aaMisses(a, b [][]figures, resamples int, seed uint64) (perJob []float64, a
 					x, y = append(x, a[ji][i]), append(y, b[ji][i])
 				}
 			}
-			if mx := median(x); mx.iops > 0 && mx.p99Ms > 0 && missesTarget(mx, median(y)) {
+			if r.gap(x, y).misses() {
 				perJob[ji]++
 				missed = true
 			}
@@ -429,18 +477,30 @@ func compareSlow(a, b []figures) (slowShare, bool) {
 }
 
 // pairedRatios is the per-figure median over rounds of b's figure over
-// a's in the same round: the two engines ran back to back, so a drift of
-// the device's speed from round to round cancels out of each ratio.
-func pairedRatios(a, b []figures) (figures, bool) {
-	var r []figures
-	for i := range min(len(a), len(b)) {
-		x, y := a[i], b[i]
-		if x.iops == 0 || x.mbps == 0 || x.avgMs == 0 || x.p99Ms == 0 || x.cpuUs == 0 {
-			continue
+// a's in the same round (rounds where a's figure is 0 are left out of that
+// figure): the two engines ran back to back, so a drift of the device's
+// speed from round to round cancels out of each ratio. ok is false when a
+// has no round with both IOPS and p99.
+func pairedRatios(a, b []figures) (r figures, ok bool) {
+	ratio := func(get func(figures) float64) float64 {
+		var v []float64
+		for i := range min(len(a), len(b)) {
+			if x := get(a[i]); x > 0 {
+				v = append(v, get(b[i])/x)
+			}
 		}
-		r = append(r, figures{iops: y.iops / x.iops, mbps: y.mbps / x.mbps, avgMs: y.avgMs / x.avgMs, p99Ms: y.p99Ms / x.p99Ms, cpuUs: y.cpuUs / x.cpuUs})
+		return medianOf(v)
 	}
-	return median(r), len(r) > 0
+	for i := range min(len(a), len(b)) {
+		ok = ok || (a[i].iops > 0 && a[i].p99Ms > 0)
+	}
+	return figures{
+		iops:  ratio(func(f figures) float64 { return f.iops }),
+		mbps:  ratio(func(f figures) float64 { return f.mbps }),
+		avgMs: ratio(func(f figures) float64 { return f.avgMs }),
+		p99Ms: ratio(func(f figures) float64 { return f.p99Ms }),
+		cpuUs: ratio(func(f figures) float64 { return f.cpuUs }),
+	}, ok
 }
 
 // median is the per-figure median of the rounds.

@@ -213,17 +213,65 @@ func TestAAMisses(t *testing.T) {
 		{"two jobs", [][]figures{fast, same}, [][]figures{slow, same}, []float64{0.5, 0}, 0.5, 0.03},
 		{"two noisy jobs", [][]figures{fast, slow}, [][]figures{slow, fast}, []float64{0.5, 0.5}, 0.75, 0.03},
 	} {
+		// Every round's two runs are the same or differ the same way, so
+		// both readings give the same answer.
+		for _, r := range readings {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				perJob, anyJob := aaMisses(tc.a, tc.b, r, 4000, 7)
+				for ji, want := range tc.perJob {
+					if math.Abs(perJob[ji]-want) > tc.withinP {
+						t.Errorf("job %d misses in %.3f of the swaps, want %.3f ± %.2f", ji, perJob[ji], want, tc.withinP)
+					}
+				}
+				if math.Abs(anyJob-tc.anyJob) > tc.withinP {
+					t.Errorf("at least one job misses in %.3f of the swaps, want %.3f ± %.2f", anyJob, tc.anyJob, tc.withinP)
+				}
+			})
+		}
+	}
+}
+
+// iopsRounds is one engine's rounds with the given IOPS and a p99 of 1 ms.
+func iopsRounds(iops ...float64) []figures {
+	fs := make([]figures, len(iops))
+	for i, v := range iops {
+		fs[i] = figures{iops: v, p99Ms: 1}
+	}
+	return fs
+}
+
+func TestReadings(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		a, b             []figures
+		medians, paired  float64 // IOPS difference, either way
+		missMed, missPai bool
+	}{
+		{"same rounds", iopsRounds(100, 200, 300), iopsRounds(100, 200, 300), 0, 0, false, false},
+		// The device is slow in rounds 1-2, speeds up between the two
+		// runs of round 3 and stays fast; b ran 2 % faster than a in every
+		// round but the third. a's median is a slow round (60), b's a fast
+		// one (102): the ratio of medians is the device's change of speed,
+		// the paired median the engines' difference.
+		{"the device speeds up within a round", iopsRounds(60, 60, 60, 100, 100), iopsRounds(61.2, 61.2, 102, 102, 102), 0.7, 0.02, true, false},
+		{"b 10 % slower", iopsRounds(100, 100, 100), iopsRounds(90, 90, 90), 0.1, 0.1, true, true},
+		{"b 4 % faster", iopsRounds(100, 100, 100), iopsRounds(104, 104, 104), 0.04, 0.04, false, false},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			perJob, anyJob := aaMisses(tc.a, tc.b, 4000, 7)
-			for ji, want := range tc.perJob {
-				if math.Abs(perJob[ji]-want) > tc.withinP {
-					t.Errorf("job %d misses in %.3f of the swaps, want %.3f ± %.2f", ji, perJob[ji], want, tc.withinP)
+			for ri, want := range []struct {
+				diff float64
+				miss bool
+			}{{tc.medians, tc.missMed}, {tc.paired, tc.missPai}} {
+				g := readings[ri].gap(tc.a, tc.b)
+				if !g.ok || math.Abs(g.diffIOPS-want.diff) > 1e-9 || g.misses() != want.miss {
+					t.Errorf("%s: IOPS difference %.3f (ok %v), misses %v; want %.3f, misses %v",
+						readings[ri].name, g.diffIOPS, g.ok, g.misses(), want.diff, want.miss)
 				}
 			}
-			if math.Abs(anyJob-tc.anyJob) > tc.withinP {
-				t.Errorf("at least one job misses in %.3f of the swaps, want %.3f ± %.2f", anyJob, tc.anyJob, tc.withinP)
-			}
 		})
+	}
+	if g := gapOfPairs(nil, nil); g.ok || g.misses() {
+		t.Errorf("no rounds: %+v, want not ok and no miss", g)
 	}
 }
 
