@@ -24,10 +24,17 @@
 # missed the target against each other in most full runs at 15 x 5 s
 # (label swaps 0.77-0.84 in three runs). The same time cut into 30 rounds
 # of 2.5 s gives each median twice the rounds and puts each round's runs
-# closer together: the first such run (2026-11-25, ENGINES=fio,fio,builtin,
-# 45 min) put fio's false-miss rate at 0.30 (paired reading 0.27), and fio
-# met the target against itself on every job, as did builtin (IOPS within
-# 3.2 %, p99 at most 1.7 % over fio's).
+# closer together: in three such runs (2026-11-25, ENGINES=fio,fio,builtin,
+# 45 min each, a quiet host: 0-4 tail rounds of 30 per job and engine)
+# fio's false-miss rate was 0.30, 0.51, 0.66 read as a ratio of medians and
+# 0.27, 0.26, 0.12 read as the median of per-round ratios, and fio met the
+# target against itself on every job in both readings in all three runs.
+# builtin met it on every job read as a ratio of medians in all three
+# (worst IOPS 3.2, 3.3, 3.9 %; p99 at most 1.7 % over fio's), and read as
+# paired ratios in two; in the third its paired IOPS at seq-write was
+# 1.051, faster than fio (1.009-1.036 in the other five runs of the day):
+# at large blocks builtin's paired IOPS run 1-4 % over fio's, with 0.55-0.7
+# of fio's CPU per I/O on these 2 cores.
 # Fewer, longer rounds in the same time were tried (5 of 15 s): a 15 s
 # window is stalled less often (from the traces: 0-12 % of them against
 # 0-37 % of 5 s ones), but five rounds give the medians less to stand on
@@ -65,9 +72,9 @@
 # fails between two runs of the same engine: the summary then swaps fio's
 # and fio#2's labels at random round by round (they ran back to back, so
 # for one engine the labels are exchangeable) and prints how often their
-# medians miss the target, per job and on at least one job. Two full runs
-# on 2026-11-25 (40 min each, a quiet day for the host: 0-1 tail rounds per
-# job and engine): fio against itself missed on 3 jobs (p99 1.068 at
+# medians miss the target, per job and on at least one job, in each
+# reading. Three full runs of 15 rounds x 5 s on 2026-11-25 (40 min each,
+# a quiet day for the host: 0-1 tail rounds per job and engine): fio against itself missed on 3 jobs (p99 1.068 at
 # sqlserver, IOPS 1.050 at 4 KiB, p99 1.059 at seq-write), then on 1 (16 KiB:
 # IOPS 0.936, p99 1.083); the label swaps put the chance that two runs of
 # fio miss on at least one of the ten jobs at 0.77 and 0.79. Against that,
@@ -81,7 +88,8 @@
 # third run (the summary printing the control itself): fio missed against
 # itself on 2 jobs (sqlserver, 8 KiB), label swaps 0.84; builtin on 1
 # (128 KiB p99 1.052). Read a single MISS against the control's rate: on
-# this host the target fails for identical engines in most full runs.
+# this host the target failed for identical engines in most full runs at
+# 15 x 5 s, and fails in a tenth to two thirds of them at 30 x 2.5 s.
 #
 # usage: bench/storage.sh [DIR]    (default /var/tmp/rightsize-storagebench)
 # env:   DURATION (2500ms per job), SIZE (bytes, 1073741824), ROUNDS (30),
