@@ -74,9 +74,10 @@
 # for one engine the labels are exchangeable) and prints how often their
 # medians miss the target, per job and on at least one job, in each
 # reading. Three full runs of 15 rounds x 5 s on 2026-11-25 (40 min each,
-# a quiet day for the host: 0-1 tail rounds per job and engine): fio against itself missed on 3 jobs (p99 1.068 at
-# sqlserver, IOPS 1.050 at 4 KiB, p99 1.059 at seq-write), then on 1 (16 KiB:
-# IOPS 0.936, p99 1.083); the label swaps put the chance that two runs of
+# a quiet day for the host: 0-1 tail rounds per job and engine): fio
+# against itself missed on 3 jobs (p99 1.068 at sqlserver, IOPS 1.050 at
+# 4 KiB, p99 1.059 at seq-write), then on 1 (16 KiB: IOPS 0.936, p99
+# 1.083); the label swaps put the chance that two runs of
 # fio miss on at least one of the ten jobs at 0.77 and 0.79. Against that,
 # builtin met every job in the first run (IOPS within 4.4 %, p99 at most
 # 3.9 % over fio's), and in the second met p99 on every job (never over
