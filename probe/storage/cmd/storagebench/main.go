@@ -161,9 +161,7 @@ func summary(jobs []storage.Job, engines []engineSpec, runs [][][]figures, round
 		for ei := 1; ei < len(engines); ei++ {
 			gaps := compare(engines[0].name, engines[ei].name, runs[ji][0], runs[ji][ei])
 			for ri, g := range gaps {
-				if g.ok {
-					worst[ei][ri] = worst[ei][ri].widen(g)
-				}
+				worst[ei][ri] = worst[ei][ri].widen(g)
 			}
 		}
 	}
@@ -209,14 +207,16 @@ func aaSummary(jobs []storage.Job, nameA, nameB string, runs [][][]figures, c in
 // each reading (in the order of readings).
 func compare(nameA, nameB string, runsA, runsB []figures) (gaps [len(readings)]gap) {
 	for ri, r := range readings {
-		gaps[ri] = r.gap(runsA, runsB)
-	}
-	if a, b := median(runsA), median(runsB); gaps[0].ok {
-		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", nameB+"/"+nameA,
-			b.iops/a.iops, b.mbps/a.mbps, b.avgMs/a.avgMs, b.p99Ms/a.p99Ms, b.cpuUs/a.cpuUs, gaps[0].verdict())
-	}
-	if p, ok := pairedRatios(runsA, runsB); ok {
-		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", "  median of per-round ratios", p.iops, p.mbps, p.avgMs, p.p99Ms, p.cpuUs, gaps[1].verdict())
+		q, ok := r.ratios(runsA, runsB)
+		gaps[ri] = gapOf(q, ok)
+		if !ok {
+			continue
+		}
+		label := nameB + "/" + nameA
+		if ri > 0 {
+			label = "  " + r.name
+		}
+		fmt.Printf("%-24s %-30s %9.3f %9.3f %9.3f %9.3f %9.3f  %s\n", "", label, q.iops, q.mbps, q.avgMs, q.p99Ms, q.cpuUs, gaps[ri].verdict())
 	}
 	if t := pairTails(runsA, runsB); t.onlyA+t.onlyB > 0 {
 		fmt.Printf("%-24s   tail in one engine's run only: %s %d, %s %d of %d rounds (sign test p = %.3f)\n", "",
@@ -251,43 +251,45 @@ func (g gap) verdict() string {
 	return "ok"
 }
 
-// widen is the larger of two gaps, figure by figure.
+// widen is the larger of two gaps, figure by figure (a gap that is not ok
+// is zero and widens nothing).
 func (g gap) widen(h gap) gap {
 	return gap{max(g.diffIOPS, h.diffIOPS), max(g.excessP99, h.excessP99), g.ok || h.ok}
 }
 
-// A reading is one way to read the target's "within 5 % of fio's, median
-// over rounds" from two engines' rounds on one job.
-type reading struct {
-	name string
-	gap  func(a, b []figures) gap
+// gapOf is the gap that ratios b/a of every figure (from a reading) make.
+func gapOf(r figures, ok bool) gap {
+	if !ok {
+		return gap{}
+	}
+	return gap{math.Abs(1 - r.iops), r.p99Ms - 1, true}
 }
+
+// A reading is one way to read the target's "within 5 % of fio's, median
+// over rounds" from two engines' rounds on one job: ratios gives engine
+// b's figures over a's as the reading takes them (ok false when a has no
+// IOPS or p99 to compare against).
+type reading struct {
+	name   string
+	ratios func(a, b []figures) (figures, bool)
+}
+
+// gap is b's gap to a in reading r.
+func (r reading) gap(a, b []figures) gap { return gapOf(r.ratios(a, b)) }
 
 // readings are the target's two readings, both printed per job. The ratio
 // of the medians compares each engine's typical round; the median of the
 // per-round ratios compares the two runs of each round (back to back), so
 // the device's drift from round to round cancels out of it.
 var readings = [...]reading{
-	{"ratio of medians", gapOfMedians},
-	{"median of per-round ratios", gapOfPairs},
+	{"ratio of medians", medianRatios},
+	{"median of per-round ratios", pairedRatios},
 }
 
-// gapOfMedians is b's gap to a between their medians over rounds.
-func gapOfMedians(a, b []figures) gap {
+// medianRatios is, per figure, b's median over rounds over a's.
+func medianRatios(a, b []figures) (figures, bool) {
 	ma, mb := median(a), median(b)
-	if ma.iops == 0 || ma.p99Ms == 0 {
-		return gap{}
-	}
-	return gap{math.Abs(1 - mb.iops/ma.iops), mb.p99Ms/ma.p99Ms - 1, true}
-}
-
-// gapOfPairs is b's gap to a in the medians of their per-round ratios.
-func gapOfPairs(a, b []figures) gap {
-	p, ok := pairedRatios(a, b)
-	if !ok {
-		return gap{}
-	}
-	return gap{math.Abs(1 - p.iops), p.p99Ms - 1, true}
+	return eachFigure(func(get func(figures) float64) float64 { return get(mb) / get(ma) }), ma.iops > 0 && ma.p99Ms > 0
 }
 
 // aaResamples is how many label swaps aaMisses draws.
@@ -494,31 +496,30 @@ func pairedRatios(a, b []figures) (r figures, ok bool) {
 	for i := range min(len(a), len(b)) {
 		ok = ok || (a[i].iops > 0 && a[i].p99Ms > 0)
 	}
+	return eachFigure(ratio), ok
+}
+
+// eachFigure is the figures whose every figure is of(the getter of that
+// figure).
+func eachFigure(of func(get func(figures) float64) float64) figures {
 	return figures{
-		iops:  ratio(func(f figures) float64 { return f.iops }),
-		mbps:  ratio(func(f figures) float64 { return f.mbps }),
-		avgMs: ratio(func(f figures) float64 { return f.avgMs }),
-		p99Ms: ratio(func(f figures) float64 { return f.p99Ms }),
-		cpuUs: ratio(func(f figures) float64 { return f.cpuUs }),
-	}, ok
+		iops:  of(func(f figures) float64 { return f.iops }),
+		mbps:  of(func(f figures) float64 { return f.mbps }),
+		avgMs: of(func(f figures) float64 { return f.avgMs }),
+		p99Ms: of(func(f figures) float64 { return f.p99Ms }),
+		cpuUs: of(func(f figures) float64 { return f.cpuUs }),
+	}
 }
 
 // median is the per-figure median of the rounds.
 func median(fs []figures) figures {
-	pick := func(get func(figures) float64) float64 {
+	return eachFigure(func(get func(figures) float64) float64 {
 		v := make([]float64, len(fs))
 		for i, f := range fs {
 			v[i] = get(f)
 		}
 		return medianOf(v)
-	}
-	return figures{
-		iops:  pick(func(f figures) float64 { return f.iops }),
-		mbps:  pick(func(f figures) float64 { return f.mbps }),
-		avgMs: pick(func(f figures) float64 { return f.avgMs }),
-		p99Ms: pick(func(f figures) float64 { return f.p99Ms }),
-		cpuUs: pick(func(f figures) float64 { return f.cpuUs }),
-	}
+	})
 }
 
 // medianOf returns the median of v (0 when empty); it sorts v.

@@ -270,7 +270,7 @@ func TestReadings(t *testing.T) {
 			}
 		})
 	}
-	if g := gapOfPairs(nil, nil); g.ok || g.misses() {
+	if g := readings[1].gap(nil, nil); g.ok || g.misses() {
 		t.Errorf("no rounds: %+v, want not ok and no miss", g)
 	}
 }
