@@ -3,7 +3,6 @@ package instance
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,7 +77,7 @@ func (p *Postgres) setupRoles(ctx context.Context, upgraded bool) error {
 	)
 	for _, q := range stmts {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			return fmt.Errorf("instance: set up role %s: %w", BenchRole, errors.New(strings.ReplaceAll(err.Error(), p.secrets.Bench, "xxxxx")))
+			return fmt.Errorf("instance: set up role %s: %w", BenchRole, secret.Redact(err, p.secrets.Bench))
 		}
 	}
 	if upgraded {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -128,7 +127,7 @@ func (s *Server) lockDown(ctx context.Context, sec secret.Secrets) error {
 		}
 	}
 	if _, err := db.ExecContext(ctx, "ALTER USER 'root'@'localhost' IDENTIFIED BY '"+sec.Admin+"'"); err != nil {
-		return fmt.Errorf("mariadb: set root's password: %s", redact(err, sec.Admin))
+		return fmt.Errorf("mariadb: set root's password: %w", secret.Redact(err, sec.Admin))
 	}
 	return nil
 }
@@ -143,6 +142,3 @@ func quote(s string) string {
 	}
 	return string(append(b, '\''))
 }
-
-// redact keeps a password out of an error message.
-func redact(err error, pw string) string { return strings.ReplaceAll(err.Error(), pw, "xxxxx") }

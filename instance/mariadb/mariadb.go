@@ -417,7 +417,7 @@ func (s *Server) setup(ctx context.Context) error {
 		"GRANT " + benchGrants + " ON *.* TO " + account,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("mariadb: set up the %s account: %s", User, strings.ReplaceAll(err.Error(), s.secrets.Bench, "xxxxx"))
+			return fmt.Errorf("mariadb: set up the %s account: %w", User, secret.Redact(err, s.secrets.Bench))
 		}
 	}
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {

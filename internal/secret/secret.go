@@ -193,3 +193,22 @@ func private(f *os.File) error {
 	}
 	return nil
 }
+
+// Redact returns err with every occurrence of password in its message
+// replaced by "xxxxx". The result still wraps err, so errors.Is and
+// errors.As see a cancellation or a driver error through it.
+func Redact(err error, password string) error {
+	if err == nil || password == "" || !strings.Contains(err.Error(), password) {
+		return err
+	}
+	return redacted{msg: strings.ReplaceAll(err.Error(), password, "xxxxx"), err: err}
+}
+
+// redacted is an error whose message has a password taken out.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }

@@ -1,7 +1,9 @@
 package secret
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -66,5 +68,36 @@ func TestPrune(t *testing.T) {
 	}
 	if s, _ := New(kept); s.Fingerprint() == (Secrets{}).Fingerprint() {
 		t.Error("fingerprint ignores the passwords")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	const pw = "s3cr3t-pw"
+	cause := fmt.Errorf("timeout: %w", context.DeadlineExceeded)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"no password", cause, "timeout: context deadline exceeded"},
+		{"password", fmt.Errorf("ALTER ROLE x PASSWORD '%s': %w", pw, cause), "ALTER ROLE x PASSWORD 'xxxxx': timeout: context deadline exceeded"},
+		{"twice", fmt.Errorf("%s %s: %w", pw, pw, cause), "xxxxx xxxxx: timeout: context deadline exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Redact(tc.err, pw)
+			if tc.err == nil {
+				if got != nil {
+					t.Fatalf("Redact(nil) = %v", got)
+				}
+				return
+			}
+			if got.Error() != tc.want {
+				t.Errorf("message = %q, want %q", got.Error(), tc.want)
+			}
+			if !errors.Is(got, context.DeadlineExceeded) {
+				t.Errorf("%v does not wrap context.DeadlineExceeded", got)
+			}
+		})
 	}
 }
