@@ -471,6 +471,7 @@ func (p *Postgres) setPort(port uint32) {
 
 // startLocked starts the server; p.mu is held.
 func (p *Postgres) startLocked(ctx context.Context) (err error) {
+	defer func(ctx context.Context) { err = withCancellation(ctx, err) }(ctx)
 	if err := p.prepareDataDir(); err != nil {
 		return err
 	}
@@ -589,6 +590,17 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		return err
 	}
 	return nil
+}
+
+// withCancellation makes err say that ctx ended, when it did while the
+// operation ran and err does not already wrap that: a dial that runs into
+// ctx's deadline reports "i/o timeout", which errors.Is does not match to
+// context.DeadlineExceeded, so callers would not see the cancellation.
+func withCancellation(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w (%w)", err, ctx.Err())
 }
 
 // prepareDataDir checks the data directory; a missing or empty one is

@@ -3,6 +3,8 @@ package instance
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -345,6 +347,38 @@ func TestCancelledStartLeavesNoServer(t *testing.T) {
 	}
 	if err := p.Restart(context.Background()); err != nil {
 		t.Fatalf("Restart after cancelled restarts: %v", err)
+	}
+}
+
+func TestWithCancellation(t *testing.T) {
+	ended, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	dialTimeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	wrapped := fmt.Errorf("query: %w", context.DeadlineExceeded)
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		err      error
+		deadline bool // the result wraps context.DeadlineExceeded
+		same     bool // the result is err itself
+	}{
+		{"no error", ended, nil, false, true},
+		{"live context", context.Background(), dialTimeout, false, true},
+		{"dial timeout on the deadline", ended, dialTimeout, true, false},
+		{"already wraps it", ended, wrapped, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := withCancellation(tc.ctx, tc.err)
+			if errors.Is(got, context.DeadlineExceeded) != tc.deadline {
+				t.Errorf("withCancellation(%v) = %v: wraps DeadlineExceeded %v, want %v", tc.err, got, !tc.deadline, tc.deadline)
+			}
+			if (got == tc.err) != tc.same {
+				t.Errorf("withCancellation(%v) = %v: same error %v, want %v", tc.err, got, !tc.same, tc.same)
+			}
+			if tc.err != nil && !errors.Is(got, tc.err) {
+				t.Errorf("withCancellation(%v) = %v: lost the error", tc.err, got)
+			}
+		})
 	}
 }
 
