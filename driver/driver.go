@@ -547,9 +547,16 @@ func (u *user) run(ctx context.Context) {
 			_ = u.exec.Close(context.Background())
 		}
 	}()
-	for !u.stopped() && ctx.Err() == nil {
-		t := u.term.Next()
-		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.KeyingTime(t)) {
+	var start tpcc.StartPhase // the steady state's, so keyed users do not start in step
+	if cfg.KeyingThinking {
+		start = tpcc.SteadyStart(r)
+		if !start.Keying && !u.sleep(ctx, start.Wait) {
+			return
+		}
+	}
+	for first := true; !u.stopped() && ctx.Err() == nil; first = false {
+		t, keying := u.next(first, start)
+		if cfg.KeyingThinking && !u.sleep(ctx, keying) {
 			return
 		}
 		if u.exec == nil && !u.reconnect(ctx) {
@@ -607,6 +614,17 @@ func (u *user) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// next returns the user's next transaction, its inputs drawn, and its
+// keying time: the one it was keying at the start of the step, first, if
+// start says so, else the deck's next card.
+func (u *user) next(first bool, start tpcc.StartPhase) (tpcc.TxnType, time.Duration) {
+	if first && start.Keying {
+		return u.term.Prepare(start.Txn), start.Wait
+	}
+	t := u.term.Next()
+	return t, tpcc.KeyingTime(t)
 }
 
 // countRemote counts the order lines and remote shares of a completed

@@ -29,8 +29,12 @@ func NewTerminal(r *Rand, c Constants, warehouses, home, dist int) *Terminal {
 }
 
 // Next deals the next card and draws that transaction's inputs.
-func (t *Terminal) Next() TxnType {
-	typ := t.Deck.Deal()
+func (t *Terminal) Next() TxnType { return t.Prepare(t.Deck.Deal()) }
+
+// Prepare draws the inputs of a transaction of type typ without dealing a
+// card (the one a terminal was keying when its step began, see
+// SteadyStart) and returns typ.
+func (t *Terminal) Prepare(typ TxnType) TxnType {
 	switch typ {
 	case NewOrderTxn:
 		t.Inputs.NewOrder(&t.NewOrderIn)

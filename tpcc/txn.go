@@ -344,7 +344,6 @@ func KeyingTime(t TxnType) time.Duration { return keying[t] }
 // ThinkTime draws a think time from the negative exponential distribution
 // of clause 5.2.5.4, truncated at 10 times the mean.
 func ThinkTime(t TxnType, r *Rand) time.Duration {
-	u := 1 - r.Float64() // (0, 1]
 	mean := float64(meanThink[t])
-	return time.Duration(math.Min(-math.Log(u)*mean, 10*mean))
+	return time.Duration(math.Min(expDraw(r, mean), 10*mean))
 }
