@@ -242,6 +242,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if o.Workers > 0 && meta.Warehouses < o.Workers {
 		return nil, bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
 	}
+	if err := checkSlots(ctx, t, o.Users, o.Workers); err != nil {
+		return nil, err
+	}
 	if o.Worker == 0 { // one count per run, also with workers
 		meta.Runs++
 		if err := t.WriteMeta(ctx, meta); err != nil {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,6 +216,9 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options,
 		spec = "mariadb"
 	}
 	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
+	if users := p.Autopilot.UsersList(); len(users) > 0 {
+		opt.Connections = slices.Max(users)
+	}
 	if spec == "embedded" {
 		opt.PGVersion = c.Version
 	}

@@ -75,7 +75,9 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: mergeSettings(settings, plan, opt.Settings), Port: opt.ServerPort,
+	merged := mergeSettings(settings, plan, opt.Settings)
+	fitConnections(merged, opt, merged["max_connections"])
+	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: merged, Port: opt.ServerPort,
 		WALDir: opt.Caps.WALDir}
 	inst, err := startPostgres(ctx, cfg, limits)
 	if err != nil {
@@ -144,7 +146,9 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 		}
 		plan.Settings["innodb_log_group_home_dir"], _ = filepath.Abs(opt.Caps.WALDir)
 	}
-	srv, err := startMariaDB(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: mergeSettings(nil, plan, opt.Settings)}, limits)
+	merged := mergeSettings(nil, plan, opt.Settings)
+	fitConnections(merged, opt, mariadb.DefaultSettings["max_connections"])
+	srv, err := startMariaDB(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: merged}, limits)
 	if err != nil {
 		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
 	}

@@ -29,6 +29,10 @@ type Options struct {
 	ServerPort uint32            // fixed port for a managed server (0: any free one)
 	Caps       caps.Caps         // --cpus, --memory, --io-limit ... of a managed server (caps.go)
 	PGVersion  string            // --pg-version of the embedded PostgreSQL ("": the default)
+	// Connections is the most virtual users a run opens at once (its
+	// largest step): a managed server starts with connection slots for
+	// them (fitConnections) unless Settings sets max_connections.
+	Connections int
 }
 
 // Server is a database server rightsize started for a target and stops

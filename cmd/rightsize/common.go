@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,17 @@ type targetFlags struct {
 	pgVersion string
 	capFlags
 	cmd *cobra.Command // where to say what the caps applied
+	// users is the largest step's users of the command's runs: a managed
+	// server starts with connection slots for them (target.Options.Connections).
+	users int
+}
+
+// forUsers sizes a managed server's connection slots for the largest of
+// the steps users.
+func (f *targetFlags) forUsers(users []int) {
+	if len(users) > 0 {
+		f.users = slices.Max(users)
+	}
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
@@ -90,7 +102,7 @@ func (f *targetFlags) options(createDB bool, pool int) (target.Options, error) {
 		pool = runtime.NumCPU()
 	}
 	return target.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1,
-		Caps: c, PGVersion: f.pgVersion}, nil
+		Caps: c, PGVersion: f.pgVersion, Connections: f.users}, nil
 }
 
 // readySchema reads the build metadata and turns a missing or incomplete

@@ -99,6 +99,7 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 		if err != nil {
 			return err
 		}
+		f.tf.forUsers(o.Users)
 		return measureFit(cmd, f, scenario.FitOptions{Run: o, Label: o.Label, Resume: f.resume}, nil)
 	}
 	cands, err := f.candidates()
@@ -134,6 +135,7 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
+	f.tf.forUsers(o.Users)
 	fo := scenario.FitOptions{Candidates: priced, Criteria: cr, Currency: model.Currency, Label: o.Label, Run: o, Resume: f.resume}
 	return measureFit(cmd, f, fo, baseline)
 }

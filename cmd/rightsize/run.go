@@ -90,6 +90,7 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
+			tf.forUsers(o.Users)
 			join, err := rf.workers.setup(cmd, &o)
 			if err != nil {
 				return err

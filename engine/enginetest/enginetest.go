@@ -142,6 +142,10 @@ func Run(t *testing.T, h Harness) {
 		}
 	})
 
+	if sc, ok := db.(slotCounter); ok {
+		t.Run("connection-slots", func(t *testing.T) { testSlots(t, db, sc) })
+	}
+
 	if h.RetryableError != nil {
 		t.Run("retryable-error-is-retried", func(t *testing.T) {
 			rerr := h.RetryableError(t, db)
@@ -449,3 +453,38 @@ func testModesEqual(t *testing.T, consts tpcc.Constants, dbs map[engine.Mode]eng
 }
 
 var _ = errors.New
+
+// slotCounter is what an engine that limits its connections tells.
+type slotCounter interface {
+	ConnectionSlots(ctx context.Context) (engine.Slots, error)
+}
+
+// testSlots opens three executors and sees the slots in use rise by three
+// and the free ones fall by as many, with the limit and the setting that
+// raises it named.
+func testSlots(t *testing.T, db engine.DB, sc slotCounter) {
+	ctx := context.Background()
+	before, err := sc.ConnectionSlots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	for range n {
+		e, err := db.NewExecutor(ctx, db.Caps().DefaultMode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close(ctx)
+	}
+	after, err := sc.ConnectionSlots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("before %+v, after %+v", before, after)
+	if after.InUse-before.InUse != n || before.Free()-after.Free() != n {
+		t.Errorf("%d executors opened: in use %d -> %d, free %d -> %d; want both to move by %d", n, before.InUse, after.InUse, before.Free(), after.Free(), n)
+	}
+	if before.Max < before.InUse || before.Setting == "" || before.Reserved < 0 {
+		t.Errorf("slots %+v: want a limit over the connections in use and its setting", before)
+	}
+}

@@ -443,3 +443,19 @@ func isNumber(err error, n uint16) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && me.Number == n
 }
+
+// ConnectionSlots tells how many connections the benchmark's user may
+// still open: max_connections less the threads connected (the one slot
+// over max_connections the server keeps for administrators is not
+// counted). A max_user_connections limit is not read.
+func (db *DB) ConnectionSlots(ctx context.Context) (engine.Slots, error) {
+	s := engine.Slots{Setting: "max_connections"}
+	if err := db.pool.QueryRowContext(ctx, "SELECT @@max_connections").Scan(&s.Max); err != nil {
+		return s, fmt.Errorf("read max_connections: %w", err)
+	}
+	var name string
+	if err := db.pool.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &s.InUse); err != nil {
+		return s, fmt.Errorf("read Threads_connected: %w", err)
+	}
+	return s, nil
+}

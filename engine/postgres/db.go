@@ -235,3 +235,21 @@ func oneLine(err error) error {
 	}
 	return &lineError{msg: strings.Join(parts, " "), err: err}
 }
+
+// ConnectionSlots tells how many connections the benchmark's role may
+// still open: max_connections less the slots kept for superusers
+// (superuser_reserved_connections, and reserved_connections from
+// PostgreSQL 16) unless the role is one, less the client connections open
+// (pg_stat_activity lists every backend to every role).
+func (db *DB) ConnectionSlots(ctx context.Context) (engine.Slots, error) {
+	s := engine.Slots{Setting: "max_connections"}
+	err := db.pool.QueryRow(ctx, `SELECT current_setting('max_connections')::int,
+	CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN 0
+		ELSE current_setting('superuser_reserved_connections')::int
+			+ coalesce(current_setting('reserved_connections', true)::int, 0) END,
+	(SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend')`).Scan(&s.Max, &s.Reserved, &s.InUse)
+	if err != nil {
+		return s, fmt.Errorf("read the connection slots: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,60 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/target"
+)
+
+// slotCounter is what an engine that limits its connections tells
+// (engine/postgres, engine/mysql).
+type slotCounter interface {
+	ConnectionSlots(ctx context.Context) (engine.Slots, error)
+}
+
+// ownConnections are the connections a run opens besides its users and the
+// pool connection open when the slots are counted: the wait sampler's.
+const ownConnections = 1
+
+// checkSlots fails (ErrBadOptions) when the largest step's users and the
+// run's own connections need more connection slots than the server has
+// free, naming the setting that gives them. Workers of a shared run each
+// count every worker's users against the slots the role may use at all,
+// since the others may have connected already. Slots that cannot be read
+// are not checked: connecting the users will say what is wrong.
+func checkSlots(ctx context.Context, t *target.Target, users []int, workers int) error {
+	sc, ok := t.DB.(slotCounter)
+	if !ok || len(users) == 0 {
+		return nil
+	}
+	s, err := sc.ConnectionSlots(ctx)
+	if err != nil {
+		return nil
+	}
+	most := slices.Max(users)
+	need, free := slotNeed(s, most, workers)
+	if need <= free {
+		return nil
+	}
+	raise := s.Max + need - free
+	fix := fmt.Sprintf("raise %s on the server to at least %d, or run at most %d users", s.Setting, raise, max(free-(need-most), 0))
+	if t.Server != nil {
+		fix = fmt.Sprintf("add --set %s=%d, or run at most %d users", s.Setting, raise, max(free-(need-most), 0))
+	}
+	return bad("%d users need %d connection slots with the run's own, and %s has %d free (%s %d, %d reserved for superusers, %d in use): %s",
+		most, need, t.Name, free, s.Setting, s.Max, s.Reserved, s.InUse, fix)
+}
+
+// slotNeed returns the connection slots a step of most users needs with
+// the run's own connections, and those free for it: of a run on its own,
+// the slots free now; of a shared run's workers, each with its own pool and
+// sampler, all the role may use.
+func slotNeed(s engine.Slots, most, workers int) (need, free int) {
+	if workers > 0 {
+		return most + workers*(ownConnections+1), s.Max - s.Reserved
+	}
+	return most + ownConnections, s.Free()
+}

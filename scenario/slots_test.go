@@ -1,0 +1,104 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/target"
+)
+
+// TestConnectionSlots: a run whose largest step needs more connection
+// slots than the server has free is refused before anything is stored,
+// with the setting that fixes it, and that setting lets it run; a managed
+// server opened for more users than its default limit gets slots for them.
+func TestConnectionSlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ctx := context.Background()
+	dir := serverDir(t)
+	bin := os.Getenv("RIGHTSIZE_PG_BIN")
+	if bin == "" {
+		if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
+			bin = "/usr/lib/postgresql/15/bin"
+		}
+	}
+	opt := target.Options{PGBin: bin, DataDir: filepath.Join(dir, "data"), PoolSize: 2,
+		Settings: map[string]string{"max_connections": "20", "shared_buffers": "128MB"}}
+	tg, err := target.Open(ctx, "embedded", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { tg.Close() }()
+	if _, err := loader.Build(ctx, tg, loader.Config{Warehouses: 1, Loaders: 1, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	o := RunOptions{Users: []int{1, 16}, Duration: time.Second, Repeats: 1} // the wait sampler connects too
+
+	res, err := Run(ctx, st, tg, o)
+	if !errors.Is(err, ErrBadOptions) || res != nil {
+		t.Fatalf("Run = %v, %v; want ErrBadOptions and no result", res, err)
+	}
+	for _, want := range []string{"16 users need 17 connection slots", "max_connections 20", "add --set max_connections=21", "at most 15 users"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if runs, err := st.ListRuns(ctx); err != nil || len(runs) != 0 {
+		t.Fatalf("%d runs stored (%v), want none", len(runs), err)
+	}
+
+	opt.Settings["max_connections"] = "21" // the fix the error named
+	if tg, err = tg.Reopen(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, st, tg, o); err != nil {
+		t.Fatalf("with max_connections 21: %v", err)
+	}
+
+	delete(opt.Settings, "max_connections")
+	opt.Connections = 400
+	if tg, err = tg.Reopen(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tg.DB.(interface {
+		ConnectionSlots(context.Context) (engine.Slots, error)
+	}).ConnectionSlots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Max != 400+20 || s.Free() < 401 {
+		t.Errorf("managed server opened for 400 users: %+v, want max_connections 420 and 401 free", s)
+	}
+}
+
+func TestSlotNeed(t *testing.T) {
+	s := engine.Slots{Max: 100, Reserved: 3, InUse: 10, Setting: "max_connections"}
+	for _, tc := range []struct {
+		name               string
+		most, workers      int
+		wantNeed, wantFree int
+	}{
+		{"a run on its own counts the connections open", 80, 0, 81, 87},
+		{"workers count every worker's pool and sampler", 80, 4, 88, 97},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if need, free := slotNeed(s, tc.most, tc.workers); need != tc.wantNeed || free != tc.wantFree {
+				t.Errorf("slotNeed = %d, %d; want %d, %d", need, free, tc.wantNeed, tc.wantFree)
+			}
+		})
+	}
+}
