@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,13 +24,7 @@ func TestConnectionSlots(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := serverDir(t)
-	bin := os.Getenv("RIGHTSIZE_PG_BIN")
-	if bin == "" {
-		if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
-			bin = "/usr/lib/postgresql/15/bin"
-		}
-	}
-	opt := target.Options{PGBin: bin, DataDir: filepath.Join(dir, "data"), PoolSize: 2,
+	opt := target.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
 		Settings: map[string]string{"max_connections": "20", "shared_buffers": "128MB"}}
 	tg, err := target.Open(ctx, "embedded", opt)
 	if err != nil {

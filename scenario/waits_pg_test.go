@@ -26,13 +26,7 @@ func pgWaitTarget(t *testing.T) *target.Target {
 	}
 	ctx := context.Background()
 	dir := serverDir(t)
-	bin := os.Getenv("RIGHTSIZE_PG_BIN")
-	if bin == "" {
-		if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
-			bin = "/usr/lib/postgresql/15/bin"
-		}
-	}
-	tg, err := target.Open(ctx, "embedded", target.Options{PGBin: bin, DataDir: filepath.Join(dir, "data"), PoolSize: 4,
+	tg, err := target.Open(ctx, "embedded", target.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "on", "shared_buffers": "128MB", "full_page_writes": "off"}})
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +36,19 @@ func pgWaitTarget(t *testing.T) *target.Target {
 		t.Fatal(err)
 	}
 	return tg
+}
+
+// testPGBin returns the PostgreSQL binaries a test's managed server runs:
+// $RIGHTSIZE_PG_BIN, else the machine's PostgreSQL 15 where installed, else
+// "" (embedded-postgres downloads them).
+func testPGBin() string {
+	if bin := os.Getenv("RIGHTSIZE_PG_BIN"); bin != "" {
+		return bin
+	}
+	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
+		return "/usr/lib/postgresql/15/bin"
+	}
+	return ""
 }
 
 // serverDir returns a fresh directory for a server's data, removed after
