@@ -42,6 +42,7 @@ func postgresEngine() Engine {
 			{Short: "postgres://...", Long: "postgres://user:pass@host:port/db"}},
 		Note:  "PL/pgSQL procedures, COPY load",
 		Caps:  postgres.Caps,
+		Fix:   networkFix,
 		Match: func(s string) bool { return s == "" || s == "embedded" || hasPrefix(s, "postgres://", "postgresql://") },
 		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
 			if spec == "" || spec == "embedded" {
@@ -109,6 +110,7 @@ func mysqlEngine() Engine {
 			{Short: "mysql://...", Long: "mysql://user:pass@host:port/db"}},
 		Note:  "MySQL 8 / MariaDB 10.11+: procedures, LOAD DATA LOCAL",
 		Caps:  mysql.Caps,
+		Fix:   networkFix,
 		Match: func(s string) bool { return s == "mariadb" || hasPrefix(s, "mysql://", "mariadb://") },
 		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
 			if spec == "mariadb" {
@@ -198,6 +200,7 @@ func mssqlEngine() Engine {
 		Forms: []Form{{Short: "sqlserver://...", Long: "sqlserver://user:pass@host:port?database=db"}},
 		Note:  "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)",
 		Caps:  mssql.Caps,
+		Fix:   networkFix,
 		Match: func(s string) bool { return hasPrefix(s, "sqlserver://") },
 		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
 			if opt.CreateDB {

@@ -117,6 +117,22 @@ type Engine struct {
 	Match func(spec string) bool
 	// Open opens a matched --target value.
 	Open func(ctx context.Context, spec string, opt Options) (*Target, error)
+	// Fix is what to check when a target that is not managed cannot be
+	// opened ("": its errors say it).
+	Fix string
+}
+
+// networkFix is the Fix of the engines reached over the network.
+const networkFix = "check --target (server running? user, password, database right?)"
+
+// FixFor is the Fix of the engine that takes spec ("" when none does).
+func FixFor(spec string) string {
+	for _, e := range Engines() {
+		if e.Match(spec) {
+			return e.Fix
+		}
+	}
+	return ""
 }
 
 // Form is one way to name an engine's target.

@@ -83,6 +83,8 @@ func TestBadInput(t *testing.T) {
 		{"bad users", []string{"run", "--target", dsn, "--users", "fib:x"}, "fib:N"},
 		{"wrong DSN", []string{"run", "--target", "postgres://nobody:wrong@127.0.0.1:1/tpcc?connect_timeout=3", "--users", "1"}, "fix: check --target"},
 		{"unknown target", []string{"check", "--target", "oracle://x"}, "bad target"},
+		{"SQLite file in a missing directory", []string{"run", "--target", "sqlite:" + filepath.Join(t.TempDir(), "no", "tpcc.db")}, "create it, or name a file in a directory that exists"}, // and no server to check
+		{"more users than connection slots", []string{"run", "--target", dsn, "--users", "1,1000", "--store", st}, "raise max_connections on the server to at least"},
 		{"missing schema run", []string{"run", "--target", empty, "--users", "1", "--store", st}, "no rightsize TPC-C schema"},
 		{"missing schema check", []string{"check", "--target", empty}, "build one first"},
 		{"other warehouse count", []string{"run", "--target", dsn, "--warehouses", "3", "--store", st}, "built with 1 warehouses, not 3"},
@@ -100,6 +102,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if !strings.Contains(errOut, c.want) {
 				t.Fatalf("stderr does not say %q:\n%s", c.want, errOut)
+			}
+			if strings.HasPrefix(c.name, "SQLite") && strings.Contains(errOut, "server running") {
+				t.Errorf("a SQLite file gets the network engines' fix:\n%s", errOut)
 			}
 			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); lines > 1 {
 				t.Errorf("want one clear line (two with the fix), got:\n%s", errOut)

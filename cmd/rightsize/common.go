@@ -75,7 +75,10 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*targe
 		if target.Managed(f.spec) {
 			return nil, badInput(err) // a managed server's errors say what to do
 		}
-		return nil, badInput(fmt.Errorf("%w\n  fix: check --target (server running? user, password, database right?)", err))
+		if fix := target.FixFor(f.spec); fix != "" {
+			return nil, badInput(fmt.Errorf("%w\n  fix: %s", err, fix))
+		}
+		return nil, badInput(err) // its error says what is wrong with it
 	}
 	if r, ok := t.CapsReport(); ok && f.cmd != nil {
 		fmt.Fprintln(f.cmd.ErrOrStderr(), "caps:", r.Summary())

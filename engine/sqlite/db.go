@@ -89,13 +89,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: database path %s: %w", path, err)
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("sqlite: %s is a directory, not a database file", abs)
+		return nil, fmt.Errorf("sqlite: %s is a directory, not a database file (name a file in it, e.g. sqlite:%s)", abs, filepath.Join(abs, "tpcc.db"))
 	}
 	dir := filepath.Dir(abs)
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("sqlite: cannot create database %s: directory %s does not exist", abs, dir)
+		return nil, fmt.Errorf("sqlite: cannot create database %s: directory %s does not exist (create it, or name a file in a directory that exists)", abs, dir)
 	case err != nil:
 		return nil, fmt.Errorf("sqlite: cannot use directory %s: %w", dir, err)
 	case !fi.IsDir():
