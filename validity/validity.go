@@ -1,8 +1,8 @@
 // Package validity judges a measured step by the rules TPC-C sets for a
 // valid measurement interval: the mix minimums, the New-Order rollback
 // share, the remote shares (more than one warehouse), skipped deliveries,
-// the 90th-percentile response times, the isolation level, keying and
-// think times, and the interval's length. It reads only what the store
+// the 90th-percentile response times, the isolation level, 10 terminals
+// per warehouse, keying and think times, and the interval's length. It reads only what the store
 // holds for the step and its run; a step that is not valid still counts,
 // marked with its violations.
 package validity
@@ -37,6 +37,9 @@ var (
 	// MinInterval is the shortest measurement interval of a reportable
 	// result.
 	MinInterval = 120 * time.Minute
+	// TerminalsPerWarehouse is the population of terminals each warehouse
+	// serves (clause 4.2.2), each with its own district (2.8.1.1).
+	TerminalsPerWarehouse = 10
 )
 
 // Step returns the verdict on step s of run.
@@ -95,6 +98,10 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 		add("isolation not recorded: level 3 (3.4) not shown")
 	default:
 		add("isolation %s is below level 3 (3.4): not spec-compliant", run.Isolation)
+	}
+	if want := TerminalsPerWarehouse * run.Warehouses; s.Users > 0 && s.Users != want {
+		add("%d users on %d warehouses: TPC-C drives %d terminals per warehouse (%d), each with its own district (4.2.2, 2.8.1.1)",
+			s.Users, run.Warehouses, TerminalsPerWarehouse, want)
 	}
 	if !run.KeyingThinking {
 		add("no keying or think time: not a TPC-C result (5.2.5)")

@@ -8,12 +8,12 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// compliant is a step that meets every rule: 2 h, 10 000 transactions in
+// compliant is a step that meets every rule: 40 users on 4 warehouses, 2 h, 10 000 transactions in
 // the 23-card mix, 1 % rollbacks, 1 % remote lines, 15 % remote payments.
 func compliant() (*store.Run, *store.Step) {
 	run := &store.Run{Warehouses: 4, KeyingThinking: true, Isolation: "spec"}
 	start := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	s := &store.Step{MeasureStart: start, MeasureEnd: start.Add(2 * time.Hour),
+	s := &store.Step{Users: 40, MeasureStart: start, MeasureEnd: start.Add(2 * time.Hour),
 		OrderLines: 43480, RemoteOrderLines: 435, RemotePayments: 652, SkippedDeliveries: 0,
 		Txn: []store.TxnSummary{
 			{Type: "new_order", Count: 4348, Rollbacks: 43, P90Ms: 40},
@@ -55,6 +55,7 @@ func TestStep(t *testing.T) {
 		{"isolation", func(r *store.Run, _ *store.Step) { r.Isolation = "read-committed" }, "isolation read-committed is below level 3"},
 		{"isolation unknown", func(r *store.Run, _ *store.Step) { r.Isolation = "" }, "isolation not recorded"},
 		{"no think time", func(r *store.Run, _ *store.Step) { r.KeyingThinking = false }, "no keying or think time"},
+		{"terminals", func(_ *store.Run, s *store.Step) { s.Users = 32 }, "32 users on 4 warehouses: TPC-C drives 10 terminals per warehouse (40)"},
 		{"interval", func(_ *store.Run, s *store.Step) { s.MeasureEnd = s.MeasureStart.Add(time.Minute) }, "measurement interval 1m0s"},
 		{"partial", func(_ *store.Run, s *store.Step) { s.Partial = true }, "interrupted"},
 	} {
@@ -69,7 +70,7 @@ func TestStep(t *testing.T) {
 	}
 	// one warehouse: no remote shares to judge
 	run, s = compliant()
-	run.Warehouses, s.RemoteOrderLines, s.RemotePayments = 1, 0, 0
+	run.Warehouses, s.Users, s.RemoteOrderLines, s.RemotePayments = 1, 10, 0, 0
 	if v := Step(run, s); !v.Valid {
 		t.Fatalf("one warehouse: %+v", v)
 	}
