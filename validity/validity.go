@@ -100,8 +100,12 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 		add("isolation %s is below level 3 (3.4): not spec-compliant", run.Isolation)
 	}
 	if want := TerminalsPerWarehouse * run.Warehouses; s.Users > 0 && s.Users != want {
-		add("%d users on %d warehouses: TPC-C drives %d terminals per warehouse (%d), each with its own district (4.2.2, 2.8.1.1)",
-			s.Users, run.Warehouses, TerminalsPerWarehouse, want)
+		wh := fmt.Sprintf("%d warehouses", run.Warehouses)
+		if run.Warehouses == 1 {
+			wh = "1 warehouse"
+		}
+		add("%d users on %s: TPC-C drives %d terminals per warehouse (%d), each with its own district (4.2.2, 2.8.1.1)",
+			s.Users, wh, TerminalsPerWarehouse, want)
 	}
 	if !run.KeyingThinking {
 		add("no keying or think time: not a TPC-C result (5.2.5)")

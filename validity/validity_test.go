@@ -74,4 +74,8 @@ func TestStep(t *testing.T) {
 	if v := Step(run, s); !v.Valid {
 		t.Fatalf("one warehouse: %+v", v)
 	}
+	s.Users = 4
+	if v := Step(run, s); len(v.Violations) != 1 || !strings.HasPrefix(v.Violations[0], "4 users on 1 warehouse: ") {
+		t.Fatalf("4 users on one warehouse: %+v", v)
+	}
 }
