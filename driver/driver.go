@@ -29,7 +29,13 @@ type Target interface {
 
 // StepConfig describes one step.
 type StepConfig struct {
-	Users          int
+	Users int
+	// Connections, when over 0 and below Users, is how many connections
+	// the users share (a pool, as a TP monitor multiplexes terminals):
+	// each user takes one for a transaction, its retries included, and
+	// gives it back before it thinks; waiting for one counts in the
+	// response time. 0: one connection per user.
+	Connections    int
 	Rampup         time.Duration
 	Duration       time.Duration
 	Mode           engine.Mode
@@ -213,7 +219,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		cfg.ReconnectTimeout = 30 * time.Second
 	}
 	// Connect every user first so connection time is not measured.
-	execs := make([]tpcc.Executor, cfg.Users)
+	conns := cfg.Users
+	if cfg.Connections > 0 && cfg.Connections < cfg.Users {
+		conns = cfg.Connections
+	}
+	execs := make([]tpcc.Executor, conns)
 	var connErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -243,9 +253,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 				_ = e.Close(context.Background())
 			}
 		}
+		if conns < cfg.Users {
+			return nil, fmt.Errorf("connect %d connections for %d virtual users: %w", conns, cfg.Users, connErr)
+		}
 		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, connErr)
 	}
-
 	if cfg.StartAt != nil {
 		if err := waitStart(ctx, cfg.StartAt); err != nil {
 			for _, e := range execs {
@@ -253,6 +265,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 			}
 			return nil, fmt.Errorf("agree on the step's start: %w", err)
 		}
+	}
+	var pool connPool
+	if conns < cfg.Users {
+		pool = newConnPool(execs)
+		defer pool.close() // after the users have stopped (below)
 	}
 
 	var procs <-chan time.Time
@@ -283,9 +300,12 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	for i := range cfg.Users {
 		wg.Add(1)
 		u := &user{
-			id: i, cfg: &cfg, tgt: tgt, exec: execs[i], rec: rec, stats: &stats[i],
+			id: i, cfg: &cfg, tgt: tgt, pool: pool, rec: rec, stats: &stats[i],
 			win: win, stop: stop, lost: lost,
 			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		}
+		if pool == nil {
+			u.exec = execs[i]
 		}
 		go func() { defer wg.Done(); u.run(runCtx) }()
 	}
@@ -477,10 +497,14 @@ type userStats struct {
 }
 
 type user struct {
-	id    int
-	cfg   *StepConfig
-	tgt   Target
-	exec  tpcc.Executor
+	id   int
+	cfg  *StepConfig
+	tgt  Target
+	exec tpcc.Executor
+	// pool, when users share connections, lends exec for a transaction
+	// (held says it is lent).
+	pool  connPool
+	held  bool
 	rec   *recorder
 	stats *userStats
 	win   *measureWindow
@@ -543,26 +567,28 @@ func (u *user) run(ctx context.Context) {
 	dist := (u.id/count)%tpcc.DistrictsPerWarehouse + 1
 	u.term = tpcc.NewTerminal(r, cfg.Constants, cfg.Warehouses, home, dist)
 	defer func() {
-		if u.exec != nil {
+		if u.held {
+			u.giveBack()
+		} else if u.exec != nil {
 			_ = u.exec.Close(context.Background())
 		}
 	}()
-	var start tpcc.StartPhase // the steady state's, so keyed users do not start in step
+	var phase tpcc.StartPhase // the steady state's, so keyed users do not start in step
 	if cfg.KeyingThinking {
-		start = tpcc.SteadyStart(r)
-		if !start.Keying && !u.sleep(ctx, start.Wait) {
+		phase = tpcc.SteadyStart(r)
+		if !phase.Keying && !u.sleep(ctx, phase.Wait) {
 			return
 		}
 	}
 	for first := true; !u.stopped() && ctx.Err() == nil; first = false {
-		t, keying := u.next(first, start)
+		t, keying := u.next(first, phase)
 		if cfg.KeyingThinking && !u.sleep(ctx, keying) {
 			return
 		}
-		if u.exec == nil && !u.reconnect(ctx) {
+		start, ok := u.connection(ctx)
+		if !ok {
 			return
 		}
-		start := time.Now()
 		var err error
 		for attempt := 0; ; attempt++ {
 			err = u.term.Exec(ctx, u.exec, t)
@@ -610,6 +636,7 @@ func (u *user) run(ctx context.Context) {
 				u.countRemote(t)
 			}
 		}
+		u.giveBack()
 		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.ThinkTime(t, r)) {
 			return
 		}

@@ -72,6 +72,9 @@ type Autopilot struct {
 	Repeats        int    `yaml:"repeats"`
 	Mode           string `yaml:"mode"`
 	KeyingThinking bool   `yaml:"keying_thinking"`
+	// Connections is how many connections a step's users share (0: one
+	// per user), as run's --connections.
+	Connections int `yaml:"connections"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
 	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
 	Precision   string `yaml:"precision"`

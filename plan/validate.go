@@ -139,6 +139,9 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if a.at.Has("repeats") && a.Repeats < 1 {
 		c.field(a.at, "autopilot", "repeats", "must be at least 1")
 	}
+	if a.Connections < 0 {
+		c.field(a.at, "autopilot", "connections", "must be 0 (one per user) or more")
+	}
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax

@@ -54,6 +54,9 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	var seq []string
 	if len(run.Users) > 0 {
 		s := "users " + fmtUsersList(run.Users)
+		if c := run.Env[store.EnvConnections]; c != "" {
+			s += " sharing " + c + " connections"
+		}
 		if run.Repeats > 1 {
 			s += fmt.Sprintf(" × %d repeats", run.Repeats)
 		}

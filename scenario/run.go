@@ -7,6 +7,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rightsize/rightsize/driver"
@@ -44,15 +45,19 @@ type RunOptions struct {
 	Mode                  string // "", "procedures" or "statements"
 	Isolation             string // "", "spec" or "read-committed" (engine.ParseIsolation)
 	KeyingThinking        bool
-	Seed                  uint64 // 0: random
-	Warehouses            int    // expected warehouse count (0: any)
-	Label                 string
-	ReconnectTimeout      time.Duration
-	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
-	NoWaits               bool              // no wait sampling (--no-waits)
-	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
-	Flags                 map[string]string // the command's flags, stored with the run
-	Version, Commit       string            // rightsize's own version, stored in the environment
+	// Connections, when over 0, is how many connections a step's users
+	// share (driver.StepConfig.Connections; --connections), per worker a
+	// share as the users are. 0: one per user.
+	Connections      int
+	Seed             uint64 // 0: random
+	Warehouses       int    // expected warehouse count (0: any)
+	Label            string
+	ReconnectTimeout time.Duration
+	DriverProcs      int               // GOMAXPROCS during the steps; 0: adaptive
+	NoWaits          bool              // no wait sampling (--no-waits)
+	WaitInterval     time.Duration     // wait sampling interval (0: waits.DefaultInterval)
+	Flags            map[string]string // the command's flags, stored with the run
+	Version, Commit  string            // rightsize's own version, stored in the environment
 	// Answer ends ramp-ups at steady state and measurements at a precision
 	// (--rampup auto, --duration auto); Rampup and Duration are then the
 	// caps (--rampup-max, --duration-max).
@@ -91,6 +96,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Duration <= 0 || o.Rampup < 0 {
 		return bad("--duration must be positive and --rampup not negative")
+	}
+	if o.Connections < 0 {
+		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
 	}
 	if o.Repeats < 1 {
 		return bad("--repeat must be at least 1 (got %d)", o.Repeats)
@@ -242,7 +250,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if o.Workers > 0 && meta.Warehouses < o.Workers {
 		return nil, bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
 	}
-	if err := checkSlots(ctx, t, o.Users, o.Workers); err != nil {
+	if err := checkSlots(ctx, t, o.Users, o.Connections, o.Workers); err != nil {
 		return nil, err
 	}
 	if o.Worker == 0 { // one count per run, also with workers
@@ -254,6 +262,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
 	env := Environment(ctx, t, o.Version, o.Commit)
 	maps.Copy(env, CapsEnvironment(t))
+	if o.Connections > 0 {
+		env[store.EnvConnections] = strconv.Itoa(o.Connections)
+	}
 	oomBefore := t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
 		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(iso), Users: o.Users, Rampup: o.Rampup,
@@ -261,7 +272,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if t.Spec == "embedded" {
 		run.Target = "embedded"
 	}
-	users := o.Users
+	users, conns := o.Users, o.Connections
 	if o.Meeting != nil {
 		shared := *run
 		if err := o.Meeting.Join(ctx, &shared); err != nil {
@@ -272,6 +283,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 			users[i] = Share(u, o.Worker, o.Workers)
 		}
 		run.ID, run.Label, run.Users = o.Meeting.WorkerRunID(), "", users
+		if conns > 0 {
+			conns = max(Share(conns, o.Worker, o.Workers), 1)
+		}
 	}
 	if err := st.CreateRun(bg, run); err != nil {
 		return nil, err
@@ -280,7 +294,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		o.OnCreated(run)
 	}
 	ap := &Autopilot{DB: t.DB, Users: users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
-		KeyingThinking: o.KeyingThinking, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
+		KeyingThinking: o.KeyingThinking, Connections: conns, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}

@@ -29,6 +29,8 @@ func TestRunOptionsValidate(t *testing.T) {
 		{"bad mode", func(o *RunOptions) { o.Mode = "bogus" }, true},
 		{"statements mode", func(o *RunOptions) { o.Mode = "statements" }, false},
 		{"negative reconnect", func(o *RunOptions) { o.ReconnectTimeout = -time.Second }, true},
+		{"negative connections", func(o *RunOptions) { o.Connections = -1 }, true},
+		{"shared connections", func(o *RunOptions) { o.Connections = 1 }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

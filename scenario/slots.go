@@ -19,13 +19,14 @@ type slotCounter interface {
 // pool connection open when the slots are counted: the wait sampler's.
 const ownConnections = 1
 
-// checkSlots fails (ErrBadOptions) when the largest step's users and the
-// run's own connections need more connection slots than the server has
-// free, naming the setting that gives them. Workers of a shared run each
-// count every worker's users against the slots the role may use at all,
-// since the others may have connected already. Slots that cannot be read
-// are not checked: connecting the users will say what is wrong.
-func checkSlots(ctx context.Context, t *target.Target, users []int, workers int) error {
+// checkSlots fails (ErrBadOptions) when the largest step's users (or the
+// connections they share) and the run's own connections need more
+// connection slots than the server has free, naming the setting that gives
+// them. Workers of a shared run each count every worker's users against
+// the slots the role may use at all, since the others may have connected
+// already. Slots that cannot be read are not checked: connecting the users
+// will say what is wrong.
+func checkSlots(ctx context.Context, t *target.Target, users []int, connections, workers int) error {
 	sc, ok := t.DB.(slotCounter)
 	if !ok || len(users) == 0 {
 		return nil
@@ -34,18 +35,21 @@ func checkSlots(ctx context.Context, t *target.Target, users []int, workers int)
 	if err != nil {
 		return nil
 	}
-	most := slices.Max(users)
+	most, what, fewer := slices.Max(users), "users", "run at most %d users"
+	if connections > 0 && connections < most {
+		most, what, fewer = connections, "shared connections", "share at most %d (--connections)"
+	}
 	need, free := slotNeed(s, most, workers)
 	if need <= free {
 		return nil
 	}
-	raise := s.Max + need - free
-	fix := fmt.Sprintf("raise %s on the server to at least %d, or run at most %d users", s.Setting, raise, max(free-(need-most), 0))
+	raise, fits := s.Max+need-free, max(free-(need-most), 0)
+	fix := fmt.Sprintf("raise %s on the server to at least %d, or "+fewer, s.Setting, raise, fits)
 	if t.Server != nil {
-		fix = fmt.Sprintf("add --set %s=%d, or run at most %d users", s.Setting, raise, max(free-(need-most), 0))
+		fix = fmt.Sprintf("add --set %s=%d, or "+fewer, s.Setting, raise, fits)
 	}
-	return bad("%d users need %d connection slots with the run's own, and %s has %d free (%s %d, %d reserved for superusers, %d in use): %s",
-		most, need, t.Name, free, s.Setting, s.Max, s.Reserved, s.InUse, fix)
+	return bad("%d %s need %d connection slots with the run's own, and %s has %d free (%s %d, %d reserved for superusers, %d in use): %s",
+		most, what, need, t.Name, free, s.Setting, s.Max, s.Reserved, s.InUse, fix)
 }
 
 // slotNeed returns the connection slots a step of most users needs with

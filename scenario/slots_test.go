@@ -54,6 +54,22 @@ func TestConnectionSlots(t *testing.T) {
 		t.Fatalf("%d runs stored (%v), want none", len(runs), err)
 	}
 
+	shared := o
+	shared.Connections = 10 // 16 users on 10 connections need 11 slots
+	if res, err := Run(ctx, st, tg, shared); err != nil || res.Run.Env[store.EnvConnections] != "10" {
+		t.Fatalf("16 users sharing 10 connections: %v (env %v)", err, res.Run.Env[store.EnvConnections])
+	}
+	shared.Connections = 17
+	if _, err := Run(ctx, st, tg, shared); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "16 users need 17") {
+		t.Fatalf("16 users on 17 connections (one each): %v, want the users' slots refused", err)
+	}
+
+	many := RunOptions{Users: []int{30}, Connections: 18, Duration: time.Second, Repeats: 1}
+	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 19") ||
+		!strings.Contains(err.Error(), "or share at most 15 (--connections)") {
+		t.Fatalf("30 users sharing 18 connections: %v, want the connections' slots refused", err)
+	}
+
 	opt.Settings["max_connections"] = "21" // the fix the error named
 	if tg, err = tg.Reopen(ctx, opt); err != nil {
 		t.Fatal(err)

@@ -95,6 +95,10 @@ type Run struct {
 	RepeatEnd string `json:"repeat_end,omitempty"`
 }
 
+// EnvConnections is the Run.Env key of the connections each step's users
+// shared (absent: one connection per user).
+const EnvConnections = "driver.connections"
+
 // Step is one measured step: a number of users in one repeat, with
 // everything measured in it. Non-finite floats (NaN, ±Inf) are stored as 0.
 type Step struct {

@@ -218,6 +218,9 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options,
 	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
 	if users := p.Autopilot.UsersList(); len(users) > 0 {
 		opt.Connections = slices.Max(users)
+		if c := p.Autopilot.Connections; c > 0 {
+			opt.Connections = min(opt.Connections, c)
+		}
 	}
 	if spec == "embedded" {
 		opt.PGVersion = c.Version
@@ -386,7 +389,7 @@ func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
 	a := r.p.Autopilot
 	rampup, duration := a.Timing()
 	ro := scenario.RunOptions{Users: a.UsersList(), Rampup: rampup, Duration: duration, Repeats: max(a.Repeats, 1),
-		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
+		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Connections: a.Connections, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
 		ReconnectTimeout: 30 * time.Second, Version: r.o.Version, Commit: r.o.Commit,
 		Flags: map[string]string{"study": r.p.Name, "study.configuration": name}}
 	answerRules(&ro, a.AnswerRules())

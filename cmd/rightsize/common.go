@@ -32,10 +32,13 @@ type targetFlags struct {
 }
 
 // forUsers sizes a managed server's connection slots for the largest of
-// the steps users.
-func (f *targetFlags) forUsers(users []int) {
+// the steps users, or the connections they share (0: one per user).
+func (f *targetFlags) forUsers(users []int, connections int) {
 	if len(users) > 0 {
 		f.users = slices.Max(users)
+	}
+	if connections > 0 {
+		f.users = min(f.users, connections)
 	}
 }
 

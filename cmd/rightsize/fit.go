@@ -99,7 +99,7 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 		if err != nil {
 			return err
 		}
-		f.tf.forUsers(o.Users)
+		f.tf.forUsers(o.Users, o.Connections)
 		return measureFit(cmd, f, scenario.FitOptions{Run: o, Label: o.Label, Resume: f.resume}, nil)
 	}
 	cands, err := f.candidates()
@@ -135,7 +135,7 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
-	f.tf.forUsers(o.Users)
+	f.tf.forUsers(o.Users, o.Connections)
 	fo := scenario.FitOptions{Candidates: priced, Criteria: cr, Currency: model.Currency, Label: o.Label, Run: o, Resume: f.resume}
 	return measureFit(cmd, f, fo, baseline)
 }

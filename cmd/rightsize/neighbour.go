@@ -53,7 +53,7 @@ instances, with the backup loop when it is the backup phase).`,
 			if err != nil {
 				return err
 			}
-			tf.forUsers(ro.Users)
+			tf.forUsers(ro.Users, ro.Connections)
 			o.Run, o.Label, o.BackupBinDir = ro, ro.Label, tf.pgBin
 			o.Run.Version, o.Run.Commit = version, commit
 			if err := o.Validate(); err != nil && o.Resume == "" {

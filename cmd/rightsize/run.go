@@ -38,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	cmd.Flags().StringVar(&f.o.Mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&f.o.KeyingThinking, "keying-thinking", false, "use the spec's keying and think times")
+	cmd.Flags().IntVar(&f.o.Connections, "connections", 0, "connections the users of a step share, as a TP monitor multiplexes terminals (0: one per user); for keyed users, idle most of the time")
 	cmd.Flags().Uint64Var(&f.o.Seed, "seed", 0, "seed of the transaction inputs (default: random)")
 	cmd.Flags().IntVarP(&f.o.Warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object instead of the text summary")
@@ -90,7 +91,7 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
-			tf.forUsers(o.Users)
+			tf.forUsers(o.Users, o.Connections)
 			join, err := rf.workers.setup(cmd, &o)
 			if err != nil {
 				return err

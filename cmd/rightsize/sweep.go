@@ -57,7 +57,7 @@ continues it.`,
 			if err != nil {
 				return err
 			}
-			tf.forUsers(o.Users)
+			tf.forUsers(o.Users, o.Connections)
 			if resume == "" && len(values) == 0 {
 				return badInput(fmt.Errorf("--values: give the values to sweep, e.g. rightsize sweep %s --values %s", args[0], exampleOf(args[0])))
 			}
