@@ -181,3 +181,33 @@ func TestEmbeddedEChartsIsSafeInline(t *testing.T) {
 		t.Error("the embedded echarts.min.js cannot be inlined in a <script> element as is")
 	}
 }
+
+// TestHTMLEfficiency: the throughput table has an efficiency column when a
+// run is keyed ("-" for a run beside it that is not) and explains it; a
+// report of runs without keying has none.
+func TestHTMLEfficiency(t *testing.T) {
+	mk := func(id string, keyed bool) RunData {
+		return RunData{Run: store.Run{ID: id, Label: id, Status: store.StatusComplete, Warehouses: 10, KeyingThinking: keyed, Users: []int{100}, Repeats: 1},
+			Steps: []store.Step{{Repeat: 1, Index: 0, Users: 100, TPM: 260, NOPM: 113.4, TPMPerUser: 2.6}}}
+	}
+	for _, tc := range []struct {
+		name string
+		runs []RunData
+		want bool
+	}{
+		{"keyed beside not", []RunData{mk("keyed", true), mk("flat", false)}, true},
+		{"not keyed", []RunData{mk("flat", false)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := HTML(&buf, tc.runs, Options{Version: "test", Generated: time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)}); err != nil {
+				t.Fatal(err)
+			}
+			s := buf.String()
+			got := strings.Contains(s, "<th>efficiency</th>") && strings.Contains(s, "90.0 %") && strings.Contains(s, "Efficiency: the NOPM")
+			if got != tc.want {
+				t.Errorf("efficiency column and note shown %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

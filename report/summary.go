@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // WriteRunSummary writes the end-of-run summary of a run, k6 style: the
@@ -103,6 +104,9 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		head = append(head, "CV")
 	}
 	head = append(head, "TPM/user")
+	if run.KeyingThinking {
+		head = append(head, "efficiency")
+	}
 	if host {
 		head = append(head, "CPU busy", "idle", "iowait")
 	}
@@ -145,6 +149,9 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 			}
 		}
 		row = append(row, fmtInt(a.TPMPerUser.Mean))
+		if run.KeyingThinking {
+			row = append(row, fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)))
+		}
 		if host {
 			if hasHost(a) {
 				row = append(row, fmtPct(a.Host.CPUBusyPct), fmtPct(a.Host.CPUIdlePct), fmtPct(a.Host.CPUIowaitPct))

@@ -71,3 +71,19 @@ func TestWriteRunSummaryImported(t *testing.T) {
 		}
 	}
 }
+
+// A keyed run's summary has an efficiency column: NOPM over the users'
+// keyed maximum (tpcc.KeyedEfficiency); a run without keying has none.
+func TestWriteRunSummaryEfficiency(t *testing.T) {
+	for _, keyed := range []bool{true, false} {
+		run := store.Run{ID: "20261125-220000-abcdef", Status: store.StatusComplete, Warehouses: 10, KeyingThinking: keyed, Users: []int{100}, Repeats: 1}
+		steps := []store.Step{{Repeat: 1, Index: 0, Users: 100, TPM: 260, NOPM: 113.4, TPMPerUser: 2.6}}
+		var buf bytes.Buffer
+		WriteRunSummary(&buf, run, steps)
+		out := buf.String()
+		// 113.4 NOPM of 100 users × 600/476 = 126.05: 90 %
+		if got := strings.Contains(out, "efficiency") && strings.Contains(out, "90.0 %"); got != keyed {
+			t.Errorf("keyed %v: efficiency column shown %v, want %v:\n%s", keyed, got, keyed, out)
+		}
+	}
+}

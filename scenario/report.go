@@ -3,6 +3,7 @@ package scenario
 import (
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Report is the JSON document of a stored run (run --json): its steps
@@ -30,10 +31,14 @@ type Report struct {
 
 // StepReport is one step of a Report (means over repeats).
 type StepReport struct {
-	Users             int                  `json:"users"`
-	TPM               float64              `json:"tpm"`
-	NOPM              float64              `json:"nopm"`
-	TPMPerUser        float64              `json:"tpm_per_user"`
+	Users      int     `json:"users"`
+	TPM        float64 `json:"tpm"`
+	NOPM       float64 `json:"nopm"`
+	TPMPerUser float64 `json:"tpm_per_user"`
+	// EfficiencyPct is the NOPM of keyed users as a percentage of the most
+	// they can complete (tpcc.KeyedEfficiency); omitted without keying and
+	// think times.
+	EfficiencyPct     *float64             `json:"efficiency_pct,omitempty"`
 	Txn               map[string]TxnReport `json:"txn"`
 	DriverCPUUsPerTxn float64              `json:"driver_cpu_us_per_txn"`
 	ServerCPUUsPerTxn *float64             `json:"server_cpu_us_per_txn,omitempty"`
@@ -113,6 +118,10 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 			Txn: map[string]TxnReport{}, Validity: a.Validity}
 		if v := a.ServerCPUUsPerTxn; v > 0 {
 			s.ServerCPUUsPerTxn = &v
+		}
+		if run.KeyingThinking {
+			e := tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)
+			s.EfficiencyPct = &e
 		}
 		if v := a.DBTPM; v > 0 {
 			s.DBTPM = &v

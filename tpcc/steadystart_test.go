@@ -115,3 +115,23 @@ func simulateTerminals(n, buckets int, steady bool) (txn, newOrders []float64) {
 	}
 	return txn, newOrders
 }
+
+// TestKeyedNOPMPerUser: the bound is the deck's 10 New-Orders per 476 s
+// pass (clause 12.86's 12.86 per warehouse on a 45 % mix, 12.60 here), and
+// the virtual-time terminals of TestSteadyStartRate, whose transactions
+// take no time, reach it: an efficiency of 100 % within 1 %.
+func TestKeyedNOPMPerUser(t *testing.T) {
+	if got, want := KeyedNOPMPerUser(), 600.0/476; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("KeyedNOPMPerUser() = %.4f, want %.4f", got, want)
+	}
+	const n, buckets = 20_000, 12
+	_, newOrders := simulateTerminals(n, buckets, true)
+	var total float64
+	for _, c := range newOrders {
+		total += c
+	}
+	nopm := total / (float64(buckets) * 10 / 60)
+	if e := KeyedEfficiency(nopm, n); math.Abs(e-100) > 1 {
+		t.Errorf("zero-time terminals: efficiency %.2f %%, want 100 %% within 1 %%", e)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // newResultsCmd is "rightsize results": list, show, export and delete the
@@ -325,7 +326,11 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	}
 	fmt.Fprintln(w, "\nthroughput per step (mean across repeats [min–max], CV = stddev/mean)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\tCPU busy %\tiowait %\tserver CPU % of one core\tdriver CPU % of one core\tread IOPS\twrite IOPS\tdisk ms\t")
+	effHead := ""
+	if r.KeyingThinking {
+		effHead = "efficiency %\t"
+	}
+	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\t"+effHead+"CPU busy %\tiowait %\tserver CPU % of one core\tdriver CPU % of one core\tread IOPS\twrite IOPS\tdisk ms\t")
 	unstable, partial := false, false
 	for _, a := range aggs {
 		mark := ""
@@ -335,9 +340,13 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		if a.Partial {
 			mark, partial = mark+"  PARTIAL", true
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%s\n",
+		eff := ""
+		if r.KeyingThinking {
+			eff = fmt.Sprintf("%.1f\t", tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%s%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%s\n",
 			a.Users, a.Repeats, a.TPM.Mean, statRange(a.TPM), cvStr(a.TPM, a.Repeats), a.NOPM.Mean, statRange(a.NOPM), cvStr(a.NOPM, a.Repeats),
-			a.TPMPerUser.Mean, a.Host.CPUBusyPct, a.Host.CPUIowaitPct, a.ServerCPUPct, a.DriverCPUPct,
+			a.TPMPerUser.Mean, eff, a.Host.CPUBusyPct, a.Host.CPUIowaitPct, a.ServerCPUPct, a.DriverCPUPct,
 			a.Host.DiskReadIOPS, a.Host.DiskWriteIOPS, a.Host.DiskAvgLatencyMs, mark)
 	}
 	if err := tw.Flush(); err != nil {
