@@ -6,6 +6,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,16 @@ type StepConfig struct {
 	// each user takes one for a transaction, its retries included, and
 	// gives it back before it thinks; waiting for one counts in the
 	// response time. 0: one connection per user.
-	Connections    int
+	Connections int
+	// DeferredDelivery queues each Delivery for the step's delivery
+	// workers (DeliveryWorkers, each on its own connection) as clause
+	// 2.7.2 defines; the terminal's response time is the queueing, and
+	// StepResult.Deferred has the executions.
+	DeferredDelivery bool
+	// DeliveryDrain is how long after the users stop the delivery workers
+	// may still run what is queued (0: DeliveryDeadline); what is left
+	// then counts as not delivered.
+	DeliveryDrain  time.Duration
 	Rampup         time.Duration
 	Duration       time.Duration
 	Mode           engine.Mode
@@ -152,6 +162,9 @@ type StepResult struct {
 	MeasureEnd        time.Time
 	Txn               [tpcc.NumTxnTypes]TxnStats
 	SkippedDeliveries int64
+	// Deferred is the deferred execution of the Deliveries queued in the
+	// measured interval (nil without StepConfig.DeferredDelivery).
+	Deferred          *DeferredStats
 	Reconnects        int64
 	DriverCPU         time.Duration // this process's user+system CPU during the measured interval
 	ServerCPU         time.Duration // the server's CPU during the measured interval (0 when unknown)
@@ -218,45 +231,22 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	if cfg.ReconnectTimeout <= 0 {
 		cfg.ReconnectTimeout = 30 * time.Second
 	}
-	// Connect every user first so connection time is not measured.
+	// Connect every user (and delivery worker) first so connection time is
+	// not measured.
 	conns := cfg.Users
 	if cfg.Connections > 0 && cfg.Connections < cfg.Users {
 		conns = cfg.Connections
 	}
-	execs := make([]tpcc.Executor, conns)
-	var connErr error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	for i := range execs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			e, err := tgt.NewExecutor(ctx, cfg.Mode)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if connErr == nil {
-					connErr = err
-				}
-				return
-			}
-			execs[i] = e
-		}()
+	workers := 0
+	if cfg.DeferredDelivery {
+		workers = DeliveryWorkers(cmp.Or(cfg.HomeCount, cfg.Warehouses))
 	}
-	wg.Wait()
-	if connErr != nil {
-		for _, e := range execs {
-			if e != nil {
-				_ = e.Close(context.Background())
-			}
+	execs, err := connectAll(ctx, tgt, cfg.Mode, conns+workers)
+	if err != nil {
+		if conns < cfg.Users || workers > 0 {
+			return nil, fmt.Errorf("connect %d connections for %d virtual users and %d delivery workers: %w", conns, cfg.Users, workers, err)
 		}
-		if conns < cfg.Users {
-			return nil, fmt.Errorf("connect %d connections for %d virtual users: %w", conns, cfg.Users, connErr)
-		}
-		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, connErr)
+		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, err)
 	}
 	if cfg.StartAt != nil {
 		if err := waitStart(ctx, cfg.StartAt); err != nil {
@@ -266,9 +256,10 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 			return nil, fmt.Errorf("agree on the step's start: %w", err)
 		}
 	}
+	userExecs, workerExecs := execs[:conns], execs[conns:]
 	var pool connPool
 	if conns < cfg.Users {
-		pool = newConnPool(execs)
+		pool = newConnPool(userExecs)
 		defer pool.close() // after the users have stopped (below)
 	}
 
@@ -297,17 +288,28 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 
+	var deliveries *deliveryQueue
+	drain := make(chan struct{}) // closed when the delivery workers must stop running Deliveries
+	var workersDone sync.WaitGroup
+	if workers > 0 {
+		deliveries = newDeliveryQueue(cfg.Users)
+		for i, e := range workerExecs {
+			w := &deliveryWorker{q: deliveries, tgt: tgt, mode: cfg.Mode, exec: e, retries: cfg.MaxRetries,
+				backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Users+i)+1))}
+			workersDone.Go(func() { w.run(runCtx, stop, drain) })
+		}
+	}
+	var wg sync.WaitGroup
 	for i := range cfg.Users {
-		wg.Add(1)
 		u := &user{
-			id: i, cfg: &cfg, tgt: tgt, pool: pool, rec: rec, stats: &stats[i],
+			id: i, cfg: &cfg, tgt: tgt, pool: pool, deliveries: deliveries, rec: rec, stats: &stats[i],
 			win: win, stop: stop, lost: lost,
 			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 		}
 		if pool == nil {
-			u.exec = execs[i]
+			u.exec = userExecs[i]
 		}
-		go func() { defer wg.Done(); u.run(runCtx) }()
+		wg.Go(func() { u.run(runCtx) })
 	}
 
 	// Window rotation and the measured interval's CPU.
@@ -425,6 +427,11 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		cancelRun()
 		<-done
 	}
+	if deliveries != nil {
+		d := drainDeliveries(ctx, deliveries, drain, &workersDone, cmp.Or(cfg.DeliveryDrain, DeliveryDeadline), res.Partial)
+		res.Deferred = &d
+		res.SkippedDeliveries += d.Skipped
+	}
 	if winStart < time.Since(stepStart) {
 		res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 	}
@@ -458,6 +465,42 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		res.PerSecondNewOrder[i] = rec.perSecNO[i].Load()
 	}
 	return res, nil
+}
+
+// connectAll opens n executors, 16 at a time; on an error it closes those
+// it opened and returns the first error.
+func connectAll(ctx context.Context, tgt Target, mode engine.Mode, n int) ([]tpcc.Executor, error) {
+	execs := make([]tpcc.Executor, n)
+	var connErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range execs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			e, err := tgt.NewExecutor(ctx, mode)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				connErr = cmp.Or(connErr, err)
+				return
+			}
+			execs[i] = e
+		}()
+	}
+	wg.Wait()
+	if connErr != nil {
+		for _, e := range execs {
+			if e != nil {
+				_ = e.Close(context.Background())
+			}
+		}
+		return nil, connErr
+	}
+	return execs, nil
 }
 
 // waitStart waits until the instant startAt returns.
@@ -503,14 +546,16 @@ type user struct {
 	exec tpcc.Executor
 	// pool, when users share connections, lends exec for a transaction
 	// (held says it is lent).
-	pool  connPool
-	held  bool
-	rec   *recorder
-	stats *userStats
-	win   *measureWindow
-	stop  chan struct{}
-	lost  chan struct{}
-	term  *tpcc.Terminal
+	pool connPool
+	held bool
+	// deliveries, with deferred Delivery, queues the user's Deliveries.
+	deliveries *deliveryQueue
+	rec        *recorder
+	stats      *userStats
+	win        *measureWindow
+	stop       chan struct{}
+	lost       chan struct{}
+	term       *tpcc.Terminal
 	// backoff draws the waits before retries (its own source, so that
 	// retries do not shift the transaction inputs).
 	backoff *rand.Rand
@@ -585,62 +630,81 @@ func (u *user) run(ctx context.Context) {
 		if cfg.KeyingThinking && !u.sleep(ctx, keying) {
 			return
 		}
-		start, ok := u.connection(ctx)
-		if !ok {
+		if t == tpcc.DeliveryTxn && u.deliveries != nil {
+			if !u.queueDelivery(ctx) {
+				return
+			}
+		} else if !u.transact(ctx, t) {
 			return
 		}
-		var err error
-		for attempt := 0; ; attempt++ {
-			err = u.term.Exec(ctx, u.exec, t)
-			if err == nil || ctx.Err() != nil || u.tgt.Classify(err) != engine.ErrRetry || attempt >= cfg.MaxRetries {
-				break
-			}
-			if u.measured(time.Now()) {
-				u.stats.retries[t]++
-			}
-			u.rec.retries.Add(1)
-			if !u.sleep(ctx, retryBackoff(attempt, u.backoff)) {
-				return // the step ended while waiting: nothing to count
-			}
-		}
-		end := time.Now()
-		if ctx.Err() != nil {
-			return
-		}
-		measured := u.measured(end)
-		if err != nil {
-			if measured {
-				u.stats.errors[t]++
-			}
-			u.rec.errors.Add(1)
-			if u.stats.firstErr[t] == nil {
-				u.stats.firstErr[t] = err
-			}
-			if u.tgt.Classify(err) == engine.ErrConnection {
-				_ = u.exec.Close(context.Background())
-				u.exec = nil
-				if !u.reconnect(ctx) {
-					return
-				}
-			}
-		} else {
-			u.rec.record(u.id, t, end.Sub(start), end, measured)
-			if measured {
-				u.stats.count[t]++
-				if t == tpcc.NewOrderTxn && u.term.NewOrderOut.RolledBack {
-					u.stats.rollbacks++
-				}
-				if t == tpcc.DeliveryTxn {
-					u.stats.skipped += int64(u.term.DeliveryOut.Skipped)
-				}
-				u.countRemote(t)
-			}
-		}
-		u.giveBack()
 		if cfg.KeyingThinking && !u.sleep(ctx, tpcc.ThinkTime(t, r)) {
 			return
 		}
 	}
+}
+
+// transact runs the user's transaction t on a connection (with retries of
+// serialization failures and deadlocks) and counts it; it reports false
+// when the step ended first.
+func (u *user) transact(ctx context.Context, t tpcc.TxnType) bool {
+	defer u.giveBack()
+	start, ok := u.connection(ctx)
+	if !ok {
+		return false
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = u.term.Exec(ctx, u.exec, t)
+		if err == nil || ctx.Err() != nil || u.tgt.Classify(err) != engine.ErrRetry || attempt >= u.cfg.MaxRetries {
+			break
+		}
+		if u.measured(time.Now()) {
+			u.stats.retries[t]++
+		}
+		u.rec.retries.Add(1)
+		if !u.sleep(ctx, retryBackoff(attempt, u.backoff)) {
+			return false // the step ended while waiting: nothing to count
+		}
+	}
+	end := time.Now()
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		return u.failed(ctx, t, err, u.measured(end))
+	}
+	measured := u.measured(end)
+	u.rec.record(u.id, t, end.Sub(start), end, measured)
+	if measured {
+		u.stats.count[t]++
+		if t == tpcc.NewOrderTxn && u.term.NewOrderOut.RolledBack {
+			u.stats.rollbacks++
+		}
+		if t == tpcc.DeliveryTxn {
+			u.stats.skipped += int64(u.term.DeliveryOut.Skipped)
+		}
+		u.countRemote(t)
+	}
+	return true
+}
+
+// failed counts a transaction that failed after its retries, and
+// reconnects after a lost connection; it reports false when the user
+// cannot go on.
+func (u *user) failed(ctx context.Context, t tpcc.TxnType, err error, measured bool) bool {
+	if measured {
+		u.stats.errors[t]++
+	}
+	u.rec.errors.Add(1)
+	if u.stats.firstErr[t] == nil {
+		u.stats.firstErr[t] = err
+	}
+	if u.tgt.Classify(err) == engine.ErrConnection {
+		_ = u.exec.Close(context.Background())
+		u.exec = nil
+		return u.reconnect(ctx)
+	}
+	return true
 }
 
 // next returns the user's next transaction, its inputs drawn, and its

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -18,6 +19,8 @@ type countingTarget struct {
 	opened, closed, busy, top atomic.Int64
 	// lose fails that many transactions with a lost connection.
 	lose atomic.Int64
+	// delivery, when set, is a Delivery's service time.
+	delivery time.Duration
 }
 
 var errLost = errors.New("connection lost")
@@ -40,7 +43,9 @@ type countingExec struct {
 	t *countingTarget
 }
 
-func (e *countingExec) run(ctx context.Context) error {
+func (e *countingExec) run(ctx context.Context) error { return e.serve(ctx, e.t.service) }
+
+func (e *countingExec) serve(ctx context.Context, service time.Duration) error {
 	if e.t.lose.Add(-1) >= 0 {
 		return errLost
 	}
@@ -52,7 +57,7 @@ func (e *countingExec) run(ctx context.Context) error {
 			break
 		}
 	}
-	return idleExec{e.t.service}.wait(ctx)
+	return idleExec{service}.wait(ctx)
 }
 func (e *countingExec) NewOrder(ctx context.Context, _ *tpcc.NewOrderInput, _ *tpcc.NewOrderResult) error {
 	return e.run(ctx)
@@ -64,7 +69,7 @@ func (e *countingExec) OrderStatus(ctx context.Context, _ *tpcc.OrderStatusInput
 	return e.run(ctx)
 }
 func (e *countingExec) Delivery(ctx context.Context, _ *tpcc.DeliveryInput, _ *tpcc.DeliveryResult) error {
-	return e.run(ctx)
+	return e.serve(ctx, cmp.Or(e.t.delivery, e.t.service))
 }
 func (e *countingExec) StockLevel(ctx context.Context, _ *tpcc.StockLevelInput, _ *tpcc.StockLevelResult) error {
 	return e.run(ctx)

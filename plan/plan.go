@@ -75,6 +75,8 @@ type Autopilot struct {
 	// Connections is how many connections a step's users share (0: one
 	// per user), as run's --connections.
 	Connections int `yaml:"connections"`
+	// Delivery is interactive (default) or deferred, as run's --delivery.
+	Delivery string `yaml:"delivery"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
 	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
 	Precision   string `yaml:"precision"`

@@ -124,6 +124,8 @@ sweeps:
 			"plan.yaml:19:18: sweeps[1].values[1]: \"tiny\"",
 		}},
 		{"cost config unknown", good + "    cost: nope\ncost: missing.yaml\n", []string{"missing.yaml"}},
+		{"bad delivery", strings.Replace(good, "duration: 10s}", "duration: 10s, delivery: later}", 1),
+			[]string{"autopilot.delivery: \"later\" is not interactive or deferred"}},
 		{"negative connections", strings.Replace(good, "duration: 10s}", "duration: 10s, connections: -4}", 1),
 			[]string{"plan.yaml:3:55: autopilot.connections: must be 0 (one per user) or more"}},
 		{"password env unset", strings.Replace(good, "    cpus: 1\n", "    target: postgres://u@db/tpcc\n    password_env: RIGHTSIZE_TEST_UNSET_PW\n", 1),

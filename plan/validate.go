@@ -142,6 +142,9 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if a.Connections < 0 {
 		c.field(a.at, "autopilot", "connections", "must be 0 (one per user) or more")
 	}
+	if a.Delivery != "" && a.Delivery != "interactive" && a.Delivery != "deferred" {
+		c.field(a.at, "autopilot", "delivery", fmt.Sprintf("%q is not interactive or deferred", a.Delivery))
+	}
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax

@@ -48,9 +48,12 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		cfg = append(cfg, run.Mode+" mode")
 	}
 	if run.Warehouses > 0 {
-		cfg = append(cfg, fmt.Sprintf("%d warehouses", run.Warehouses))
+		cfg = append(cfg, plural(run.Warehouses, "warehouse"))
 	}
 	cfg = append(cfg, "keying/think "+onOff(run.KeyingThinking))
+	if run.Env[store.EnvDelivery] == store.DeliveryDeferred {
+		cfg = append(cfg, "Delivery deferred")
+	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(cfg, " · "))
 	var seq []string
 	if len(run.Users) > 0 {
@@ -380,4 +383,12 @@ func fmtDec(v float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// plural is "1 warehouse", "4 warehouses".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -77,6 +77,11 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 	for t := range tpcc.NumTxnTypes {
 		s.Txn = append(s.Txn, TxnSummary(t, res.Txn[t]))
 	}
+	if d := res.Deferred; d != nil {
+		x := TxnSummary(tpcc.DeliveryTxn, d.TxnStats)
+		x.Type = store.DeferredDeliveryType
+		s.Txn = append(s.Txn, x)
+	}
 	for i := range res.PerSecondTxn {
 		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: res.PerSecondTxn[i], NewOrders: res.PerSecondNewOrder[i]})
 	}

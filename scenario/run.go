@@ -33,6 +33,9 @@ func (b badOptions) Is(target error) bool { return target == ErrBadOptions }
 
 func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a...)} }
 
+// deferred reports whether Deliveries are queued for delivery workers.
+func (o *RunOptions) deferred() bool { return o.Delivery == store.DeliveryDeferred }
+
 // RunOptions are everything one measured run needs besides its target and
 // store. run and quickstart fill them from flags; sweeps and other scenarios
 // fill them once and call Run for each configuration.
@@ -48,7 +51,11 @@ type RunOptions struct {
 	// Connections, when over 0, is how many connections a step's users
 	// share (driver.StepConfig.Connections; --connections), per worker a
 	// share as the users are. 0: one per user.
-	Connections      int
+	Connections int
+	// Delivery is "" or "interactive" (Delivery in the user's own
+	// transaction) or "deferred" (queued for delivery workers, clause
+	// 2.7.2; driver.StepConfig.DeferredDelivery).
+	Delivery         string
 	Seed             uint64 // 0: random
 	Warehouses       int    // expected warehouse count (0: any)
 	Label            string
@@ -99,6 +106,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Connections < 0 {
 		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
+	}
+	if o.Delivery != "" && o.Delivery != "interactive" && o.Delivery != store.DeliveryDeferred {
+		return bad("--delivery %q: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
 	}
 	if o.Repeats < 1 {
 		return bad("--repeat must be at least 1 (got %d)", o.Repeats)
@@ -250,7 +260,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if o.Workers > 0 && meta.Warehouses < o.Workers {
 		return nil, bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
 	}
-	if err := checkSlots(ctx, t, o.Users, o.Connections, o.Workers); err != nil {
+	if err := checkSlots(ctx, t, o, meta.Warehouses); err != nil {
 		return nil, err
 	}
 	if o.Worker == 0 { // one count per run, also with workers
@@ -264,6 +274,9 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	maps.Copy(env, CapsEnvironment(t))
 	if o.Connections > 0 {
 		env[store.EnvConnections] = strconv.Itoa(o.Connections)
+	}
+	if o.deferred() {
+		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
 	oomBefore := t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
@@ -294,7 +307,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		o.OnCreated(run)
 	}
 	ap := &Autopilot{DB: t.DB, Users: users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
-		KeyingThinking: o.KeyingThinking, Connections: conns, Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
+		KeyingThinking: o.KeyingThinking, Connections: conns, DeferredDelivery: o.deferred(), Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
 		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}

@@ -31,6 +31,9 @@ func TestRunOptionsValidate(t *testing.T) {
 		{"negative reconnect", func(o *RunOptions) { o.ReconnectTimeout = -time.Second }, true},
 		{"negative connections", func(o *RunOptions) { o.Connections = -1 }, true},
 		{"shared connections", func(o *RunOptions) { o.Connections = 1 }, false},
+		{"deferred delivery", func(o *RunOptions) { o.Delivery = "deferred" }, false},
+		{"interactive delivery", func(o *RunOptions) { o.Delivery = "interactive" }, false},
+		{"bad delivery", func(o *RunOptions) { o.Delivery = "later" }, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/target"
 )
@@ -26,20 +27,23 @@ const ownConnections = 1
 // the slots the role may use at all, since the others may have connected
 // already. Slots that cannot be read are not checked: connecting the users
 // will say what is wrong.
-func checkSlots(ctx context.Context, t *target.Target, users []int, connections, workers int) error {
+func checkSlots(ctx context.Context, t *target.Target, o RunOptions, warehouses int) error {
 	sc, ok := t.DB.(slotCounter)
-	if !ok || len(users) == 0 {
+	if !ok || len(o.Users) == 0 {
 		return nil
 	}
 	s, err := sc.ConnectionSlots(ctx)
 	if err != nil {
 		return nil
 	}
-	most, what, fewer := slices.Max(users), "users", "run at most %d users"
-	if connections > 0 && connections < most {
-		most, what, fewer = connections, "shared connections", "share at most %d (--connections)"
+	most, what, fewer := slices.Max(o.Users), "users", "run at most %d users"
+	if o.Connections > 0 && o.Connections < most {
+		most, what, fewer = o.Connections, "shared connections", "share at most %d (--connections)"
 	}
-	need, free := slotNeed(s, most, workers)
+	need, free := slotNeed(s, most, o.Workers)
+	if o.deferred() {
+		need += driver.DeliveryWorkers(warehouses) // a worker's slice of the warehouses needs as many or fewer
+	}
 	if need <= free {
 		return nil
 	}

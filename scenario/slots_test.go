@@ -64,6 +64,10 @@ func TestConnectionSlots(t *testing.T) {
 		t.Fatalf("16 users on 17 connections (one each): %v, want the users' slots refused", err)
 	}
 
+	deferred := RunOptions{Users: []int{15}, Delivery: "deferred", Duration: time.Second, Repeats: 1}
+	if _, err := Run(ctx, st, tg, deferred); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "15 users need 17 connection slots") {
+		t.Fatalf("15 users with a delivery worker: %v, want its slot counted", err)
+	}
 	many := RunOptions{Users: []int{30}, Connections: 18, Duration: time.Second, Repeats: 1}
 	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 19") ||
 		!strings.Contains(err.Error(), "or share at most 15 (--connections)") {

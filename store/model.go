@@ -95,6 +95,19 @@ type Run struct {
 	RepeatEnd string `json:"repeat_end,omitempty"`
 }
 
+// EnvDelivery is the Run.Env key of how Delivery ran: DeliveryDeferred,
+// or absent when in the user's own transaction.
+const EnvDelivery = "driver.delivery"
+
+// DeliveryDeferred is EnvDelivery's value for deferred Delivery (clause
+// 2.7.2).
+const DeliveryDeferred = "deferred"
+
+// DeferredDeliveryType is the TxnSummary type of the deferred executions of
+// Deliveries: their time from queueing to completion (the "delivery" type
+// is then the terminal's queueing).
+const DeferredDeliveryType = "delivery_deferred"
+
 // EnvConnections is the Run.Env key of the connections each step's users
 // shared (absent: one connection per user).
 const EnvConnections = "driver.connections"

@@ -389,7 +389,7 @@ func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
 	a := r.p.Autopilot
 	rampup, duration := a.Timing()
 	ro := scenario.RunOptions{Users: a.UsersList(), Rampup: rampup, Duration: duration, Repeats: max(a.Repeats, 1),
-		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Connections: a.Connections, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
+		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Connections: a.Connections, Delivery: a.Delivery, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
 		ReconnectTimeout: 30 * time.Second, Version: r.o.Version, Commit: r.o.Commit,
 		Flags: map[string]string{"study": r.p.Name, "study.configuration": name}}
 	answerRules(&ro, a.AnswerRules())

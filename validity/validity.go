@@ -34,6 +34,9 @@ var (
 	// MaxSkippedShare is the largest share (%) of skipped district
 	// deliveries per Delivery transaction (clause 2.7.4.2).
 	MaxSkippedShare = 1.0
+	// DeferredDeadline is the time from queueing within which 90 % of
+	// deferred Deliveries must complete (clause 5.2.5.3).
+	DeferredDeadline = 80 * time.Second
 	// MinInterval is the shortest measurement interval of a reportable
 	// result.
 	MinInterval = 120 * time.Minute
@@ -50,8 +53,11 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 	txn := map[string]store.TxnSummary{}
 	var total int64
 	for _, t := range s.Txn {
-		counts[t.Type] += t.Count
 		txn[t.Type] = t
+		if t.Type == store.DeferredDeliveryType {
+			continue // the terminals' Deliveries are counted at queueing
+		}
+		counts[t.Type] += t.Count
 		total += t.Count
 	}
 	if s.Partial {
@@ -92,6 +98,9 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 			add("%s 90th percentile %s, above %s (5.2.5.3)", ty, p90.Round(time.Millisecond), limit)
 		}
 	}
+	if d, ok := txn[store.DeferredDeliveryType]; ok {
+		v = append(v, deferredViolations(d)...)
+	}
 	switch run.Isolation {
 	case "spec":
 	case "":
@@ -119,3 +128,19 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 func share(n, of int64) float64 { return 100 * float64(n) / float64(of) }
 
 func outside(x float64, r [2]float64) bool { return x < r[0] || x > r[1] }
+
+// deferredViolations judges the deferred executions of the Deliveries
+// queued in the interval: at least 90 % complete within DeferredDeadline
+// of being queued (5.2.5.3). Those not run by the end of the step count
+// against it.
+func deferredViolations(d store.TxnSummary) []string {
+	var v []string
+	if queued := d.Count + d.Errors; queued > 0 && share(d.Errors, queued) > 10 {
+		v = append(v, fmt.Sprintf("deferred Delivery: %d of %d queued did not complete (%.1f %%; 90 %% must within %s, 2.7.2, 5.2.5.3)",
+			d.Errors, queued, share(d.Errors, queued), DeferredDeadline))
+	}
+	if p90 := time.Duration(d.P90Ms * float64(time.Millisecond)); d.Count > 0 && p90 > DeferredDeadline {
+		v = append(v, fmt.Sprintf("deferred Delivery 90th percentile %s from queueing, above %s (5.2.5.3)", p90.Round(time.Millisecond), DeferredDeadline))
+	}
+	return v
+}

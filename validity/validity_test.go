@@ -58,6 +58,12 @@ func TestStep(t *testing.T) {
 		{"terminals", func(_ *store.Run, s *store.Step) { s.Users = 32 }, "32 users on 4 warehouses: TPC-C drives 10 terminals per warehouse (40)"},
 		{"interval", func(_ *store.Run, s *store.Step) { s.MeasureEnd = s.MeasureStart.Add(time.Minute) }, "measurement interval 1m0s"},
 		{"partial", func(_ *store.Run, s *store.Step) { s.Partial = true }, "interrupted"},
+		{"deferred Deliveries not complete", func(_ *store.Run, s *store.Step) {
+			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 380, Errors: 55, P90Ms: 900})
+		}, "deferred Delivery: 55 of 435 queued did not complete"},
+		{"deferred Deliveries late", func(_ *store.Run, s *store.Step) {
+			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 435, P90Ms: 81000})
+		}, "deferred Delivery 90th percentile 1m21s from queueing, above 1m20s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			run, s := compliant()
@@ -67,6 +73,12 @@ func TestStep(t *testing.T) {
 				t.Fatalf("verdict %+v, want one violation containing %q", v, c.want)
 			}
 		})
+	}
+	// deferred Deliveries on time are not counted in the mix
+	run, s = compliant()
+	s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 435, Errors: 10, P90Ms: 2500})
+	if v := Step(run, s); !v.Valid {
+		t.Fatalf("deferred Deliveries on time: %+v", v)
 	}
 	// one warehouse: no remote shares to judge
 	run, s = compliant()

@@ -38,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	cmd.Flags().StringVar(&f.o.Mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&f.o.KeyingThinking, "keying-thinking", false, "use the spec's keying and think times")
+	cmd.Flags().StringVar(&f.o.Delivery, "delivery", "interactive", "interactive (Delivery in the user's own transaction, as HammerDB runs it) or deferred (queued for delivery workers, TPC-C clause 2.7.2)")
 	cmd.Flags().IntVar(&f.o.Connections, "connections", 0, "connections the users of a step share, as a TP monitor multiplexes terminals (0: one per user); for keyed users, idle most of the time")
 	cmd.Flags().Uint64Var(&f.o.Seed, "seed", 0, "seed of the transaction inputs (default: random)")
 	cmd.Flags().IntVarP(&f.o.Warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")

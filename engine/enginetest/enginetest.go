@@ -131,6 +131,16 @@ func Run(t *testing.T, h Harness) {
 				t.Errorf("%s: nothing completed", mode)
 			}
 		}
+		// Deferred Delivery (2.7.2): the delivery worker runs every
+		// Delivery queued in the interval, on its own connection.
+		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
+			Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, DeferredDelivery: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, queued := res.Deferred, res.Txn[tpcc.DeliveryTxn].Count; d == nil || queued == 0 || d.Count != queued || d.Errors != 0 {
+			t.Errorf("deferred Delivery: %d queued in the interval, executions %+v: want every one delivered", queued, d)
+		}
 		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
 		if err != nil {
 			t.Fatal(err)
