@@ -86,7 +86,8 @@ in the results store (--store, default ./rightsize.db).
 		Example: `  rightsize run --users 4 --rampup 10s --duration 1m
   rightsize run --users fib:89 --rampup 2m --duration 5m --repeat 3 --label ssd-16cores
   rightsize run --users 1,2,4 --mode statements --json
-  rightsize run --target postgres://postgres:secret@db1/tpcc --users 16 --keying-thinking`,
+  rightsize run --target postgres://postgres:secret@db1/tpcc --users 16 --keying-thinking
+  rightsize run --users 1000 --keying-thinking --connections 100 --delivery deferred --rampup 10m --duration 2h`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := rf.options(cmd)
 			if err != nil {
