@@ -203,8 +203,11 @@ func (q *deliveryQueue) result() DeferredStats {
 
 // drainDeliveries lets the delivery workers run what was queued until the
 // queue is empty, for at most limit after the users stopped (none when the
-// step was interrupted or ctx ends), and returns what they measured.
-func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{}, workers *sync.WaitGroup, limit time.Duration, interrupted bool) DeferredStats {
+// step was interrupted or ctx ends), and returns what they measured. A
+// Delivery still running 2 s after that is cancelled (cancelRun), as the
+// users' transactions are.
+func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{}, workers *sync.WaitGroup, limit time.Duration,
+	interrupted bool, cancelRun context.CancelFunc) DeferredStats {
 	done := make(chan struct{})
 	go func() { workers.Wait(); close(done) }()
 	if !interrupted {
@@ -217,6 +220,11 @@ func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{},
 		}
 	}
 	close(drain)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		cancelRun()
+		<-done
+	}
 	return q.result()
 }

@@ -428,7 +428,7 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		<-done
 	}
 	if deliveries != nil {
-		d := drainDeliveries(ctx, deliveries, drain, &workersDone, cmp.Or(cfg.DeliveryDrain, DeliveryDeadline), res.Partial)
+		d := drainDeliveries(ctx, deliveries, drain, &workersDone, cmp.Or(cfg.DeliveryDrain, DeliveryDeadline), res.Partial, cancelRun)
 		res.Deferred = &d
 		res.SkippedDeliveries += d.Skipped
 	}
