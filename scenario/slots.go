@@ -42,7 +42,7 @@ func checkSlots(ctx context.Context, t *target.Target, o RunOptions, warehouses 
 	}
 	need, free := slotNeed(s, most, o.Workers)
 	if o.deferred() {
-		need += driver.DeliveryWorkers(warehouses) // a worker's slice of the warehouses needs as many or fewer
+		need += deliveryConnections(warehouses, o.Workers)
 	}
 	if need <= free {
 		return nil
@@ -65,4 +65,14 @@ func slotNeed(s engine.Slots, most, workers int) (need, free int) {
 		return most + workers*(ownConnections+1), s.Max - s.Reserved
 	}
 	return most + ownConnections, s.Free()
+}
+
+// deliveryConnections are the delivery workers' connections of a run with
+// deferred Delivery: each process runs its own for its slice of the
+// warehouses (the largest slice, for a shared run's workers).
+func deliveryConnections(warehouses, workers int) int {
+	if workers <= 1 {
+		return driver.DeliveryWorkers(warehouses)
+	}
+	return workers * driver.DeliveryWorkers((warehouses+workers-1)/workers)
 }

@@ -115,3 +115,15 @@ func TestSlotNeed(t *testing.T) {
 		})
 	}
 }
+
+func TestDeliveryConnections(t *testing.T) {
+	for _, tc := range []struct{ warehouses, workers, want int }{
+		{1, 0, 1}, {10, 0, 1}, {11, 0, 2}, {100, 0, 10},
+		{10, 4, 4},   // four processes, each with a worker for its 3 warehouses
+		{100, 4, 12}, // 25 warehouses each: 3 workers
+	} {
+		if got := deliveryConnections(tc.warehouses, tc.workers); got != tc.want {
+			t.Errorf("deliveryConnections(%d, %d) = %d, want %d", tc.warehouses, tc.workers, got, tc.want)
+		}
+	}
+}
