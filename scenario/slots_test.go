@@ -93,8 +93,8 @@ func TestConnectionSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Max != 400+20 || s.Free() < 401 {
-		t.Errorf("managed server opened for 400 users: %+v, want max_connections 420 and 401 free", s)
+	if s.Max != 400+20+40 || s.Free() < 401 {
+		t.Errorf("managed server opened for 400 users: %+v, want max_connections 460 and 401 free", s)
 	}
 }
 

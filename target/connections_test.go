@@ -11,9 +11,9 @@ func TestFitConnections(t *testing.T) {
 		want        string // max_connections after; "" when not set
 	}{
 		{"fits the default", 100, nil, "300", ""},
-		{"raised for the users and the headroom", 400, nil, "300", "420"},
-		{"exactly at the default", 280, nil, "300", ""},
-		{"one over", 281, nil, "300", "301"},
+		{"raised for the users and the headroom", 400, nil, "300", "460"},
+		{"exactly at the default", 255, nil, "300", ""},
+		{"one over", 256, nil, "300", "301"},
 		{"the user's limit stays", 400, map[string]string{"max_connections": "50"}, "50", ""},
 		{"the user's limit in MariaDB's spelling stays", 2000, map[string]string{"max-connections": "500"}, "1000", ""},
 		{"no users given", 0, nil, "300", ""},
