@@ -228,3 +228,16 @@ func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{},
 	}
 	return q.result()
 }
+
+// startDeliveryWorkers starts a delivery worker on each of execs and
+// returns the queue they run; done counts them.
+func startDeliveryWorkers(ctx context.Context, tgt Target, cfg *StepConfig, execs []tpcc.Executor, stop, drain <-chan struct{},
+	done *sync.WaitGroup) *deliveryQueue {
+	q := newDeliveryQueue(cfg.Users)
+	for i, e := range execs {
+		w := &deliveryWorker{q: q, tgt: tgt, mode: cfg.Mode, exec: e, retries: cfg.MaxRetries,
+			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Users+i)+1))}
+		done.Go(func() { w.run(ctx, stop, drain) })
+	}
+	return q
+}

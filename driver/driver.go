@@ -231,34 +231,12 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	if cfg.ReconnectTimeout <= 0 {
 		cfg.ReconnectTimeout = 30 * time.Second
 	}
-	// Connect every user (and delivery worker) first so connection time is
-	// not measured.
-	conns := cfg.Users
-	if cfg.Connections > 0 && cfg.Connections < cfg.Users {
-		conns = cfg.Connections
-	}
-	workers := 0
-	if cfg.DeferredDelivery {
-		workers = DeliveryWorkers(cmp.Or(cfg.HomeCount, cfg.Warehouses))
-	}
-	execs, err := connectAll(ctx, tgt, cfg.Mode, conns+workers)
+	userExecs, workerExecs, err := connectStep(ctx, tgt, &cfg)
 	if err != nil {
-		if conns < cfg.Users || workers > 0 {
-			return nil, fmt.Errorf("connect %d connections for %d virtual users and %d delivery workers: %w", conns, cfg.Users, workers, err)
-		}
-		return nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, err)
+		return nil, err
 	}
-	if cfg.StartAt != nil {
-		if err := waitStart(ctx, cfg.StartAt); err != nil {
-			for _, e := range execs {
-				_ = e.Close(context.Background())
-			}
-			return nil, fmt.Errorf("agree on the step's start: %w", err)
-		}
-	}
-	userExecs, workerExecs := execs[:conns], execs[conns:]
 	var pool connPool
-	if conns < cfg.Users {
+	if len(userExecs) < cfg.Users {
 		pool = newConnPool(userExecs)
 		defer pool.close() // after the users have stopped (below)
 	}
@@ -291,13 +269,8 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 	var deliveries *deliveryQueue
 	drain := make(chan struct{}) // closed when the delivery workers must stop running Deliveries
 	var workersDone sync.WaitGroup
-	if workers > 0 {
-		deliveries = newDeliveryQueue(cfg.Users)
-		for i, e := range workerExecs {
-			w := &deliveryWorker{q: deliveries, tgt: tgt, mode: cfg.Mode, exec: e, retries: cfg.MaxRetries,
-				backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Users+i)+1))}
-			workersDone.Go(func() { w.run(runCtx, stop, drain) })
-		}
+	if len(workerExecs) > 0 {
+		deliveries = startDeliveryWorkers(runCtx, tgt, &cfg, workerExecs, stop, drain, &workersDone)
 	}
 	var wg sync.WaitGroup
 	for i := range cfg.Users {
@@ -436,6 +409,14 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		res.Windows = append(res.Windows, Window{Start: winStart, Hists: rec.rotate()})
 	}
 
+	res.collect(rec, stats, seconds)
+	return res, nil
+}
+
+// collect adds up what the users counted and recorded, once they have
+// stopped: per transaction type, the step's counters and the per-second
+// series up to the measured interval's end (seconds at most).
+func (res *StepResult) collect(rec *recorder, stats []userStats, seconds int) {
 	hists := rec.merged()
 	for t := range res.Txn {
 		res.Txn[t].Hist = hists[t]
@@ -457,14 +438,45 @@ func RunStep(ctx context.Context, tgt Target, cfg StepConfig) (*StepResult, erro
 		res.RemoteOrderLines += s.remoteLines
 		res.RemotePayments += s.remotePayments
 	}
-	n := min(seconds, int(res.MeasureEnd.Sub(stepStart)/time.Second)+1)
+	n := min(seconds, int(res.MeasureEnd.Sub(res.StepStart)/time.Second)+1)
 	res.PerSecondTxn = make([]int64, n)
 	res.PerSecondNewOrder = make([]int64, n)
 	for i := range n {
 		res.PerSecondTxn[i] = rec.perSecTxn[i].Load()
 		res.PerSecondNewOrder[i] = rec.perSecNO[i].Load()
 	}
-	return res, nil
+}
+
+// connectStep connects the step's users (one connection each, or the
+// Connections they share) and, with deferred Delivery, its delivery
+// workers, before the step starts so that connecting is not measured;
+// then it waits for StartAt. It returns the users' and the workers'
+// connections.
+func connectStep(ctx context.Context, tgt Target, cfg *StepConfig) (users, workers []tpcc.Executor, err error) {
+	conns := cfg.Users
+	if cfg.Connections > 0 && cfg.Connections < cfg.Users {
+		conns = cfg.Connections
+	}
+	nw := 0
+	if cfg.DeferredDelivery {
+		nw = DeliveryWorkers(cmp.Or(cfg.HomeCount, cfg.Warehouses))
+	}
+	execs, err := connectAll(ctx, tgt, cfg.Mode, conns+nw)
+	if err != nil {
+		if conns < cfg.Users || nw > 0 {
+			return nil, nil, fmt.Errorf("connect %d connections for %d virtual users and %d delivery workers: %w", conns, cfg.Users, nw, err)
+		}
+		return nil, nil, fmt.Errorf("connect %d virtual users: %w", cfg.Users, err)
+	}
+	if cfg.StartAt != nil {
+		if err := waitStart(ctx, cfg.StartAt); err != nil {
+			for _, e := range execs {
+				_ = e.Close(context.Background())
+			}
+			return nil, nil, fmt.Errorf("agree on the step's start: %w", err)
+		}
+	}
+	return execs[:conns], execs[conns:], nil
 }
 
 // connectAll opens n executors, 16 at a time; on an error it closes those
