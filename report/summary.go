@@ -19,6 +19,26 @@ import (
 // whether the driver's own CPU could have limited the result.
 func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	rs := NewRunStats(steps)
+	writeRunHeader(w, run)
+	if len(rs.Steps) == 0 {
+		fmt.Fprintf(w, "\n  no step was measured\n\n")
+		return
+	}
+	writeKeyNumbers(w, rs)
+	writeStepsTable(w, run, rs)
+	txn := mergeAllTxn(steps)
+	writeLatency(w, rs, txn)
+	fmt.Fprintln(w)
+	writeFailures(w, steps, txn)
+	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
+	writeWhy(w, rs.Steps)
+	writeValidity(w, run, steps)
+	WriteStepEndings(w, run, steps)
+	fmt.Fprintln(w)
+}
+
+// writeRunHeader prints the run's title, status and configuration.
+func writeRunHeader(w io.Writer, run store.Run) {
 	label := run.Label
 	title := "rightsize run " + run.ID
 	if label != "" {
@@ -72,12 +92,10 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	if len(seq) > 0 {
 		fmt.Fprintf(w, "  %s\n", strings.Join(seq, " · "))
 	}
-	if len(rs.Steps) == 0 {
-		fmt.Fprintf(w, "\n  no step was measured\n\n")
-		return
-	}
+}
 
-	// Key numbers.
+// writeKeyNumbers prints the peak and average figures.
+func writeKeyNumbers(w io.Writer, rs *RunStats) {
 	fig := store.RunFigures(rs.Steps)
 	fmt.Fprintln(w)
 	kv := [][2]string{
@@ -89,7 +107,10 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	}
 	writeKV(w, kv)
 
-	// Steps.
+}
+
+// writeStepsTable prints a row per users step, with its notes.
+func writeStepsTable(w io.Writer, run store.Run, rs *RunStats) {
 	repeated := false
 	host, disk := false, false
 	for i := range rs.Steps {
@@ -222,8 +243,11 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		fmt.Fprintf(w, "  %s\n", n)
 	}
 
-	// Latency.
-	txn := mergeAllTxn(steps)
+}
+
+// writeLatency prints the latency of each transaction type over all steps,
+// and p99 by users when there are several steps.
+func writeLatency(w io.Writer, rs *RunStats, txn []store.TxnSummary) {
 	if len(txn) > 0 {
 		fmt.Fprintf(w, "\n  latency, all steps merged:\n")
 		head := []string{"transaction", "count", "rolled back", "errors", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}
@@ -264,8 +288,11 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		}
 	}
 
-	// Errors and the driver.
-	fmt.Fprintln(w)
+}
+
+// writeFailures prints the failed transactions, reconnections and skipped
+// deliveries.
+func writeFailures(w io.Writer, steps []store.Step, txn []store.TxnSummary) {
 	var errs []string
 	for _, t := range txn {
 		if t.Errors > 0 {
@@ -293,11 +320,6 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	if skipped > 0 {
 		fmt.Fprintf(w, "  · %d deferred deliveries skipped (no undelivered order in the district)\n", skipped)
 	}
-	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
-	writeWhy(w, rs.Steps)
-	writeValidity(w, run, steps)
-	WriteStepEndings(w, run, steps)
-	fmt.Fprintln(w)
 }
 
 // writeDriverVerdict says whether the driver may have limited the run: its
