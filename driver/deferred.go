@@ -2,6 +2,8 @@ package driver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -31,6 +33,18 @@ const deliveriesPerWorker = 10
 // of milliseconds; 10 warehouses of keyed users queue one every 2.3 s.
 func DeliveryWorkers(warehouses int) int {
 	return max(1, (warehouses+deliveriesPerWorker-1)/deliveriesPerWorker)
+}
+
+// ParseDelivery reads a --delivery value: "" or "interactive" (Delivery in
+// the user's own transaction) or "deferred" (StepConfig.DeferredDelivery).
+func ParseDelivery(s string) (deferred bool, err error) {
+	switch s {
+	case "", "interactive":
+		return false, nil
+	case "deferred":
+		return true, nil
+	}
+	return false, fmt.Errorf("%q is not interactive or deferred", s)
 }
 
 // DeferredStats are the deferred executions of the Deliveries queued in
@@ -133,13 +147,7 @@ func (w *deliveryWorker) run(ctx context.Context, stop, drain <-chan struct{}) {
 }
 
 // errNotDelivered marks a queued Delivery its worker did not run in time.
-var errNotDelivered = &notDelivered{}
-
-type notDelivered struct{}
-
-func (*notDelivered) Error() string {
-	return "queued, not run by the end of the step (its delivery workers run what is queued for up to 80 s after the measured interval)"
-}
+var errNotDelivered = errors.New("queued, not run by the end of the step (its delivery workers run what is queued for up to 80 s after the measured interval)")
 
 // deliver runs one Delivery with the users' retry rule, reconnecting once
 // after a lost connection.

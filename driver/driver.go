@@ -453,10 +453,7 @@ func (res *StepResult) collect(rec *recorder, stats []userStats, seconds int) {
 // then it waits for StartAt. It returns the users' and the workers'
 // connections.
 func connectStep(ctx context.Context, tgt Target, cfg *StepConfig) (users, workers []tpcc.Executor, err error) {
-	conns := cfg.Users
-	if cfg.Connections > 0 && cfg.Connections < cfg.Users {
-		conns = cfg.Connections
-	}
+	conns := Connections(cfg.Users, cfg.Connections)
 	nw := 0
 	if cfg.DeferredDelivery {
 		nw = DeliveryWorkers(cmp.Or(cfg.HomeCount, cfg.Warehouses))
@@ -623,10 +620,8 @@ func (u *user) run(ctx context.Context) {
 	home := first + u.id%count
 	dist := (u.id/count)%tpcc.DistrictsPerWarehouse + 1
 	u.term = tpcc.NewTerminal(r, cfg.Constants, cfg.Warehouses, home, dist)
-	defer func() {
-		if u.held {
-			u.giveBack()
-		} else if u.exec != nil {
+	defer func() { // a lent connection went back with its transaction (transact)
+		if u.exec != nil {
 			_ = u.exec.Close(context.Background())
 		}
 	}()

@@ -7,6 +7,15 @@ import (
 	"github.com/rightsize/rightsize/tpcc"
 )
 
+// Connections is how many connections a step of users opens when they
+// share shared of them (StepConfig.Connections; 0: one per user).
+func Connections(users, shared int) int {
+	if shared > 0 && shared < users {
+		return shared
+	}
+	return users
+}
+
 // connPool lends a step's connections to its users when they share fewer
 // connections than there are users (StepConfig.Connections). A slot whose
 // connection was lost holds nil: the user who takes it reconnects. It has

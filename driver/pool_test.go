@@ -36,10 +36,9 @@ func (*countingTarget) Classify(err error) engine.ErrClass {
 	return engine.ErrOther
 }
 
-// countingExec embeds idleExec for the transactions it does not time
-// itself; every transaction type goes through wait.
+// countingExec serves every transaction type in its target's service time
+// (a Delivery in its own, when set).
 type countingExec struct {
-	idleExec
 	t *countingTarget
 }
 

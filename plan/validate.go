@@ -142,8 +142,8 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if a.Connections < 0 {
 		c.field(a.at, "autopilot", "connections", "must be 0 (one per user) or more")
 	}
-	if a.Delivery != "" && a.Delivery != "interactive" && a.Delivery != "deferred" {
-		c.field(a.at, "autopilot", "delivery", fmt.Sprintf("%q is not interactive or deferred", a.Delivery))
+	if _, err := driver.ParseDelivery(a.Delivery); err != nil {
+		c.field(a.at, "autopilot", "delivery", err.Error())
 	}
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {

@@ -68,7 +68,7 @@ func writeRunHeader(w io.Writer, run store.Run) {
 		cfg = append(cfg, run.Mode+" mode")
 	}
 	if run.Warehouses > 0 {
-		cfg = append(cfg, plural(run.Warehouses, "warehouse"))
+		cfg = append(cfg, Plural(run.Warehouses, "warehouse"))
 	}
 	cfg = append(cfg, "keying/think "+onOff(run.KeyingThinking))
 	if run.Env[store.EnvDelivery] == store.DeliveryDeferred {
@@ -407,8 +407,8 @@ func fmtDec(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// plural is "1 warehouse", "4 warehouses".
-func plural(n int, noun string) string {
+// Plural is "1 warehouse", "4 warehouses".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

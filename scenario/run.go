@@ -34,7 +34,10 @@ func (b badOptions) Is(target error) bool { return target == ErrBadOptions }
 func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a...)} }
 
 // deferred reports whether Deliveries are queued for delivery workers.
-func (o *RunOptions) deferred() bool { return o.Delivery == store.DeliveryDeferred }
+func (o *RunOptions) deferred() bool {
+	d, _ := driver.ParseDelivery(o.Delivery) // Validate has refused a bad value
+	return d
+}
 
 // RunOptions are everything one measured run needs besides its target and
 // store. run and quickstart fill them from flags; sweeps and other scenarios
@@ -107,7 +110,7 @@ func (o *RunOptions) Validate() error {
 	if o.Connections < 0 {
 		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
 	}
-	if o.Delivery != "" && o.Delivery != "interactive" && o.Delivery != store.DeliveryDeferred {
+	if _, err := driver.ParseDelivery(o.Delivery); err != nil {
 		return bad("--delivery %q: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
 	}
 	if o.Repeats < 1 {

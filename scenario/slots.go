@@ -37,8 +37,8 @@ func checkSlots(ctx context.Context, t *target.Target, o RunOptions, warehouses 
 		return nil
 	}
 	most, what, fewer := slices.Max(o.Users), "users", "run at most %d users"
-	if o.Connections > 0 && o.Connections < most {
-		most, what, fewer = o.Connections, "shared connections", "share at most %d (--connections)"
+	if c := driver.Connections(most, o.Connections); c < most {
+		most, what, fewer = c, "shared connections", "share at most %d (--connections)"
 	}
 	need, free := slotNeed(s, most, o.Workers)
 	if o.deferred() {
@@ -69,10 +69,12 @@ func slotNeed(s engine.Slots, most, workers int) (need, free int) {
 
 // deliveryConnections are the delivery workers' connections of a run with
 // deferred Delivery: each process runs its own for its slice of the
-// warehouses (the largest slice, for a shared run's workers).
+// warehouses (HomeSlice).
 func deliveryConnections(warehouses, workers int) int {
-	if workers <= 1 {
-		return driver.DeliveryWorkers(warehouses)
+	n := 0
+	for i := range max(workers, 1) {
+		_, count := HomeSlice(warehouses, i, max(workers, 1))
+		n += driver.DeliveryWorkers(count)
 	}
-	return workers * driver.DeliveryWorkers((warehouses+workers-1)/workers)
+	return n
 }

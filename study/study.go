@@ -22,6 +22,7 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/yamlfile"
@@ -217,10 +218,7 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options,
 	}
 	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
 	if users := p.Autopilot.UsersList(); len(users) > 0 {
-		opt.Connections = slices.Max(users)
-		if c := p.Autopilot.Connections; c > 0 {
-			opt.Connections = min(opt.Connections, c)
-		}
+		opt.Connections = driver.Connections(slices.Max(users), p.Autopilot.Connections)
 	}
 	if spec == "embedded" {
 		opt.PGVersion = c.Version

@@ -127,12 +127,11 @@ const networkFix = "check --target (server running? user, password, database rig
 
 // FixFor is the Fix of the engine that takes spec ("" when none does).
 func FixFor(spec string) string {
-	for _, e := range Engines() {
-		if e.Match(spec) {
-			return e.Fix
-		}
+	e, _, err := engineOf(spec)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return e.Fix
 }
 
 // Form is one way to name an engine's target.

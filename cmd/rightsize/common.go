@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -35,10 +36,7 @@ type targetFlags struct {
 // the steps users, or the connections they share (0: one per user).
 func (f *targetFlags) forUsers(users []int, connections int) {
 	if len(users) > 0 {
-		f.users = slices.Max(users)
-	}
-	if connections > 0 {
-		f.users = min(f.users, connections)
+		f.users = driver.Connections(slices.Max(users), connections)
 	}
 }
 

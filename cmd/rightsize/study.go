@@ -108,9 +108,9 @@ func loadPlan(errOut io.Writer, path string) (*plan.Plan, error) {
 }
 
 func printEstimate(w io.Writer, p *plan.Plan, e plan.Estimate) {
-	fmt.Fprintf(w, "%s: valid: study %q, %s", p.Path, p.Name, plural(len(p.Configurations), "configuration"))
+	fmt.Fprintf(w, "%s: valid: study %q, %s", p.Path, p.Name, report.Plural(len(p.Configurations), "configuration"))
 	if len(p.Sweeps) > 0 {
-		fmt.Fprintf(w, ", %s", plural(len(p.Sweeps), "sweep"))
+		fmt.Fprintf(w, ", %s", report.Plural(len(p.Sweeps), "sweep"))
 	}
 	if p.Neighbour != nil {
 		fmt.Fprint(w, ", noisy neighbour")
@@ -380,12 +380,4 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// plural is "1 sweep", "2 sweeps".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
