@@ -49,6 +49,17 @@ type Caps struct {
 	WALDir string `json:"wal_dir,omitempty"`
 	// Set are engine settings (key=value), applied last.
 	Set map[string]string `json:"set,omitempty"`
+	// CgroupParent is --cgroup-parent: the group under which the server's
+	// group is made ("": found by cgroup.Place).
+	CgroupParent string `json:"cgroup_parent,omitempty"`
+	// BestEffort is --caps best-effort: a cap that cannot be applied is
+	// reported, not refused.
+	BestEffort bool `json:"best_effort,omitempty"`
+}
+
+// CgroupOptions are how the server's group is placed and enforced.
+func (c Caps) CgroupOptions() cgroup.Options {
+	return cgroup.Options{Parent: c.CgroupParent, BestEffort: c.BestEffort}
 }
 
 // IOLimit is a block I/O limit; zero fields are unlimited.

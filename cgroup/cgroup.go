@@ -64,6 +64,9 @@ const WriteLimitNote = "cgroup v1 charges buffered writeback to the root group: 
 // controller (v1) or one parent directory for all (v2).
 type Hierarchy struct {
 	Version int
+	// Placement is where and how a v2 hierarchy's groups are placed (nil
+	// from Detect and on v1).
+	Placement *Placement
 	// parents maps each available controller to the directory under which
 	// groups are created (for v2 every controller maps to the same one).
 	parents map[string]string
@@ -116,36 +119,100 @@ var ErrUnavailable = errors.New("no usable cgroup controller")
 
 // Detect finds the hierarchy of this machine from /proc/self/mountinfo and
 // /proc/self/cgroup: v1 when any of the controllers is mounted as v1, else
-// v2 when the unified hierarchy has controllers. Creating groups needs
-// write access to the parents (root, or a delegated subtree).
+// v2 when the unified hierarchy has controllers. Its groups would be made
+// under rightsize's own group; Place finds where they can be.
 func Detect() (*Hierarchy, error) {
-	mounts, err := readMounts("/proc/self/mountinfo")
+	l, err := readLayout()
 	if err != nil {
 		return nil, err
+	}
+	return l.hierarchy("")
+}
+
+// Place finds where groups whose limits need the controllers need can be
+// made, and makes that place usable: on v1 under rightsize's own group of
+// each controller (named: --cgroup-parent, a path below each controller's
+// mount); on v2 in the order Placement describes, which may move
+// rightsize itself into a leaf group (undone by Release).
+func Place(need []string, named string) (*Hierarchy, error) {
+	l, err := readLayout()
+	if err != nil {
+		return nil, err
+	}
+	if l.v2 == nil || len(l.v1) > 0 {
+		return l.hierarchy(named)
+	}
+	p, err := place(*l.v2, need, named)
+	if err != nil {
+		return nil, err
+	}
+	h, err := NewV2(p.Parent)
+	if err != nil {
+		return nil, errors.Join(err, p.release())
+	}
+	h.Placement = &p
+	return h, nil
+}
+
+// Release undoes what Place did to make room for groups (rightsize moved
+// back out of its leaf) once no group of it is left; a no-op on v1.
+func (h *Hierarchy) Release() error {
+	if h == nil {
+		return nil
+	}
+	return h.Placement.release()
+}
+
+// layout is where the controllers are mounted and rightsize's own groups.
+type layout struct {
+	v1 map[string][2]string // controller → mount point, own group's path in it
+	v2 *v2Tree
+}
+
+func readLayout() (layout, error) {
+	mounts, err := readMounts("/proc/self/mountinfo")
+	if err != nil {
+		return layout{}, err
 	}
 	own, err := readOwnGroups("/proc/self/cgroup")
 	if err != nil {
-		return nil, err
+		return layout{}, err
 	}
-	v1 := map[string]string{}
-	var v2 string
+	l := layout{v1: map[string][2]string{}}
 	for _, m := range mounts {
 		switch m.fstype {
 		case "cgroup":
 			for _, c := range Controllers {
 				if m.opts[v1Name(c)] {
-					v1[c] = filepath.Join(m.point, strings.TrimPrefix(own[v1Name(c)], m.root))
+					l.v1[c] = [2]string{m.point, strings.TrimPrefix(own[v1Name(c)], m.root)}
 				}
 			}
 		case "cgroup2":
-			v2 = filepath.Join(m.point, strings.TrimPrefix(own[""], m.root))
+			l.v2 = &v2Tree{mount: m.point, own: filepath.Join(m.point, strings.TrimPrefix(own[""], m.root)), pid: os.Getpid()}
 		}
 	}
-	if len(v1) > 0 {
-		return NewV1(v1), nil
+	return l, nil
+}
+
+// hierarchy is the layout's hierarchy with groups under rightsize's own
+// group, or under named below the mount point.
+func (l layout) hierarchy(named string) (*Hierarchy, error) {
+	if len(l.v1) > 0 {
+		parents := map[string]string{}
+		for c, m := range l.v1 {
+			parents[c] = filepath.Join(m[0], m[1])
+			if named != "" {
+				parents[c] = namedParent(m[0], named)
+			}
+		}
+		return NewV1(parents), nil
 	}
-	if v2 != "" {
-		h, err := NewV2(v2)
+	if l.v2 != nil {
+		dir := l.v2.own
+		if named != "" {
+			dir = namedParent(l.v2.mount, named)
+		}
+		h, err := NewV2(dir)
 		if err == nil && len(h.parents) > 0 {
 			return h, nil
 		}
@@ -343,9 +410,14 @@ func (g *Group) Remove() error {
 	return errors.Join(errs...)
 }
 
-// removeDir empties and removes one group directory.
+// removeDir empties and removes one group directory. Its processes move
+// to the parent, or on v2 to rightsize's leaf beside it when rightsize
+// moved itself there (the parent then takes no process).
 func removeDir(dir string) error {
 	parentProcs := filepath.Join(filepath.Dir(dir), "cgroup.procs")
+	if leaf := filepath.Join(filepath.Dir(dir), selfLeaf(os.Getpid())); leaf != dir && exists(leaf) {
+		parentProcs = filepath.Join(leaf, "cgroup.procs")
+	}
 	var err error
 	for i := 0; i < 50; i++ {
 		b, rerr := os.ReadFile(filepath.Join(dir, "cgroup.procs"))

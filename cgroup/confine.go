@@ -18,6 +18,15 @@ type Report struct {
 	Applied    Limits   `json:"applied"`
 	PinnedCPUs string   `json:"pinned_cpus,omitempty"` // affinity fallback for cores
 	NotApplied []string `json:"not_applied,omitempty"`
+	// Missing names the caps in NotApplied in a word each ("CPU quota",
+	// "memory", "I/O"), for "caps not applied: memory, I/O".
+	Missing []string `json:"missing,omitempty"`
+	// Placement is where the group was made on cgroup v2 and how that
+	// place was found (Placement.String).
+	Placement string `json:"placement,omitempty"`
+	// BestEffort is set when the run asked to go on without the caps
+	// that cannot apply (--caps best-effort).
+	BestEffort bool     `json:"best_effort,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
 	// NoGroup is why no group was made (no hierarchy, not root): nothing
 	// but the cores' affinity applies.
@@ -31,39 +40,60 @@ var groupSeq atomic.Int64
 // the affinity fallback for its cores.
 type Confinement struct {
 	Group  *Group // nil without a usable hierarchy
+	h      *Hierarchy
 	report Report
 	pin    []int
 }
 
+// Options say where a confinement's group goes and what happens when a
+// limit cannot apply.
+type Options struct {
+	// Parent is --cgroup-parent: the group to make groups under.
+	Parent string
+	// BestEffort applies what can be and reports the rest (--caps
+	// best-effort); otherwise a limit that cannot apply is a
+	// NotAppliedError and nothing is left made.
+	BestEffort bool
+}
+
 // machine is what Confine needs to know of this machine (tests fake it).
 type machine struct {
-	detect func() (*Hierarchy, error)
-	root   bool
+	place   func(need []string, named string) (*Hierarchy, error)
+	root    bool
+	systemd bool // systemd is PID 1 (a delegated scope can be asked of it)
 }
 
-func thisMachine() machine { return machine{detect: Detect, root: os.Geteuid() == 0} }
+func thisMachine() machine {
+	return machine{place: Place, root: os.Geteuid() == 0, systemd: exists("/run/systemd/system")}
+}
 
 // Confine creates the group rightsize-<pid>-<name>-<n> with asked applied,
-// after removing groups a killed rightsize left. It does not fail when
-// cgroups cannot be used (no hierarchy, not root, a controller missing):
-// the report says what was not applied and why; cores fall back to CPU
-// affinity (Pin), and of a memory limit only the engine's cache setting
-// (made by the caller) stays. Only an unexpected error creating a group
-// that should work is returned.
-func Confine(name string, asked Limits) (*Confinement, error) {
-	return confine(thisMachine(), name, asked)
+// after removing groups a killed rightsize left, where Place puts it. A
+// limit that cannot be applied is a NotAppliedError naming it, why and the
+// fix, unless o.BestEffort: then cores fall back to CPU affinity (Pin), of
+// a memory limit only the engine's cache setting (made by the caller)
+// stays, and the report says what was not applied.
+func Confine(name string, asked Limits, o Options) (*Confinement, error) {
+	return confine(thisMachine(), name, asked, o)
 }
 
-func confine(m machine, name string, asked Limits) (*Confinement, error) {
-	c := &Confinement{report: Report{Asked: asked}}
-	h, err := m.detect()
-	if err != nil {
+func confine(m machine, name string, asked Limits, o Options) (*Confinement, error) {
+	c := &Confinement{report: Report{Asked: asked, BestEffort: o.BestEffort}}
+	h, err := m.place(needed(asked), o.Parent)
+	switch {
+	case err != nil:
 		c.fallback(fmt.Sprintf("no cgroup hierarchy (%v)", err))
-		return c, nil
-	}
-	if !m.root {
+		if !errors.Is(err, ErrUnavailable) {
+			c.report.NoGroup = err.Error()
+		}
+		return c.require(o, m)
+	case h.Version == 1 && !m.root:
 		c.fallback(fmt.Sprintf("not running as root (creating control groups under %s needs root)", h.Parent(h.Available()[0])))
-		return c, nil
+		return c.require(o, m)
+	}
+	c.h = h
+	if h.Placement != nil {
+		c.report.Placement = h.Placement.String()
 	}
 	_, _ = h.CleanStale()
 	// several servers of one rightsize (the neighbour scenario) each get
@@ -71,7 +101,7 @@ func confine(m machine, name string, asked Limits) (*Confinement, error) {
 	g, err := h.Create(fmt.Sprintf("%s-%d", name, groupSeq.Add(1)))
 	if err != nil {
 		c.fallback(err.Error())
-		return c, nil
+		return c.require(o, m)
 	}
 	c.Group, c.report.Version, c.report.Group = g, h.Version, g.Name
 	// each limit on its own, so that one the machine lacks does not stop the others
@@ -81,7 +111,7 @@ func confine(m machine, name string, asked Limits) (*Confinement, error) {
 				c.pinCores(err.Error())
 				continue
 			}
-			c.report.NotApplied = append(c.report.NotApplied, fmt.Sprintf("%s%s: %v", p.what, p.instead, err))
+			c.notApplied(p, err.Error())
 		}
 	}
 	if len(asked.IO) > 0 && h.Version == 1 {
@@ -92,14 +122,39 @@ func confine(m machine, name string, asked Limits) (*Confinement, error) {
 			}
 		}
 	}
-	return c, nil
+	return c.require(o, m)
+}
+
+// needed are the controllers the limits of asked use.
+func needed(asked Limits) []string {
+	var out []string
+	for _, x := range []struct {
+		c  string
+		on bool
+	}{{CPUSet, asked.CPUs != ""}, {CPU, asked.Quota > 0}, {Memory, asked.Memory > 0}, {IO, len(asked.IO) > 0}} {
+		if x.on {
+			out = append(out, x.c)
+		}
+	}
+	return out
+}
+
+// require returns c, or, when a limit was not applied and o does not ask
+// for best effort, a NotAppliedError after removing what was made.
+func (c *Confinement) require(o Options, m machine) (*Confinement, error) {
+	if o.BestEffort || len(c.report.NotApplied) == 0 {
+		return c, nil
+	}
+	r := c.Report()
+	_ = c.Close()
+	return nil, &NotAppliedError{Report: r, Fix: fixFor(r, m)}
 }
 
 // limitPart is one limit of asked, named for the report, with what stays
 // of it when it cannot apply.
 type limitPart struct {
-	what, instead string
-	l             Limits
+	what, short, instead string
+	l                    Limits
 }
 
 // limitParts splits asked into its limits (only those asked).
@@ -109,14 +164,14 @@ func limitParts(asked Limits) []limitPart {
 		out = append(out, limitPart{what: "cpuset " + asked.CPUs, l: Limits{CPUs: asked.CPUs}})
 	}
 	if asked.Quota > 0 {
-		out = append(out, limitPart{what: fmt.Sprintf("CPU quota %.2f cores", asked.Quota), l: Limits{Quota: asked.Quota}})
+		out = append(out, limitPart{what: fmt.Sprintf("CPU quota %.2f cores", asked.Quota), short: "CPU quota", l: Limits{Quota: asked.Quota}})
 	}
 	if asked.Memory > 0 {
-		out = append(out, limitPart{what: fmt.Sprintf("memory limit %d MiB", asked.Memory>>20),
+		out = append(out, limitPart{what: fmt.Sprintf("memory limit %d MiB", asked.Memory>>20), short: "memory",
 			instead: " (only the engine's cache setting applies, not a limit on its processes and page cache)", l: Limits{Memory: asked.Memory}})
 	}
 	if len(asked.IO) > 0 {
-		out = append(out, limitPart{what: "I/O limit", l: Limits{IO: asked.IO}})
+		out = append(out, limitPart{what: "I/O limit", short: "I/O", l: Limits{IO: asked.IO}})
 	}
 	return out
 }
@@ -140,8 +195,19 @@ func (c *Confinement) fallback(why string) {
 			c.pinCores(why)
 			continue
 		}
-		c.report.NotApplied = append(c.report.NotApplied, p.what+p.instead)
+		c.notApplied(p, "")
 	}
+}
+
+// notApplied records that limit p was not applied, and why ("": the
+// group's absence, said in NoGroup).
+func (c *Confinement) notApplied(p limitPart, why string) {
+	s := p.what + p.instead
+	if why != "" {
+		s += ": " + why
+	}
+	c.report.NotApplied = append(c.report.NotApplied, s)
+	c.report.Missing = append(c.report.Missing, p.short)
 }
 
 // ProcsFiles are the files a starting process writes its pid to (nil
@@ -211,10 +277,14 @@ func (c *Confinement) OOMKills() int64 {
 
 // Close removes the group (processes still in it move to the parent).
 func (c *Confinement) Close() error {
-	if c == nil || c.Group == nil {
+	if c == nil {
 		return nil
 	}
-	return c.Group.Remove()
+	var err error
+	if c.Group != nil {
+		err = c.Group.Remove()
+	}
+	return errors.Join(err, c.h.Release())
 }
 
 // Summary is one line: what applies and what does not.
@@ -241,7 +311,11 @@ func (r Report) Summary() string {
 		s = "applied: " + strings.Join(on, ", ")
 	}
 	if r.Group != "" {
-		s += fmt.Sprintf(" (cgroup v%d %s)", r.Version, r.Group)
+		s += fmt.Sprintf(" (cgroup v%d %s", r.Version, r.Group)
+		if r.Placement != "" {
+			s += "; placement: " + r.Placement
+		}
+		s += ")"
 	}
 	for _, n := range r.NotApplied {
 		s += "; NOT applied: " + n
@@ -253,4 +327,21 @@ func (r Report) Summary() string {
 		s += "; note: " + n
 	}
 	return s
+}
+
+// Check is a dry run of Confine: it makes a group for asked where a run
+// would, applies asked, reads it back and removes it again (a placement
+// undone). The report says what applied; the error is Confine's (a
+// NotAppliedError unless o.BestEffort).
+func Check(asked Limits, o Options) (Report, error) {
+	c, err := Confine("check", asked, o)
+	var na *NotAppliedError
+	if errors.As(err, &na) {
+		return na.Report, err
+	}
+	if err != nil {
+		return Report{}, err
+	}
+	r := c.Report()
+	return r, c.Close()
 }

@@ -21,6 +21,10 @@ func TestConfineFallbacks(t *testing.T) {
 	none := func(*testing.T) func() (*Hierarchy, error) {
 		return func() (*Hierarchy, error) { return nil, ErrUnavailable }
 	}
+	v1 := func(t *testing.T) func() (*Hierarchy, error) {
+		dir := t.TempDir()
+		return func() (*Hierarchy, error) { return NewV1(map[string]string{CPUSet: dir, Memory: dir}), nil }
+	}
 	for _, c := range []struct {
 		name    string
 		detect  func(*testing.T) func() (*Hierarchy, error)
@@ -34,7 +38,7 @@ func TestConfineFallbacks(t *testing.T) {
 		{name: "no hierarchy", detect: none, root: true, pinned: "1",
 			not:     []string{"CPU quota 0.50 cores", "memory limit 256 MiB (only the engine's cache setting applies", "I/O limit"},
 			summary: []string{"applied: cores 1 by CPU affinity", "no cgroup: no cgroup hierarchy (no usable cgroup controller)"}},
-		{name: "not root", detect: v2("cpuset cpu io memory"), pinned: "1",
+		{name: "not root, v1", detect: v1, pinned: "1",
 			not:     []string{"CPU quota", "memory limit 256 MiB (only the engine's cache setting applies", "I/O limit"},
 			summary: []string{"NOT applied: memory limit 256 MiB", "no cgroup: not running as root (creating control groups under "}},
 		{name: "root, every controller", detect: v2("cpuset cpu io memory"), root: true, group: true, applied: asked},
@@ -47,7 +51,9 @@ func TestConfineFallbacks(t *testing.T) {
 			not:     []string{"memory limit 256 MiB (only the engine's cache setting applies, not a limit on its processes and page cache): cannot apply a memory limit: the memory controller is not available"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			conf, err := confine(machine{detect: c.detect(t), root: c.root}, "pg", asked)
+			detect := c.detect(t)
+			place := func([]string, string) (*Hierarchy, error) { return detect() }
+			conf, err := confine(machine{place: place, root: c.root}, "pg", asked, Options{BestEffort: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +89,8 @@ func TestConfineFallbacks(t *testing.T) {
 // affinity (a real process, the kernel's affinity read back), not put in
 // a group.
 func TestConfineFallbackPins(t *testing.T) {
-	conf, err := confine(machine{detect: func() (*Hierarchy, error) { return nil, errors.New("none") }}, "pg", Limits{CPUs: "0"})
+	none := func([]string, string) (*Hierarchy, error) { return nil, errors.New("none") }
+	conf, err := confine(machine{place: none}, "pg", Limits{CPUs: "0"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

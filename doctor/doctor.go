@@ -2,6 +2,12 @@
 // hierarchy and its controllers, whether each cap (--cpus, --memory,
 // --io-limit, --wal-dir, --pg-version) can be applied and how, the engines
 // and their binaries, fio, free space, and the identity rightsize runs as.
+//
+// A cap's verdict is a trial, never a reading of the controllers listed:
+// for each of --cpus (a cpuset), --cpus 1.5 (a quota), --memory and
+// --io-limit it makes a group where a run would (cgroup.Check: the same
+// placement), writes the limit, reads it back and removes the group; yes
+// only when the limit read back is the one written.
 package doctor
 
 import (
@@ -38,6 +44,20 @@ type Report struct {
 	Device       string    `json:"data_device,omitempty"` // MAJ:MIN of the data directory's disk
 	DeviceError  string    `json:"data_device_error,omitempty"`
 	Verdicts     []Verdict `json:"verdicts"`
+	// Trials are the caps tried in a group made and removed (see the
+	// package comment), by capability.
+	Trials []Trial `json:"trials"`
+}
+
+// Trial is one cap tried for real: the limit written to a group made where
+// a run would make it, read back, the group removed.
+type Trial struct {
+	Capability string `json:"capability"`
+	OK         bool   `json:"ok"`
+	// Placement is where the group was made and how that place was found.
+	Placement string `json:"placement,omitempty"`
+	// Why is what failed and the fix ("" when OK).
+	Why string `json:"why,omitempty"`
 }
 
 // Cgroup describes the hierarchy groups would be made in.
@@ -63,8 +83,9 @@ type Verdict struct {
 }
 
 // Check inspects the machine; dataDir is the data directory to check the
-// I/O device and free space of ("": the default base directory).
-func Check(ctx context.Context, dataDir string) Report {
+// I/O device and free space of ("": the default base directory), parent
+// the --cgroup-parent to try the caps under ("": where a run would find).
+func Check(ctx context.Context, dataDir, parent string) Report {
 	r := Report{Root: os.Geteuid() == 0, ServerUser: instance.SystemUser, CPUs: runtime.NumCPU(), BaseDir: instance.DefaultBaseDir()}
 	if u, err := user.Current(); err == nil {
 		r.User = u.Username
@@ -77,10 +98,11 @@ func Check(ctx context.Context, dataDir string) Report {
 	}
 	probe := existing(r.DataDir)
 	r.FreeBytes = freeBytes(probe)
-	if d, err := cgroup.DeviceOf("/sys", probe); err != nil {
+	dev, err := cgroup.DeviceOf("/sys", probe)
+	if err != nil {
 		r.DeviceError = err.Error()
 	} else {
-		r.Device = d.String()
+		r.Device = dev.String()
 	}
 	if h, err := cgroup.Detect(); err != nil {
 		r.Cgroup.Error = err.Error()
@@ -95,8 +117,79 @@ func Check(ctx context.Context, dataDir string) Report {
 		out, _ := command(ctx, path, "--version")
 		r.Fio = strings.TrimSpace(out)
 	}
+	r.Trials = trials(r, dev, parent)
 	r.Verdicts = verdicts(r)
 	return r
+}
+
+// Trial capabilities, as the verdicts name them.
+const (
+	capCores    = "--cpus N (whole cores)"
+	capFraction = "--cpus 1.5 (fractions)"
+	capMemory   = "--memory"
+	capIO       = "--io-limit"
+)
+
+// trials tries each cap in a group of its own (cgroup.Check).
+func trials(r Report, dev cgroup.Device, parent string) []Trial {
+	last := fmt.Sprint(r.CPUs - 1)
+	limits := []struct {
+		name string
+		l    cgroup.Limits
+	}{
+		{capCores, cgroup.Limits{CPUs: last}},
+		{capFraction, cgroup.Limits{CPUs: last, Quota: 0.5}},
+		{capMemory, cgroup.Limits{Memory: 256 << 20}},
+		{capIO, cgroup.Limits{IO: []cgroup.DeviceLimit{{Device: dev, ReadIOPS: 1000, WriteIOPS: 1000}}}},
+	}
+	var out []Trial
+	for _, x := range limits {
+		if x.name == capIO && r.DeviceError != "" {
+			out = append(out, Trial{Capability: x.name, Why: r.DeviceError})
+			continue
+		}
+		rep, err := cgroup.Check(x.l, cgroup.Options{Parent: parent})
+		t := Trial{Capability: x.name, Placement: rep.Placement, OK: err == nil && sameLimits(rep.Applied, x.l)}
+		switch {
+		case err != nil:
+			t.Why = err.Error()
+		case !t.OK && (rep.NoGroup != "" || len(rep.Notes) > 0):
+			t.Why = strings.Join(append([]string{rep.NoGroup}, rep.Notes...), "; ")
+			t.Why = strings.TrimPrefix(t.Why, "; ")
+		case !t.OK:
+			t.Why = fmt.Sprintf("read back %+v after writing %+v", rep.Applied, x.l)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// sameLimits reports whether got holds the limit a trial is about: the
+// quota of a fraction (its cores may come by affinity), else every limit of
+// want.
+func sameLimits(got, want cgroup.Limits) bool {
+	if want.Quota > 0 {
+		return got.Quota == want.Quota
+	}
+	if got.CPUs != want.CPUs || got.Memory != want.Memory || len(got.IO) != len(want.IO) {
+		return false
+	}
+	for i := range want.IO {
+		if got.IO[i] != want.IO[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// trial is the trial of capability name.
+func (r Report) trial(name string) Trial {
+	for _, t := range r.Trials {
+		if t.Capability == name {
+			return t
+		}
+	}
+	return Trial{Capability: name, Why: "not tried"}
 }
 
 func existing(dir string) string {
@@ -153,48 +246,37 @@ func mariadbBinaries(ctx context.Context) Engine {
 	return e
 }
 
-// verdicts are one line per capability.
+// verdicts are one line per capability; the caps' come from their trials.
 func verdicts(r Report) []Verdict {
-	has := map[string]bool{}
-	for _, c := range r.Cgroup.Controllers {
-		has[c] = true
-	}
-	groups := r.Root && r.Cgroup.Version > 0
-	why := func(c string) string {
-		switch {
-		case r.Cgroup.Version == 0:
-			return "no cgroup hierarchy (" + r.Cgroup.Error + ")"
-		case !r.Root:
-			return "not root: cannot create control groups"
-		default:
-			return "the " + c + " controller is not available"
+	where := func(t Trial) string {
+		if t.Placement == "" {
+			return fmt.Sprintf(" (cgroup v%d)", r.Cgroup.Version)
 		}
+		return fmt.Sprintf(" (cgroup v%d, groups under %s)", r.Cgroup.Version, t.Placement)
 	}
 	var v []Verdict
-	if groups && has[cgroup.CPUSet] {
-		v = append(v, Verdict{"--cpus N (whole cores)", true, fmt.Sprintf("cpuset of cgroup v%d; the driver on the cores left (%d cores here)", r.Cgroup.Version, r.CPUs)})
+	if t := r.trial(capCores); t.OK {
+		v = append(v, Verdict{capCores, true, fmt.Sprintf("cpuset, tried%s; the driver on the cores left (%d cores here)", where(t), r.CPUs)})
 	} else {
-		v = append(v, Verdict{"--cpus N (whole cores)", true, "CPU affinity (taskset) of the server, no cpuset: " + why(cgroup.CPUSet)})
+		v = append(v, Verdict{capCores, true, "CPU affinity (taskset) of the server, no cpuset: " + t.Why})
 	}
-	if groups && has[cgroup.CPU] {
-		v = append(v, Verdict{"--cpus 1.5 (fractions)", true, "CFS quota (" + map[bool]string{true: "cpu.max", false: "cpu.cfs_quota_us"}[r.Cgroup.Version == 2] + ")"})
+	if t := r.trial(capFraction); t.OK {
+		v = append(v, Verdict{capFraction, true, "CFS quota (" + map[bool]string{true: "cpu.max", false: "cpu.cfs_quota_us"}[r.Cgroup.Version == 2] + "), tried" + where(t)})
 	} else {
-		v = append(v, Verdict{"--cpus 1.5 (fractions)", false, "only whole cores: " + why(cgroup.CPU)})
+		v = append(v, Verdict{capFraction, false, t.Why})
 	}
-	if groups && has[cgroup.Memory] {
-		v = append(v, Verdict{"--memory", true, "engine cache setting and a cgroup memory limit including the page cache; OOM kills read back"})
+	if t := r.trial(capMemory); t.OK {
+		v = append(v, Verdict{capMemory, true, "engine cache setting and a cgroup memory limit including the page cache, tried" + where(t) + "; OOM kills read back"})
 	} else {
-		v = append(v, Verdict{"--memory", false, "only the engine's cache setting, the OS page cache is not limited: " + why(cgroup.Memory)})
+		v = append(v, Verdict{capMemory, false, t.Why})
 	}
-	switch {
-	case !groups || !has[cgroup.IO]:
-		v = append(v, Verdict{"--io-limit", false, "cannot apply: " + why(cgroup.IO)})
-	case r.DeviceError != "":
-		v = append(v, Verdict{"--io-limit", false, r.DeviceError})
+	switch t := r.trial(capIO); {
+	case !t.OK:
+		v = append(v, Verdict{capIO, false, t.Why})
 	case r.Cgroup.Version == 1:
-		v = append(v, Verdict{"--io-limit", true, "blkio throttle on device " + r.Device + "; reads and direct/fsync writes only: " + cgroup.WriteLimitNote})
+		v = append(v, Verdict{capIO, true, "blkio throttle on device " + r.Device + ", tried" + where(t) + "; reads and direct/fsync writes only: " + cgroup.WriteLimitNote})
 	default:
-		v = append(v, Verdict{"--io-limit", true, "io.max on device " + r.Device})
+		v = append(v, Verdict{capIO, true, "io.max on device " + r.Device + ", tried" + where(t)})
 	}
 	v = append(v, Verdict{"--wal-dir", true, "PostgreSQL initdb --waldir for a new cluster; MariaDB innodb_log_group_home_dir"})
 	v = append(v, Verdict{"--pg-version", true, "downloads PostgreSQL " + instance.VersionList() + " on first use (about 15 MB each); installed ones with --pg-bin DIR"})
@@ -221,6 +303,10 @@ func WriteText(w io.Writer, r Report) {
 	} else {
 		fmt.Fprintf(w, "cgroup: v%d, controllers %s\n", r.Cgroup.Version, strings.Join(r.Cgroup.Controllers, ", "))
 		for _, c := range r.Cgroup.Controllers {
+			if r.Cgroup.Version == 2 {
+				fmt.Fprintf(w, "  rightsize runs in %s; where its groups go is tried below\n", r.Cgroup.Parents[c])
+				break
+			}
 			fmt.Fprintf(w, "  %-7s groups under %s\n", c, r.Cgroup.Parents[c])
 		}
 	}

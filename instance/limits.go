@@ -39,10 +39,10 @@ type ConfinedPostgres struct {
 }
 
 // StartPostgresConfined starts a server like StartPostgres, inside a new
-// group (cgroup.Confine) with limits l; the group is removed if the start
-// fails.
-func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Limits) (*ConfinedPostgres, error) {
-	c, err := cgroup.Confine("postgres", l)
+// group (cgroup.Confine) with limits l placed and enforced as o says; the
+// group is removed if the start fails.
+func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Limits, o cgroup.Options) (*ConfinedPostgres, error) {
+	c, err := cgroup.Confine("postgres", l, o)
 	if err != nil {
 		return nil, err
 	}

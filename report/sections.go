@@ -64,7 +64,10 @@ func (summarySection) Render(p *Page) error {
 		}
 		cells = append(cells, driverShareCell(r, rs))
 		st := Txt(r.Status)
-		if r.Status != store.StatusComplete {
+		if ca := r.CapsNotApplied(); ca != "" {
+			st.Text += " · " + ca
+		}
+		if r.Status != store.StatusComplete || r.CapsNotApplied() != "" {
 			st.Class = "warn"
 		}
 		cells = append(cells, st)

@@ -75,6 +75,9 @@ func writeRunHeader(w io.Writer, run store.Run) {
 		cfg = append(cfg, "Delivery deferred")
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(cfg, " · "))
+	if s := run.CapsNotApplied(); s != "" {
+		fmt.Fprintf(w, "  %s (--caps best-effort: the server ran without them)\n", s)
+	}
 	var seq []string
 	if len(run.Users) > 0 {
 		s := "users " + fmtUsersList(run.Users)

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rightsize/rightsize/store"
 
 	"github.com/rightsize/rightsize/target"
 )
@@ -28,8 +32,28 @@ func CapsEnvironment(t *target.Target) map[string]string {
 			env["caps.applied"] = string(b)
 		}
 		env["caps.summary"] = r.Summary()
+		if len(r.Missing) > 0 {
+			env[store.EnvCapsNotApplied] = strings.Join(r.Missing, ", ")
+		}
 	}
 	return env
+}
+
+// requireCaps refuses (ErrBadOptions) a server on which one of the caps
+// named (as cgroup.Report.Missing names them) was not applied: a sweep or
+// fit that varies a cap must not measure one unlimited server under
+// several labels, best effort or not.
+func requireCaps(t *target.Target, varied ...string) error {
+	r, ok := t.CapsReport()
+	if !ok {
+		return nil
+	}
+	for _, m := range r.Missing {
+		if slices.Contains(varied, m) {
+			return bad("%s was not applied (%s); a sweep or fit that varies it needs it applied: see rightsize doctor", m, r.Summary())
+		}
+	}
+	return nil
 }
 
 // oomFailure turns a run during which the server's OOM-kill count rose

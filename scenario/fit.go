@@ -64,6 +64,9 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 	if _, err := ReadySchema(ctx, t); err != nil {
 		return nil, t, err
 	}
+	if err := checkCandidateCaps(t, o.Candidates); err != nil {
+		return nil, t, err
+	}
 	sw, err := openFit(ctx, st, &o)
 	if err != nil {
 		return nil, t, err
@@ -94,6 +97,21 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 		return out, m.t, fmt.Errorf("fit interrupted: what was measured is stored as fit %s (partial); continue it with --resume %s", sw.ID, sw.ID)
 	}
 	return out, m.t, serr
+}
+
+// checkCandidateCaps makes sure, before anything is measured, that every
+// candidate's caps can be applied (target.CheckCaps).
+func checkCandidateCaps(t *target.Target, cands []fit.Priced) error {
+	for _, p := range cands {
+		opt, err := CandidateOptions(t.Engine(), p.Candidate, t.Options)
+		if err == nil {
+			err = target.CheckCaps(t.Spec, opt)
+		}
+		if err != nil {
+			return bad("candidate %s: %v", p.Candidate, err)
+		}
+	}
+	return nil
 }
 
 // openFit creates the stored fit, or loads the one to resume (whose
@@ -206,7 +224,14 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 		m.t, err = target.Open(ctx, m.spec, opt)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("restart the server with %s: %w", c, err))
+		err = fmt.Errorf("restart the server with %s: %w", c, err)
+		if target.IsBadCaps(err) {
+			err = badOptions{err}
+		}
+		return fail(err)
+	}
+	if err := requireCaps(m.t, "CPU quota", "memory", "I/O"); err != nil {
+		return fail(err)
 	}
 	if err := m.t.DB.(Restorer).Restore(ctx); err != nil {
 		return fail(fmt.Errorf("restore the built database for %s: %w", c, err))

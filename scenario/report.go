@@ -9,17 +9,20 @@ import (
 // Report is the JSON document of a stored run (run --json): its steps
 // aggregated across repeats by store.Aggregate.
 type Report struct {
-	RunID          string       `json:"run_id"`
-	Label          string       `json:"label,omitempty"`
-	Target         string       `json:"target"`
-	Engine         string       `json:"engine"`
-	Version        string       `json:"version"`
-	Mode           engine.Mode  `json:"mode"`
-	Warehouses     int          `json:"warehouses"`
-	KeyingThinking bool         `json:"keying_thinking"`
-	Isolation      string       `json:"isolation,omitempty"`
-	Seed           uint64       `json:"seed"`
-	Partial        bool         `json:"partial"`
+	RunID          string      `json:"run_id"`
+	Label          string      `json:"label,omitempty"`
+	Target         string      `json:"target"`
+	Engine         string      `json:"engine"`
+	Version        string      `json:"version"`
+	Mode           engine.Mode `json:"mode"`
+	Warehouses     int         `json:"warehouses"`
+	KeyingThinking bool        `json:"keying_thinking"`
+	Isolation      string      `json:"isolation,omitempty"`
+	Seed           uint64      `json:"seed"`
+	Partial        bool        `json:"partial"`
+	// CapsNotApplied lists the caps asked that the server ran without
+	// (--caps best-effort): "memory, I/O".
+	CapsNotApplied string       `json:"caps_not_applied,omitempty"`
 	Steps          []StepReport `json:"steps"`
 	// Why is the run's diagnosis (store.RunVerdict), when waits or
 	// saturation were measured.
@@ -102,7 +105,7 @@ type TxnReport struct {
 func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
-		Partial: run.Status == store.StatusPartial}
+		Partial: run.Status == store.StatusPartial, CapsNotApplied: run.Env[store.EnvCapsNotApplied]}
 	aggs := store.Aggregate(steps)
 	if v, ok := store.RunVerdict(aggs); ok {
 		rep.Why = v.Text

@@ -34,6 +34,10 @@ type SweepKind struct {
 	Order func(values []string) ([]string, error)
 	// Apply returns the options that open the target with value applied.
 	Apply func(engine, value string, opt target.Options) (target.Options, error)
+	// Varies are the caps its values set, as cgroup.Report.Missing names
+	// them: a point where one of them is not applied (--caps best-effort)
+	// is refused.
+	Varies []string
 	// Rebuild: a value changes the server's data format, so it gets a data
 	// directory of its own, where the same database (warehouses and seed
 	// of the sweep's build) is built once and restored like the others.
@@ -45,9 +49,9 @@ type SweepKind struct {
 // --io-limit, --pg-version).
 func SweepKinds() []SweepKind {
 	return []SweepKind{
-		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory},
-		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs},
-		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO},
+		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory, Varies: []string{"memory"}},
+		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs, Varies: []string{"CPU quota"}},
+		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO, Varies: []string{"I/O"}},
 		{Name: "version", Example: "13,17", Order: orderVersions, Apply: applyVersion, Rebuild: true},
 	}
 }
@@ -454,7 +458,14 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 		t, err = target.Open(ctx, spec, opt)
 	}
 	if err != nil {
-		return nil, fail(fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err))
+		err = fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err)
+		if target.IsBadCaps(err) {
+			err = badOptions{err} // the same on every value: stop, exit 2
+		}
+		return nil, fail(err)
+	}
+	if err := requireCaps(t, kind.Varies...); err != nil {
+		return t, fail(err)
 	}
 	if onStarted != nil {
 		onStarted(t)

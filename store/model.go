@@ -108,6 +108,19 @@ const DeliveryDeferred = "deferred"
 // is then the terminal's queueing).
 const DeferredDeliveryType = "delivery_deferred"
 
+// EnvCapsNotApplied is the Run.Env key of the caps asked that the server
+// ran without (--caps best-effort), in a word each: "memory, I/O".
+const EnvCapsNotApplied = "caps.not_applied"
+
+// CapsNotApplied is "caps not applied: memory, I/O" for a run whose server
+// ran without caps it asked for, "" otherwise: every view says it so.
+func (r Run) CapsNotApplied() string {
+	if v := r.Env[EnvCapsNotApplied]; v != "" {
+		return "caps not applied: " + v
+	}
+	return ""
+}
+
 // EnvConnections is the Run.Env key of the connections each step's users
 // shared (absent: one connection per user).
 const EnvConnections = "driver.connections"

@@ -116,8 +116,11 @@ func (t *Target) ServerOOMKills() int64 {
 	return 0
 }
 
-// IsBadCaps reports whether err is a cap that cannot be applied.
-func IsBadCaps(err error) bool { return errors.Is(err, caps.ErrBad) }
+// IsBadCaps reports whether err is a cap that cannot be applied: refused
+// by validation, or not applicable on this machine (cgroup.ErrNotApplied).
+func IsBadCaps(err error) bool {
+	return errors.Is(err, caps.ErrBad) || errors.Is(err, cgroup.ErrNotApplied)
+}
 
 // managedServer is what the open functions need of a started server.
 type managedServer interface {
@@ -131,11 +134,11 @@ func limited(l cgroup.Limits) bool {
 }
 
 // startPostgres starts the embedded PostgreSQL, confined when there are limits.
-func startPostgres(ctx context.Context, cfg instance.PostgresConfig, l cgroup.Limits) (managedServer, error) {
+func startPostgres(ctx context.Context, cfg instance.PostgresConfig, l cgroup.Limits, o cgroup.Options) (managedServer, error) {
 	if !limited(l) {
 		return instance.StartPostgres(ctx, cfg)
 	}
-	return instance.StartPostgresConfined(ctx, cfg, l)
+	return instance.StartPostgresConfined(ctx, cfg, l, o)
 }
 
 // mariaDBServer is what openManagedMariaDB needs of a started server.
@@ -145,11 +148,11 @@ type mariaDBServer interface {
 }
 
 // startMariaDB starts the managed MariaDB, confined when there are limits.
-func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits) (mariaDBServer, error) {
+func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits, o cgroup.Options) (mariaDBServer, error) {
 	if !limited(l) {
 		return mariadb.Start(ctx, cfg)
 	}
-	return mariadb.StartConfined(ctx, cfg, l)
+	return mariadb.StartConfined(ctx, cfg, l, o)
 }
 
 // checkPGVersion refuses a --pg-version this build cannot start.
@@ -166,8 +169,9 @@ func checkPGVersion(opt Options) error {
 	return nil
 }
 
-// CheckCaps validates opt's caps for the server spec would start, without
-// starting anything (caps.ErrBad when they cannot apply, ErrBadTarget for
+// CheckCaps validates opt's caps for the server spec would start, and
+// unless they are best effort makes and removes a group with their limits
+// where the server's would go (cgroup.Check), without starting anything (caps.ErrBad when they cannot apply, ErrBadTarget for
 // an unknown spec).
 func CheckCaps(spec string, opt Options) error {
 	e, managed, err := engineOf(spec)
@@ -184,7 +188,12 @@ func CheckCaps(spec string, opt Options) error {
 	if dataDir == "" {
 		dataDir = instance.DefaultBaseDir()
 	}
-	_, _, err = capsPlan(e.Name, opt, dataDir)
+	_, l, err := capsPlan(e.Name, opt, dataDir)
+	if err != nil || !limited(l) || opt.Caps.BestEffort {
+		return err
+	}
+	// a cap asked is a cap applied: try it where the server's group would go
+	_, err = cgroup.Check(l, opt.Caps.CgroupOptions())
 	return err
 }
 

@@ -80,7 +80,7 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	fitConnections(merged, opt, merged["max_connections"])
 	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: merged, Port: opt.ServerPort,
 		WALDir: opt.Caps.WALDir}
-	inst, err := startPostgres(ctx, cfg, limits)
+	inst, err := startPostgres(ctx, cfg, limits, opt.Caps.CgroupOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
 	}
@@ -150,7 +150,7 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	}
 	merged := mergeSettings(nil, plan, opt.Settings)
 	fitConnections(merged, opt, mariadb.DefaultSettings["max_connections"])
-	srv, err := startMariaDB(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: merged}, limits)
+	srv, err := startMariaDB(ctx, mariadb.Config{DataDir: dataDir, Port: opt.ServerPort, Settings: merged}, limits, opt.Caps.CgroupOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
 	}

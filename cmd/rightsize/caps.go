@@ -14,6 +14,7 @@ import (
 // capFlags are the caps of a managed server (package caps).
 type capFlags struct {
 	cpus, driverCPUs, memory, ioLimit, walDir string
+	cgroupParent, mode                        string
 }
 
 func (f *capFlags) register(cmd *cobra.Command) {
@@ -23,6 +24,8 @@ func (f *capFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.memory, "memory", "", "memory of a managed server, e.g. 1G: its cache (shared_buffers / innodb_buffer_pool_size) gets what is left after half (PostgreSQL) or a quarter (MariaDB) for its processes, at least 64M / 128M; the whole is a cgroup limit including the page cache")
 	fl.StringVar(&f.ioLimit, "io-limit", "", "block I/O limit of a managed server on the devices of its data (and WAL) directory: riops=N,wiops=N,rbps=SIZE,wbps=SIZE")
 	fl.StringVar(&f.walDir, "wal-dir", "", "transaction log of a managed server on this path (PostgreSQL pg_wal, MariaDB redo log)")
+	fl.StringVar(&f.cgroupParent, "cgroup-parent", "", "cgroup under which the server's group is made, e.g. /rightsize.slice (default: found as the README's Caps section says)")
+	fl.StringVar(&f.mode, "caps", "strict", "strict: a --cpus quota, --memory or --io-limit that cannot be applied stops the run before it measures (exit 2); best-effort: run without it, marked 'caps not applied'")
 }
 
 // caps parses the flags; problems are one line for badInput.
@@ -44,6 +47,14 @@ func (f *capFlags) caps() (caps.Caps, error) {
 		return c, err
 	}
 	c.WALDir = f.walDir
+	c.CgroupParent = f.cgroupParent
+	switch f.mode {
+	case "", "strict":
+	case "best-effort":
+		c.BestEffort = true
+	default:
+		return c, fmt.Errorf("--caps %q: use strict (the default: a cap that cannot be applied stops the run) or best-effort", f.mode)
+	}
 	return c, nil
 }
 
@@ -65,7 +76,7 @@ func joinIOLimit(cmd *cobra.Command, spec, path string) (*cgroup.Report, func(),
 		return nil, nothing, badInput(fmt.Errorf("--io-limit: %w", err))
 	}
 	limits := caps.Plan{}.Limits(l, []cgroup.Device{dev})
-	c, err := cgroup.Confine("probe", limits)
+	c, err := cgroup.Confine("probe", limits, cgroup.Options{BestEffort: true})
 	if err != nil {
 		return nil, nothing, err
 	}

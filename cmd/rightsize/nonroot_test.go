@@ -65,7 +65,9 @@ func asUser(t *testing.T, exe, home string, cred *syscall.Credential, watch func
 		case err := <-done:
 			return out.String(), errOut.String(), exitOf(err), c.Process.Pid
 		case <-time.After(50 * time.Millisecond):
-			watch()
+			if watch != nil {
+				watch()
+			}
 		}
 	}
 }
@@ -197,11 +199,13 @@ func nonRootHome(t *testing.T, cred *syscall.Credential) (exe, home string) {
 	return exe, home
 }
 
-// rightsize run by an unprivileged user (issue 11: "when neither can be
-// used, fall back"): no cgroup can be made, so --cpus 1 pins the server
-// to one core by CPU affinity and --memory sets only the engine's cache;
-// the printed and stored caps say exactly that and why, and no cgroup is
-// created.
+// rightsize run by an unprivileged user on cgroup v1: no cgroup can be
+// made, so a run asking --memory is refused before it measures (exit 2,
+// the cap, why and the fix, nothing stored); with --caps best-effort
+// --cpus 1 pins the server to one core by CPU affinity and --memory sets
+// only the engine's cache; the printed and stored caps say exactly that
+// and why ("caps not applied: memory" in the summary and results show),
+// and no cgroup is created.
 func TestNonRootFallback(t *testing.T) {
 	cred := testuser.Neighbour(t)
 	binDir := readableBinDir(t)
@@ -209,13 +213,20 @@ func TestNonRootFallback(t *testing.T) {
 	dataDir := filepath.Join(home, "pg")
 	st := filepath.Join(home, "results.db")
 	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
-	capArgs := []string{"--cpus", "1", "--memory", "256M", "--pg-bin", binDir, "--data-dir", dataDir, "--store", st}
+	capArgs := []string{"--cpus", "1", "--memory", "256M", "--caps", "best-effort", "--pg-bin", binDir, "--data-dir", dataDir, "--store", st}
 
 	var mu sync.Mutex
 	var built, ran serverSeen
 	out, errOut, code, buildPID := asUser(t, exe, home, cred, watchServer(postmaster(dataDir), &built, &mu), append([]string{"build", "--warehouses", "1"}, capArgs...)...)
 	if code != 0 {
 		t.Fatalf("build as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
+	}
+	strict := []string{"run", "--users", "2", "--rampup", "500ms", "--duration", "3s", "--cpus", "1", "--memory", "256M", "--pg-bin", binDir, "--data-dir", dataDir, "--store", st}
+	out, errOut, code, _ = asUser(t, exe, home, cred, nil, strict...)
+	for _, want := range []string{"cannot apply memory", "not running as root", "fix: run rightsize as root", "--caps best-effort"} {
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("a strict run as uid %d: exit %d, want 2 and %q said:\n%s%s", cred.Uid, code, want, out, errOut)
+		}
 	}
 	out, errOut, code, runPID := asUser(t, exe, home, cred, watchServer(postmaster(dataDir), &ran, &mu),
 		append([]string{"run", "--users", "2", "--rampup", "500ms", "--duration", "3s"}, capArgs...)...)
@@ -253,8 +264,12 @@ func TestNonRootFallback(t *testing.T) {
 	if !strings.Contains(run.Env["caps.summary"], "no cgroup: not running as root") {
 		t.Errorf("caps.summary %q", run.Env["caps.summary"])
 	}
-	if shown, _, code := cli(t, context.Background(), "results", "show", run.ID, "--store", st); code != 0 || !strings.Contains(shown, "by CPU affinity") {
-		t.Errorf("results show (exit %d) does not say the cores were set by CPU affinity:\n%s", code, shown)
+	if shown, _, code := cli(t, context.Background(), "results", "show", run.ID, "--store", st); code != 0 || !strings.Contains(shown, "by CPU affinity") ||
+		!strings.Contains(shown, "caps not applied: memory") {
+		t.Errorf("results show (exit %d) does not say the cores were set by CPU affinity and the memory cap not applied:\n%s", code, shown)
+	}
+	if !strings.Contains(out, "caps not applied: memory (--caps best-effort") {
+		t.Errorf("the run's summary does not say the memory cap was not applied:\n%s", out)
 	}
 }
 
@@ -277,7 +292,8 @@ func TestNonRootNoHome(t *testing.T) {
 }
 
 // The managed MariaDB of an unprivileged rightsize: every thread of
-// mariadbd pinned to the server's core, no cgroup, the same report.
+// mariadbd pinned to the server's core, no cgroup, the same report
+// (--caps best-effort: strict would refuse the memory cap).
 func TestNonRootFallbackMariaDB(t *testing.T) {
 	cred := testuser.Neighbour(t)
 	if !mariadb.Installed() {
@@ -288,7 +304,7 @@ func TestNonRootFallbackMariaDB(t *testing.T) {
 	var mu sync.Mutex
 	var built serverSeen
 	out, errOut, code, pid := asUser(t, exe, home, cred, watchServer(mariadbd(dataDir), &built, &mu),
-		"build", "--target", "mariadb", "--warehouses", "1", "--cpus", "1", "--memory", "256M", "--data-dir", dataDir, "--store", filepath.Join(home, "results.db"))
+		"build", "--target", "mariadb", "--warehouses", "1", "--cpus", "1", "--memory", "256M", "--caps", "best-effort", "--data-dir", dataDir, "--store", filepath.Join(home, "results.db"))
 	if code != 0 {
 		t.Fatalf("build as uid %d: exit %d\n%s%s", cred.Uid, code, out, errOut)
 	}

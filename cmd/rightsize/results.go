@@ -304,6 +304,9 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if r.Note != "" {
 		kv("note", "%s", r.Note)
 	}
+	if s := r.CapsNotApplied(); s != "" {
+		kv("caps", "%s", s)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

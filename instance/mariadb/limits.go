@@ -21,9 +21,9 @@ type Confined struct {
 }
 
 // StartConfined starts a server like Start, inside a new group
-// (cgroup.Confine) with limits l.
-func StartConfined(ctx context.Context, cfg Config, l cgroup.Limits) (*Confined, error) {
-	c, err := cgroup.Confine("mariadb", l)
+// (cgroup.Confine) with limits l placed and enforced as o says.
+func StartConfined(ctx context.Context, cfg Config, l cgroup.Limits, o cgroup.Options) (*Confined, error) {
+	c, err := cgroup.Confine("mariadb", l, o)
 	if err != nil {
 		return nil, err
 	}
