@@ -201,8 +201,12 @@ func (l layout) hierarchy(named string) (*Hierarchy, error) {
 		parents := map[string]string{}
 		for c, m := range l.v1 {
 			parents[c] = filepath.Join(m[0], m[1])
-			if named != "" {
-				parents[c] = namedParent(m[0], named)
+			if named == "" {
+				continue
+			}
+			parents[c] = namedParent(m[0], named)
+			if !exists(parents[c]) {
+				return nil, fmt.Errorf("--cgroup-parent %s: no such group %s", named, parents[c])
 			}
 		}
 		return NewV1(parents), nil

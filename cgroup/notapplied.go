@@ -37,6 +37,8 @@ func fixFor(r Report, m machine) string {
 		scope = "systemd-run --user --scope -p Delegate=yes rightsize ..."
 	}
 	switch {
+	case strings.Contains(r.NoGroup, "--cgroup-parent"):
+		return "name with --cgroup-parent an existing group that holds no process and that you may write, or leave it out to let rightsize find one, " + bestEffort
 	case strings.Contains(r.NoGroup, "not running as root"):
 		return "run rightsize as root, " + bestEffort
 	case strings.Contains(r.NoGroup, ErrUnavailable.Error()):

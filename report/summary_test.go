@@ -87,3 +87,20 @@ func TestWriteRunSummaryEfficiency(t *testing.T) {
 		}
 	}
 }
+
+// A run whose server ran without caps it asked (--caps best-effort) says
+// which in its summary; one with every cap applied says nothing of it.
+func TestWriteRunSummaryCapsNotApplied(t *testing.T) {
+	for _, missing := range []string{"memory, I/O", ""} {
+		run := store.Run{ID: "20261127-010000-abcdef", Status: store.StatusComplete, Warehouses: 1, Users: []int{2}, Repeats: 1,
+			Env: map[string]string{}}
+		if missing != "" {
+			run.Env[store.EnvCapsNotApplied] = missing
+		}
+		var buf bytes.Buffer
+		WriteRunSummary(&buf, run, []store.Step{{Repeat: 1, Users: 2, TPM: 100, NOPM: 45}})
+		if got, want := strings.Contains(buf.String(), "caps not applied: memory, I/O"), missing != ""; got != want {
+			t.Errorf("caps.not_applied %q: said %v, want %v:\n%s", missing, got, want, buf.String())
+		}
+	}
+}

@@ -22,3 +22,15 @@ func TestBuildReportEfficiency(t *testing.T) {
 		}
 	}
 }
+
+// run --json says which caps the server ran without, as every view does.
+func TestBuildReportCapsNotApplied(t *testing.T) {
+	run := &store.Run{ID: "r", Status: store.StatusComplete, Env: map[string]string{store.EnvCapsNotApplied: "memory, I/O"}}
+	if got := BuildReport(run, nil).CapsNotApplied; got != "memory, I/O" {
+		t.Errorf("caps_not_applied %q", got)
+	}
+	run.Env = nil
+	if got := BuildReport(run, nil).CapsNotApplied; got != "" {
+		t.Errorf("caps_not_applied %q with every cap applied", got)
+	}
+}

@@ -74,7 +74,7 @@ func Run(ctx context.Context, st *store.Store, p *plan.Plan, o Options) (*Result
 	if r.o.Out == nil {
 		r.o.Out = io.Discard
 	}
-	steps := []func(context.Context) error{r.configurations, r.sweeps, r.neighbour, r.fit, r.cost}
+	steps := []func(context.Context) error{r.checkCaps, r.configurations, r.sweeps, r.neighbour, r.fit, r.cost}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return r.res, err
@@ -110,6 +110,26 @@ func (r *runner) eta() string {
 
 // label is the run label of a configuration: PLAN/CONFIGURATION.
 func (r *runner) label(name string) string { return r.p.Name + "/" + name }
+
+// checkCaps makes sure before anything is measured that every managed
+// configuration's caps can be applied here (target.CheckCaps: a group with
+// its limits made where its server's would go, read back, removed).
+func (r *runner) checkCaps(ctx context.Context) error {
+	for i := range r.p.Configurations {
+		c := &r.p.Configurations[i]
+		if !c.Managed() {
+			continue
+		}
+		spec, opt, err := TargetOptions(r.p, c)
+		if err == nil {
+			err = target.CheckCaps(spec, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("configuration %s: %w", c.Name, err)
+		}
+	}
+	return nil
+}
 
 // configurations measures every configuration not yet stored complete.
 func (r *runner) configurations(ctx context.Context) error {

@@ -94,6 +94,8 @@ func TestBadInput(t *testing.T) {
 		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
 		{"negative progress interval", []string{"run", "--target", dsn, "--progress-interval", "-1s"}, "--progress-interval must not be negative"},
 		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
+		{"bad caps mode", []string{"run", "--target", dsn, "--caps", "maybe", "--store", st}, "--caps \"maybe\": use strict"},
+		{"cgroup parent that is no group", []string{"run", "--memory", "256M", "--cgroup-parent", "/no-such-rightsize-group", "--store", st}, "--cgroup-parent /no-such-rightsize-group"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), c.args...)

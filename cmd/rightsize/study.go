@@ -264,7 +264,7 @@ func runStudy(cmd *cobra.Command, p *plan.Plan, output string, interval time.Dur
 		runErr = rerr
 	}
 	if runErr != nil {
-		if errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, target.ErrBadTarget) {
+		if errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, target.ErrBadTarget) || target.IsBadCaps(runErr) {
 			return badInput(runErr)
 		}
 		return fmt.Errorf("%w (what was measured is stored; rerun the same command to continue)", runErr)
