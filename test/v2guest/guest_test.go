@@ -1,0 +1,314 @@
+// Package v2guest tests rightsize's caps on a pure cgroup v2 hierarchy: a
+// guest (Debian's kernel under qemu, the host's binaries over 9p, see
+// run.sh) where rightsize is started from the places users start it (the
+// layouts of suite.sh), and judges what each left: doctor's answers, the
+// kernel's view during the run, what was stored, exit 2 where a cap cannot
+// be applied, and nothing left behind.
+package v2guest
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layout is what a layout must show.
+type layout struct {
+	name string
+	// placement is a part of the stored placement ("" when no run stores one)
+	placement string
+	// under is where the server's group must be (its path's start)
+	under string
+	// rc is the run's exit code; 2: a cap that cannot be applied
+	rc int
+	// doctorNo are the capabilities doctor must answer NO to (the others yes)
+	doctorNo []string
+	// said are parts of the run's standard error
+	said []string
+	// cpuset is false where whole cores are set by CPU affinity
+	cpuset bool
+}
+
+var layouts = []layout{
+	{name: "root", placement: "root cgroup /sys/fs/cgroup", under: "/sys/fs/cgroup/rightsize-", cpuset: true},
+	{name: "session", placement: "nearest ancestor with no process /sys/fs/cgroup/user.slice", under: "/sys/fs/cgroup/user.slice/rightsize-", cpuset: true},
+	{name: "service", placement: "own group, rightsize moved into rightsize-", under: "/sys/fs/cgroup/system.slice/rightsize.service/rightsize-", cpuset: true},
+	{name: "sysdefault", placement: "nearest ancestor with no process /sys/fs/cgroup/user2.slice", under: "/sys/fs/cgroup/user2.slice/rightsize-", cpuset: true},
+	{name: "parent", placement: "--cgroup-parent /sys/fs/cgroup/rightsize.slice", under: "/sys/fs/cgroup/rightsize.slice/rightsize-", cpuset: true},
+	{name: "user", placement: "own group, rightsize moved into rightsize-", under: "/sys/fs/cgroup/user.slice/user-61000.slice/user@61000.service/app.slice/rightsize.scope/rightsize-", cpuset: true},
+	{name: "container", placement: "own group, rightsize moved into rightsize-", under: "/sys/fs/cgroup/container.scope/rightsize-", cpuset: true},
+	{name: "container-shared", rc: 2, doctorNo: []string{"--cpus 1.5 (fractions)", "--memory", "--io-limit"},
+		said: []string{"cannot apply memory and I/O", "holds other processes", "--cgroup-parent PATH", "--caps best-effort"}},
+	{name: "user-noio", rc: 2, doctorNo: []string{"--io-limit"},
+		said: []string{"cannot apply I/O", "the io controller is not available", "Delegate=cpu cpuset io memory pids", "--caps best-effort"}},
+}
+
+// TestGuest boots the guest once (several minutes under TCG) and judges
+// every layout and the memory sweep. RIGHTSIZE_V2GUEST_OUT=DIR judges a
+// guest's results already in DIR instead of booting one.
+func TestGuest(t *testing.T) {
+	out := os.Getenv("RIGHTSIZE_V2GUEST_OUT")
+	if out == "" {
+		if testing.Short() {
+			t.Skip("-short: the cgroup v2 guest takes minutes")
+		}
+		out = t.TempDir()
+		cmd := exec.Command("./run.sh", out)
+		b, err := cmd.CombinedOutput()
+		t.Logf("run.sh:\n%s", b)
+		if err != nil {
+			t.Fatalf("run.sh: %v (prerequisites: scripts/install-test-deps.sh)", err)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(out, "suite.log"))
+	t.Logf("suite.log:\n%s", log)
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { checkLayout(t, filepath.Join(out, l.name), l) })
+	}
+	t.Run("sweep", func(t *testing.T) { checkSweep(t, filepath.Join(out, "sweep")) })
+}
+
+func checkLayout(t *testing.T, dir string, l layout) {
+	checkDoctor(t, dir, l)
+	errOut := read(t, dir, "run.err")
+	if rc := strings.TrimSpace(read(t, dir, "run.rc")); rc != strconv.Itoa(l.rc) {
+		t.Fatalf("run exit %s, want %d:\n%s", rc, l.rc, errOut)
+	}
+	for _, want := range l.said {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("run's stderr does not say %q:\n%s", want, errOut)
+		}
+	}
+	checkLeftovers(t, dir)
+	if l.rc != 0 {
+		if s := strings.TrimSpace(read(t, dir, "stored.json")); s != "" {
+			t.Errorf("a refused run stored something: %.300s", s)
+		}
+		return
+	}
+	checkKernelView(t, dir, l)
+	checkStored(t, dir, l)
+	if strings.Contains(l.placement, "moved") {
+		checkMovedBack(t, dir, strings.TrimSuffix(l.under, "/rightsize-"))
+	}
+}
+
+// checkMovedBack: the group rightsize moved out of is as it was before
+// (its controllers disabled again, rightsize's leaf gone).
+func checkMovedBack(t *testing.T, dir, own string) {
+	line := func(file string) string {
+		for _, l := range strings.Split(read(t, dir, file), "\n") {
+			if strings.HasPrefix(l, own+" ") {
+				return strings.Split(l, " procs=")[0]
+			}
+		}
+		return ""
+	}
+	if before, after := line("tree-before.txt"), line("tree-after.txt"); before == "" || before != after {
+		t.Errorf("%s before the run: %q, after: %q", own, before, after)
+	}
+}
+
+// checkDoctor: every cap tried says yes, except those the layout lacks.
+func checkDoctor(t *testing.T, dir string, l layout) {
+	var r struct {
+		Verdicts []struct {
+			Capability string `json:"capability"`
+			OK         bool   `json:"ok"`
+			How        string `json:"how"`
+		} `json:"verdicts"`
+		Trials []struct {
+			Capability, Placement string
+			OK                    bool
+		} `json:"trials"`
+	}
+	if err := json.Unmarshal([]byte(read(t, dir, "doctor.json")), &r); err != nil || len(r.Trials) != 4 {
+		t.Fatalf("doctor --json: %v, %d trials\n%s", err, len(r.Trials), read(t, dir, "doctor.err"))
+	}
+	for _, v := range r.Verdicts {
+		if !strings.HasPrefix(v.Capability, "--cpus") && v.Capability != "--memory" && v.Capability != "--io-limit" {
+			continue
+		}
+		no := contains(l.doctorNo, v.Capability)
+		if v.OK == no {
+			t.Errorf("doctor: %s ok=%v (%s), want ok=%v", v.Capability, v.OK, v.How, !no)
+		}
+		if v.OK && l.placement != "" && !strings.Contains(v.How, strings.Fields(l.placement)[0]) {
+			t.Errorf("doctor: %s says %q, want the placement %q", v.Capability, v.How, l.placement)
+		}
+	}
+}
+
+// checkKernelView: during the run a rightsize group held the postmaster
+// and every backend with the limits asked, as the kernel shows them.
+func checkKernelView(t *testing.T, dir string, l layout) {
+	files := map[string]map[string]string{} // group → file → last value seen
+	inGroup, outside := 0, map[string]string{}
+	grouped := false // the sample shows the server's group (rightsize's own
+	// short-lived postgres commands before the start are not the server)
+	sc := bufio.NewScanner(strings.NewReader(read(t, dir, "monitor.txt")))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 2 && f[0] == "T":
+			grouped = false
+		case len(f) >= 3 && f[0] == "G" && strings.Contains(f[1], "-postgres-"):
+			grouped = true
+			if files[f[1]] == nil {
+				files[f[1]] = map[string]string{}
+			}
+			files[f[1]][f[2]] = strings.Join(f[3:], " ")
+		case len(f) == 3 && f[0] == "P" && grouped:
+			if strings.Contains(f[2], "-postgres-") {
+				inGroup++
+			} else {
+				outside[f[1]] = f[2]
+			}
+		}
+	}
+	if len(files) != 1 {
+		t.Fatalf("saw %d postgres groups during the run, want 1: %v", len(files), files)
+	}
+	for g, v := range files {
+		if !strings.HasPrefix(g, l.under) {
+			t.Errorf("group %s, want it at %s*", g, l.under)
+		}
+		want := map[string]string{"memory.max": "536870912", "io.max": "riops=300 wiops=300"}
+		if l.cpuset {
+			want["cpuset.cpus.effective"] = "1"
+		}
+		for file, w := range want {
+			if !strings.Contains(v[file], w) {
+				t.Errorf("%s/%s = %q, want %q", g, file, v[file], w)
+			}
+		}
+	}
+	if inGroup < 3 || len(outside) > 0 {
+		t.Errorf("postgres processes: %d samples in the group, outside it: %v", inGroup, outside)
+	}
+}
+
+// checkStored: the run is stored complete with every cap applied and the
+// placement named.
+func checkStored(t *testing.T, dir string, l layout) {
+	var doc struct {
+		Run struct {
+			Status string            `json:"status"`
+			Env    map[string]string `json:"env"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(read(t, dir, "stored.json")), &doc); err != nil {
+		t.Fatalf("stored run: %v", err)
+	}
+	var r struct {
+		Placement  string   `json:"placement"`
+		NotApplied []string `json:"not_applied"`
+		Applied    struct {
+			Memory int64 `json:"memory_bytes"`
+		} `json:"applied"`
+	}
+	if err := json.Unmarshal([]byte(doc.Run.Env["caps.applied"]), &r); err != nil {
+		t.Fatalf("caps.applied %q: %v", doc.Run.Env["caps.applied"], err)
+	}
+	if doc.Run.Status != "complete" || len(r.NotApplied) > 0 || r.Applied.Memory != 512<<20 || doc.Run.Env["caps.not_applied"] != "" ||
+		!strings.Contains(r.Placement, l.placement) {
+		t.Errorf("stored: status %s, caps %+v, caps.not_applied %q; want complete, all applied, placement %q", doc.Run.Status, r,
+			doc.Run.Env["caps.not_applied"], l.placement)
+	}
+}
+
+// checkLeftovers: no rightsize group and no server after the command.
+func checkLeftovers(t *testing.T, dir string) {
+	if g := strings.TrimSpace(read(t, dir, "left-groups.txt")); g != "" {
+		t.Errorf("groups left behind:\n%s", g)
+	}
+	if p := strings.TrimSpace(read(t, dir, "left-procs.txt")); p != "" {
+		t.Errorf("servers left behind:\n%s", p)
+	}
+}
+
+// checkSweep: a memory sweep from a session scope measured both points,
+// each under its own memory limit (read back) and cache. Blocks read per
+// transaction are logged, not judged: at 2 warehouses and 20 s the blocks a
+// run touches (~30 MB) fit in either cache, so both read the same.
+func checkSweep(t *testing.T, dir string) {
+	if rc := strings.TrimSpace(read(t, dir, "sweep.rc")); rc != "0" {
+		t.Fatalf("sweep exit %s:\n%s", rc, read(t, dir, "sweep.err"))
+	}
+	var res struct {
+		Status string `json:"status"`
+		Points []struct {
+			Value      string  `json:"value"`
+			Status     string  `json:"status"`
+			BlocksRead float64 `json:"blocks_read_per_txn"`
+			NOPM       float64 `json:"nopm"`
+			RunID      string  `json:"run_id"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(read(t, dir, "sweep.json")), &res); err != nil || len(res.Points) != 2 {
+		t.Fatalf("sweep --json: %v\n%s", err, read(t, dir, "sweep.json"))
+	}
+	t.Logf("points: %+v", res.Points)
+	big, small := res.Points[0], res.Points[1]
+	if big.Value != "1G" || small.Value != "256M" || big.NOPM <= 0 || small.NOPM <= 0 {
+		t.Fatalf("points %+v", res.Points)
+	}
+	// each point's server ran under its own memory limit, read back from
+	// memory.max, with the cache that --memory gives it
+	for _, p := range []struct {
+		id     string
+		memory int64
+		cache  string
+	}{{big.RunID, 1 << 30, "512MB"}, {small.RunID, 256 << 20, "128MB"}} {
+		var doc struct {
+			Run struct {
+				Env map[string]string `json:"env"`
+			} `json:"run"`
+		}
+		if err := json.Unmarshal([]byte(read(t, dir, "run-"+p.id+".json")), &doc); err != nil {
+			t.Fatalf("stored run %s: %v", p.id, err)
+		}
+		var r struct {
+			Applied struct {
+				Memory int64 `json:"memory_bytes"`
+			} `json:"applied"`
+		}
+		_ = json.Unmarshal([]byte(doc.Run.Env["caps.applied"]), &r)
+		if r.Applied.Memory != p.memory || doc.Run.Env["setting.shared_buffers"] != p.cache || doc.Run.Env["caps.not_applied"] != "" {
+			t.Errorf("run %s: memory limit %d read back, shared_buffers %q; want %d and %s", p.id, r.Applied.Memory, doc.Run.Env["setting.shared_buffers"], p.memory, p.cache)
+		}
+	}
+	errOut := read(t, dir, "sweep.err")
+	for _, want := range []string{"applied: memory limit 1024 MiB (cgroup v2", "applied: memory limit 256 MiB (cgroup v2", "placement: nearest ancestor with no process /sys/fs/cgroup/user.slice"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the sweep does not say %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "NOT applied") {
+		t.Errorf("a point's cap was not applied:\n%s", errOut)
+	}
+	checkLeftovers(t, dir)
+}
+
+func read(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
