@@ -8,7 +8,7 @@ here=$(dirname "$0")
 ln -sf /proc/self/fd /dev/fd
 mkdir -p /dev/shm /dev/pts; mount -t tmpfs -o mode=1777 tmpfs /dev/shm; mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# /tmp stays the overlay's: this folder may be a checkout under the host's /tmp
 umount /sys/fs/cgroup 2>/dev/null
 mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
 mkdir -p /out /mnt/data
