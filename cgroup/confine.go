@@ -33,6 +33,14 @@ type Report struct {
 	NoGroup string `json:"no_cgroup,omitempty"`
 }
 
+// The words Report.Missing names the caps in (one definition for every
+// view and for the sweeps and fits that check them).
+const (
+	CapQuota  = "CPU quota"
+	CapMemory = "memory"
+	CapIO     = "I/O"
+)
+
 // groupSeq numbers the groups this process creates.
 var groupSeq atomic.Int64
 
@@ -164,14 +172,14 @@ func limitParts(asked Limits) []limitPart {
 		out = append(out, limitPart{what: "cpuset " + asked.CPUs, l: Limits{CPUs: asked.CPUs}})
 	}
 	if asked.Quota > 0 {
-		out = append(out, limitPart{what: fmt.Sprintf("CPU quota %.2f cores", asked.Quota), short: "CPU quota", l: Limits{Quota: asked.Quota}})
+		out = append(out, limitPart{what: fmt.Sprintf("CPU quota %.2f cores", asked.Quota), short: CapQuota, l: Limits{Quota: asked.Quota}})
 	}
 	if asked.Memory > 0 {
-		out = append(out, limitPart{what: fmt.Sprintf("memory limit %d MiB", asked.Memory>>20), short: "memory",
+		out = append(out, limitPart{what: fmt.Sprintf("memory limit %d MiB", asked.Memory>>20), short: CapMemory,
 			instead: " (only the engine's cache setting applies, not a limit on its processes and page cache)", l: Limits{Memory: asked.Memory}})
 	}
 	if len(asked.IO) > 0 {
-		out = append(out, limitPart{what: "I/O limit", short: "I/O", l: Limits{IO: asked.IO}})
+		out = append(out, limitPart{what: "I/O limit", short: CapIO, l: Limits{IO: asked.IO}})
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func fixFor(r Report, m machine) string {
 func controllersOf(missing []string) []string {
 	var out []string
 	for _, m := range missing {
-		out = append(out, map[string]string{"CPU quota": CPU, "memory": Memory, "I/O": IO}[m])
+		out = append(out, map[string]string{CapQuota: CPU, CapMemory: Memory, CapIO: IO}[m])
 	}
 	return out
 }

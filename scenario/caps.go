@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/store"
-
 	"github.com/rightsize/rightsize/target"
 )
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
@@ -230,7 +231,7 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 		}
 		return fail(err)
 	}
-	if err := requireCaps(m.t, "CPU quota", "memory", "I/O"); err != nil {
+	if err := requireCaps(m.t, cgroup.CapQuota, cgroup.CapMemory, cgroup.CapIO); err != nil {
 		return fail(err)
 	}
 	if err := m.t.DB.(Restorer).Restore(ctx); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cgroup"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/instance"
@@ -49,9 +50,9 @@ type SweepKind struct {
 // --io-limit, --pg-version).
 func SweepKinds() []SweepKind {
 	return []SweepKind{
-		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory, Varies: []string{"memory"}},
-		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs, Varies: []string{"CPU quota"}},
-		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO, Varies: []string{"I/O"}},
+		{Name: "memory", Example: "2G,1G,512M,256M", Order: orderSizes, Apply: applyMemory, Varies: []string{cgroup.CapMemory}},
+		{Name: "cpus", Example: "2,1.5,1,0.5", Order: orderCPUs, Apply: applyCPUs, Varies: []string{cgroup.CapQuota}},
+		{Name: "io", Example: "none,riops=2000:wiops=500", Order: orderIO, Apply: applyIO, Varies: []string{cgroup.CapIO}},
 		{Name: "version", Example: "13,17", Order: orderVersions, Apply: applyVersion, Rebuild: true},
 	}
 }
