@@ -43,12 +43,19 @@ func fixFor(r Report, m machine) string {
 		return "run rightsize as root, " + bestEffort
 	case strings.Contains(r.NoGroup, ErrUnavailable.Error()):
 		return "mount the cgroup controllers (cpuset, cpu, memory, io) or run where they are, " + bestEffort
+	case strings.Contains(r.NoGroup, "offers none of"):
+		return delegateFix(r.Missing)
 	case r.NoGroup != "" && m.systemd:
 		return "start rightsize in a delegated scope (" + scope + "), or name a group with no process in it that you may write with --cgroup-parent PATH, " + bestEffort
 	case r.NoGroup != "":
 		return "run rightsize as root as the only process of its group, or name a group with no process in it that you may write with --cgroup-parent PATH, " + bestEffort
 	}
-	ctrls := strings.Join(controllersOf(r.Missing), " ")
+	return delegateFix(r.Missing)
+}
+
+// delegateFix says how to delegate the controllers of the missing caps.
+func delegateFix(missing []string) string {
+	ctrls := strings.Join(controllersOf(missing), " ")
 	return "delegate " + ctrls + " to the group rightsize makes its groups under (as root: echo +CONTROLLER > cgroup.subtree_control of each group above it; " +
 		"for a user's systemd manager: Delegate=cpu cpuset io memory pids in /etc/systemd/system/user@.service.d/delegate.conf, systemctl daemon-reload, log in again), " + bestEffort
 }

@@ -158,6 +158,9 @@ func TestConfineStrict(t *testing.T) {
 	}{
 		{"controllers missing", machine{place: place, root: true},
 			[]string{"cannot apply memory and I/O: memory limit 256 MiB", "the memory controller is not available", "fix: delegate memory io to the group", "--caps best-effort"}},
+		{"no group offers a controller", machine{place: func([]string, string) (*Hierarchy, error) {
+			return nil, errors.New("no group can take controllers for rightsize's groups: /x offers none of io (cgroup.controllers: cpu memory pids)")
+		}}, []string{"cannot apply memory and I/O", "fix: delegate memory io to the group", "Delegate=cpu cpuset io memory pids"}},
 		{"no placement under systemd", machine{place: noPlace, systemd: true},
 			[]string{"cannot apply memory and I/O: no group can take controllers", "systemd-run --user --scope -p Delegate=yes rightsize", "--cgroup-parent PATH"}},
 	} {
