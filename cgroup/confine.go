@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 )
@@ -352,4 +353,48 @@ func Check(asked Limits, o Options) (Report, error) {
 	}
 	r := c.Report()
 	return r, c.Close()
+}
+
+// Enter moves this process (all its threads) into the group and returns
+// the function that moves it back to the groups it was in, to call before
+// Close: a group's Remove would move it to the group's parent, which on
+// cgroup v2 takes no process once controllers are enabled there.
+func (c *Confinement) Enter() (leave func() error, err error) {
+	if c == nil || c.Group == nil {
+		return func() error { return nil }, nil
+	}
+	back, err := ownProcsFiles()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Group.Add(os.Getpid()); err != nil {
+		return nil, err
+	}
+	return func() error { return Join(back, os.Getpid()) }, nil
+}
+
+// ownProcsFiles are the cgroup.procs files of the groups this process is
+// in, one per hierarchy.
+func ownProcsFiles() ([]string, error) {
+	l, err := readLayout()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(dir string) {
+		if f := filepath.Join(dir, "cgroup.procs"); !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, c := range Controllers {
+		if m, ok := l.v1[c]; ok {
+			add(filepath.Join(m[0], m[1]))
+		}
+	}
+	if len(l.v1) == 0 && l.v2 != nil {
+		add(l.v2.own)
+	}
+	return out, nil
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -76,19 +76,19 @@ func joinIOLimit(cmd *cobra.Command, spec, path string) (*cgroup.Report, func(),
 		return nil, nothing, badInput(fmt.Errorf("--io-limit: %w", err))
 	}
 	limits := caps.Plan{}.Limits(l, []cgroup.Device{dev})
-	c, err := cgroup.Confine("probe", limits, cgroup.Options{BestEffort: true})
+	c, err := cgroup.Confine("probe", limits, cgroup.Options{})
+	if errors.Is(err, cgroup.ErrNotApplied) {
+		return nil, nothing, badInput(fmt.Errorf("--io-limit: %w", err))
+	}
 	if err != nil {
 		return nil, nothing, err
 	}
 	r := c.Report()
-	if c.Group == nil || len(r.NotApplied) > 0 {
-		_ = c.Close()
-		return nil, nothing, badInput(fmt.Errorf("--io-limit cannot be applied here: %s", r.Summary()))
-	}
-	if err := c.Group.Add(os.Getpid()); err != nil {
+	leave, err := c.Enter()
+	if err != nil {
 		_ = c.Close()
 		return nil, nothing, fmt.Errorf("--io-limit: join the probe's cgroup: %w", err)
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "io-limit:", r.Summary())
-	return &r, func() { _ = c.Close() }, nil
+	return &r, func() { _ = errors.Join(leave(), c.Close()) }, nil
 }

@@ -71,6 +71,7 @@ func TestGuest(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) { checkLayout(t, filepath.Join(out, l.name), l) })
 	}
 	t.Run("sweep", func(t *testing.T) { checkSweep(t, filepath.Join(out, "sweep")) })
+	t.Run("probe", func(t *testing.T) { checkProbe(t, filepath.Join(out, "probe")) })
 }
 
 func checkLayout(t *testing.T, dir string, l layout) {
@@ -311,4 +312,33 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkProbe: the storage probe ran inside a group with its I/O limit
+// (read back), placed where a session allows, and left nothing behind.
+func checkProbe(t *testing.T, dir string) {
+	errOut := read(t, dir, "probe.err")
+	if rc := strings.TrimSpace(read(t, dir, "probe.rc")); rc != "0" {
+		t.Fatalf("probe exit %s:\n%s", rc, errOut)
+	}
+	var res struct {
+		Result struct {
+			IOLimit struct {
+				Placement string `json:"placement"`
+				Applied   struct {
+					IO []struct {
+						ReadIOPS int `json:"riops"`
+					} `json:"io"`
+				} `json:"applied"`
+			} `json:"io_limit"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(read(t, dir, "probe.json")), &res); err != nil {
+		t.Fatalf("probe --json: %v\n%s", err, read(t, dir, "probe.json"))
+	}
+	l := res.Result.IOLimit
+	if io := l.Applied.IO; len(io) != 1 || io[0].ReadIOPS != 200 || !strings.Contains(l.Placement, "/sys/fs/cgroup/user.slice") {
+		t.Errorf("probe's I/O limit: %+v", l)
+	}
+	checkLeftovers(t, dir)
 }

@@ -99,8 +99,10 @@ LAYOUTS=" ${*:-all} "
 want() { [[ $LAYOUTS == *" all "* || $LAYOUTS == *" $1 "* ]]; }
 mkdir -p /root/rs; echo "+cpuset +cpu +io +memory +pids" > $CG/cgroup.subtree_control
 
-echo "=== build (root cgroup, 2 warehouses)"
-as root $CG /root/rs build --pg-bin $PGBIN --data-dir /mnt/data/pg --warehouses 2 > /out/build.out 2>&1; echo "    build rc $?"
+if [ "$LAYOUTS" != " probe " ]; then  # every other layout runs on this build
+  echo "=== build (root cgroup, 2 warehouses)"
+  as root $CG /root/rs build --pg-bin $PGBIN --data-dir /mnt/data/pg --warehouses 2 > /out/build.out 2>&1; echo "    build rc $?"
+fi
 
 want root && layout root root $CG /root/rs /mnt/data/pg no
 
@@ -152,6 +154,21 @@ if want container-shared; then
   # another process in the container beside rightsize: nothing to place in
   mkdir -p $CG/container2.scope
   WRAP="unshare -C -m $CGNS" layout container-shared root $CG/container2.scope /root/rs /mnt/data/pg yes
+fi
+if want probe; then
+  # the storage probe joins an I/O-limited group itself, from a session
+  # beside its shell, and goes back to where it was
+  mkdir -p $CG/user.slice/session-5.scope /out/probe; echo "$ALL" > $CG/user.slice/cgroup.subtree_control
+  (echo $BASHPID > $CG/user.slice/session-5.scope/cgroup.procs && exec sleep 100000) & comp=$!
+  echo "=== probe storage --io-limit riops=200 from user.slice/session-5.scope"
+  as root $CG/user.slice/session-5.scope /root/rs probe storage --path /mnt/data --threads 2 --depth 4 --duration 2s --size 32M \
+    --engine builtin --io-limit riops=200 --json > /out/probe/probe.json 2> /out/probe/probe.err
+  echo $? > /out/probe/probe.rc
+  find $CG -name 'rightsize-*' > /out/probe/left-groups.txt
+  pgrep -a postgres > /out/probe/left-procs.txt
+  tree > /out/probe/tree-after.txt
+  kill $comp
+  echo "    probe rc $(cat /out/probe/probe.rc)"; tail -2 /out/probe/probe.err | sed 's/^/    /'
 fi
 if want sweep; then
   mkdir -p $CG/user.slice/session-4.scope; echo "$ALL" > $CG/user.slice/cgroup.subtree_control
