@@ -147,11 +147,11 @@ func (c candidate) use(pid int) (Placement, error) {
 	if c.moveSelf {
 		leaf := filepath.Join(c.dir, selfLeaf(pid))
 		if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return p, fmt.Errorf("%s: create the leaf to move rightsize into: %w", c.dir, err)
+			return p, fmt.Errorf("%s: create the leaf to move rightsize into: %w", c.dir, explain(err))
 		}
 		if err := writeFile(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
 			_ = syscall.Rmdir(leaf)
-			return p, fmt.Errorf("%s: move rightsize into %s: %w", c.dir, leaf, err)
+			return p, fmt.Errorf("%s: move rightsize into %s: %w", c.dir, leaf, explain(err))
 		}
 		p.Leaf = leaf
 	}

@@ -2,10 +2,12 @@ package cgroup
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -196,4 +198,17 @@ func hasGroup(entries []os.DirEntry) bool {
 		}
 	}
 	return false
+}
+
+// The errno of a refused cgroup write is named with its likely cause.
+func TestExplain(t *testing.T) {
+	for errno, want := range map[syscall.Errno]string{
+		syscall.EBUSY:  "no-internal-processes rule",
+		syscall.EACCES: "not delegated to this user",
+		syscall.EROFS:  "read-only here, as in a container without delegation",
+	} {
+		if got := explain(fmt.Errorf("write x: %w", errno)); !strings.Contains(got.Error(), want) || !errors.Is(got, errno) {
+			t.Errorf("%v: %v", errno, got)
+		}
+	}
 }
