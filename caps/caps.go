@@ -138,6 +138,20 @@ func ParseSize(s string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
+// FormatSize writes n bytes as ParseSize reads them, in the largest binary
+// unit that keeps it whole: 1G, 512M, 1K, 1500.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // ParseCPUs reads --cpus: a positive number of cores, at most ncpu, in
 // steps of 0.01.
 func ParseCPUs(s string, ncpu int) (float64, error) {
@@ -253,8 +267,8 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 	}
 	if c.Memory > 0 {
 		if min := MinMemory(engine); c.Memory < min {
-			return p, bad("--memory %dM is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
-				c.Memory>>20, engine, min>>20, Reserve[engine]>>20)
+			return p, bad("--memory %s is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
+				FormatSize(c.Memory), engine, min>>20, Reserve[engine]>>20)
 		}
 		p.Memory = c.Memory
 		p.Cache, _ = Split(engine, c.Memory)

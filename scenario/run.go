@@ -104,8 +104,8 @@ func (o *RunOptions) Validate() error {
 			return bad("--users: every step needs at least 1 user (got %d)", u)
 		}
 	}
-	if o.Duration <= 0 || o.Rampup < 0 {
-		return bad("--duration must be positive and --rampup not negative")
+	if err := o.validateTimes(); err != nil {
+		return err
 	}
 	if o.Connections < 0 {
 		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
@@ -142,6 +142,24 @@ func (o *RunOptions) Validate() error {
 		return err
 	}
 	return o.validateWorkers()
+}
+
+// validateTimes names the flag that set a bad duration or ramp-up: with
+// auto, Duration and Rampup are the caps --duration-max and --rampup-max.
+func (o *RunOptions) validateTimes() error {
+	flag := func(auto bool, name string) string {
+		if auto {
+			return name + "-max"
+		}
+		return name
+	}
+	if o.Duration <= 0 {
+		return bad("%s must be positive (got %s)", flag(o.Answer.DurationAuto, "--duration"), o.Duration)
+	}
+	if o.Rampup < 0 {
+		return bad("%s must not be negative (got %s)", flag(o.Answer.RampupAuto, "--rampup"), o.Rampup)
+	}
+	return nil
 }
 
 // applyIsolation sets the isolation of t's executors and returns what it

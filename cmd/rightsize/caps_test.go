@@ -54,6 +54,7 @@ func TestCapsBadInput(t *testing.T) {
 		{"more cpus than the machine", []string{"--cpus", "64"}, "--cpus 64: this machine has"},
 		{"cpus not a number", []string{"--cpus", "two"}, "--cpus \"two\""},
 		{"memory below the engine's start", []string{"--memory", "16M"}, "--memory 16M is below what postgres runs in"},
+		{"memory in kilobytes", []string{"--memory", "1K"}, "--memory 1K is below what postgres runs in"},
 		{"io-limit syntax", []string{"--io-limit", "iops=5"}, "unknown key \"iops\""},
 		{"driver cores missing", []string{"--driver-cpus", "0-63"}, "--driver-cpus 0-63"},
 		{"pg-version not here", []string{"--pg-version", "11"}, "--pg-version 11"},

@@ -94,6 +94,8 @@ func TestBadInput(t *testing.T) {
 		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
 		{"negative progress interval", []string{"run", "--target", dsn, "--progress-interval", "-1s"}, "--progress-interval must not be negative"},
 		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
+		{"negative ramp-up cap", []string{"run", "--target", dsn, "--rampup", "auto", "--rampup-max", "-1s", "--store", st}, "--rampup-max must not be negative (got -1s)"},
+		{"zero duration", []string{"run", "--target", dsn, "--duration", "0s", "--store", st}, "--duration must be positive (got 0s)"},
 		{"bad caps mode", []string{"run", "--target", dsn, "--caps", "maybe", "--store", st}, "--caps \"maybe\": use strict"},
 		{"cgroup parent that is no group", []string{"run", "--memory", "256M", "--cgroup-parent", "/no-such-rightsize-group", "--store", st}, "--cgroup-parent /no-such-rightsize-group"},
 	} {
