@@ -96,6 +96,8 @@ func TestBadInput(t *testing.T) {
 		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
 		{"negative ramp-up cap", []string{"run", "--target", dsn, "--rampup", "auto", "--rampup-max", "-1s", "--store", st}, "--rampup-max must not be negative (got -1s)"},
 		{"zero duration", []string{"run", "--target", dsn, "--duration", "0s", "--store", st}, "--duration must be positive (got 0s)"},
+		{"sweep values as separate arguments", []string{"sweep", "cpus", "--values", "2", "1", "--store", st}, "one comma-separated list (--values 2,1), not the extra arguments 1"},
+		{"sweep without a kind", []string{"sweep", "--values", "2,1", "--store", st}, "name what to sweep (memory, cpus, io, version)"},
 		{"bad caps mode", []string{"run", "--target", dsn, "--caps", "maybe", "--store", st}, "--caps \"maybe\": use strict"},
 		{"cgroup parent that is no group", []string{"run", "--memory", "256M", "--cgroup-parent", "/no-such-rightsize-group", "--store", st}, "--cgroup-parent /no-such-rightsize-group"},
 	} {

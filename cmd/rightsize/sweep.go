@@ -44,7 +44,7 @@ continues it.`,
 		Example: `  rightsize build --warehouses 10
   rightsize sweep memory --values 2G,1G,512M,256M,128M --users 4 --rampup 30s --duration 2m
   rightsize sweep memory --resume 20261124-041500-ab12cd`,
-		Args: cobra.ExactArgs(1),
+		Args: sweepKindArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := scenario.LookupSweepKind(args[0]); err != nil {
 				return badInput(err)
@@ -253,4 +253,25 @@ func liveProgress(w io.Writer, interval time.Duration, o *scenario.RunOptions) *
 	}
 	o.OnProgress = func(_, _ int, p driver.Progress) { prog.update(p, o.Rampup) }
 	return prog
+}
+
+// sweepKindArg wants one KIND; values given as separate arguments (--values
+// 2 1) or no kind at all are bad input with the right form.
+func sweepKindArg(cmd *cobra.Command, args []string) error {
+	var names []string
+	for _, k := range scenario.SweepKinds() {
+		names = append(names, k.Name)
+	}
+	switch {
+	case len(args) == 0:
+		return badInput(fmt.Errorf("name what to sweep (%s): rightsize sweep cpus --values 2,1", strings.Join(names, ", ")))
+	case len(args) > 1:
+		values := args[1:]
+		if v, _ := cmd.Flags().GetStringSlice("values"); len(v) > 0 {
+			values = append(v, values...)
+		}
+		return badInput(fmt.Errorf("sweep takes one KIND and its values as one comma-separated list (--values %s), not the extra arguments %s",
+			strings.Join(values, ","), strings.Join(args[1:], " ")))
+	}
+	return nil
 }
