@@ -69,7 +69,8 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true
 	var profFile *os.File
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		warnPasswords(cmd.ErrOrStderr(), cmd.Flags())
 		if cpuProfile == "" {
 			return nil
 		}

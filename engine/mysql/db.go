@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -75,6 +76,8 @@ var _ engine.DB = (*DB)(nil)
 // go-sql-driver configuration. Query parameters are go-sql-driver DSN
 // parameters (tls, timeout, ...) or session variables; "socket=/path"
 // connects over a unix socket instead of TCP. The port defaults to 3306.
+// A URL without a password takes MYSQL_PWD's, as the mysql client does, so
+// that no password need stand on a command line.
 func ParseURL(rawURL string) (*mysql.Config, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -97,6 +100,9 @@ func ParseURL(rawURL string) (*mysql.Config, error) {
 	if u.User != nil {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
+	}
+	if cfg.Passwd == "" {
+		cfg.Passwd = os.Getenv("MYSQL_PWD")
 	}
 	if socket != "" {
 		cfg.Net, cfg.Addr = "unix", socket

@@ -187,6 +187,14 @@ func TestParseURL(t *testing.T) {
 	if err != nil || cfg.Addr != "db:3306" {
 		t.Errorf("default port: %+v, %v", cfg, err)
 	}
+	// no password on the command line: MYSQL_PWD's, as the mysql client
+	t.Setenv("MYSQL_PWD", "from-env")
+	if cfg, err = mysql.ParseURL("mysql://root@db/x"); err != nil || cfg.Passwd != "from-env" {
+		t.Errorf("MYSQL_PWD: %+v, %v", cfg, err)
+	}
+	if cfg, err = mysql.ParseURL("mysql://root:given@db/x"); err != nil || cfg.Passwd != "given" {
+		t.Errorf("a password in the URL is used over MYSQL_PWD: %+v, %v", cfg, err)
+	}
 }
 
 func TestInfo(t *testing.T) {
