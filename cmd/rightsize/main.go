@@ -69,8 +69,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true
 	var profFile *os.File
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		warnPasswords(cmd.ErrOrStderr(), cmd.Flags())
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if cpuProfile == "" {
 			return nil
 		}
@@ -81,7 +80,12 @@ func newRootCmd() *cobra.Command {
 		profFile = f
 		return pprof.StartCPUProfile(f)
 	}
-	root.PersistentPostRun = func(*cobra.Command, []string) {
+	root.PersistentPostRun = func(cmd *cobra.Command, _ []string) {
+		// after the command's own output, and only when it succeeded:
+		// bad input stays one line
+		for _, name := range []string{"target", "store"} {
+			warnPassword(cmd.ErrOrStderr(), cmd.Flags(), name)
+		}
 		if profFile != nil {
 			pprof.StopCPUProfile()
 			profFile.Close()

@@ -9,23 +9,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// passwordFlags are the flags whose value may be a URL with a password.
-var passwordFlags = []string{"target", "store"}
-
 // safePasswords are the ways to give a password that no other local user
 // can read.
 const safePasswords = "PGPASSWORD or a ~/.pgpass file (PostgreSQL), MYSQL_PWD (MySQL, MariaDB), or RIGHTSIZE_STORE for --store; a study plan's password_env"
 
-// warnPasswords says, one line per flag, that a password given on the
-// command line is readable by every local user (/proc/PID/cmdline).
-func warnPasswords(w io.Writer, flags *pflag.FlagSet) {
-	for _, name := range passwordFlags {
-		f := flags.Lookup(name)
-		if f == nil || !f.Changed || !hasPassword(f.Value.String()) {
-			continue
-		}
-		fmt.Fprintf(w, "warning: the password in --%s is readable by every local user in the process list; give it by %s\n", name, safePasswords)
+// warnPassword says in one line that the password given in flag name
+// (--target, --store) is readable by every local user (/proc/PID/cmdline).
+// It is said at the end of a command that succeeded, so that bad input
+// stays one line.
+func warnPassword(w io.Writer, flags *pflag.FlagSet, name string) {
+	f := flags.Lookup(name)
+	if f == nil || !f.Changed || !hasPassword(f.Value.String()) {
+		return
 	}
+	fmt.Fprintf(w, "warning: the password in --%s is readable by every local user in the process list; give it by %s\n", name, safePasswords)
 }
 
 // hasPassword reports whether a target or store spec carries a password:

@@ -27,15 +27,16 @@ func TestHasPassword(t *testing.T) {
 	}
 }
 
-// A password on the command line is warned of, once per flag, with the
-// safe ways; none is said without one.
-func TestWarnPasswords(t *testing.T) {
+// A password on the command line is warned of, one line for the flag
+// that has one, with the safe ways; none is said without one.
+func TestWarnPassword(t *testing.T) {
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.String("target", "embedded", "")
 	fs.String("store", "", "")
 	_ = fs.Parse([]string{"--target", "postgres://u:secret@db/x", "--store", "postgres://u@db/results"})
 	var buf bytes.Buffer
-	warnPasswords(&buf, fs)
+	warnPassword(&buf, fs, "target")
+	warnPassword(&buf, fs, "store")
 	if out := buf.String(); strings.Count(out, "\n") != 1 || !strings.Contains(out, "--target is readable by every local user") || !strings.Contains(out, "PGPASSWORD") {
 		t.Errorf("warning %q", out)
 	}
