@@ -278,6 +278,11 @@ type SweepPoint struct {
 // Measured reports whether the point has figures.
 func (p SweepPoint) Measured() bool { return p.RunID != "" && p.NOPM > 0 }
 
+// Decides reports whether the point may decide the best value and the
+// knee: figures of its whole interval (a partial point, whose server died
+// or was stopped mid-run, has figures but decides nothing).
+func (p SweepPoint) Decides() bool { return p.Measured() && p.Status == store.StatusComplete }
+
 // SweepResult is a sweep as stored, with its figures and knee.
 type SweepResult struct {
 	ID        string       `json:"sweep_id"`
@@ -304,7 +309,7 @@ const KneeRule = "values are measured from most to least resource; the best valu
 func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
 	best := -1
 	for i, p := range points {
-		if p.Measured() && (best < 0 || p.NOPM > points[best].NOPM) {
+		if p.Decides() && (best < 0 || p.NOPM > points[best].NOPM) {
 			best = i
 		}
 	}
@@ -314,7 +319,7 @@ func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
 	b := points[best]
 	knee = -1
 	for i, p := range points {
-		if !p.Measured() {
+		if !p.Decides() {
 			continue
 		}
 		holds := p.NOPM >= b.NOPM*(1-threshold) && (b.NewOrderP90Ms == 0 || p.NewOrderP90Ms <= b.NewOrderP90Ms*(1+threshold))
@@ -373,6 +378,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 	}
 	done := completePositions(sw)
 	spec, opts, engine := t.Spec, t.Options, t.Engine()
+	var cut []string // values whose run ended before its interval did
 	for i, v := range sw.Values {
 		if done[i] {
 			continue
@@ -391,9 +397,12 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 		if perr := st.SetSweepPoint(bg, sw.ID, point); perr != nil {
 			return nil, t, perr
 		}
+		if point.Status == store.StatusPartial && ctx.Err() == nil {
+			cut = append(cut, kind.Name+"="+v)
+		}
 	}
 	status := store.StatusComplete
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || len(cut) > 0 {
 		status = store.StatusPartial
 	}
 	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
@@ -404,6 +413,10 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 		return nil, t, err
 	}
 	res.DBBytes = dbBytes
+	if len(cut) > 0 && ctx.Err() == nil {
+		return res, t, fmt.Errorf("sweep %s is partial: %s did not measure its whole interval and decides nothing; --resume %s measures it again",
+			sw.ID, strings.Join(cut, ", "), sw.ID)
+	}
 	if status == store.StatusPartial {
 		return res, t, fmt.Errorf("sweep interrupted: what was measured is stored as sweep %s (partial); continue it with --resume %s", sw.ID, sw.ID)
 	}

@@ -5,12 +5,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
 )
 
 func TestKnee(t *testing.T) {
 	pt := func(v string, nopm, p90 float64) SweepPoint {
-		return SweepPoint{Value: v, RunID: "r-" + v, NOPM: nopm, NewOrderP90Ms: p90}
+		return SweepPoint{Value: v, RunID: "r-" + v, Status: store.StatusComplete, NOPM: nopm, NewOrderP90Ms: p90}
 	}
 	cases := []struct {
 		name   string
@@ -25,6 +26,8 @@ func TestKnee(t *testing.T) {
 		{"failed value skipped", []SweepPoint{pt("2G", 1000, 5), {Value: "1G", Status: "failed"}, pt("512M", 990, 5)}, 2, false},
 		{"the largest value already fails", []SweepPoint{pt("2G", 500, 5), pt("1G", 1000, 5)}, -1, true},
 		{"nothing measured", []SweepPoint{{Value: "1G"}}, -1, false},
+		// a server killed mid-run leaves figures of part of the interval: they decide nothing
+		{"partial value skipped", []SweepPoint{pt("2G", 1000, 5), {Value: "1G", RunID: "r-1G", Status: store.StatusPartial, NOPM: 1500, NewOrderP90Ms: 2}, pt("512M", 990, 5)}, 2, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

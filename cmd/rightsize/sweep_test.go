@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -144,6 +146,47 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	sw, _ = s.LoadSweep(context.Background(), "mem2")
 	if sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].Status != store.StatusComplete || sw.Points[1].Status != store.StatusComplete {
 		t.Fatalf("resumed sweep stored as %+v", sw)
+	}
+
+	// The server killed (kill -9 of the postmaster) during the first value:
+	// that point decides nothing, the sweep ends partial naming it, exit 1,
+	// and --resume measures it again.
+	killed := false
+	out, errOut, code = cliWatch(t, context.Background(), func(s string) {
+		if !killed && strings.Contains(s, "step 1/1") {
+			killed = true
+			time.AfterFunc(700*time.Millisecond, func() { killPostmaster(t, dataDir) })
+		}
+	}, append(append([]string{}, run...), "--label", "mem3")...)
+	if code != 1 || !strings.Contains(errOut, "memory=256M did not measure its whole interval and decides nothing") || !strings.Contains(errOut, "--resume") {
+		t.Fatalf("sweep with its server killed: exit %d, want 1 naming memory=256M\n%s%s", code, out, errOut)
+	}
+	sw, err = s.LoadSweep(context.Background(), "mem3")
+	if err != nil || sw.Status != store.StatusPartial || len(sw.Points) != 2 || sw.Points[0].Status != store.StatusPartial {
+		t.Fatalf("sweep with its server killed stored as %+v, %v", sw, err)
+	}
+	res3, err := scenario.LoadSweepResult(context.Background(), s, "mem3", 0.10)
+	if err != nil || res3.Knee == 0 {
+		t.Fatalf("the partial point decided the knee: %+v, %v", res3, err)
+	}
+	out, errOut, code = cli(t, context.Background(), append([]string{"sweep", "memory", "--resume", "mem3", "--users", "2", "--rampup", "300ms",
+		"--duration", "1500ms", "--store", st}, args...)...)
+	if code != 0 || !strings.Contains(out, "(complete)") {
+		t.Fatalf("resumed sweep after the kill: %d\n%s%s", code, out, errOut)
+	}
+	noServer("after the sweep whose server was killed")
+}
+
+// killPostmaster kills the server of dataDir as kill -9 would.
+func killPostmaster(t *testing.T, dataDir string) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		t.Errorf("kill the postmaster: %v", err)
+		return
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if pid <= 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
+		t.Errorf("kill the postmaster %q", b)
 	}
 }
 
