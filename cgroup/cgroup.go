@@ -287,13 +287,13 @@ var groupName = regexp.MustCompile(`^rightsize-(\d+)-`)
 
 // Create makes the group rightsize-<pid>-<name> under every available
 // controller. For v2 it first enables the controllers in the parent's
-// cgroup.subtree_control.
+// cgroup.subtree_control, unless Place did.
 func (h *Hierarchy) Create(name string) (*Group, error) {
 	if len(h.parents) == 0 {
 		return nil, ErrUnavailable
 	}
 	g := &Group{Name: fmt.Sprintf("rightsize-%d-%s", os.Getpid(), name), version: h.Version, dirs: map[string]string{}}
-	if h.Version == 2 {
+	if h.Version == 2 && h.Placement == nil { // Place enabled them already
 		parent := h.parents[h.Available()[0]]
 		var enable []string
 		for _, c := range h.Available() {

@@ -90,11 +90,11 @@ func confine(m machine, name string, asked Limits, o Options) (*Confinement, err
 	c := &Confinement{report: Report{Asked: asked, BestEffort: o.BestEffort}}
 	h, err := m.place(needed(asked), o.Parent)
 	switch {
-	case err != nil:
+	case errors.Is(err, ErrUnavailable):
 		c.fallback(fmt.Sprintf("no cgroup hierarchy (%v)", err))
-		if !errors.Is(err, ErrUnavailable) {
-			c.report.NoGroup = err.Error()
-		}
+		return c.require(o, m)
+	case err != nil: // a hierarchy, but no place for groups in it
+		c.fallback(err.Error())
 		return c.require(o, m)
 	case h.Version == 1 && !m.root:
 		c.fallback(fmt.Sprintf("not running as root (creating control groups under %s needs root)", h.Parent(h.Available()[0])))

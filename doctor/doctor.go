@@ -19,6 +19,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -171,15 +172,7 @@ func sameLimits(got, want cgroup.Limits) bool {
 	if want.Quota > 0 {
 		return got.Quota == want.Quota
 	}
-	if got.CPUs != want.CPUs || got.Memory != want.Memory || len(got.IO) != len(want.IO) {
-		return false
-	}
-	for i := range want.IO {
-		if got.IO[i] != want.IO[i] {
-			return false
-		}
-	}
-	return true
+	return got.CPUs == want.CPUs && got.Memory == want.Memory && slices.Equal(got.IO, want.IO)
 }
 
 // trial is the trial of capability name.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,7 +136,7 @@ func checkDoctor(t *testing.T, dir string, l layout) {
 		if !strings.HasPrefix(v.Capability, "--cpus") && v.Capability != "--memory" && v.Capability != "--io-limit" {
 			continue
 		}
-		no := contains(l.doctorNo, v.Capability)
+		no := slices.Contains(l.doctorNo, v.Capability)
 		if v.OK == no {
 			t.Errorf("doctor: %s ok=%v (%s), want ok=%v", v.Capability, v.OK, v.How, !no)
 		}
@@ -306,15 +307,6 @@ func read(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkProbe: the storage probe ran inside a group with its I/O limit
