@@ -3,8 +3,8 @@
 // external servers by DSN; the storage probe; the build; the autopilot;
 // sweeps; the noisy-neighbour scenario; backups; the cost model; fit; the
 // report). Load decodes it strictly and validates every field, naming the
-// file, line, column and field of each problem; Estimate adds up the
-// plan's durations.
+// file, line, column and field of every problem (a value of the wrong type
+// as much as a value out of range); Estimate adds up the plan's durations.
 package plan
 
 import (
@@ -33,9 +33,9 @@ type Plan struct {
 	// Probe is what is probed per managed configuration (optional).
 	Probe *Probe `yaml:"probe"`
 	// Configurations are the servers compared.
-	Configurations []Configuration `yaml:"configurations"`
+	Configurations []Configuration `yaml:"configurations" want:"a list of configurations: one \"- name: ...\" item each"`
 	// Sweeps change one thing of a configuration at a time (optional).
-	Sweeps []Sweep `yaml:"sweeps"`
+	Sweeps []Sweep `yaml:"sweeps" want:"a list of sweeps: one \"- kind: ...\" item each"`
 	// Neighbour is the noisy-neighbour scenario (optional).
 	Neighbour *Neighbour `yaml:"neighbour"`
 	// Backups times backups per managed configuration (optional).
@@ -55,9 +55,9 @@ type Plan struct {
 
 // Build is the database built once and restored per configuration.
 type Build struct {
-	Warehouses int    `yaml:"warehouses"`
-	Seed       uint64 `yaml:"seed"`
-	Loaders    int    `yaml:"loaders"`
+	Warehouses int    `yaml:"warehouses" want:"a whole number of warehouses; write e.g. warehouses: 4"`
+	Seed       uint64 `yaml:"seed" want:"a whole number, 0 or more; write e.g. seed: 42"`
+	Loaders    int    `yaml:"loaders" want:"a whole number of loaders; write e.g. loaders: 2"`
 	at         yamlfile.At
 }
 
@@ -69,12 +69,12 @@ type Autopilot struct {
 	Users          string `yaml:"users"`
 	Rampup         string `yaml:"rampup"`
 	Duration       string `yaml:"duration"`
-	Repeats        int    `yaml:"repeats"`
+	Repeats        int    `yaml:"repeats" want:"a whole number of repeats; write e.g. repeats: 3"`
 	Mode           string `yaml:"mode"`
-	KeyingThinking bool   `yaml:"keying_thinking"`
+	KeyingThinking bool   `yaml:"keying_thinking" want:"true or false"`
 	// Connections is how many connections a step's users share (0: one
 	// per user), as run's --connections.
-	Connections int `yaml:"connections"`
+	Connections int `yaml:"connections" want:"a whole number of connections; write e.g. connections: 10, or 0 for one per user"`
 	// Delivery is interactive (default) or deferred, as run's --delivery.
 	Delivery string `yaml:"delivery"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
@@ -82,7 +82,7 @@ type Autopilot struct {
 	Precision   string `yaml:"precision"`
 	RampupMax   string `yaml:"rampup_max"`
 	DurationMax string `yaml:"duration_max"`
-	RepeatsMax  int    `yaml:"repeats_max"`
+	RepeatsMax  int    `yaml:"repeats_max" want:"a whole number of repeats; write e.g. repeats_max: 3"`
 	at          yamlfile.At
 
 	users            []int
@@ -124,12 +124,12 @@ type Configuration struct {
 	Version string `yaml:"version"`
 	// Cpus, Memory and IO are the caps: cores (fractions are a CPU quota),
 	// a size like 512M, and riops=N,wiops=N,rbps=SIZE,wbps=SIZE or none.
-	Cpus     float64           `yaml:"cpus"`
+	Cpus     float64           `yaml:"cpus" want:"a number of cores; write e.g. cpus: 2 or cpus: 0.5"`
 	Memory   string            `yaml:"memory"`
 	IO       string            `yaml:"io"`
 	DataDir  string            `yaml:"data_dir"`
 	WALDir   string            `yaml:"wal_dir"`
-	Settings map[string]string `yaml:"settings"`
+	Settings map[string]string `yaml:"settings" want:"a mapping of server settings; write e.g. settings: {shared_buffers: 128MB}"`
 	// Target is an external server's DSN, without its password;
 	// PasswordEnv names the environment variable holding the password.
 	Target      string `yaml:"target"`
@@ -148,7 +148,7 @@ type Sweep struct {
 	Kind string `yaml:"kind"`
 	// Configuration is the configuration swept (its other settings stay).
 	Configuration string         `yaml:"configuration"`
-	Values        []yamlfile.Str `yaml:"values"`
+	Values        []yamlfile.Str `yaml:"values" want:"a list of values; write e.g. values: [1G, 512M]"`
 	// KneeThreshold is the drop (NOPM) or rise (p90) marking the knee, "10%".
 	KneeThreshold string `yaml:"knee_threshold"`
 	at            yamlfile.At
@@ -158,13 +158,13 @@ type Sweep struct {
 // baseline phase, then a phase with backups on some of them.
 type Neighbour struct {
 	Configuration   string `yaml:"configuration"`
-	Instances       int    `yaml:"instances"`
-	Users           int    `yaml:"users"`
+	Instances       int    `yaml:"instances" want:"a whole number of instances; write e.g. instances: 3"`
+	Users           int    `yaml:"users" want:"a whole number of users per instance; write e.g. users: 4"`
 	Rampup          string `yaml:"rampup"`
 	Duration        string `yaml:"duration"`
-	BackupInstances int    `yaml:"backup_instances"`
+	BackupInstances int    `yaml:"backup_instances" want:"a whole number of instances; write e.g. backup_instances: 1"`
 	BackupEvery     string `yaml:"backup_every"`
-	BackupCycles    int    `yaml:"backup_cycles"`
+	BackupCycles    int    `yaml:"backup_cycles" want:"a whole number of backups; write e.g. backup_cycles: 2"`
 	at              yamlfile.At
 
 	rampup, duration, every time.Duration
@@ -172,7 +172,7 @@ type Neighbour struct {
 
 // Backups times full backups and restores per managed configuration.
 type Backups struct {
-	Cycles int    `yaml:"cycles"`
+	Cycles int    `yaml:"cycles" want:"a whole number of backups; write e.g. cycles: 2"`
 	Every  string `yaml:"every"`
 	at     yamlfile.At
 
@@ -190,14 +190,14 @@ type Fit struct {
 	// a configuration of this plan); Headroom adds a percentage.
 	TargetNOPM string         `yaml:"target_nopm"`
 	Headroom   string         `yaml:"headroom"`
-	MaxP90Ms   float64        `yaml:"max_p90_ms"`
+	MaxP90Ms   float64        `yaml:"max_p90_ms" want:"a number of milliseconds; write e.g. max_p90_ms: 50"`
 	Users      string         `yaml:"users"`
 	At         string         `yaml:"at"`
 	Confidence string         `yaml:"confidence"`
-	Cpus       []yamlfile.Str `yaml:"cpus"`
-	Memory     []yamlfile.Str `yaml:"memory"`
-	IO         []yamlfile.Str `yaml:"io"`
-	Versions   []yamlfile.Str `yaml:"versions"`
+	Cpus       []yamlfile.Str `yaml:"cpus" want:"a list of cores; write e.g. cpus: [0.5, 1, 2]"`
+	Memory     []yamlfile.Str `yaml:"memory" want:"a list of sizes; write e.g. memory: [256M, 1G]"`
+	IO         []yamlfile.Str `yaml:"io" want:"a list of I/O limits; write e.g. io: [none, riops=2000]"`
+	Versions   []yamlfile.Str `yaml:"versions" want:"a list of versions; write e.g. versions: [16, 17]"`
 	at         yamlfile.At
 
 	users []int
@@ -243,68 +243,68 @@ func (p *Plan) CostPath() string {
 	return filepath.Join(filepath.Dir(p.Path), p.Cost)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (p *Plan) UnmarshalYAML(n *yaml.Node) error {
 	type plain Plan
-	return yamlfile.Strict(n, (*plain)(p), &p.at)
+	return yamlfile.Collect(n, (*plain)(p), &p.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (b *Build) UnmarshalYAML(n *yaml.Node) error {
 	type plain Build
-	return yamlfile.Strict(n, (*plain)(b), &b.at)
+	return yamlfile.Collect(n, (*plain)(b), &b.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (a *Autopilot) UnmarshalYAML(n *yaml.Node) error {
 	type plain Autopilot
-	return yamlfile.Strict(n, (*plain)(a), &a.at)
+	return yamlfile.Collect(n, (*plain)(a), &a.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (p *Probe) UnmarshalYAML(n *yaml.Node) error {
 	type plain Probe
-	return yamlfile.Strict(n, (*plain)(p), &p.at)
+	return yamlfile.Collect(n, (*plain)(p), &p.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (s *StorageProbe) UnmarshalYAML(n *yaml.Node) error {
 	type plain StorageProbe
-	return yamlfile.Strict(n, (*plain)(s), &s.at)
+	return yamlfile.Collect(n, (*plain)(s), &s.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (c *Configuration) UnmarshalYAML(n *yaml.Node) error {
 	type plain Configuration
-	return yamlfile.Strict(n, (*plain)(c), &c.at)
+	return yamlfile.Collect(n, (*plain)(c), &c.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
 	type plain Sweep
-	return yamlfile.Strict(n, (*plain)(s), &s.at)
+	return yamlfile.Collect(n, (*plain)(s), &s.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (nb *Neighbour) UnmarshalYAML(n *yaml.Node) error {
 	type plain Neighbour
-	return yamlfile.Strict(n, (*plain)(nb), &nb.at)
+	return yamlfile.Collect(n, (*plain)(nb), &nb.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (b *Backups) UnmarshalYAML(n *yaml.Node) error {
 	type plain Backups
-	return yamlfile.Strict(n, (*plain)(b), &b.at)
+	return yamlfile.Collect(n, (*plain)(b), &b.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (f *Fit) UnmarshalYAML(n *yaml.Node) error {
 	type plain Fit
-	return yamlfile.Strict(n, (*plain)(f), &f.at)
+	return yamlfile.Collect(n, (*plain)(f), &f.at)
 }
 
-// UnmarshalYAML decodes strictly.
+// UnmarshalYAML decodes strictly, recording every problem (see Validate).
 func (r *Report) UnmarshalYAML(n *yaml.Node) error {
 	type plain Report
-	return yamlfile.Strict(n, (*plain)(r), &r.at)
+	return yamlfile.Collect(n, (*plain)(r), &r.at)
 }

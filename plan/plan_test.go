@@ -88,7 +88,7 @@ configurations:
 		name, text string
 		want       []string
 	}{
-		{"unknown field", strings.Replace(good, "cpus: 1", "cpu: 1", 1), []string{"plan.yaml:6:5: cpu: unknown field"}},
+		{"unknown field", strings.Replace(good, "cpus: 1", "cpu: 1", 1), []string{"plan.yaml:6:5: configurations[0].cpu: unknown field; did you mean cpus?"}},
 		{"every problem", `name: s
 build: {warehouses: 0}
 autopilot: {users: "0", duration: 10x, repeats: 0}

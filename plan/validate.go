@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/rightsize/rightsize/caps"
 	"net/url"
 	"os"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/internal/yamlfile"
@@ -28,10 +28,37 @@ var (
 type checker struct {
 	file string
 	errs yamlfile.Errors
+	// bad are the fields whose values did not decode: their checks are
+	// skipped (they would judge the zero value).
+	bad []string
 }
 
 func (c *checker) add(p yamlfile.Pos, field, format string, args ...any) {
+	if c.isBad(field) {
+		return
+	}
 	c.errs = append(c.errs, &yamlfile.Error{File: c.file, Line: p.Line, Column: p.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// decoded reports the problems found decoding a mapping (see
+// yamlfile.Collect) under its path, and marks their fields bad.
+func (c *checker) decoded(a yamlfile.At, path string) {
+	for _, e := range a.Problems {
+		field := join(path, e.Field)
+		c.errs = append(c.errs, &yamlfile.Error{File: c.file, Line: e.Line, Column: e.Column, Field: field, Msg: e.Msg})
+		c.bad = append(c.bad, field)
+	}
+}
+
+// isBad tells whether the field, or a mapping or list holding it, did not
+// decode.
+func (c *checker) isBad(field string) bool {
+	for _, b := range c.bad {
+		if field == b || b == "" || strings.HasPrefix(field, b+".") || strings.HasPrefix(field, b+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // field checks one field: fn returns the problem ("" when none).
@@ -42,8 +69,11 @@ func (c *checker) field(a yamlfile.At, path, key string, msg string) {
 }
 
 func join(path, key string) string {
-	if path == "" {
+	switch {
+	case path == "":
 		return key
+	case key == "":
+		return path
 	}
 	return path + "." + key
 }
@@ -52,6 +82,7 @@ func join(path, key string) string {
 // it returns every problem found (nil when none).
 func (p *Plan) Validate() yamlfile.Errors {
 	c := &checker{file: p.Path}
+	p.decodedAll(c)
 	if strings.TrimSpace(p.Name) == "" {
 		c.add(p.at.Pos, "name", "missing: name the study (runs are labelled NAME/CONFIGURATION)")
 	}
@@ -94,6 +125,36 @@ func (p *Plan) Validate() yamlfile.Errors {
 		return nil
 	}
 	return c.errs
+}
+
+// decodedAll reports every mapping's decoding problems first, so that
+// the checks of the fields concerned are skipped.
+func (p *Plan) decodedAll(c *checker) {
+	c.decoded(p.at, "")
+	c.decoded(p.Build.at, "build")
+	c.decoded(p.Autopilot.at, "autopilot")
+	if p.Probe != nil {
+		c.decoded(p.Probe.at, "probe")
+		if p.Probe.Storage != nil {
+			c.decoded(p.Probe.Storage.at, "probe.storage")
+		}
+	}
+	for i := range p.Configurations {
+		c.decoded(p.Configurations[i].at, fmt.Sprintf("configurations[%d]", i))
+	}
+	for i := range p.Sweeps {
+		c.decoded(p.Sweeps[i].at, fmt.Sprintf("sweeps[%d]", i))
+	}
+	if p.Neighbour != nil {
+		c.decoded(p.Neighbour.at, "neighbour")
+	}
+	if p.Backups != nil {
+		c.decoded(p.Backups.at, "backups")
+	}
+	if p.Fit != nil {
+		c.decoded(p.Fit.at, "fit")
+	}
+	c.decoded(p.Report.at, "report")
 }
 
 func (p *Plan) loadCost(c *checker) {
@@ -399,9 +460,7 @@ func (s *Sweep) validate(c *checker, path string, names map[string]*Configuratio
 		}
 	}
 	if s.KneeThreshold != "" {
-		if _, err := parsePercent(s.KneeThreshold); err != nil {
-			c.field(s.at, path, "knee_threshold", err.Error())
-		}
+		c.field(s.at, path, "knee_threshold", checkKnee(s.KneeThreshold))
 	}
 }
 
@@ -535,6 +594,20 @@ func oneOf(v string, list []string) bool {
 		}
 	}
 	return false
+}
+
+// checkKnee checks a sweep's knee threshold: a drop in NOPM (or rise in
+// New-Order p90) against the best value, above 0 and below 100 %, as the
+// sweep itself requires.
+func checkKnee(s string) string {
+	v, err := parsePercent(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a percentage; write e.g. knee_threshold: 10%%", s)
+	case v <= 0 || v >= 100:
+		return fmt.Sprintf("%s is not above 0 and below 100 %%, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%%", strings.TrimSpace(s))
+	}
+	return ""
 }
 
 // parsePercent reads "20%" or "20" as 20.

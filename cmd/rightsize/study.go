@@ -88,16 +88,20 @@ the plan has a problem.`,
 }
 
 // loadPlan loads a plan; every problem is printed on its own line to
-// errOut, and the error (bad input) counts them.
+// errOut as FILE:LINE:COLUMN: FIELD: PROBLEM, and the error (bad input)
+// counts them.
 func loadPlan(errOut io.Writer, path string) (*plan.Plan, error) {
 	p, err := plan.Load(path)
 	if err == nil {
 		return p, nil
 	}
 	var es yamlfile.Errors
-	if errors.As(err, &es) && len(es) > 1 {
+	if errors.As(err, &es) && len(es) > 0 {
 		for _, e := range es {
 			fmt.Fprintln(errOut, e)
+		}
+		if len(es) == 1 {
+			return nil, badInput(fmt.Errorf("%s: 1 problem (above)", path))
 		}
 		return nil, badInput(fmt.Errorf("%s: %d problems (listed above)", path, len(es)))
 	}

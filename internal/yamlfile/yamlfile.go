@@ -1,6 +1,7 @@
 // Package yamlfile decodes YAML files strictly: unknown fields are
 // refused, and every error names the file, line, column and field, on one
-// line. Types opt in with an UnmarshalYAML that calls Strict.
+// line. Types opt in with an UnmarshalYAML that calls Strict (stop at the
+// first problem) or Collect (record every problem and go on).
 package yamlfile
 
 import (
@@ -45,10 +46,14 @@ func (e *Error) Error() string {
 // Pos is a position in a YAML file.
 type Pos struct{ Line, Column int }
 
-// At records where a mapping and each of its keys' values are.
+// At records where a mapping and each of its keys' values are, and (when
+// decoded by Collect) the problems found decoding it.
 type At struct {
 	Pos  Pos
 	Keys map[string]Pos
+	// Problems are the mapping's decoding problems, their Field relative
+	// to the mapping and File left empty.
+	Problems Errors
 }
 
 // Has tells whether the key was written.
@@ -109,7 +114,7 @@ func sortedKeys(m map[string]bool) []string {
 func Decode(path string, b []byte, v any) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return FileError(path, err)
+		return syntaxError(path, err)
 	}
 	if len(doc.Content) == 0 {
 		return &Error{File: path, Msg: "the file is empty"}
@@ -118,6 +123,17 @@ func Decode(path string, b []byte, v any) error {
 		return FileError(path, err)
 	}
 	return nil
+}
+
+// syntaxError words a file the YAML parser stopped on: nothing after that
+// line can be checked until it is fixed.
+func syntaxError(path string, err error) error {
+	e := FileError(path, err)
+	var ye *Error
+	if errors.As(e, &ye) {
+		ye.Msg = "not valid YAML: " + ye.Msg + " (check the indentation, brackets and quotes from here; the rest of the file is checked once it parses)"
+	}
+	return e
 }
 
 var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
@@ -179,7 +195,7 @@ type Str struct {
 // UnmarshalYAML reads a scalar (a number is kept as written).
 func (s *Str) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return &Error{Line: n.Line, Column: n.Column, Msg: "want a single value"}
+		return &Error{Line: n.Line, Column: n.Column, Msg: notA(n, "a single value")}
 	}
 	s.Value, s.Pos = n.Value, Pos{n.Line, n.Column}
 	return nil
