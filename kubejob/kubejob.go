@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rightsize/rightsize/driver"
 )
 
 // Options describe the job.
@@ -34,9 +36,15 @@ type Options struct {
 	RunArgs []string
 	// MaxUsers is the largest step's users over all workers;
 	// KeyingThinking is whether users wait the spec's keying and think
-	// times. Both size the resource requests (see Size).
-	MaxUsers       int
-	KeyingThinking bool
+	// times; Connections is how many connections a step's users share over
+	// all workers (run --connections; 0: one per user); DeferredDelivery
+	// and Warehouses (the schema's) give each worker's delivery workers.
+	// They size the resource requests (see Size).
+	MaxUsers         int
+	KeyingThinking   bool
+	Connections      int
+	DeferredDelivery bool
+	Warehouses       int
 	// MetricsPort serves run --metrics-addr in each pod (0: none).
 	MetricsPort int
 }
@@ -46,10 +54,13 @@ type Options struct {
 const (
 	// baseMemory covers the Go runtime, the store client and telemetry.
 	baseMemory = 64 << 20
-	// memPerUser is ~6 MiB per 1,000 virtual users
-	// (-bench UsersMemory ./driver) plus the upper end of the 35-73 KiB a
-	// connection costs on the client (-bench ConnectionMemory ./engine/postgres).
-	memPerUser = 6<<20/1000 + 73<<10
+	// memPerUser is ~6 MiB per 1,000 virtual users without their
+	// connections (-bench UsersMemory ./driver).
+	memPerUser = 6 << 20 / 1000
+	// memPerConnection is the upper end of the 35-73 KiB a connection
+	// costs on the client (-bench ConnectionMemory ./engine/postgres): the
+	// users' (or the ones they share) and the delivery workers'.
+	memPerConnection = 73 << 10
 	// cpuPerTxn is the upper end of the measured 35-70 µs of driver CPU per
 	// transaction (PostgreSQL procedures to statements mode).
 	cpuPerTxn = 70e-6
@@ -61,25 +72,45 @@ const (
 	minCPUMilli              = 100
 )
 
-// Resources are one worker's requests.
+// Resources are one worker's requests: for its users, the connections
+// they hold and its delivery workers' connections.
 type Resources struct {
-	UsersPerWorker int
-	MemoryBytes    int64
-	CPUMilli       int64
+	UsersPerWorker       int
+	ConnectionsPerWorker int // the users' connections and the delivery workers'
+	DeliveryWorkers      int // of the connections, the delivery workers'
+	MemoryBytes          int64
+	CPUMilli             int64
 }
 
-// Size returns one worker's requests for o: its share of the largest step
-// (rounded up) at the measured memory per user and CPU per transaction.
+// Size returns one worker's requests for o, for the largest share any
+// worker gets (rounded up) as run --workers splits a run: of the largest
+// step's users and of their shared connections, and, with deferred
+// Delivery, of the warehouses, one delivery worker on a connection of its
+// own per 10 (driver.DeliveryWorkers). Memory is the base plus the
+// measured cost per user and per connection; CPU the measured cost per
+// transaction.
 func Size(o Options) Resources {
 	n := max(o.Workers, 1)
-	users := (o.MaxUsers + n - 1) / n
+	users := ceilDiv(o.MaxUsers, n)
+	conns := users
+	if o.Connections > 0 {
+		conns = driver.Connections(users, max(ceilDiv(o.Connections, n), 1))
+	}
+	delivery := 0
+	if o.DeferredDelivery {
+		delivery = driver.DeliveryWorkers(ceilDiv(o.Warehouses, n))
+	}
 	rate := txnPerUserSecond
 	if o.KeyingThinking {
 		rate = txnPerUserSecondThinking
 	}
 	cpu := int64(math.Ceil(float64(users) * rate * cpuPerTxn * 1000))
-	return Resources{UsersPerWorker: users, MemoryBytes: baseMemory + int64(users)*memPerUser, CPUMilli: max(cpu, minCPUMilli)}
+	mem := baseMemory + int64(users)*memPerUser + int64(conns+delivery)*memPerConnection
+	return Resources{UsersPerWorker: users, ConnectionsPerWorker: conns + delivery, DeliveryWorkers: delivery,
+		MemoryBytes: mem, CPUMilli: max(cpu, minCPUMilli)}
 }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // Validate checks the options.
 func (o Options) Validate() error {
@@ -94,6 +125,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("give both --target and --store (postgres://...): the workers read them from the Secret")
 	case o.RunID == "":
 		return fmt.Errorf("--run-id must not be empty")
+	case o.DeferredDelivery && o.Warehouses < 1:
+		return fmt.Errorf("--delivery deferred: give --warehouses N, the schema's warehouse count: each pod runs a delivery worker on a connection of its own per 10 of its warehouses, and its memory request counts them (the workers check the schema has N)")
 	}
 	return nil
 }
@@ -130,6 +163,7 @@ func Build(o Options) (*corev1.Secret, *batchv1.Job, error) {
 	args = append(args, o.RunArgs...)
 	size := Size(o)
 	annotations["rightsize.dev/users-per-worker"] = strconv.Itoa(size.UsersPerWorker)
+	annotations["rightsize.dev/connections-per-worker"] = strconv.Itoa(size.ConnectionsPerWorker)
 	requests := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewMilliQuantity(size.CPUMilli, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(size.MemoryBytes, resource.BinarySI),

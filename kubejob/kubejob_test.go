@@ -97,9 +97,51 @@ func TestJobDecodesStrictly(t *testing.T) {
 			if size.UsersPerWorker != c.users || w.Resources.Requests.Cpu().MilliValue() < c.minCPU {
 				t.Errorf("users per worker %d, CPU request %s; want %d users, at least %dm", size.UsersPerWorker, w.Resources.Requests.Cpu(), c.users, c.minCPU)
 			}
-			wantMem := int64(64<<20) + int64(c.users)*memPerUser
+			wantMem := int64(64<<20) + int64(c.users)*(memPerUser+memPerConnection)
 			if got := w.Resources.Requests.Memory().Value(); got != wantMem {
 				t.Errorf("memory request %d, want %d", got, wantMem)
+			}
+		})
+	}
+}
+
+// TestSizePerConnection checks the memory request: 64 MiB, ~6 KiB per
+// user and 73 KiB per connection, the users' (their own or the ones they
+// share) and, with deferred Delivery, one delivery worker's per 10 of the
+// pod's warehouses; for the largest share of a pod.
+func TestSizePerConnection(t *testing.T) {
+	const user, conn = 6 << 20 / 1000, 73 << 10
+	for _, c := range []struct {
+		name                   string
+		edit                   func(*Options)
+		users, conns, delivery int
+	}{
+		{"one connection per user", func(o *Options) { o.Workers, o.MaxUsers = 2, 100 }, 50, 50, 0},
+		{"shared connections", func(o *Options) { o.Workers, o.MaxUsers, o.Connections = 3, 100, 10 }, 34, 4, 0},
+		{"more connections than users", func(o *Options) { o.Workers, o.MaxUsers, o.Connections = 2, 10, 40 }, 5, 5, 0},
+		{"deferred, 100 warehouses", func(o *Options) { o.Workers, o.MaxUsers, o.DeferredDelivery, o.Warehouses = 4, 100, true, 100 }, 25, 25, 3},
+		{"deferred, 1000 warehouses", func(o *Options) { o.Workers, o.MaxUsers, o.DeferredDelivery, o.Warehouses = 4, 100, true, 1000 }, 25, 25, 25},
+		{"deferred, fewer warehouses than pods", func(o *Options) { o.Workers, o.MaxUsers, o.DeferredDelivery, o.Warehouses = 4, 100, true, 2 }, 25, 25, 1},
+		{"deferred with shared connections", func(o *Options) {
+			o.Workers, o.MaxUsers, o.Connections, o.DeferredDelivery, o.Warehouses = 2, 1000, 100, true, 100
+		}, 500, 50, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := base()
+			c.edit(&o)
+			got := Size(o)
+			want := Resources{UsersPerWorker: c.users, ConnectionsPerWorker: c.conns + c.delivery, DeliveryWorkers: c.delivery,
+				MemoryBytes: 64<<20 + int64(c.users)*user + int64(c.conns+c.delivery)*conn, CPUMilli: got.CPUMilli}
+			if got != want {
+				t.Errorf("Size = %+v, want %+v", got, want)
+			}
+			if !o.DeferredDelivery {
+				return
+			}
+			interactive := o
+			interactive.DeferredDelivery = false
+			if grown := got.MemoryBytes - Size(interactive).MemoryBytes; grown != int64(c.delivery)*conn {
+				t.Errorf("deferred Delivery adds %d bytes, want %d delivery workers × 73 KiB", grown, c.delivery)
 			}
 		})
 	}
@@ -121,6 +163,7 @@ func TestBadOptions(t *testing.T) {
 		{"no workers", func(o *Options) { o.Workers = 0 }, "--workers"},
 		{"no store", func(o *Options) { o.StoreDSN = "" }, "--store"},
 		{"no run id", func(o *Options) { o.RunID = "" }, "--run-id"},
+		{"deferred without warehouses", func(o *Options) { o.DeferredDelivery = true }, "--warehouses"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := base()

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/kubejob"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -36,7 +37,10 @@ mode Indexed, parallelism = completions = N). Pod i runs "rightsize run
 store under one --run-id in the shared PostgreSQL results store, where they
 meet and start each step together. An init container checks that the store
 is reachable. Resource requests are sized from the measured driver costs for
-each worker's share of the largest --users step. The run flags given here
+each worker's share of the largest --users step: memory per user and per
+connection (the users' own, or the --connections they share, and with
+--delivery deferred one delivery worker's per 10 of the pod's --warehouses),
+CPU per transaction. The run flags given here
 (--users, --duration, ...) are passed on to every worker.`,
 		Example: `  rightsize k8s job --workers 8 --target postgres://u:p@db:5432/tpcc --store postgres://u:p@results:5432/rightsize \
     --users 256 --rampup 1m --duration 5m --label 8x32 > job.yaml
@@ -59,7 +63,8 @@ each worker's share of the largest --users step. The run flags given here
 			if o.Image == "" {
 				o.Image = defaultImage()
 			}
-			o.MaxUsers, o.KeyingThinking = maxOf(ro.Users), ro.KeyingThinking
+			o.MaxUsers, o.KeyingThinking, o.Connections, o.Warehouses = maxOf(ro.Users), ro.KeyingThinking, ro.Connections, ro.Warehouses
+			o.DeferredDelivery, _ = driver.ParseDelivery(ro.Delivery) // options() has refused a bad value
 			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
 			secret, job, err := kubejob.Build(o)
 			if err != nil {

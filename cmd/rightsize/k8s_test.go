@@ -62,11 +62,51 @@ func TestK8sJobBadInput(t *testing.T) {
 		{"embedded target", []string{"--workers", "2", "--target", "embedded", "--store", "postgres://s/r"}, "database server they all reach"},
 		{"no workers", []string{"--target", "postgres://db/t", "--store", "postgres://s/r"}, "--workers must be"},
 		{"bad users", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "postgres://s/r", "--users", "x"}, "--users"},
+		{"deferred without warehouses", []string{"--workers", "2", "--target", "postgres://db/t", "--store", "postgres://s/r", "--delivery", "deferred"}, "--warehouses N"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := cli(t, context.Background(), append([]string{"k8s", "job"}, c.args...)...)
 			if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming %q", code, errOut, c.want)
+			}
+		})
+	}
+}
+
+// The pods' memory request counts the connections the run flags give: the
+// shared --connections and, with --delivery deferred, the delivery
+// workers of the pod's --warehouses.
+func TestK8sJobSizesConnections(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		args         []string
+		users, conns int
+	}{
+		{"one per user", nil, 50, 50},
+		{"deferred delivery", []string{"--delivery", "deferred", "--warehouses", "100"}, 50, 55},
+		{"shared connections and deferred delivery", []string{"--connections", "20", "--delivery", "deferred", "--warehouses", "100"}, 50, 15},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"k8s", "job", "--workers", "2", "--target", "postgres://u@db/tpcc", "--store", "postgres://u@results/rs",
+				"--users", "100"}, c.args...)
+			out, errOut, code := cli(t, context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("k8s job: exit %d\n%s", code, errOut)
+			}
+			var j batchv1.Job
+			if err := yaml.UnmarshalStrict([]byte(strings.Split(out, "\n---\n")[1]), &j); err != nil {
+				t.Fatalf("Job: %v", err)
+			}
+			w := j.Spec.Template.Spec.Containers[0]
+			want := int64(64<<20) + int64(c.users)*(6<<20/1000) + int64(c.conns)*(73<<10)
+			if got := w.Resources.Requests.Memory().Value(); got != want {
+				t.Errorf("memory request %d, want %d (%d users, %d connections)", got, want, c.users, c.conns)
+			}
+			joined := strings.Join(w.Args, " ")
+			for i := 0; i+1 < len(c.args); i += 2 {
+				if flag := c.args[i] + "=" + c.args[i+1]; !strings.Contains(joined, flag) {
+					t.Errorf("worker args %q lack %q", joined, flag)
+				}
 			}
 		})
 	}
