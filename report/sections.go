@@ -87,7 +87,8 @@ func (summarySection) Render(p *Page) error {
 	}
 	p.Note("TPM counts completed transactions of all types per minute, NOPM completed New-Orders per minute, over each step's measured interval (ramp-up excluded). " +
 		"Figures of repeated steps are means across repeats. The average over all steps weighs every users count once. " +
-		"Driver share of CPU is the load generator's own CPU as a share of the host's whole CPU (all logical CPUs), at its highest step: a high share means the driver, not the database, may limit throughput.")
+		"Driver share of CPU is the load generator's own CPU as a share of the host's whole CPU (all logical CPUs), at its highest step: a high share means the driver, not the database, may limit throughput; " +
+		"for an engine inside the driver's process (SQLite) it is the database's CPU too, and the cores the process gets are what may limit it.")
 	for i, rd := range p.Runs {
 		if len(rd.Workers) > 0 {
 			workersTable(p, p.Labels[i], rd.Workers)
@@ -171,9 +172,15 @@ func driverShareCell(r store.Run, rs *RunStats) Cell {
 		return Num("-")
 	}
 	c := Num(fmt.Sprintf("%s at %d users (%.1f µs/txn)", fmtPct(f.PeakDriverCPUPct), f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn))
-	if DriverBottleneck(r, f.PeakDriverCPUPct) {
+	switch {
+	case DriverBottleneck(r, f.PeakDriverCPUPct):
 		c.Class += " warn"
 		c.Title = "the driver used more than a quarter of the host's CPU: it may be the bottleneck"
+	case coresBound(r, f.PeakDriverCPUPct):
+		c.Class += " warn"
+		c.Title = r.Engine + " runs inside the driver's process and used nearly all the host's CPUs: the cores it gets limit the result"
+	case r.EngineInProcess():
+		c.Title = r.Engine + " runs inside the driver's process: this is the database's own CPU as well as the driver's"
 	}
 	return c
 }

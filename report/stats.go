@@ -97,10 +97,20 @@ func logicalCPUs(r store.Run) int {
 
 // DriverBottleneck tells whether a driver CPU (% of one core) is more than
 // a quarter of the host's CPUs, the level at which the load generator may
-// limit the result; false when the CPU count is unknown.
+// limit the result; false when the CPU count is unknown, and for an engine
+// inside the driver's process, whose CPU is the database's too (see
+// coresBound).
 func DriverBottleneck(r store.Run, driverCPUPct float64) bool {
 	n := logicalCPUs(r)
-	return n > 0 && driverCPUPct > 25*float64(n)
+	return n > 0 && !r.EngineInProcess() && driverCPUPct > 25*float64(n)
+}
+
+// coresBound tells whether the process of an engine that runs inside the
+// driver used 90 % or more of the host's CPUs (% of one core): then the
+// cores it gets limit the result.
+func coresBound(r store.Run, cpuPct float64) bool {
+	n := logicalCPUs(r)
+	return n > 0 && r.EngineInProcess() && cpuPct >= 90*float64(n)
 }
 
 // unionUsers returns the user counts of all runs, ascending.

@@ -236,7 +236,9 @@ func writeStepsTable(w io.Writer, run store.Run, rs *RunStats) {
 	if host {
 		notes = append(notes, "CPU in % of all CPUs; idle excludes I/O wait")
 	}
-	if driver {
+	if driver && run.EngineInProcess() {
+		notes = append(notes, "driver CPU: rightsize's CPU, with "+run.Engine+"'s running inside it, in % of one core (100 % = one core busy); µs/txn: its CPU per completed transaction")
+	} else if driver {
 		notes = append(notes, "driver CPU: rightsize's own CPU in % of one core (100 % = one core busy); µs/txn: its CPU per completed transaction")
 	}
 	if server {
@@ -333,6 +335,10 @@ func writeDriverVerdict(w io.Writer, run store.Run, f store.Figures) {
 		return
 	}
 	fig := fmt.Sprintf("peak driver CPU %s of one core at %d users (%.1f µs/txn)", fmtPct(f.PeakDriverCPUPct), f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn)
+	if run.EngineInProcess() {
+		writeInProcessVerdict(w, run, f.PeakDriverCPUPct, fig)
+		return
+	}
 	switch n := logicalCPUs(run); {
 	case n == 0:
 		fmt.Fprintf(w, "  · %s; host CPU count unknown\n", fig)
@@ -340,6 +346,22 @@ func writeDriverVerdict(w io.Writer, run store.Run, f store.Figures) {
 		fmt.Fprintf(w, "  ✗ %s, more than a quarter of the host's %d CPUs: the load generator may limit the result; run it on another machine\n", fig, n)
 	default:
 		fmt.Fprintf(w, "  ✓ %s, less than a quarter of the host's %d CPUs: not the bottleneck\n", fig, n)
+	}
+}
+
+// writeInProcessVerdict words the driver CPU of an engine that runs inside
+// the driver's process: it is the database's own work as well, so the
+// driver cannot be moved to another machine; what can limit the result is
+// the cores the process gets.
+func writeInProcessVerdict(w io.Writer, run store.Run, pct float64, fig string) {
+	what := fmt.Sprintf("%s runs inside the driver's process, so this is the database's own CPU as well as the driver's", orDash(run.Engine))
+	switch n := logicalCPUs(run); {
+	case n == 0:
+		fmt.Fprintf(w, "  · %s: %s; host CPU count unknown\n", fig, what)
+	case coresBound(run, pct):
+		fmt.Fprintf(w, "  ✗ %s, nearly all of the host's %d CPUs: %s; the cores the process gets limit the result: give it more (a machine or container with more cores), another machine for the driver is not possible\n", fig, n, what)
+	default:
+		fmt.Fprintf(w, "  · %s, %s of the host's %d CPUs: %s; what can limit the result is the cores the process gets (more cores, not another machine for the driver)\n", fig, fmtPct(pct/float64(n)), n, what)
 	}
 }
 

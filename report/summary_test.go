@@ -104,3 +104,38 @@ func TestWriteRunSummaryCapsNotApplied(t *testing.T) {
 		}
 	}
 }
+
+// The driver verdict of an engine inside the driver's process (SQLite)
+// says the figure is the database's CPU too and that more cores, not
+// another machine, is the way; a server engine keeps the driver advice.
+func TestDriverVerdictInProcess(t *testing.T) {
+	sqlite := store.Run{Engine: "sqlite", Env: map[string]string{"host.logical_cpus": "2", store.EnvEngineInProcess: "true"}}
+	postgres := store.Run{Engine: "postgres", Env: map[string]string{"host.logical_cpus": "2"}}
+	unknown := store.Run{Engine: "sqlite", Env: map[string]string{store.EnvEngineInProcess: "true"}}
+	const fig = "peak driver CPU 109.9 % of one core at 4 users (120.0 µs/txn)"
+	for _, c := range []struct {
+		name string
+		run  store.Run
+		pct  float64
+		want string
+	}{
+		{"sqlite at 4 users", sqlite, 109.9, "  · " + fig + ", 55.0 % of the host's 2 CPUs: sqlite runs inside the driver's process, so this is the database's own CPU as well as the driver's; " +
+			"what can limit the result is the cores the process gets (more cores, not another machine for the driver)\n"},
+		{"sqlite using the host", sqlite, 190, "  ✗ peak driver CPU 190.0 % of one core at 4 users (120.0 µs/txn), nearly all of the host's 2 CPUs: sqlite runs inside the driver's process, " +
+			"so this is the database's own CPU as well as the driver's; the cores the process gets limit the result: give it more (a machine or container with more cores), another machine for the driver is not possible\n"},
+		{"sqlite, CPUs unknown", unknown, 109.9, "  · " + fig + ": sqlite runs inside the driver's process, so this is the database's own CPU as well as the driver's; host CPU count unknown\n"},
+		{"postgres", postgres, 109.9, "  ✗ " + fig + ", more than a quarter of the host's 2 CPUs: the load generator may limit the result; run it on another machine\n"},
+		{"postgres below a quarter", postgres, 40, "  ✓ peak driver CPU 40.0 % of one core at 4 users (120.0 µs/txn), less than a quarter of the host's 2 CPUs: not the bottleneck\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			writeDriverVerdict(&buf, c.run, store.Figures{PeakDriverCPUPct: c.pct, PeakDriverCPUUsers: 4, PeakDriverCPUUsPerTxn: 120})
+			if got := buf.String(); got != c.want {
+				t.Errorf("verdict\n%q\nwant\n%q", got, c.want)
+			}
+			if DriverBottleneck(c.run, c.pct) && c.run.EngineInProcess() {
+				t.Error("DriverBottleneck holds for an engine inside the driver's process")
+			}
+		})
+	}
+}

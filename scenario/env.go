@@ -11,6 +11,7 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/store"
 )
 
 // Environment captures what a run's numbers depend on: the engine's version
@@ -51,6 +52,9 @@ func Environment(ctx context.Context, db engine.DB, version, commit string) map[
 	}
 	if db != nil {
 		env["engine"] = db.Engine()
+		if !db.Caps().Server {
+			env[store.EnvEngineInProcess] = "true"
+		}
 		if v, err := db.Version(ctx); err == nil {
 			env["engine.version"] = v
 		}

@@ -121,6 +121,16 @@ func (r Run) CapsNotApplied() string {
 	return ""
 }
 
+// EnvEngineInProcess is the Run.Env key marking a run whose engine ran
+// inside the driver's process (its registration's engine.Caps.Server is
+// false, as SQLite's): "true", absent for a server. The driver CPU of such
+// a run includes the database's own work.
+const EnvEngineInProcess = "engine.in_process"
+
+// EngineInProcess tells whether the run's engine ran inside the driver's
+// process (EnvEngineInProcess).
+func (r Run) EngineInProcess() bool { return r.Env[EnvEngineInProcess] == "true" }
+
 // EnvConnections is the Run.Env key of the connections each step's users
 // shared (absent: one connection per user).
 const EnvConnections = "driver.connections"
