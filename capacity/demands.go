@@ -1,0 +1,132 @@
+package capacity
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/store"
+)
+
+// Config is a server configuration: what a run measured, or a candidate.
+// Zero values mean "not limited" (the host's).
+type Config struct {
+	// CPUs is the cores the server may use (0.5 is half a core's quota);
+	// give the host's cores when it is not capped (0 is taken as a core
+	// per user: CPU never queues).
+	CPUs float64 `json:"cpus"`
+	// CacheBytes is the memory the server may cache in (its memory cap).
+	CacheBytes int64 `json:"cache_bytes,omitempty"`
+	// ReadIOPS and WriteIOPS are I/O operation limits per second.
+	ReadIOPS  float64 `json:"read_iops,omitempty"`
+	WriteIOPS float64 `json:"write_iops,omitempty"`
+	// ReadBps and WriteBps are bandwidth limits, bytes per second.
+	ReadBps  float64 `json:"read_bps,omitempty"`
+	WriteBps float64 `json:"write_bps,omitempty"`
+}
+
+// Demands are a measured step's demands per committed transaction, and
+// what it measured them under.
+type Demands struct {
+	// Config is the configuration measured.
+	Config Config `json:"config"`
+	// Users is the step's virtual users; ThinkSec the think and keying time
+	// per transaction of each (0 when users do not think).
+	Users    int     `json:"users"`
+	ThinkSec float64 `json:"think_s"`
+	// TPM is the measured throughput with its interval.
+	TPM steady.Interval `json:"tpm"`
+	// NewOrderShare is NOPM / TPM; NewOrderP90Ms the New-Order p90.
+	NewOrderShare float64 `json:"new_order_share"`
+	NewOrderP90Ms float64 `json:"new_order_p90_ms"`
+	// CPUSec is the server's CPU seconds per transaction.
+	CPUSec steady.Interval `json:"cpu_s"`
+	// ReadIOs and WriteIOs are the device operations per transaction.
+	ReadIOs  steady.Interval `json:"read_ios"`
+	WriteIOs steady.Interval `json:"write_ios"`
+	// ReadBytes and WriteBytes are the device bytes per transaction.
+	ReadBytes  float64 `json:"read_bytes"`
+	WriteBytes float64 `json:"write_bytes"`
+	// IOSec is the mean device time per I/O, seconds.
+	IOSec float64 `json:"io_s"`
+	// DriverCPUSec is the driver's CPU seconds per transaction.
+	DriverCPUSec float64 `json:"driver_cpu_s"`
+	// WALBytes and BlocksRead are the server's log bytes and blocks read
+	// (from outside its buffer pool) per transaction.
+	WALBytes   float64 `json:"wal_bytes"`
+	BlocksRead float64 `json:"blocks_read"`
+}
+
+// conf is the level of the demands' intervals.
+const conf = 0.95
+
+// FromStep derives the demands of a measured step taken under cfg, with
+// users thinking think per transaction.
+func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
+	tps := s.TPM / 60
+	if tps <= 0 || s.Partial {
+		return Demands{}, fmt.Errorf("step %d (%d users): no complete measured throughput to derive demands from", s.Index, s.Users)
+	}
+	d := Demands{
+		Config: cfg, Users: s.Users, ThinkSec: think.Seconds(),
+		TPM:           steady.Interval{Mean: s.TPM, Half: s.TPMCIHalf, Confidence: conf},
+		NewOrderShare: s.NOPM / s.TPM,
+		ReadBytes:     s.Host.DiskReadMBps * 1e6 / tps,
+		WriteBytes:    s.Host.DiskWriteMBps * 1e6 / tps,
+		IOSec:         s.Host.DiskAvgLatencyMs / 1000,
+		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
+	}
+	for _, t := range s.Txn {
+		if t.Type == "new_order" {
+			d.NewOrderP90Ms = t.P90Ms
+		}
+	}
+	if n := s.DB.Commits + s.DB.Rollbacks; n > 0 {
+		d.WALBytes = float64(s.DB.WALBytes) / float64(n)
+		d.BlocksRead = float64(s.DB.BlocksRead) / float64(n)
+	}
+	txn := perSecond(s)
+	d.CPUSec = spread(s.ServerCPUUsPerTxn/1e6, txn, s, func(h store.HostSample) float64 { return h.ServerCPUPct / 100 })
+	d.ReadIOs = spread(s.Host.DiskReadIOPS/tps, txn, s, func(h store.HostSample) float64 { return h.DiskReadIOPS })
+	d.WriteIOs = spread(s.Host.DiskWriteIOPS/tps, txn, s, func(h store.HostSample) float64 { return h.DiskWriteIOPS })
+	if d.CPUSec.Mean <= 0 {
+		return Demands{}, fmt.Errorf("step %d (%d users): the server's CPU was not measured (a remote server, or an import); demands need it", s.Index, s.Users)
+	}
+	return d, nil
+}
+
+// perSecond maps each measured second (from the step's MeasureStart) to
+// the transactions completed in it.
+func perSecond(s store.Step) map[int]float64 {
+	from := int(s.MeasureStart.Sub(s.Start).Round(time.Second) / time.Second)
+	to := int(s.MeasureEnd.Sub(s.Start).Round(time.Second) / time.Second)
+	out := map[int]float64{}
+	for _, sec := range s.Seconds {
+		if sec.Offset >= from && sec.Offset < to {
+			out[sec.Offset-from] = float64(sec.Txn)
+		}
+	}
+	return out
+}
+
+// spread is the interval of a demand whose mean is mean: the half-width
+// is the batch-means one of the per-second demands (the sampled rate over
+// the transactions of that second), relative, applied to mean. Too few
+// seconds give no half-width.
+func spread(mean float64, txn map[int]float64, s store.Step, rate func(store.HostSample) float64) steady.Interval {
+	iv := steady.Interval{Mean: mean, Confidence: conf}
+	var per []float64
+	for _, h := range s.Samples {
+		sec := int(h.At.Sub(s.MeasureStart).Round(time.Second)/time.Second) - 1
+		if n, ok := txn[sec]; ok && n > 0 && sec >= 0 {
+			per = append(per, rate(h)/n)
+		}
+	}
+	bm, _, err := steady.BatchMeans(per, conf)
+	if err != nil || bm.Mean <= 0 {
+		return iv
+	}
+	iv.Half = mean * bm.Rel()
+	iv.N, iv.BatchSize = bm.N, bm.BatchSize
+	return iv
+}

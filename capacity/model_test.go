@@ -1,0 +1,170 @@
+package capacity
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rightsize/rightsize/steady"
+)
+
+func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// TestMVATwoQueues checks exact MVA against the closed form of two equal
+// queues and no think time: G(N) = (N+1)·D^N, X(N) = G(N−1)/G(N) = N/((N+1)·D).
+func TestMVATwoQueues(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 20} {
+		const d = 0.004
+		got := mva([]station{{name: "a", demand: d, queue: true}, {name: "b", demand: d, queue: true}}, n, 0).x
+		want := float64(n) / (float64(n+1) * d)
+		if !near(got, want, 1e-9) {
+			t.Errorf("N=%d: X %.6f, want %.6f", n, got, want)
+		}
+	}
+	// Unequal demands: G(N) = Σ_k D1^k·D2^(N−k).
+	d1, d2, n := 0.003, 0.001, 4
+	g := func(n int) float64 {
+		var s float64
+		for k := 0; k <= n; k++ {
+			s += math.Pow(d1, float64(k)) * math.Pow(d2, float64(n-k))
+		}
+		return s
+	}
+	got := mva([]station{{demand: d1, queue: true}, {demand: d2, queue: true}}, n, 0).x
+	if want := g(n-1) / g(n); !near(got, want, 1e-9) {
+		t.Errorf("unequal: X %.6f, want %.6f", got, want)
+	}
+}
+
+// base is a step of 8 users, no think time, 1 ms of server CPU per
+// transaction on 2 cores, 0.5 reads and 1 write per transaction.
+func base(tpm float64) Demands {
+	return Demands{
+		Config: Config{CPUs: 2}, Users: 8,
+		TPM:           steady.Interval{Mean: tpm, Half: tpm * 0.02},
+		NewOrderShare: 0.45, NewOrderP90Ms: 4,
+		CPUSec:    steady.Interval{Mean: 0.001, Half: 0.00002},
+		ReadIOs:   steady.Interval{Mean: 0.5, Half: 0.01},
+		WriteIOs:  steady.Interval{Mean: 1, Half: 0.02},
+		ReadBytes: 0.5 * 8192, WriteBytes: 8192, IOSec: 0.0001,
+	}
+}
+
+func TestPredict(t *testing.T) {
+	// 2 cores at 1 ms each: at most 2000 txn/s = 120,000 TPM; measured
+	// 110,000 (waits elsewhere).
+	m, err := New(base(110000), ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		tpm    float64 // expected TPM, within 5 %
+		limit  string
+		atMost float64 // an operational-law bound the prediction may not pass
+	}{
+		{"the base itself", Config{CPUs: 2}, 110000, LimitCPU, 120000},
+		{"CPU-bound at one core", Config{CPUs: 1}, 60000, LimitCPU, 60000},
+		{"CPU-bound at half a core", Config{CPUs: 0.5}, 30000, LimitCPU, 30000},
+		{"I/O-bound on reads", Config{CPUs: 2, ReadIOPS: 200}, 24000, LimitReads, 24000},
+		{"I/O-bound on writes", Config{CPUs: 2, WriteIOPS: 300}, 18000, LimitWrites, 18000},
+		{"write bandwidth", Config{CPUs: 2, WriteBps: 8192 * 100}, 6000, LimitWriteBytes, 6000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := m.Predict(tc.cfg)
+			if p.TPM > tc.atMost*1.0001 || !near(p.TPM, tc.tpm, 0.05) {
+				t.Errorf("TPM %.0f, want about %.0f and at most %.0f", p.TPM, tc.tpm, tc.atMost)
+			}
+			if p.Limit != tc.limit {
+				t.Errorf("limit %q (utilisation %.2f), want %q", p.Limit, p.Utilisation, tc.limit)
+			}
+			if !(p.TPMLow <= p.TPM && p.TPM <= p.TPMHigh) || p.TPMHigh-p.TPMLow <= 0 {
+				t.Errorf("band %.0f..%.0f does not hold %.0f", p.TPMLow, p.TPMHigh, p.TPM)
+			}
+			if !near(p.NOPM, p.TPM*0.45, 1e-9) {
+				t.Errorf("NOPM %.0f, want TPM × 0.45", p.NOPM)
+			}
+		})
+	}
+}
+
+// TestPredictBase: at the measured configuration the prediction is the
+// measurement, its band the measurement's interval.
+func TestPredictBase(t *testing.T) {
+	b := base(110000)
+	m, err := New(b, ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Predict(b.Config)
+	if !near(p.TPM, 110000, 1e-6) || !near(p.TPMLow, b.TPM.Low(), 1e-3) || !near(p.TPMHigh, b.TPM.High(), 1e-3) {
+		t.Errorf("base: %.0f (%.0f..%.0f), want 110,000 (%.0f..%.0f)", p.TPM, p.TPMLow, p.TPMHigh, b.TPM.Low(), b.TPM.High())
+	}
+	if !near(p.NewOrderP90Ms, 4, 1e-6) {
+		t.Errorf("base New-Order p90 %.3f, want the measured 4", p.NewOrderP90Ms)
+	}
+	// Fewer cores: longer responses, a higher p90.
+	if q := m.Predict(Config{CPUs: 1}); q.NewOrderP90Ms <= 4 {
+		t.Errorf("one core: New-Order p90 %.2f, want above the measured 4", q.NewOrderP90Ms)
+	}
+}
+
+// TestConcurrencyLimit: two users thinking long never saturate anything.
+func TestConcurrencyLimit(t *testing.T) {
+	b := base(0)
+	b.Users, b.ThinkSec = 2, 10
+	b.TPM = steady.Interval{Mean: 2 * 60 / 10.01, Half: 0.1}
+	m, err := New(b, ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Predict(Config{CPUs: 0.5}); p.Limit != LimitConcurrency {
+		t.Errorf("limit %q at utilisation %.3f, want %q", p.Limit, p.Utilisation, LimitConcurrency)
+	}
+}
+
+func TestReadCurve(t *testing.T) {
+	const mib = 1 << 20
+	c := NewReadCurve(CachePoint{256 * mib, 4}, CachePoint{1024 * mib, 1}, CachePoint{0, 99})
+	for _, tc := range []struct {
+		size int64
+		want float64
+	}{
+		{1024 * mib, 1}, {4096 * mib, 1}, {0, 1}, {256 * mib, 4},
+		{512 * mib, 2.5},     // halfway in log2 between 256M and 1G
+		{128 * mib, 5.5},     // the slope of the two smallest, extended
+		{1 * mib, 4 + 1.5*8}, // 8 halvings below 256M
+	} {
+		if got := c.at(tc.size); !near(got, tc.want, 1e-9) {
+			t.Errorf("reads at %d MiB: %.3f, want %.3f", tc.size/mib, got, tc.want)
+		}
+	}
+	if s := c.Scale(1024*mib, 256*mib); !near(s, 4, 1e-9) {
+		t.Errorf("scale 1G → 256M: %.3f, want 4", s)
+	}
+	if s := NewReadCurve(CachePoint{mib, 3}).Scale(mib, 2*mib); s != 1 {
+		t.Errorf("one point: scale %.3f, want 1", s)
+	}
+}
+
+// TestPredictMemory: with reads measured at two cache sizes and reads
+// limited, a smaller cache lowers the throughput by the reads' ratio.
+func TestPredictMemory(t *testing.T) {
+	const mib = 1 << 20
+	b := base(110000)
+	b.Config = Config{CPUs: 2, CacheBytes: 1024 * mib, ReadIOPS: 100}
+	b.ReadIOs = steady.Interval{Mean: 1}
+	b.TPM = steady.Interval{Mean: 5800, Half: 50} // near 100 IOPS / 1 read
+	m, err := New(b, NewReadCurve(CachePoint{1024 * mib, 1}, CachePoint{256 * mib, 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Predict(Config{CPUs: 2, CacheBytes: 256 * mib, ReadIOPS: 100})
+	if p.Limit != LimitReads || p.TPM > 100*60/4*1.0001 || !near(p.TPM, 100*60/4, 0.05) {
+		t.Errorf("256M: TPM %.0f limit %q, want about 1,500 on %q", p.TPM, p.Limit, LimitReads)
+	}
+	one, _ := New(b, ReadCurve{})
+	if q := one.Predict(Config{CPUs: 2, CacheBytes: 256 * mib, ReadIOPS: 100}); len(q.Notes) == 0 {
+		t.Errorf("one memory size measured: the prediction should say reads were taken as measured")
+	}
+}

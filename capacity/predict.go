@@ -1,0 +1,178 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+)
+
+// Saturated is the utilisation from which a queue is named the limit.
+const Saturated = 0.8
+
+// Limit names of Prediction.Limit.
+const (
+	LimitCPU         = "CPU"
+	LimitReads       = "I/O reads"
+	LimitWrites      = "I/O writes"
+	LimitReadBytes   = "read bandwidth"
+	LimitWriteBytes  = "write bandwidth"
+	LimitConcurrency = "concurrency"
+)
+
+// Prediction is what the model expects of a configuration.
+type Prediction struct {
+	// Config is the configuration predicted.
+	Config Config `json:"config"`
+	// TPM and NOPM are the expected throughputs; Low and High the band.
+	TPM     float64 `json:"tpm"`
+	TPMLow  float64 `json:"tpm_low"`
+	TPMHigh float64 `json:"tpm_high"`
+	NOPM    float64 `json:"nopm"`
+	// NOPMLow and NOPMHigh are the band of NOPM.
+	NOPMLow  float64 `json:"nopm_low"`
+	NOPMHigh float64 `json:"nopm_high"`
+	// NewOrderP90Ms is the expected New-Order p90 (0 when none was measured).
+	NewOrderP90Ms float64 `json:"new_order_p90_ms"`
+	// Limit is the limiting resource (see the package doc), Utilisation
+	// its utilisation at the expected throughput.
+	Limit       string  `json:"limit"`
+	Utilisation float64 `json:"utilisation"`
+	// Notes says what the prediction assumed where it had no measurement.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Model predicts configurations from one step's demands.
+type Model struct {
+	base   Demands
+	reads  ReadCurve
+	mid    calibrated
+	pess   calibrated
+	optim  calibrated
+	baseR  float64 // the mid network's response time at the base, seconds
+	noCurv bool
+}
+
+// calibrated is one set of demands with the "other" delay that makes the
+// network reproduce its target throughput at the measured configuration.
+type calibrated struct {
+	d     Demands
+	other float64
+	scale float64 // measured / modelled throughput when other = 0 undershoots
+}
+
+// New makes the model of the base step's demands; reads gives reads per
+// transaction against the cache size (an empty curve: reads do not change
+// with the cache).
+func New(base Demands, reads ReadCurve) (*Model, error) {
+	if base.Users < 1 || base.TPM.Mean <= 0 || base.CPUSec.Mean <= 0 {
+		return nil, fmt.Errorf("capacity model: the base step needs users, a throughput and the server's CPU per transaction (users %d, TPM %.0f, CPU %.6f s)",
+			base.Users, base.TPM.Mean, base.CPUSec.Mean)
+	}
+	m := &Model{base: base, reads: reads, noCurv: reads.Points() < 2}
+	m.mid = calibrate(base, 0, base.TPM.Mean/60)
+	m.pess = calibrate(base, 1, math.Max(base.TPM.Low(), base.TPM.Mean/2)/60)
+	m.optim = calibrate(base, -1, base.TPM.High()/60)
+	m.baseR = mva(m.mid.stations(base.Config, 1), base.Users, base.ThinkSec).r
+	return m, nil
+}
+
+// Predict expects the configuration c.
+func (m *Model) Predict(c Config) Prediction {
+	scale := m.reads.Scale(m.base.Config.CacheBytes, c.CacheBytes)
+	mid := m.mid.solve(c, scale, m.base.Users, m.base.ThinkSec)
+	lo := m.pess.solve(c, scale, m.base.Users, m.base.ThinkSec).x * 60
+	hi := m.optim.solve(c, scale, m.base.Users, m.base.ThinkSec).x * 60
+	p := Prediction{Config: c, TPM: mid.x * 60, TPMLow: math.Min(lo, hi), TPMHigh: math.Max(lo, hi)}
+	p.TPMLow, p.TPMHigh = math.Min(p.TPMLow, p.TPM), math.Max(p.TPMHigh, p.TPM)
+	share := m.base.NewOrderShare
+	p.NOPM, p.NOPMLow, p.NOPMHigh = p.TPM*share, p.TPMLow*share, p.TPMHigh*share
+	if m.baseR > 0 {
+		p.NewOrderP90Ms = m.base.NewOrderP90Ms * mid.r / m.baseR
+	}
+	name, util := busiest(m.mid.stations(c, scale), mid.x/m.mid.scale)
+	p.Limit, p.Utilisation = LimitConcurrency, util
+	if util >= Saturated {
+		p.Limit = name
+	}
+	if m.noCurv && c.CacheBytes != m.base.Config.CacheBytes {
+		p.Notes = append(p.Notes, "reads per transaction taken as measured: fewer than two memory sizes measured")
+	}
+	return p
+}
+
+// calibrate finds the other delay of the demands moved by sign (−1 each
+// at its interval's lower end, 0 the means, +1 the upper ends) that makes
+// the base configuration's throughput x (per second).
+func calibrate(base Demands, sign float64, x float64) calibrated {
+	d := base
+	d.CPUSec.Mean += sign * d.CPUSec.Half
+	d.ReadIOs.Mean = math.Max(0, d.ReadIOs.Mean+sign*d.ReadIOs.Half)
+	d.WriteIOs.Mean = math.Max(0, d.WriteIOs.Mean+sign*d.WriteIOs.Half)
+	c := calibrated{d: d, scale: 1}
+	at := func(other float64) float64 {
+		c.other = other
+		return mva(c.stations(base.Config, 1), base.Users, base.ThinkSec).x
+	}
+	if x0 := at(0); x0 <= x {
+		c.other, c.scale = 0, x/x0
+		return c
+	}
+	lo, hi := 0.0, float64(base.Users)/x
+	for range 100 {
+		mid := (lo + hi) / 2
+		if at(mid) > x {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	c.other = (lo + hi) / 2
+	return c
+}
+
+// solve is the network of configuration c, its reads scaled by
+// readScale, for users thinking think.
+func (c calibrated) solve(cfg Config, readScale float64, users int, think float64) solution {
+	s := mva(c.stations(cfg, readScale), users, think)
+	s.x *= c.scale
+	return s
+}
+
+// stations is the network of configuration cfg (see the package doc).
+func (c calibrated) stations(cfg Config, readScale float64) []station {
+	d := c.d
+	st := cpuStations(d.CPUSec.Mean, cfg.CPUs)
+	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
+	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
+	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, d.WriteBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
+	return append(st, station{name: "other", demand: c.other})
+}
+
+// cpuStations is a CPU of cpus cores for demand seconds per transaction
+// (Seidmann's approximation above one core); cpus 0 is one unlimited core
+// per user, a delay.
+func cpuStations(demand, cpus float64) []station {
+	switch {
+	case cpus <= 0:
+		return []station{{name: LimitCPU, demand: demand}}
+	case cpus <= 1:
+		return []station{{name: LimitCPU, demand: demand / cpus, queue: true}}
+	default:
+		return []station{{name: LimitCPU, demand: demand / cpus, queue: true}, {name: "cpu-delay", demand: demand * (cpus - 1) / cpus}}
+	}
+}
+
+// ioStations is one direction of I/O: a queue per limit given, else a
+// delay of the measured device time.
+func ioStations(opsName, bytesName string, ops, bytes, iopsLimit, bpsLimit, ioSec float64) []station {
+	var st []station
+	if iopsLimit > 0 {
+		st = append(st, station{name: opsName, demand: ops / iopsLimit, queue: true})
+	}
+	if bpsLimit > 0 {
+		st = append(st, station{name: bytesName, demand: bytes / bpsLimit, queue: true})
+	}
+	if len(st) == 0 {
+		st = append(st, station{name: opsName + " (device)", demand: ops * ioSec})
+	}
+	return st
+}
