@@ -18,6 +18,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
@@ -187,6 +188,9 @@ type Measured struct {
 	RunID   string
 	Steps   []store.StepAggregate
 	Repeats map[int][]steady.Interval
+	// Raw are the stored steps (the capacity model's demands come from
+	// them).
+	Raw []store.Step
 }
 
 // Measurer measures a candidate: it runs the autopilot on a managed server
@@ -217,6 +221,11 @@ const (
 	Misses    = "misses"     // measured and misses it
 	Dominated = "dominated"  // not measured: a configuration with at least its resources missed
 	NotNeeded = "not needed" // not measured: a cheaper configuration meets the target
+	// PredictedMiss: not measured, its predicted NOPM band lies below the
+	// target (see Options.Predictor).
+	PredictedMiss = "predicted to miss"
+	// NotReached: not measured, the search was interrupted first.
+	NotReached = "not reached"
 )
 
 // Trial is one candidate's place in the search.
@@ -233,6 +242,14 @@ type Trial struct {
 	// Interval is the judged NOPM's confidence interval (half-width 0
 	// when the run stored none).
 	Interval steady.Interval `json:"nopm_ci"`
+	// Order is the candidate's place in the order measured (1 first; 0
+	// when not measured).
+	Order int `json:"order,omitempty"`
+	// Prediction is what the model expected of the candidate (before it
+	// was measured, for a measured one); nil without a model.
+	Prediction *capacity.Prediction `json:"prediction,omitempty"`
+	// NotPredicted says why a candidate has no prediction.
+	NotPredicted string `json:"not_predicted,omitempty"`
 }
 
 // measured reports whether the trial was measured.
@@ -252,64 +269,17 @@ type Result struct {
 	// from the answer (Best, else Closest) at this precision: their
 	// judged intervals overlap.
 	Indistinct []Pair `json:"indistinct,omitempty"`
+	// Predicted tells a model predicted the candidates (Options.Predictor)
+	// and MeasureAll that predictions decided nothing.
+	Predicted  bool `json:"predicted,omitempty"`
+	MeasureAll bool `json:"measure_all,omitempty"`
+	// Notes are what the model could not learn from a measurement.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ErrNoFit is returned (wrapped, with the Result) when no candidate meets
 // the target.
 var ErrNoFit = errors.New("no configuration meets the target")
-
-// Search tries the candidates (already sorted cheapest first, see Price):
-// each one that a missed candidate dominates is skipped; the first that
-// meets the target ends the search, as every cheaper one has missed or is
-// dominated by one that missed. The result is returned with ErrNoFit when
-// no candidate meets the target, and with ctx's error when interrupted.
-func Search(ctx context.Context, cands []Priced, m Measurer, cr Criteria) (*Result, error) {
-	res := &Result{Criteria: cr, Best: -1, Closest: -1}
-	var missed []int
-	for i, p := range cands {
-		t := Trial{Priced: p}
-		switch {
-		case res.Best >= 0:
-			t.Verdict, t.Reason = NotNeeded, fmt.Sprintf("%s (%s) meets the target for less", res.Trials[res.Best].Candidate, res.Trials[res.Best].Cost.Total.Cents())
-		case dominator(cands, missed, p.Candidate) >= 0:
-			d := cands[dominator(cands, missed, p.Candidate)]
-			t.Verdict, t.Reason = Dominated, fmt.Sprintf("%s has at least its resources and missed", d.Candidate)
-		default:
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			ms, err := m.Measure(ctx, p.Candidate)
-			if err != nil {
-				return res, fmt.Errorf("measure %s: %w", p.Candidate, err)
-			}
-			judge(&t, ms, cr)
-			if t.Verdict == Meets {
-				res.Best = i
-			} else {
-				missed = append(missed, i)
-			}
-			if res.Closest < 0 || t.NOPM > res.Trials[res.Closest].NOPM {
-				res.Closest = i
-			}
-		}
-		res.Trials = append(res.Trials, t)
-	}
-	res.Indistinct = res.indistinct()
-	if res.Best < 0 {
-		return res, ErrNoFit
-	}
-	return res, nil
-}
-
-// dominator is the index of a missed candidate that dominates c, or -1.
-func dominator(cands []Priced, missed []int, c Candidate) int {
-	for _, i := range missed {
-		if Dominates(cands[i].Candidate, c) {
-			return i
-		}
-	}
-	return -1
-}
 
 // judge sets a measured trial's figures and verdict.
 func judge(t *Trial, ms Measured, cr Criteria) {

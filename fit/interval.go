@@ -13,7 +13,7 @@ import (
 // interval the run stored with the step; half-width 0 when the step was
 // too short for one, or stored before intervals were).
 func MeasuredOf(runID string, steps []store.Step) Measured {
-	m := Measured{RunID: runID, Steps: store.Aggregate(steps), Repeats: map[int][]steady.Interval{}}
+	m := Measured{RunID: runID, Steps: store.Aggregate(steps), Repeats: map[int][]steady.Interval{}, Raw: steps}
 	complete := map[int]bool{}
 	for _, s := range steps {
 		complete[s.Index] = complete[s.Index] || !s.Partial

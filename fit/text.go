@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/steady"
@@ -32,7 +33,17 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			s += fmt.Sprintf(", %s %s (%.1f %%) less than %s", currency, sav.Cents(), *pct, baseline.Name)
 		}
 	}
-	return s + fmt.Sprintf(" (%d of %d candidates measured)", r.Measured(), len(r.Trials)) + r.tiedWith()
+	return s + r.proof() + r.tiedWith()
+}
+
+// proof says how the answer was proven: " (2 of 6 candidates measured)",
+// and how many cheaper candidates a prediction ruled out.
+func (r *Result) proof() string {
+	s := fmt.Sprintf(" (%d of %d candidates measured", r.Measured(), len(r.Trials))
+	if n := r.ByPrediction(); n > 0 {
+		s += fmt.Sprintf("; %d ruled out by prediction, not measurement: --measure-all measures them", n)
+	}
+	return s + ")"
 }
 
 // tiedWith names the candidates the answer cannot be told apart from
@@ -68,7 +79,39 @@ func (r *Result) WriteText(w io.Writer, currency string, baseline *cost.Breakdow
 		if t.RunID != "" {
 			run = "  run " + t.RunID
 		}
-		fmt.Fprintf(&b, "%3d. %-*s  %s %*s  %-10s  %s%s\n", i+1, width, t.Candidate, currency, costW, t.Cost.Total.Cents(), t.Verdict, t.Reason, run)
+		fmt.Fprintf(&b, "%3d. %-*s  %s %*s  %-10s  %s%s%s\n", i+1, width, t.Candidate, currency, costW, t.Cost.Total.Cents(), t.Verdict, t.Reason,
+			predictedText(t), run)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// predictedText is a measured trial's prediction beside its measurement
+// ("; predicted 4,100 (limit: CPU), error +3.2 %"), "" without one.
+func predictedText(t Trial) string {
+	e, ok := t.PredictionError()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; predicted %s (limit: %s), error %+.1f %%", fmtInt(t.Prediction.NOPM), t.Prediction.Limit, e)
+}
+
+// WriteText prints the round as a table: each candidate, its price, the
+// predicted NOPM with its band, the limiting resource and the decision.
+func (r Round) WriteText(w io.Writer, currency string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "predicted against the target NOPM %s:\n", fmtInt(r.Criteria.TargetNOPM))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\tcandidate\t%s\tpredicted NOPM\tband\tlimit\t decision\n", currency)
+	for i, t := range r.Trials {
+		pred, band, limit := "-", "-", "-"
+		if p := t.Prediction; p != nil {
+			pred, band, limit = fmtInt(p.NOPM), fmtInt(p.NOPMLow)+" to "+fmtInt(p.NOPMHigh), p.Limit
+		}
+		fmt.Fprintf(tw, "%d.\t%s\t%s\t%s\t%s\t%s\t %s\n", i+1, t.Candidate, t.Cost.Total.Cents(), pred, band, limit, r.Decision(i))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -35,6 +35,15 @@ type FitOptions struct {
 	Resume string
 	// OnCandidate, when set, is told before a candidate is measured.
 	OnCandidate func(p fit.Priced)
+	// MeasureAll measures the candidates cheapest first, as without a
+	// model: predictions are shown and decide nothing (--measure-all).
+	MeasureAll bool
+	// From is a stored run the model learns from before anything is
+	// measured (--from RUN; "" none: the first candidate measured).
+	From string
+	// OnPredict, when set, is told each round of predictions and the
+	// candidate measured next (fit.Options.OnPredict).
+	OnPredict func(r fit.Round)
 }
 
 // FitResult is a search as stored: its id, status and the result.
@@ -68,7 +77,7 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 	if err := checkCandidateCaps(t, o.Candidates); err != nil {
 		return nil, t, err
 	}
-	sw, err := openFit(ctx, st, &o)
+	sw, err := openFit(ctx, st, &o, newPredictSpec(t.Options.Caps, o))
 	if err != nil {
 		return nil, t, err
 	}
@@ -82,7 +91,11 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 	for _, p := range sw.Points {
 		m.done[p.Position] = p
 	}
-	res, serr := fit.Search(ctx, o.Candidates, m, o.Criteria)
+	so, err := searchOptions(ctx, st, sw, o)
+	if err != nil {
+		return nil, t, err
+	}
+	res, serr := fit.SearchWith(ctx, o.Candidates, m, o.Criteria, so)
 	status := store.StatusComplete
 	if ctx.Err() != nil {
 		status = store.StatusPartial
@@ -115,9 +128,20 @@ func checkCandidateCaps(t *target.Target, cands []fit.Priced) error {
 	return nil
 }
 
-// openFit creates the stored fit, or loads the one to resume (whose
-// candidates and criteria then replace o's).
-func openFit(ctx context.Context, st *store.Store, o *FitOptions) (*store.Sweep, error) {
+// searchOptions are the search options of a stored fit: its model, when
+// it was stored with one.
+func searchOptions(ctx context.Context, st *store.Store, sw *store.Sweep, o FitOptions) (fit.Options, error) {
+	ps, ok, err := loadPredictSpec(sw)
+	if err != nil || !ok {
+		return fit.Options{}, err
+	}
+	return ps.options(ctx, st, o.Criteria, o.OnPredict)
+}
+
+// openFit creates the stored fit with the model settings ps, or loads the
+// one to resume (whose candidates, criteria and model settings then
+// replace o's).
+func openFit(ctx context.Context, st *store.Store, o *FitOptions, ps predictSpec) (*store.Sweep, error) {
 	if o.Resume != "" {
 		sw, err := st.LoadSweep(ctx, o.Resume)
 		if err != nil {
@@ -146,8 +170,12 @@ func openFit(ctx context.Context, st *store.Store, o *FitOptions) (*store.Sweep,
 	for i, c := range o.Candidates {
 		values[i] = c.Candidate.String()
 	}
+	pj, err := json.Marshal(ps)
+	if err != nil {
+		return nil, err
+	}
 	sw := &store.Sweep{Label: o.Label, Kind: FitKind, Values: values,
-		Spec: map[string]string{"candidates": string(cj), "criteria": string(crj), "currency": o.Currency}}
+		Spec: map[string]string{"candidates": string(cj), "criteria": string(crj), "currency": o.Currency, fitPredictKey: string(pj)}}
 	if err := st.CreateSweep(context.WithoutCancel(ctx), sw); err != nil {
 		return nil, err
 	}
@@ -366,7 +394,11 @@ func LoadFit(ctx context.Context, st *store.Store, idOrLabel string) (*FitResult
 	for _, p := range sw.Points {
 		r.byPos[p.Position] = p
 	}
-	res, err := fit.Search(ctx, cands, r, cr)
+	so, err := searchOptions(ctx, st, sw, FitOptions{Criteria: cr})
+	if err != nil {
+		return nil, err
+	}
+	res, err := fit.SearchWith(ctx, cands, r, cr, so)
 	if err != nil && !errors.Is(err, fit.ErrNoFit) && !errors.Is(err, errNotStored) {
 		return nil, err
 	}

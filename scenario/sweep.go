@@ -273,6 +273,11 @@ type SweepPoint struct {
 	NewOrderP99Ms    float64 `json:"new_order_p99_ms"`
 	BlocksReadPerTxn float64 `json:"blocks_read_per_txn"`
 	DiskReadMBps     float64 `json:"disk_read_mbps"`
+	// Predicted is the capacity model's prediction of the point from the
+	// values measured before it (SweepResult.Predict; nil: not asked, the
+	// base, or not predictable: PredictNote says why).
+	Predicted   *SweepPrediction `json:"predicted,omitempty"`
+	PredictNote string           `json:"predict_note,omitempty"`
 }
 
 // Measured reports whether the point has figures.

@@ -338,6 +338,17 @@ func (d *Deck) Deal() TxnType {
 var keying = [NumTxnTypes]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
 var meanThink = [NumTxnTypes]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
 
+// MeanKeyingThinking is the mean keying plus think time a user spends
+// per transaction over the deck's mix (clauses 5.2.5.4 and 5.2.5.7): the
+// think time of the closed system a capacity model solves.
+func MeanKeyingThinking() time.Duration {
+	var sum time.Duration
+	for t, n := range DeckCards {
+		sum += time.Duration(n) * (keying[t] + meanThink[t])
+	}
+	return sum / deckSize
+}
+
 // KeyingTime is the minimum keying time of clause 5.2.5.7.
 func KeyingTime(t TxnType) time.Duration { return keying[t] }
 

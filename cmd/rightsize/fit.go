@@ -24,8 +24,8 @@ type fitFlags struct {
 	maxP90                           float64
 	cpus, memory, io, versions       []string
 	costFile, config                 string
-	dryRun                           bool
-	resume                           string
+	dryRun, measureAll               bool
+	resume, from                     string
 	tf                               targetFlags
 	rf                               runFlags
 }
@@ -86,6 +86,8 @@ and the target, and measures nothing.`,
 	fl.StringVar(&f.config, "config", "", "the cost file's config the candidates vary")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the priced candidates in search order and the target; measure nothing")
 	fl.StringVar(&f.resume, "resume", "", "continue an interrupted fit (id or label): candidates measured completely are reused")
+	fl.StringVar(&f.from, "from", "", "a stored run (id or label) the model learns the demands from before measuring anything")
+	fl.BoolVar(&f.measureAll, "measure-all", false, "measure candidates cheapest first until one meets, as without a model: predictions are shown and rule out nothing")
 	f.tf.registerBase(cmd)
 	f.rf.register(cmd)
 	return cmd
@@ -136,8 +138,26 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 		return err
 	}
 	f.tf.forUsers(o.Users, o.Connections)
-	fo := scenario.FitOptions{Candidates: priced, Criteria: cr, Currency: model.Currency, Label: o.Label, Run: o, Resume: f.resume}
+	from, err := f.fromRun(cmd)
+	if err != nil {
+		return err
+	}
+	fo := scenario.FitOptions{Candidates: priced, Criteria: cr, Currency: model.Currency, Label: o.Label, Run: o, Resume: f.resume,
+		MeasureAll: f.measureAll, From: from}
 	return measureFit(cmd, f, fo, baseline)
+}
+
+// fromRun resolves --from to a run id ("" without it).
+func (f *fitFlags) fromRun(cmd *cobra.Command) (string, error) {
+	if f.from == "" {
+		return "", nil
+	}
+	st, id, err := openRun(cmd, f.from)
+	if err != nil {
+		return "", err
+	}
+	st.Close()
+	return id, nil
 }
 
 // measureFit runs the search on the managed server and prints the answer
@@ -162,6 +182,10 @@ func fitOn(cmd *cobra.Command, st *store.Store, t *target.Target, f *fitFlags, f
 		fo.OnCandidate = func(p fit.Priced) {
 			prog.finish()
 			fmt.Fprintf(errOut, "candidate %s (%s %s): restarting the server, restoring the built database\n", p.Candidate, fo.Currency, p.Cost.Total.Cents())
+		}
+		fo.OnPredict = func(r fit.Round) {
+			prog.finish()
+			printPredictions(errOut, r, fo.Currency)
 		}
 		defer prog.finish()
 	}

@@ -118,8 +118,10 @@ func TestFitMeasures(t *testing.T) {
 		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
 	file := writeCostFile(t, fitCosts)
+	// --measure-all: the cheapest-first search, proven by measurement (the
+	// model's order is TestFitPredicts')
 	common := append([]string{"--store", loc, "--users", "4", "--rampup", "1s", "--duration", "3s", "--repeat", "1",
-		"--cost", file, "--config", "vm"}, args...)
+		"--cost", file, "--config", "vm", "--measure-all"}, args...)
 	fitAutoByDefault(t, loc, file, args)
 
 	low := fitJSON(t, append([]string{"--target-nopm", "1", "--label", "low", "--cpus", "0.1,2"}, common...)...)

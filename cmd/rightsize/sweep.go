@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ func newSweepCmd() *cobra.Command {
 	var tf targetFlags
 	var rf runFlags
 	var values []string
+	var predict bool
 	var threshold, resume string
 	var kinds []string
 	for _, k := range scenario.SweepKinds() {
@@ -72,7 +74,7 @@ continues it.`,
 				}
 			}
 			so := scenario.SweepOptions{Kind: args[0], Values: values, Label: o.Label, KneeThreshold: th / 100, Run: o, Resume: resume}
-			return sweepWith(cmd, tf, so, rf)
+			return sweepWith(cmd, tf, so, rf, predict)
 		},
 	}
 	tf.register(cmd)
@@ -80,6 +82,7 @@ continues it.`,
 	cmd.Flags().StringSliceVar(&values, "values", nil, "the values to sweep, comma-separated (memory: 2G,1G,512M)")
 	cmd.Flags().StringVar(&threshold, "knee-threshold", "10%", "NOPM drop (or New-Order p90 rise) against the best value that marks the knee")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue an interrupted sweep (id or label): values measured completely are kept")
+	cmd.Flags().BoolVar(&predict, "predict", false, "print beside each value what the capacity model predicted from the values measured before it")
 	return cmd
 }
 
@@ -101,9 +104,9 @@ func parsePercent(s string) (float64, error) {
 	return v, nil
 }
 
-func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags) error {
+func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {
 	return restartingTarget(cmd, tf, func(st *store.Store, t *target.Target) (*target.Target, error) {
-		return sweepOn(cmd, st, t, so, rf)
+		return sweepOn(cmd, st, t, so, rf, predict)
 	})
 }
 
@@ -131,7 +134,7 @@ func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store,
 	return err
 }
 
-func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.SweepOptions, rf runFlags) (*target.Target, error) {
+func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.SweepOptions, rf runFlags, predict bool) (*target.Target, error) {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	so.Run.Version, so.Run.Commit = version, commit
@@ -153,12 +156,20 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.
 	if res == nil || errors.Is(err, scenario.ErrBadOptions) {
 		return t, err
 	}
+	if predict {
+		if perr := res.Predict(context.WithoutCancel(ctx), st); perr != nil {
+			return t, perr
+		}
+	}
 	if rf.json {
 		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
 			return t, jerr
 		}
 	} else {
 		writeSweep(cmd.OutOrStdout(), res)
+		if predict {
+			writeSweepPredictions(cmd.OutOrStdout(), res)
+		}
 		fmt.Fprintf(cmd.OutOrStdout(), "  report: rightsize report --sweep %s\n", res.ID)
 	}
 	return t, err

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/rightsize/rightsize/scenario"
+)
+
+// writeSweepPredictions prints, per value, the NOPM the capacity model
+// predicted from the values measured before it, beside the NOPM measured.
+func writeSweepPredictions(w io.Writer, r *scenario.SweepResult) {
+	fmt.Fprintln(w, "  predicted from the values measured before each (the first measured is the base):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  \tVALUE\tNOPM measured\tNOPM predicted\tband\terror\tlimit\tnote")
+	for _, p := range r.Points {
+		switch {
+		case p.Predicted != nil:
+			pr := p.Predicted
+			fmt.Fprintf(tw, "  \t%s\t%.0f\t%.0f\t%.0f to %.0f\t%+.1f %%\t%s\t%s\n", p.Value, p.NOPM, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, pr.ErrorPct, pr.Limit, joinNotes(pr.Notes))
+		case p.Measured():
+			fmt.Fprintf(tw, "  \t%s\t%.0f\t-\t-\t-\t-\t%s\n", p.Value, p.NOPM, p.PredictNote)
+		}
+	}
+	tw.Flush() //nolint:errcheck // terminal output
+}
+
+func joinNotes(notes []string) string {
+	s := ""
+	for i, n := range notes {
+		if i > 0 {
+			s += "; "
+		}
+		s += n
+	}
+	return s
+}

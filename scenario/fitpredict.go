@@ -1,0 +1,124 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// fitPredictKey is the stored fit's Spec key of its predictSpec (absent in
+// fits stored before predictions: they replay without a model).
+const fitPredictKey = "predict"
+
+// predictSpec is what a fit's model needs, stored with the fit so that a
+// replay (LoadFit) or --resume builds the same model and makes the same
+// decisions.
+type predictSpec struct {
+	// Base is the configuration a candidate keeps where it does not vary
+	// it: the base options' memory and I/O limit, the host's cores.
+	Base capacity.Config `json:"base"`
+	// Think is each user's keying and think time per transaction.
+	Think time.Duration `json:"think_ns"`
+	// From is a stored run the model learns first ("" none).
+	From string `json:"from,omitempty"`
+	// MeasureAll keeps the proof by measurement (--measure-all).
+	MeasureAll bool `json:"measure_all,omitempty"`
+}
+
+// newPredictSpec is the model's settings for a new fit on a server with
+// base caps.
+func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
+	ps := predictSpec{Base: configOfCaps(base), From: o.From, MeasureAll: o.MeasureAll}
+	if o.Run.KeyingThinking {
+		ps.Think = tpcc.MeanKeyingThinking()
+	}
+	return ps
+}
+
+// configOfCaps is the configuration caps give (the host's cores when
+// they do not limit cores).
+func configOfCaps(c caps.Caps) capacity.Config {
+	cfg := capacity.Config{CPUs: c.CPUs, CacheBytes: c.Memory,
+		ReadIOPS: float64(c.IO.ReadIOPS), WriteIOPS: float64(c.IO.WriteIOPS), ReadBps: float64(c.IO.ReadBPS), WriteBps: float64(c.IO.WriteBPS)}
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = float64(runtime.NumCPU())
+	}
+	return cfg
+}
+
+// configOf is candidate c's configuration: its cpus, memory and I/O limit
+// over the base's.
+func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
+	cfg := ps.Base
+	cfg.CPUs = c.Cpus
+	if c.Memory > 0 {
+		cfg.CacheBytes = c.Memory
+	}
+	if c.IO != "" {
+		if l, err := caps.ParseIOLimit(c.IO); err == nil {
+			cfg.ReadIOPS, cfg.WriteIOPS = float64(l.ReadIOPS), float64(l.WriteIOPS)
+			cfg.ReadBps, cfg.WriteBps = float64(l.ReadBPS), float64(l.WriteBPS)
+		}
+	}
+	return cfg
+}
+
+// options are the search options of the spec: the model (taught the From
+// run first) and what the caller asked to be told.
+func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Criteria, onPredict func(fit.Round)) (fit.Options, error) {
+	m := &fit.Model{ConfigOf: ps.configOf, Think: ps.Think, AtUsers: cr.AtUsers}
+	o := fit.Options{Predictor: m, MeasureAll: ps.MeasureAll, OnPredict: onPredict}
+	if ps.From == "" {
+		return o, nil
+	}
+	run, steps, err := st.LoadRun(ctx, ps.From)
+	if err != nil {
+		return o, fmt.Errorf("--from %s: %w", ps.From, err)
+	}
+	c, err := candidateOfRun(run)
+	if err != nil {
+		return o, err
+	}
+	if err := m.Learn(c, fit.MeasuredOf(run.ID, steps)); err != nil {
+		return o, bad("--from %s: the model cannot learn from it: %v", ps.From, err)
+	}
+	return o, nil
+}
+
+// candidateOfRun is the configuration a stored run measured, as a
+// candidate of the base version.
+func candidateOfRun(run *store.Run) (fit.Candidate, error) {
+	var c caps.Caps
+	if s := run.Env["caps.asked"]; s != "" {
+		if err := json.Unmarshal([]byte(s), &c); err != nil {
+			return fit.Candidate{}, fmt.Errorf("run %s: stored caps: %w", run.ID, err)
+		}
+	}
+	cfg := configOfCaps(c)
+	out := fit.Candidate{Cpus: cfg.CPUs, Memory: c.Memory}
+	if !c.IO.IsZero() {
+		out.IO = c.IO.String()
+	}
+	return out, nil
+}
+
+// loadPredictSpec reads a stored fit's model settings (ok false: stored
+// before predictions).
+func loadPredictSpec(sw *store.Sweep) (ps predictSpec, ok bool, err error) {
+	s := sw.Spec[fitPredictKey]
+	if s == "" {
+		return ps, false, nil
+	}
+	if err := json.Unmarshal([]byte(s), &ps); err != nil {
+		return ps, false, fmt.Errorf("fit %s: stored model settings: %w", sw.ID, err)
+	}
+	return ps, true, nil
+}

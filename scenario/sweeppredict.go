@@ -1,0 +1,77 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// SweepPrediction is what the capacity model expected of a sweep value
+// before it was measured: predicted from the first value measured (the
+// most resources), reads against the cache from every value measured
+// before it.
+type SweepPrediction struct {
+	capacity.Prediction
+	// ErrorPct is (predicted − measured) / measured NOPM, %.
+	ErrorPct float64 `json:"error_pct"`
+}
+
+// Predict sets each measured point's prediction (sweep --predict, the
+// report's sweep section). Points are in measuring order, most resources
+// first; the first measured point is the model's base and is not
+// predicted. A point the model cannot learn from or predict keeps none,
+// and PredictNote says why.
+func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
+	var base *capacity.Demands
+	var curve []capacity.CachePoint
+	for i := range r.Points {
+		p := &r.Points[i]
+		if !p.Decides() {
+			continue
+		}
+		d, err := pointDemands(ctx, st, p.RunID)
+		if err != nil {
+			p.PredictNote = err.Error()
+			continue
+		}
+		if base == nil {
+			base = &d
+			p.PredictNote = "the model's base: the other values are predicted from it"
+		} else if m, err := capacity.New(*base, capacity.NewReadCurve(curve...)); err != nil {
+			p.PredictNote = err.Error()
+		} else {
+			pr := m.Predict(d.Config)
+			p.Predicted = &SweepPrediction{Prediction: pr, ErrorPct: (pr.NOPM - p.NOPM) / p.NOPM * 100}
+		}
+		curve = append(curve, capacity.CachePoint{CacheBytes: d.Config.CacheBytes, ReadIOs: d.ReadIOs.Mean})
+	}
+	return nil
+}
+
+// pointDemands are the demands of a stored run's peak step (its first
+// complete repeat), under the caps the run asked.
+func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.Demands, error) {
+	run, steps, err := st.LoadRun(ctx, runID)
+	if err != nil {
+		return capacity.Demands{}, fmt.Errorf("load run %s: %w", runID, err)
+	}
+	c, err := candidateOfRun(run)
+	if err != nil {
+		return capacity.Demands{}, err
+	}
+	var think time.Duration
+	if run.KeyingThinking {
+		think = tpcc.MeanKeyingThinking()
+	}
+	m := &fit.Model{ConfigOf: predictSpec{}.configOf, Think: think}
+	ms := fit.MeasuredOf(runID, steps)
+	if err := m.Learn(c, ms); err != nil {
+		return capacity.Demands{}, err
+	}
+	return m.Demands()[0], nil
+}
