@@ -55,6 +55,24 @@ type Demands struct {
 	// (from outside its buffer pool) per transaction.
 	WALBytes   float64 `json:"wal_bytes"`
 	BlocksRead float64 `json:"blocks_read"`
+	// Bound is the step's diagnosis ("CPU-bound", "lock-bound" ...; ""
+	// when none), HostBusyPct the host's CPUs busy, %.
+	Bound       string  `json:"bound,omitempty"`
+	HostBusyPct float64 `json:"host_busy_pct"`
+}
+
+// Caveats says where the base step makes predictions less sure: waits
+// the model holds constant, and a host whose CPUs other processes took.
+func (d Demands) Caveats() []string {
+	var out []string
+	switch d.Bound {
+	case "lock-bound", "log-bound", "latch-bound":
+		out = append(out, "the base was "+d.Bound+": the model holds its waits constant, while fewer resources lengthen them; predictions of less are optimistic")
+	}
+	if d.HostBusyPct >= 90 && d.Config.CPUs > 0 && d.CPUSec.Mean*d.TPM.Mean/60 < 0.9*d.Config.CPUs {
+		out = append(out, fmt.Sprintf("the host's CPUs were %.0f %% busy during the base while the server used less than its cores: other processes (the driver, other work) took CPU the model counts as waiting; predictions of fewer cores are optimistic", d.HostBusyPct))
+	}
+	return out
 }
 
 // conf is the level of the demands' intervals.
@@ -75,6 +93,10 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 		WriteBytes:    s.Host.DiskWriteMBps * 1e6 / tps,
 		IOSec:         s.Host.DiskAvgLatencyMs / 1000,
 		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
+		HostBusyPct:   s.Host.CPUBusyPct,
+	}
+	if s.Verdict != nil {
+		d.Bound = s.Verdict.Kind
 	}
 	for _, t := range s.Txn {
 		if t.Type == "new_order" {

@@ -93,6 +93,9 @@ func (m *Model) Predict(c Config) Prediction {
 	if util >= Saturated {
 		p.Limit = name
 	}
+	if c != m.base.Config {
+		p.Notes = append(p.Notes, m.base.Caveats()...)
+	}
 	if m.noCurv && c.CacheBytes != m.base.Config.CacheBytes {
 		p.Notes = append(p.Notes, "reads per transaction taken as measured: fewer than two memory sizes measured")
 	}

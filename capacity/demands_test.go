@@ -1,0 +1,78 @@
+package capacity
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/diagnosis"
+	"github.com/rightsize/rightsize/store"
+)
+
+// step is 60 measured seconds of 300 transactions each (18,000 TPM), the
+// server at 45 % of a core (1.5 ms per transaction), 150 reads/s (0.5 per
+// transaction), after a 10 s ramp-up.
+func step(t0 time.Time) store.Step {
+	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(70 * time.Second),
+		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500, DriverCPUUsPerTxn: 200,
+		Host: store.HostSummary{DiskReadIOPS: 150, DiskWriteIOPS: 600, DiskReadMBps: 1.2288, DiskAvgLatencyMs: 0.5, CPUBusyPct: 40},
+		DB:   store.DBCounters{Commits: 18000, WALBytes: 18000 * 4096, BlocksRead: 9000},
+		Txn:  []store.TxnSummary{{Type: "new_order", P90Ms: 6}}}
+	for i := range 70 {
+		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: 300 + int64(i%3-1)*10})
+		s.Samples = append(s.Samples, store.HostSample{At: t0.Add(time.Duration(i+1) * time.Second), ServerCPUPct: 45 + float64(i%2), DiskReadIOPS: 150, DiskWriteIOPS: 600})
+	}
+	return s
+}
+
+func TestFromStep(t *testing.T) {
+	d, err := FromStep(step(time.Unix(1e9, 0)), Config{CPUs: 2}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"CPU s/txn", d.CPUSec.Mean, 0.0015}, {"reads/txn", d.ReadIOs.Mean, 0.5}, {"writes/txn", d.WriteIOs.Mean, 2},
+		{"read bytes/txn", d.ReadBytes, 4096}, {"I/O s", d.IOSec, 0.0005}, {"driver CPU s/txn", d.DriverCPUSec, 0.0002},
+		{"WAL bytes/txn", d.WALBytes, 4096}, {"blocks read/txn", d.BlocksRead, 0.5}, {"New-Order share", d.NewOrderShare, 0.45},
+		{"TPM half", d.TPM.Half, 360},
+	} {
+		if !near(c.got, c.want, 1e-9) {
+			t.Errorf("%s: %g, want %g", c.name, c.got, c.want)
+		}
+	}
+	// The per-second CPU varies (45 / 46 % over 290-310 transactions): a
+	// half-width, narrow but not zero.
+	if d.CPUSec.Half <= 0 || d.CPUSec.Half > 0.05*d.CPUSec.Mean {
+		t.Errorf("CPU half-width %g, want within (0, 5 %% of %g]", d.CPUSec.Half, d.CPUSec.Mean)
+	}
+	if len(d.Caveats()) != 0 {
+		t.Errorf("caveats of a quiet CPU-bound step: %v", d.Caveats())
+	}
+	partial := step(time.Unix(1e9, 0))
+	partial.Partial = true
+	if _, err := FromStep(partial, Config{CPUs: 2}, 0); err == nil {
+		t.Error("a partial step gave demands")
+	}
+	remote := step(time.Unix(1e9, 0))
+	remote.ServerCPUUsPerTxn = 0
+	if _, err := FromStep(remote, Config{CPUs: 2}, 0); err == nil || !strings.Contains(err.Error(), "CPU was not measured") {
+		t.Errorf("no server CPU: %v", err)
+	}
+}
+
+func TestCaveats(t *testing.T) {
+	s := step(time.Unix(1e9, 0))
+	s.Verdict = &diagnosis.Verdict{Kind: "lock-bound"}
+	s.Host.CPUBusyPct = 97
+	d, err := FromStep(s, Config{CPUs: 2}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := strings.Join(d.Caveats(), " | ")
+	if !strings.Contains(c, "lock-bound") || !strings.Contains(c, "97 % busy") {
+		t.Errorf("caveats %q: want the lock-bound base and the busy host", c)
+	}
+}
