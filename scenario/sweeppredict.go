@@ -75,3 +75,32 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	}
 	return m.Demands()[0], nil
 }
+
+// StepDemands are the capacity model's demands of each complete step of
+// a stored run (results show); a step they cannot be derived from (no
+// server CPU: a remote server, an import) is left out.
+func StepDemands(run *store.Run, steps []store.Step) []StepDemand {
+	c, err := candidateOfRun(run)
+	if err != nil {
+		return nil
+	}
+	cfg := predictSpec{}.configOf(c)
+	var think time.Duration
+	if run.KeyingThinking {
+		think = tpcc.MeanKeyingThinking()
+	}
+	var out []StepDemand
+	for _, s := range steps {
+		if d, err := capacity.FromStep(s, cfg, think); err == nil {
+			out = append(out, StepDemand{Repeat: s.Repeat, Users: s.Users, Demands: d})
+		}
+	}
+	return out
+}
+
+// StepDemand is one step's demands.
+type StepDemand struct {
+	Repeat int `json:"repeat"`
+	Users  int `json:"users"`
+	capacity.Demands
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/report"
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -166,6 +167,9 @@ func newResultsShowCmd() *cobra.Command {
 				return err
 			}
 			if err := printRun(cmd.OutOrStdout(), r, steps); err != nil {
+				return err
+			}
+			if err := printDemands(cmd.OutOrStdout(), scenario.StepDemands(r, steps)); err != nil {
 				return err
 			}
 			return writeWorkers(cmd.Context(), cmd.OutOrStdout(), st, id)
@@ -459,5 +463,5 @@ func writeDocument(cmd *cobra.Command, st *store.Store, id string) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteDocument(cmd.OutOrStdout(), doc)
+	return writeJSON(cmd.OutOrStdout(), runDocument{Document: doc, Demands: scenario.StepDemands(doc.Run, doc.Steps)})
 }
