@@ -12,6 +12,8 @@ import (
 type Comparison struct {
 	// LabelA and LabelB name the runs (see Labels).
 	LabelA, LabelB string
+	// IDA and IDB are the runs' ids.
+	IDA, IDB string
 	// Rows has one row per users count measured by either run, ascending.
 	Rows []ComparisonRow
 	// Common are the users counts both runs measured; the averages are
@@ -47,7 +49,7 @@ func (r ComparisonRow) Ratio(f func(*store.StepAggregate) float64) (ratio float6
 func Compare(a, b RunData) *Comparison {
 	labels := Labels([]RunData{a, b})
 	sa, sb := NewRunStats(a.Steps), NewRunStats(b.Steps)
-	c := &Comparison{LabelA: labels[0], LabelB: labels[1]}
+	c := &Comparison{LabelA: labels[0], LabelB: labels[1], IDA: a.Run.ID, IDB: b.Run.ID}
 	common := map[int]bool{}
 	for _, u := range unionUsers([]*RunStats{sa, sb}) {
 		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u)}

@@ -85,6 +85,15 @@ type StepAggregate struct {
 	// PrecisionPct is the largest (worst) achieved precision of the
 	// repeats, % (0 when unknown, see Step.PrecisionPct).
 	PrecisionPct float64 `json:"precision_pct,omitempty"`
+	// BatchTPMCI and BatchNOPMCI are, with one repeat, that repeat's own
+	// batch-means intervals of its TPM and NOPM (Step.TPMCIHalf around
+	// Step.TPM); zero with several repeats, and a zero half-width when the
+	// step was too short for batch means or stored without them.
+	BatchTPMCI  steady.Interval `json:"batch_tpm_ci"`
+	BatchNOPMCI steady.Interval `json:"batch_nopm_ci"`
+	// NewOrderP90CI is the interval of the mean of the repeats' New-Order
+	// p90 latencies, ms; zero with fewer than two repeats.
+	NewOrderP90CI steady.Interval `json:"new_order_p90_ci"`
 }
 
 // Aggregate groups steps by Index (position in the users sequence) and
@@ -169,6 +178,8 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 	a.Txn = mergeTxn(group)
 	aggregateWhy(&a, group)
 	a.TPMCI, a.NOPMCI, a.PrecisionPct = acrossRepeats(group)
+	a.BatchTPMCI, a.BatchNOPMCI = singleRepeat(group)
+	a.NewOrderP90CI = newOrderP90AcrossRepeats(group)
 	return a
 }
 

@@ -73,6 +73,7 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 func newRunCmd() *cobra.Command {
 	var tf targetFlags
 	var rf runFlags
+	var bf baselineFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run virtual users with the TPC-C mix (an autopilot of steps) and store TPM, NOPM, latencies and telemetry",
@@ -87,9 +88,14 @@ in the results store (--store, default ./rightsize.db).
   rightsize run --users fib:89 --rampup 2m --duration 5m --repeat 3 --label ssd-16cores
   rightsize run --users 1,2,4 --mode statements --json
   rightsize run --target postgres://postgres:secret@db1/tpcc --users 16 --keying-thinking
-  rightsize run --users 1000 --keying-thinking --connections 100 --delivery deferred --rampup 10m --duration 2h`,
+  rightsize run --users 1000 --keying-thinking --connections 100 --delivery deferred --rampup 10m --duration 2h
+  rightsize run --users 1,2,4 --label candidate --baseline main --max-regression 2.5% --junit gate.xml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := rf.options(cmd)
+			if err != nil {
+				return err
+			}
+			baseID, th, err := bf.check(cmd, o.Users)
 			if err != nil {
 				return err
 			}
@@ -108,12 +114,16 @@ in the results store (--store, default ./rightsize.db).
 				return err
 			}
 			defer stopMetrics()
-			_, err = runWith(cmd, t, o, rf.json, rf.interval, join)
-			return err
+			rep, err := runWith(cmd, t, o, rf.json, rf.interval, join)
+			if err != nil || baseID == "" || rep == nil {
+				return err
+			}
+			return bf.gate(cmd.Context(), cmd, baseID, rep.RunID, th, rf.json)
 		},
 	}
 	tf.register(cmd)
 	rf.register(cmd)
+	bf.register(cmd)
 	rf.workers.register(cmd)
 	cmd.Flags().StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9464 (default: off)")
 	return cmd

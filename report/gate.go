@@ -1,0 +1,227 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// The figures a comparison judges.
+const (
+	FigureTPM  = "TPM"
+	FigureNOPM = "NOPM"
+	FigureP90  = "New-Order p90 ms"
+)
+
+// NotGated is a threshold that gates nothing.
+const NotGated = -1.0
+
+// Thresholds are the regression gate's limits as fractions (0.025 for
+// 2.5 %); NotGated (any negative value) leaves the figures ungated.
+type Thresholds struct {
+	// MaxRegression is the largest slowdown of TPM and NOPM allowed.
+	MaxRegression float64
+	// MaxLatencyRegression is the largest rise of New-Order p90 allowed.
+	MaxLatencyRegression float64
+}
+
+// Gated reports whether any figure is gated.
+func (t Thresholds) Gated() bool { return t.MaxRegression >= 0 || t.MaxLatencyRegression >= 0 }
+
+// RunRef names a compared run.
+type RunRef struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Verdicts are B against A per users step and over all common steps, with
+// the regression gate's result when thresholds were given: what
+// compare --json prints.
+type Verdicts struct {
+	A RunRef `json:"a"`
+	B RunRef `json:"b"`
+	// Confidence is the level of the intervals (0.95).
+	Confidence float64 `json:"confidence"`
+	// Steps has one entry per users count either run measured, ascending.
+	Steps []StepVerdict `json:"steps"`
+	// Overall is the mean over the steps both runs measured.
+	Overall OverallVerdict `json:"overall"`
+	// Gate is the regression gate's result; nil without thresholds.
+	Gate *GateResult `json:"gate,omitempty"`
+}
+
+// StepVerdict is one users count of Verdicts.
+type StepVerdict struct {
+	Users int `json:"users"`
+	// RepeatsA and RepeatsB are the repeats each run measured (0: none).
+	RepeatsA int `json:"repeats_a"`
+	RepeatsB int `json:"repeats_b"`
+	// Seconds is the measured time of both runs at this step.
+	Seconds float64 `json:"measured_seconds"`
+	// Figures are TPM, NOPM and (when both runs have it) New-Order p90;
+	// empty when only one run measured the step.
+	Figures []FigureVerdict `json:"figures"`
+	// Verdict is Worse when TPM or NOPM is worse, else Better when one is
+	// better, else NotDistinguishable; "only in A" or "only in B" for a
+	// step one run lacks.
+	Verdict string `json:"verdict"`
+}
+
+// OverallVerdict is the comparison over the steps both runs measured:
+// each figure's mean over those steps, the half-width combined as
+// independent (√(Σ half²)/n).
+type OverallVerdict struct {
+	// Users are the common users counts.
+	Users []int `json:"users"`
+	// SameSteps tells both runs measured the same users counts.
+	SameSteps bool            `json:"same_steps"`
+	Figures   []FigureVerdict `json:"figures"`
+	// Verdict combines TPM and NOPM as a step's Verdict does.
+	Verdict string `json:"verdict"`
+}
+
+// Verdicts judges the comparison; th gates the figures (NotGated: none).
+func (c *Comparison) Verdicts(th Thresholds) *Verdicts {
+	v := &Verdicts{A: RunRef{c.IDA, c.LabelA}, B: RunRef{c.IDB, c.LabelB}, Confidence: verdictConfidence(c)}
+	var all [4][]Estimate // TPM A, TPM B, NOPM A, NOPM B of the common steps
+	repeated := false
+	for _, r := range c.Rows {
+		sv := stepVerdict(r, th)
+		v.Steps = append(v.Steps, sv)
+		if len(sv.Figures) < 2 {
+			continue
+		}
+		t, n := sv.Figures[0], sv.Figures[1]
+		for i, e := range []Estimate{t.A, t.B, n.A, n.B} {
+			all[i] = append(all[i], e)
+			repeated = repeated || e.Interval == FromRepeats
+		}
+	}
+	v.Overall = OverallVerdict{Users: c.Common, SameSteps: c.SameSteps, Verdict: NotDistinguishable}
+	if n := len(c.Common); n > 0 {
+		v.Overall.Figures = []FigureVerdict{
+			judge(figure{name: FigureTPM, higher: true, steps: n, repeated: repeated}, meanOf(all[0]), meanOf(all[1]), th.MaxRegression),
+			judge(figure{name: FigureNOPM, higher: true, steps: n, repeated: repeated}, meanOf(all[2]), meanOf(all[3]), th.MaxRegression)}
+		v.Overall.Verdict = combined(v.Overall.Figures)
+	}
+	if th.Gated() {
+		v.Gate = gateOf(v, th)
+	}
+	return v
+}
+
+// stepVerdict judges one users count: TPM, NOPM and New-Order p90 when
+// both runs measured it.
+func stepVerdict(r ComparisonRow, th Thresholds) StepVerdict {
+	sv := StepVerdict{Users: r.Users}
+	if r.A != nil {
+		sv.RepeatsA, sv.Seconds = r.A.Repeats, r.A.MeasuredSeconds
+	}
+	if r.B != nil {
+		sv.RepeatsB, sv.Seconds = r.B.Repeats, sv.Seconds+r.B.MeasuredSeconds
+	}
+	switch {
+	case r.B == nil:
+		sv.Verdict = "only in A"
+		return sv
+	case r.A == nil:
+		sv.Verdict = "only in B"
+		return sv
+	}
+	ta, tb := tpmEstimate(r.A), tpmEstimate(r.B)
+	na, nb := nopmEstimate(r.A), nopmEstimate(r.B)
+	rep := ta.Interval == FromRepeats || tb.Interval == FromRepeats
+	sv.Figures = []FigureVerdict{
+		judge(figure{name: FigureTPM, higher: true, steps: 1, repeated: rep}, ta, tb, th.MaxRegression),
+		judge(figure{name: FigureNOPM, higher: true, steps: 1, repeated: rep}, na, nb, th.MaxRegression)}
+	if pa, pb, ok := p90Estimates(r.A, r.B); ok {
+		sv.Figures = append(sv.Figures, judge(figure{name: FigureP90, steps: 1, repeated: true}, pa, pb, th.MaxLatencyRegression))
+	}
+	sv.Verdict = combined(sv.Figures)
+	return sv
+}
+
+// tpmEstimate is a step's TPM with the interval across repeats, or with
+// one repeat its own batch-means interval.
+func tpmEstimate(a *store.StepAggregate) Estimate {
+	return throughputEstimate(a.TPM.Mean, a.TPMCI.N, a.TPMCI.Half, a.BatchTPMCI.Half)
+}
+
+// nopmEstimate is nopm's tpmEstimate.
+func nopmEstimate(a *store.StepAggregate) Estimate {
+	return throughputEstimate(a.NOPM.Mean, a.NOPMCI.N, a.NOPMCI.Half, a.BatchNOPMCI.Half)
+}
+
+func throughputEstimate(mean float64, repeats int, repeatsHalf, batchHalf float64) Estimate {
+	switch {
+	case repeats >= 2:
+		return Estimate{Value: mean, Half: repeatsHalf, Interval: FromRepeats}
+	case batchHalf > 0:
+		return Estimate{Value: mean, Half: batchHalf, Interval: FromBatchMeans}
+	default:
+		return Estimate{Value: mean, Interval: NoInterval}
+	}
+}
+
+// p90Estimates are both steps' New-Order p90: the mean of the repeats'
+// p90 with its interval when repeated, else the step's p90 without one.
+// ok is false when a run has no New-Order latency.
+func p90Estimates(a, b *store.StepAggregate) (ea, eb Estimate, ok bool) {
+	one := func(s *store.StepAggregate) (Estimate, bool) {
+		if s.NewOrderP90CI.N >= 2 {
+			return Estimate{Value: s.NewOrderP90CI.Mean, Half: s.NewOrderP90CI.Half, Interval: FromRepeats}, true
+		}
+		t := txnOf(s, "new_order")
+		if t == nil || t.Count == 0 {
+			return Estimate{}, false
+		}
+		return Estimate{Value: t.P90Ms, Interval: NoInterval}, true
+	}
+	ea, okA := one(a)
+	eb, okB := one(b)
+	return ea, eb, okA && okB
+}
+
+// meanOf is the mean of the steps' estimates, the half-width combined as
+// independent: √(Σ half²)/n; no interval when a step has none.
+func meanOf(es []Estimate) Estimate {
+	out := Estimate{Interval: FromSteps}
+	var ss float64
+	known := len(es) > 0
+	for _, e := range es {
+		out.Value += e.Value
+		ss += e.Half * e.Half
+		known = known && e.Half > 0
+	}
+	n := float64(len(es))
+	if n == 0 {
+		return Estimate{Interval: NoInterval}
+	}
+	out.Value /= n
+	if !known {
+		out.Interval = NoInterval
+		return out
+	}
+	out.Half = math.Sqrt(ss) / n
+	return out
+}
+
+// combined is a step's verdict from its throughput figures: Worse when
+// any is worse, else Better when any is better.
+func combined(fs []FigureVerdict) string {
+	var vs []string
+	for _, f := range fs {
+		if f.HigherIsBetter {
+			vs = append(vs, f.Verdict)
+		}
+	}
+	switch {
+	case slices.Contains(vs, Worse):
+		return Worse
+	case slices.Contains(vs, Better):
+		return Better
+	default:
+		return NotDistinguishable
+	}
+}
