@@ -104,6 +104,8 @@ func TestGateVerdicts(t *testing.T) {
 			NotDistinguishable, Worse, false, []string{"1 users New-Order p90 ms: B 15.0 ± 0.248 ms vs A 10.0 ± 0.248 ms", "REGRESSION, B is 50.0 % higher, more than the 10 % allowed, the intervals separated"}},
 		{"latency higher, one repeat", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, th,
 			NotDistinguishable, Worse, false, []string{"B is 20.0 % higher, more than the 10 % allowed; " + NoIntervalNote}},
+		{"B measured nothing", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(0, 0, 10)}, th,
+			Worse, "", false, []string{"REGRESSION, B is 100.0 % slower"}},
 		{"latency not gated", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, Thresholds{0.025, NotGated},
 			NotDistinguishable, Worse, true, []string{"no figure worse by more than 2.5 % TPM/NOPM"}},
 	} {

@@ -97,8 +97,8 @@ func judge(f figure, a, b Estimate, threshold float64) FigureVerdict {
 		pct := threshold * 100
 		v.MaxRegressionPct = &pct
 	}
-	if a.Value == 0 || b.Value == 0 {
-		v.Note = "a run measured 0: no ratio"
+	if a.Value == 0 {
+		v.Note = "A measured 0: no ratio"
 		return v
 	}
 	v.Ratio = b.Value / a.Value
@@ -117,7 +117,9 @@ func judge(f figure, a, b Estimate, threshold float64) FigureVerdict {
 			v.Verdict = Better
 		}
 	} else {
-		v.RatioHalf = v.Ratio * math.Hypot(a.Half/a.Value, b.Half/b.Value)
+		if b.Value != 0 {
+			v.RatioHalf = v.Ratio * math.Hypot(a.Half/a.Value, b.Half/b.Value)
+		}
 		v.Verdict = separated(steady.Compare(b.interval(), a.interval()), higher)
 		if v.Verdict == NotDistinguishable && slower != 0 {
 			v.Note = decidingPrecision(a, b, f)
