@@ -568,6 +568,7 @@ func (r *runner) fit(ctx context.Context) error {
 	}
 	fo.Run, _ = r.runOptions(c.Name)
 	fo.Run.Label = label
+	fo.MeasureAll = f.MeasureAll
 	if u := f.UsersList(); len(u) > 0 {
 		fo.Run.Users = u
 	}
