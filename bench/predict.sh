@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Capacity model benchmark (issue 33): on W warehouses and U users it
+# measures a grid of cpus {2, 1.5, 1, 0.5} × I/O {none, riops=2000:wiops=2000,
+# riops=400:wiops=400} (three cpus sweeps), then predicts all twelve points
+# from the one at 2 cpus and no limit, replays fit over the grid at three
+# targets with and without predictions, and predicts a memory sweep
+# 1G,512M,256M,128M on MW warehouses from two of its points. Everything is
+# printed side by side in one run; bench/PREDICT.md has what it gave.
+#   bench/predict.sh [warehouses=4] [users=8] [rampup=10s] [duration=30s] [memory warehouses=10]
+# PG_BIN=/usr/lib/postgresql/15/bin uses installed PostgreSQL binaries.
+# Needs cgroups (root, or a delegated subtree) and a data directory on a
+# block device for the I/O limits (/var/tmp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+W=${1:-4}; U=${2:-8}; R=${3:-10s}; D=${4:-30s}; MW=${5:-10}
+TMP=$(mktemp -d /var/tmp/rightsize-predict.XXXXXX)
+chmod 755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+BIN="$TMP/rightsize"
+go build -o "$BIN" ./cmd/rightsize
+STORE="$TMP/results.db"
+PG=(--data-dir "$TMP/pg"); [ -n "${PG_BIN:-}" ] && PG+=(--pg-bin "$PG_BIN")
+RUN=(--users "$U" --rampup "$R" --duration "$D" --repeat 1 --store "$STORE")
+"$BIN" build --warehouses "$W" "${PG[@]}" >&2
+for io in none riops=2000:wiops=2000 riops=400:wiops=400; do
+  label=grid-${io%%:*}; label=${label/riops=/}
+  echo "sweep cpus 2,1.5,1,0.5 with --io-limit $io ($label)" >&2
+  "$BIN" sweep cpus --values 2,1.5,1,0.5 --io-limit "$io" --label "$label" "${RUN[@]}" "${PG[@]}" --json > "$TMP/$label.json"
+done
+MEM=(--data-dir "$TMP/pg-mem"); [ -n "${PG_BIN:-}" ] && MEM+=(--pg-bin "$PG_BIN")
+"$BIN" build --warehouses "$MW" "${MEM[@]}" >&2
+echo "sweep memory 1G,512M,256M,128M on $MW warehouses" >&2
+"$BIN" sweep memory --values 1G,512M,256M,128M --label mem "${RUN[@]}" "${MEM[@]}" --json > "$TMP/mem.json" || true
+echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat; memory on $MW warehouses"
+go run ./bench/predict -store "$STORE" -grid grid-none,grid-2000,grid-400 -memory mem

@@ -1,0 +1,244 @@
+// Command predict evaluates the capacity model on stored sweeps (issue 33's
+// benchmark, run by bench/predict.sh): it predicts every point of a cpus ×
+// I/O grid from one of them, replays fit over the grid at three targets
+// with and without predictions, and predicts a memory sweep from two of its
+// points, printing predicted beside measured and the errors.
+//
+//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
+)
+
+func main() {
+	loc := flag.String("store", "", "the results store the sweeps are in")
+	grid := flag.String("grid", "grid-none,grid-2000,grid-400", "the cpus sweeps of the grid (labels), the base's first")
+	mem := flag.String("memory", "mem", "the memory sweep (label; \"\" none)")
+	flag.Parse()
+	if err := run(context.Background(), *loc, strings.Split(*grid, ","), *mem); err != nil {
+		fmt.Fprintln(os.Stderr, "predict:", err)
+		os.Exit(1)
+	}
+}
+
+// point is one measured configuration.
+type point struct {
+	cand   fit.Candidate
+	d      capacity.Demands
+	nopm   float64
+	runID  string
+	steps  []store.Step
+	config string
+}
+
+func run(ctx context.Context, loc string, grid []string, mem string) error {
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var pts []point
+	for _, label := range grid {
+		p, err := sweepPoints(ctx, st, label)
+		if err != nil {
+			return err
+		}
+		pts = append(pts, p...)
+	}
+	if len(pts) == 0 {
+		return errors.New("no grid point measured")
+	}
+	errs := predictAll(pts, pts[0], nil)
+	fmt.Printf("grid: %d points predicted from %s: NOPM error median %.1f %%, worst %.1f %%\n\n", len(errs), pts[0].config, median(errs), worst(errs))
+	if err := fits(ctx, pts); err != nil {
+		return err
+	}
+	if mem == "" {
+		return nil
+	}
+	m, err := sweepPoints(ctx, st, mem)
+	if err != nil || len(m) < 3 {
+		return fmt.Errorf("memory sweep %s: %v (%d points; want at least 3)", mem, err, len(m))
+	}
+	// predicted from the largest and the third: the others are out of sample
+	curve := []capacity.CachePoint{{CacheBytes: m[0].d.Config.CacheBytes, ReadIOs: m[0].d.ReadIOs.Mean},
+		{CacheBytes: m[2].d.Config.CacheBytes, ReadIOs: m[2].d.ReadIOs.Mean}}
+	errs = predictAll(m, m[0], curve)
+	fmt.Printf("memory: predicted from %s and %s: NOPM error median %.1f %%, worst %.1f %%\n", m[0].config, m[2].config, median(errs), worst(errs))
+	return nil
+}
+
+// sweepPoints are a stored sweep's measured points with their demands.
+func sweepPoints(ctx context.Context, st *store.Store, label string) ([]point, error) {
+	res, err := scenario.LoadSweepResult(ctx, st, label, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", label, err)
+	}
+	var out []point
+	for _, p := range res.Points {
+		if !p.Decides() {
+			continue
+		}
+		run, steps, err := st.LoadRun(ctx, p.RunID)
+		if err != nil {
+			return nil, err
+		}
+		ds := scenario.StepDemands(run, steps)
+		if len(ds) == 0 {
+			return nil, fmt.Errorf("run %s: no demands", p.RunID)
+		}
+		d := ds[0].Demands
+		c := fit.Candidate{Cpus: d.Config.CPUs, Memory: d.Config.CacheBytes, IO: ioOf(run)}
+		out = append(out, point{cand: c, d: d, nopm: p.NOPM, runID: p.RunID, steps: steps, config: c.String()})
+	}
+	return out, nil
+}
+
+// ioOf is the I/O limit a run asked ("" none).
+func ioOf(run *store.Run) string {
+	var c caps.Caps
+	if err := jsonUnmarshal(run.Env["caps.asked"], &c); err != nil || c.IO.IsZero() {
+		return ""
+	}
+	return c.IO.String()
+}
+
+// predictAll prints each point predicted from base (reads from curve) and
+// returns the absolute NOPM errors, %, of the points other than base.
+func predictAll(pts []point, base point, curve []capacity.CachePoint) []float64 {
+	m, err := capacity.New(base.d, capacity.NewReadCurve(curve...))
+	if err != nil {
+		fmt.Println("  no model:", err)
+		return nil
+	}
+	fmt.Printf("  %-40s %10s %10s %19s %8s  %s\n", "configuration", "measured", "predicted", "band", "error", "limit")
+	var errs []float64
+	for _, p := range pts {
+		pr := m.Predict(p.d.Config)
+		e := (pr.NOPM - p.nopm) / p.nopm * 100
+		mark := ""
+		if p.runID == base.runID {
+			mark = "  (base)"
+		} else {
+			errs = append(errs, math.Abs(e))
+		}
+		fmt.Printf("  %-40s %10.0f %10.0f %8.0f to %8.0f %+7.1f%%  %s%s\n", p.config, p.nopm, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, e, pr.Limit, mark)
+	}
+	return errs
+}
+
+// costs prices the grid: cores and their licences.
+const costs = `configs:
+  - name: vm
+    host_cores: 16
+    vm_cores: 2
+    memory_gb: 1
+    hardware: [{item: vCPU, per: vm_core, price: 450}]
+    licences: [{name: DB, per: vm_core, pack: 2, pack_price: 1000, minimum: 2}]
+`
+
+// fits replays fit over the grid at a low, a middle and a high target,
+// proven by measurement and predicted, and compares answers and counts.
+func fits(ctx context.Context, pts []point) error {
+	f, err := cost.Parse("costs.yaml", []byte(costs))
+	if err != nil {
+		return err
+	}
+	var cands []fit.Candidate
+	by := map[fit.Candidate]point{}
+	for _, p := range pts {
+		cands = append(cands, p.cand)
+		by[p.cand] = p
+	}
+	priced := fit.Price(*f.Find("vm"), 1, cands)
+	nopms := make([]float64, 0, len(pts))
+	for _, p := range pts {
+		nopms = append(nopms, p.nopm)
+	}
+	sort.Float64s(nopms)
+	for _, q := range []float64{0.25, 0.5, 0.75} {
+		target := nopms[int(q*float64(len(nopms)-1))] * 0.97
+		cr := fit.Criteria{TargetNOPM: target, Mean: true}
+		ref, _ := fit.Search(ctx, priced, grid(by), cr)
+		model := &fit.Model{ConfigOf: configOf}
+		got, _ := fit.SearchWith(ctx, priced, grid(by), cr, fit.Options{Predictor: model})
+		same := answer(ref) == answer(got)
+		fmt.Printf("fit at NOPM %.0f: measured all: %s (%d measured); predicted: %s (%d measured, %d ruled out by prediction); same answer: %v\n",
+			target, answer(ref), ref.Measured(), answer(got), got.Measured(), got.ByPrediction(), same)
+	}
+	fmt.Println()
+	return nil
+}
+
+func answer(r *fit.Result) string {
+	if r.Best < 0 {
+		return "none"
+	}
+	return r.Trials[r.Best].Candidate.String()
+}
+
+// grid measures a candidate by returning its stored run.
+type grid map[fit.Candidate]point
+
+func (g grid) Measure(_ context.Context, c fit.Candidate) (fit.Measured, error) {
+	p, ok := g[c]
+	if !ok {
+		return fit.Measured{}, fmt.Errorf("%s not in the grid", c)
+	}
+	return fit.MeasuredOf(p.runID, p.steps), nil
+}
+
+// configOf is a grid candidate's configuration.
+func configOf(c fit.Candidate) capacity.Config {
+	cfg := capacity.Config{CPUs: c.Cpus, CacheBytes: c.Memory}
+	if l, err := caps.ParseIOLimit(c.IO); err == nil {
+		cfg.ReadIOPS, cfg.WriteIOPS, cfg.ReadBps, cfg.WriteBps = float64(l.ReadIOPS), float64(l.WriteIOPS), float64(l.ReadBPS), float64(l.WriteBPS)
+	}
+	return cfg
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+func worst(x []float64) float64 {
+	w := math.NaN()
+	for _, v := range x {
+		if math.IsNaN(w) || v > w {
+			w = v
+		}
+	}
+	return w
+}
+
+func jsonUnmarshal(s string, v any) error {
+	if s == "" {
+		return errors.New("empty")
+	}
+	return json.Unmarshal([]byte(s), v)
+}
