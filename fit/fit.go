@@ -19,6 +19,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
@@ -37,7 +38,7 @@ type Candidate struct {
 func (c Candidate) String() string {
 	parts := []string{"cpus " + strconv.FormatFloat(c.Cpus, 'f', -1, 64)}
 	if c.Memory > 0 {
-		parts = append(parts, "memory "+fmtSize(c.Memory))
+		parts = append(parts, "memory "+caps.FormatSize(c.Memory))
 	}
 	if c.IO != "" {
 		parts = append(parts, "io "+c.IO)
@@ -46,18 +47,6 @@ func (c Candidate) String() string {
 		parts = append(parts, "version "+c.Version)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func fmtSize(b int64) string {
-	for _, u := range []struct {
-		s string
-		n int64
-	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if b%u.n == 0 {
-			return strconv.FormatInt(b/u.n, 10) + u.s
-		}
-	}
-	return strconv.FormatInt(b, 10)
 }
 
 // Enumerate returns every combination of the lists (an empty list keeps
@@ -131,55 +120,29 @@ func memAtLeast(a, b int64) bool {
 	return a == b || (a != 0 && b != 0 && a >= b)
 }
 
-// ioAtLeast compares I/O limits: none (or unset) beats every limit; a
-// limit beats another when it limits no key more tightly.
+// ioAtLeast compares I/O limits: none beats every limit; unset ("as the
+// base has it") only itself; a limit beats another when it limits no key
+// more tightly (caps.ParseIOLimit reads them; 0 is no limit on a key).
 func ioAtLeast(a, b string) bool {
-	la, lb := ioLimits(a), ioLimits(b)
-	if la == nil {
-		return a == b || a == "none" || (a == "" && b == "")
-	}
-	if lb == nil {
+	switch {
+	case a == "none":
+		return true
+	case a == "":
+		return b == ""
+	case b == "" || b == "none":
 		return false
 	}
-	for k, va := range la {
-		vb, ok := lb[k]
-		if !ok || va < vb {
-			return false
-		}
+	la, errA := caps.ParseIOLimit(a)
+	lb, errB := caps.ParseIOLimit(b)
+	if errA != nil || errB != nil {
+		return a == b
 	}
-	return true
+	return limitAtLeast(la.ReadIOPS, lb.ReadIOPS) && limitAtLeast(la.WriteIOPS, lb.WriteIOPS) &&
+		limitAtLeast(la.ReadBPS, lb.ReadBPS) && limitAtLeast(la.WriteBPS, lb.WriteBPS)
 }
 
-// ioLimits reads riops=N,wiops=N,rbps=SIZE,wbps=SIZE (commas or colons
-// between limits); nil for none.
-func ioLimits(s string) map[string]float64 {
-	if s == "" || s == "none" {
-		return nil
-	}
-	out := map[string]float64{}
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		out[k] = limitValue(v)
-	}
-	return out
-}
-
-// limitValue reads a number or a size (512M, 1G); an unreadable value
-// counts as unlimited.
-func limitValue(v string) float64 {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(v)), "B"), "I")
-	mult := 1.0
-	if n := len(t); n > 0 {
-		if m, ok := map[byte]float64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[n-1]]; ok {
-			t, mult = t[:n-1], m
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return f * mult
-}
+// limitAtLeast tells whether limit a is at least as generous as b (0: none).
+func limitAtLeast(a, b uint64) bool { return a == 0 || (b != 0 && a >= b) }
 
 // Measured is a candidate's measurement: the stored run, its steps
 // aggregated across repeats (store.Aggregate) and, per step index, each

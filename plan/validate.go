@@ -3,9 +3,11 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,16 +15,32 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/probe/storage"
+	"github.com/rightsize/rightsize/scenario"
 )
 
-// Engines a plan can manage, and the PostgreSQL versions it can start.
-var (
-	managedEngines = []string{"postgres", "mariadb"}
-	pgVersions     = []string{"13", "14", "15", "16", "17"}
-	sweepKinds     = []string{"memory", "cpus", "io", "version"}
-)
+// managedEngines are the engines a plan can manage (the --target forms
+// marked Managed in the engine registry; TestManagedEnginesRegistered
+// keeps them in step).
+var managedEngines = []string{"postgres", "mariadb"}
+
+// pgVersions are the PostgreSQL versions rightsize can start, from the
+// instance manager's list.
+func pgVersions() []string {
+	return slices.Sorted(maps.Keys(instance.Versions))
+}
+
+// sweepKinds are the kinds in scenario's registry.
+func sweepKinds() []string {
+	var out []string
+	for _, k := range scenario.SweepKinds() {
+		out = append(out, k.Name)
+	}
+	return out
+}
 
 // checker collects problems with their positions.
 type checker struct {
@@ -234,7 +252,7 @@ func (a *Autopilot) validateAnswer(c *checker) {
 	}
 	w.Precision = 0.02
 	if a.Precision != "" {
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(a.Precision, "%")), 64)
+		v, err := units.ParsePercent(a.Precision)
 		if err != nil || v <= 0 || v >= 100 {
 			c.field(a.at, "autopilot", "precision", fmt.Sprintf("%q: want a percentage above 0 and below 100, such as 2%%", a.Precision))
 		}
@@ -360,8 +378,8 @@ func checkVersion(engine, v string) string {
 	if engine != "postgres" {
 		return "a version applies to the embedded PostgreSQL only (MariaDB runs the installed mariadbd)"
 	}
-	if !oneOf(v, pgVersions) {
-		return fmt.Sprintf("%q is not a PostgreSQL version rightsize can start (%s)", v, strings.Join(pgVersions, ", "))
+	if !oneOf(v, pgVersions()) {
+		return fmt.Sprintf("%q is not a PostgreSQL version rightsize can start (%s)", v, strings.Join(pgVersions(), ", "))
 	}
 	return ""
 }
@@ -429,8 +447,8 @@ func managedConfig(c *checker, a yamlfile.At, path, key, name string, names map[
 }
 
 func (s *Sweep) validate(c *checker, path string, names map[string]*Configuration) {
-	if !oneOf(s.Kind, sweepKinds) {
-		c.add(s.at.Of("kind"), path+".kind", "%q is not a sweep kind (%s)", s.Kind, strings.Join(sweepKinds, ", "))
+	if !oneOf(s.Kind, sweepKinds()) {
+		c.add(s.at.Of("kind"), path+".kind", "%q is not a sweep kind (%s)", s.Kind, strings.Join(sweepKinds(), ", "))
 	}
 	cf := managedConfig(c, s.at, path, "configuration", s.Configuration, names)
 	if len(s.Values) == 0 {
@@ -525,8 +543,8 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 		}
 	}
 	if f.Headroom != "" {
-		if _, err := parsePercent(f.Headroom); err != nil {
-			c.field(f.at, path, "headroom", err.Error())
+		if v, err := units.ParsePercent(f.Headroom); err != nil || v < 0 {
+			c.field(f.at, path, "headroom", fmt.Sprintf("%q: want a percentage of 0 or more, such as 20%%", f.Headroom))
 		}
 	}
 	if f.MaxP90Ms < 0 {
@@ -600,7 +618,7 @@ func oneOf(v string, list []string) bool {
 // New-Order p90) against the best value, above 0 and below 100 %, as the
 // sweep itself requires.
 func checkKnee(s string) string {
-	v, err := parsePercent(s)
+	v, err := units.ParsePercent(s)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%q is not a percentage; write e.g. knee_threshold: 10%%", s)
@@ -608,15 +626,6 @@ func checkKnee(s string) string {
 		return fmt.Sprintf("%s is not above 0 and below 100 %%, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%%", strings.TrimSpace(s))
 	}
 	return ""
-}
-
-// parsePercent reads "20%" or "20" as 20.
-func parsePercent(s string) (float64, error) {
-	n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q: want a percentage such as 10%%", s)
-	}
-	return n, nil
 }
 
 // ParseSize reads sizes like 512M, 1G, 1.5G or plain bytes (binary units:

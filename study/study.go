@@ -25,6 +25,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/plan"
@@ -458,11 +459,8 @@ func (r *runner) sweeps(ctx context.Context) error {
 	for i, s := range r.p.Sweeps {
 		label := fmt.Sprintf("%s/sweep-%s-%s", r.p.Name, s.Kind, s.Configuration)
 		so := scenario.SweepOptions{Kind: s.Kind, Label: label, KneeThreshold: 0.10}
-		if th := strings.TrimSuffix(strings.TrimSpace(s.KneeThreshold), "%"); th != "" {
-			var v float64
-			if _, err := fmt.Sscanf(th, "%g", &v); err == nil && v > 0 {
-				so.KneeThreshold = v / 100
-			}
+		if v, err := units.ParsePercent(s.KneeThreshold); err == nil && v > 0 { // validated with the plan
+			so.KneeThreshold = v / 100
 		}
 		for _, v := range s.Values {
 			so.Values = append(so.Values, v.Value)
@@ -635,10 +633,7 @@ func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error
 	if f.At != "" && f.At != "peak" {
 		fmt.Sscanf(f.At, "%d", &cr.AtUsers)
 	}
-	var head float64
-	if h := strings.TrimSuffix(strings.TrimSpace(f.Headroom), "%"); h != "" {
-		fmt.Sscanf(h, "%g", &head)
-	}
+	head, _ := units.ParsePercent(f.Headroom) // validated with the plan; "" is none
 	base := 0.0
 	if from, ok := strings.CutPrefix(f.TargetNOPM, "from:"); ok {
 		key := from

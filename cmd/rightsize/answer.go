@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
@@ -52,7 +52,7 @@ func (p *percent) String() string {
 }
 
 func (p *percent) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+	v, err := units.ParsePercent(s)
 	if err != nil {
 		return fmt.Errorf("want a percentage such as 2%%")
 	}

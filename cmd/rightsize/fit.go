@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -262,7 +263,7 @@ func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
 		}
 		cr.AtUsers = n
 	}
-	head, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.headroom), "%"), 64)
+	head, err := units.ParsePercent(f.headroom)
 	if err != nil || head < 0 {
 		return cr, badInput(fmt.Errorf("--headroom %q: want a percentage such as 20%%", f.headroom))
 	}

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
@@ -27,23 +27,6 @@ func newProbeCmd() *cobra.Command {
 	}
 	cmd.AddCommand(newProbeStorageCmd(), newProbeCPUCmd(), newProbeBackupCmd())
 	return cmd
-}
-
-// parseSize reads sizes like 512M, 20G, 1T or plain bytes.
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40} {
-		if t, ok := strings.CutSuffix(strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I"), suffix); ok {
-			s, mult = t, m
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("size %q: want a positive size like 512M or 20G", s)
-	}
-	return int64(n * float64(mult)), nil
 }
 
 // storageProbeResult is what a storage probe stores (Probe.Result).
@@ -67,7 +50,7 @@ func storageJobs(preset string, duration time.Duration, custom storage.Job, bs s
 		return nil, badInput(fmt.Errorf("--duration %v: want a positive duration like 30s (omit it for the preset's %v)", duration, storage.DefaultDuration))
 	}
 	if preset == "custom" {
-		b, err := parseSize(bs)
+		b, err := caps.ParseSize(bs)
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--bs: %w", err))
 		}
@@ -112,9 +95,9 @@ The test file is created in --path and always removed afterwards.`,
 			if path == "" {
 				return badInput(errors.New("--path is required: the directory whose storage to probe"))
 			}
-			sz, err := parseSize(size)
+			sz, err := caps.ParseSize(size)
 			if err != nil {
-				return badInput(err)
+				return badInput(fmt.Errorf("--size %w", err))
 			}
 			jobs, err := storageJobs(preset, duration, storage.Job{ReadPct: readPct, Random: !sequential, Threads: threads,
 				QueueDepth: depth, FsyncEvery: fsyncEvery}, bs, cmd.Flags().Changed("duration"))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -51,7 +52,7 @@ continues it.`,
 			if _, err := scenario.LookupSweepKind(args[0]); err != nil {
 				return badInput(err)
 			}
-			th, err := parsePercent(threshold)
+			th, err := kneePercent(threshold)
 			if err != nil {
 				return badInput(fmt.Errorf("--knee-threshold %w", err))
 			}
@@ -95,10 +96,11 @@ func exampleOf(kind string) string {
 	return ""
 }
 
-// parsePercent reads "10%" or "10" as 10.
-func parsePercent(s string) (float64, error) {
-	var v float64
-	if _, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimSpace(s), "%"), "%g", &v); err != nil || v <= 0 || v >= 100 {
+// kneePercent reads --knee-threshold: "10%" or "10" as 10, above 0 and
+// below 100.
+func kneePercent(s string) (float64, error) {
+	v, err := units.ParsePercent(s)
+	if err != nil || v <= 0 || v >= 100 {
 		return 0, fmt.Errorf("%q: want a percentage between 0 and 100, such as 10%%", s)
 	}
 	return v, nil

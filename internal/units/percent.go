@@ -1,0 +1,20 @@
+// Package units reads the quantities users write in flags and plan files
+// that no other package owns (sizes are caps.ParseSize).
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParsePercent reads a percentage, "20%" or "20", as 20. Its range is the
+// caller's to check (a knee threshold is below 100, a headroom is not).
+func ParsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q: want a percentage such as 10%%", s)
+	}
+	return v, nil
+}
