@@ -21,6 +21,10 @@ type Fit struct {
 	// intervals overlap, that they are not distinguishable at this
 	// precision (fit.Result.PairText).
 	Indistinct []string
+	// Predicted tells the search measured in the order the capacity
+	// model's predictions settle soonest; MeasureAll that they decided
+	// nothing.
+	Predicted, MeasureAll bool
 }
 
 // FitTrial is one candidate of a Fit.
@@ -33,6 +37,10 @@ type FitTrial struct {
 	NOPM, P90Ms                       float64
 	// NOPMHalf is the half-width of the judged NOPM's interval (0: none).
 	NOPMHalf float64
+	// Predicted is the capacity model's prediction (before it was
+	// measured, for a measured one); nil without one, NotPredicted why.
+	Predicted    *Prediction
+	NotPredicted string
 }
 
 // fitSection shows a fit: the answer, every candidate with its verdict,
@@ -45,7 +53,11 @@ func (fitSection) shown(o Options) bool { return o.Fit != nil }
 func (fitSection) Render(p *Page) error { return renderFit(p, p.Fit) }
 
 func renderFit(p *Page, f *Fit) error {
-	p.Textf("Fit %s (%s): candidates tried cheapest first; a candidate with no more resources than one that missed is skipped, and the search stops at the first that meets the target.", f.ID, f.Status)
+	if f.Predicted && !f.MeasureAll {
+		p.Textf("Fit %s (%s): the candidate with the most resources measured first, every other predicted from what was measured; then the cheapest predicted to meet and the cheaper ones within reach measured; a cheaper one predicted below the target by more than its band, or with no more resources than one that missed, is not measured.", f.ID, f.Status)
+	} else {
+		p.Textf("Fit %s (%s): candidates tried cheapest first; a candidate with no more resources than one that missed is skipped, and the search stops at the first that meets the target.", f.ID, f.Status)
+	}
 	p.Textf("%s", f.Answer)
 	head := []string{"#", "candidate", "cost " + f.Currency, "verdict", "users", "NOPM", "New-Order p90 ms", "why", "run"}
 	var rows []Row
@@ -61,6 +73,7 @@ func renderFit(p *Page, f *Fit) error {
 		rows = append(rows, Row{Cells: []Cell{Num(fmt.Sprint(i + 1)), Txt(t.Candidate), Num(t.CostText), v, users, nopm, p90, Txt(t.Reason), Txt(orDash(t.RunID))}})
 	}
 	p.Table(Table{Head: head, Rows: rows})
+	predictionsTable(p, "candidate", fitPredictions(f))
 	for _, s := range f.Indistinct {
 		p.Textf("%s.", s)
 	}
@@ -110,4 +123,17 @@ func fitChart(f *Fit) Chart {
 			charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed"}), charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 	}
 	return l
+}
+
+// fitPredictions are the rows of a fit's predictions table.
+func fitPredictions(f *Fit) []predictedRow {
+	var rows []predictedRow
+	for _, t := range f.Trials {
+		m := "not measured"
+		if t.Measured {
+			m = fmtInt(t.NOPM)
+		}
+		rows = append(rows, predictedRow{name: t.Candidate, measured: m, p: t.Predicted, note: t.NotPredicted})
+	}
+	return rows
 }

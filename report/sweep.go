@@ -32,6 +32,10 @@ type SweepPoint struct {
 	NewOrderP90Ms, NewOrderP99Ms float64
 	BlocksReadPerTxn             float64
 	DiskReadMBps                 float64
+	// Predicted is the capacity model's prediction from the values
+	// measured before it (nil: the base, or none; PredictNote says why).
+	Predicted   *Prediction
+	PredictNote string
 }
 
 // sweepSection shows a sweep: the figures per value, the knee and charts
@@ -91,6 +95,7 @@ func renderSweep(p *Page, s *Sweep) error {
 		blk, disk = append(blk, opts.LineData{Value: pt.BlocksReadPerTxn}), append(disk, opts.LineData{Value: pt.DiskReadMBps})
 	}
 	p.Table(Table{Head: head, Rows: rows})
+	predictionsTable(p, s.Kind, sweepPredictions(s))
 	type series struct {
 		name string
 		data []opts.LineData
@@ -112,4 +117,15 @@ func renderSweep(p *Page, s *Sweep) error {
 	p.Charts(cs...)
 	p.Note("Each value's figures are its run's step with the highest NOPM (means across repeats, as everywhere in this report). Knee rule: " + s.Rule + ".")
 	return nil
+}
+
+// sweepPredictions are the rows of a sweep's predictions table.
+func sweepPredictions(s *Sweep) []predictedRow {
+	var rows []predictedRow
+	for _, pt := range s.Points {
+		if pt.Measured {
+			rows = append(rows, predictedRow{name: pt.Value, measured: fmtInt(pt.NOPM), p: pt.Predicted, note: pt.PredictNote})
+		}
+	}
+	return rows
 }

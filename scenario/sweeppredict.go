@@ -27,6 +27,12 @@ type SweepPrediction struct {
 // predicted. A point the model cannot learn from or predict keeps none,
 // and PredictNote says why.
 func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
+	if r.Kind != "cpus" && r.Kind != "memory" && r.Kind != "io" {
+		for i := range r.Points {
+			r.Points[i].PredictNote = "not predicted: the model predicts cores, memory and I/O limits, not a " + r.Kind + " sweep"
+		}
+		return nil
+	}
 	var base *capacity.Demands
 	var curve []capacity.CachePoint
 	for i := range r.Points {

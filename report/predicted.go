@@ -1,0 +1,54 @@
+package report
+
+import "fmt"
+
+// Prediction is what the capacity model expected of a fit candidate or a
+// sweep value (package capacity), beside what was measured.
+type Prediction struct {
+	// NOPM and its band NOPMLow..NOPMHigh.
+	NOPM, NOPMLow, NOPMHigh float64
+	// Limit is the resource the model names as the limit.
+	Limit string
+	// Measured tells the value was measured too; ErrorPct is then
+	// (predicted − measured) / measured NOPM, %.
+	Measured bool
+	ErrorPct float64
+}
+
+// predictedRow is one line of a predictions table.
+type predictedRow struct {
+	name     string
+	measured string // the measured NOPM, or why it was not measured
+	p        *Prediction
+	note     string // when p is nil: why there is no prediction
+}
+
+// predictionsTable shows predicted beside measured: the NOPM predicted
+// with its band, the limiting resource and the prediction's error.
+func predictionsTable(p *Page, what string, rows []predictedRow) {
+	some := false
+	for _, r := range rows {
+		some = some || r.p != nil
+	}
+	if !some {
+		return
+	}
+	head := []string{what, "NOPM measured", "NOPM predicted", "band", "limit", "error"}
+	var out []Row
+	for _, r := range rows {
+		if r.p == nil {
+			out = append(out, Row{Cells: []Cell{Txt(r.name), Num(r.measured), Txt(orDash(r.note)), Num("-"), Txt("-"), Num("-")}})
+			continue
+		}
+		e := Num("-")
+		if r.p.Measured {
+			e = Num(fmt.Sprintf("%+.1f %%", r.p.ErrorPct))
+		}
+		out = append(out, Row{Cells: []Cell{Txt(r.name), Num(r.measured), Num(fmtInt(r.p.NOPM)),
+			Num(fmtInt(r.p.NOPMLow) + " to " + fmtInt(r.p.NOPMHigh)), Txt(r.p.Limit), e}})
+	}
+	p.Table(Table{Head: head, Rows: out})
+	p.Note("Predicted by the capacity model from the demands per transaction of what was measured before (see the README's fit section): " +
+		"mean value analysis of the closed system of users, the band from the demands' spread and the model's error so far; " +
+		"the limit is the resource the model finds saturated, or concurrency when none is.")
+}
