@@ -21,6 +21,16 @@ type ChartText struct {
 // valueFormatter shows figures in tooltips with thousands separators.
 var valueFormatter = opts.FuncOpts(`function (v) { if (v === null || v === undefined || v === '-') { return '-'; } if (Array.isArray(v)) { v = v[v.length - 1]; } return Number(v).toLocaleString('en-US', {maximumFractionDigits: 2}); }`)
 
+// The top of a rectangular chart, downwards: the title and its subtitle
+// (to about 42 px), the legend in one row from legendTop, the names of the
+// y axes just above the grid at gridTop. The legend is of type "scroll":
+// entries that do not fit the row are paged, never wrapped over the axis
+// names (TestLegendsClearOfText checks with five long labels).
+const (
+	legendTop = "46"
+	gridTop   = "100"
+)
+
 // rectOpts are the options every rectangular chart of the report shares:
 // title, legend under the title, axis names, a grid that keeps the labels
 // inside, a "save as image" button, no animation (a report is read, and
@@ -29,9 +39,9 @@ func rectOpts(t ChartText, trigger string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithTitleOpts(opts.Title{Title: t.Title, Subtitle: t.Subtitle, Left: "8",
 			TitleStyle: &opts.TextStyle{FontSize: 15}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Top: "46", Left: "center"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: legendTop, Left: "center"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger, ValueFormatter: valueFormatter}),
-		withGrid(opts.Grid{Top: "96", Left: "12", Right: "28", Bottom: "36", ContainLabel: opts.Bool(true)}),
+		withGrid(opts.Grid{Top: gridTop, Left: "12", Right: "28", Bottom: "36", ContainLabel: opts.Bool(true)}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "16", Top: "4", Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Title: "save as PNG"},
 			DataView:    &opts.ToolBoxFeatureDataView{Show: opts.Bool(true), Title: "data", Lang: []string{"data", "close", "refresh"}},
@@ -381,7 +391,7 @@ func addTimelineDecor(c *charts.Line, marks []stepMark) {
 	c.ExtendYAxis(opts.YAxis{Name: "p99 latency (ms)", Type: "value", Position: "right", SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
 	c.SetGlobalOptions(
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}, opts.DataZoom{Type: "inside", XAxisIndex: []int{0}}),
-		withGrid(opts.Grid{Top: "96", Left: "12", Right: "28", Bottom: "84", ContainLabel: opts.Bool(true)}),
+		withGrid(opts.Grid{Top: gridTop, Left: "12", Right: "28", Bottom: "84", ContainLabel: opts.Bool(true)}),
 		charts.WithInitializationOpts(opts.Initialization{Height: "470px"}),
 	)
 	c.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: "minutes since the first step started", NameLocation: "middle", NameGap: 26,

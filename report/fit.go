@@ -14,9 +14,12 @@ import (
 type Fit struct {
 	ID, Label, Status, Currency string
 	Answer                      string // the search's one-line conclusion
-	TargetNOPM, MaxP90Ms        float64
-	Trials                      []FitTrial
-	Best                        int // index into Trials, -1 when none meets
+	// RunLabel is the label the fit's runs start with ("LABEL" or
+	// "fit-ID"): the report leaves it out of them.
+	RunLabel             string
+	TargetNOPM, MaxP90Ms float64
+	Trials               []FitTrial
+	Best                 int // index into Trials, -1 when none meets
 	// Indistinct says, per pair of measured candidates whose judged NOPM
 	// intervals overlap, that they are not distinguishable at this
 	// precision (fit.Result.PairText).
@@ -53,12 +56,12 @@ func (fitSection) shown(o Options) bool { return o.Fit != nil }
 func (fitSection) Render(p *Page) error { return renderFit(p, p.Fit) }
 
 func renderFit(p *Page, f *Fit) error {
+	p.Textf("%s", f.Answer)
 	if f.Predicted && !f.MeasureAll {
 		p.Textf("Fit %s (%s): the candidate with the most resources measured first, every other predicted from what was measured; then the cheapest predicted to meet and the cheaper ones within reach measured; a cheaper one predicted below the target by more than its band, or with no more resources than one that missed, is not measured.", f.ID, f.Status)
 	} else {
 		p.Textf("Fit %s (%s): candidates tried cheapest first; a candidate with no more resources than one that missed is skipped, and the search stops at the first that meets the target.", f.ID, f.Status)
 	}
-	p.Textf("%s", f.Answer)
 	head := []string{"#", "candidate", "cost " + f.Currency, "verdict", "users", "NOPM", "New-Order p90 ms", "why", "run"}
 	var rows []Row
 	for i, t := range f.Trials {

@@ -9,11 +9,9 @@ import (
 	"time"
 )
 
-// A report of a fit alone has the fit section: the answer, every candidate
-// with its verdict, and the cost/NOPM chart; Chromium loads it with no
-// console message and draws the chart.
-func TestFitSection(t *testing.T) {
-	f := &Fit{ID: "20261124-140000-abcdef", Status: "complete", Currency: "USD", TargetNOPM: 12000, Best: 1,
+// testFit is a fit of three candidates, the second of which meets.
+func testFit() *Fit {
+	return &Fit{ID: "20261124-140000-abcdef", Status: "complete", Currency: "USD", TargetNOPM: 12000, Best: 1,
 		Answer: "cpus 1 meets NOPM 12,000 for USD 21,000.00 (2 of 3 candidates measured)",
 		Trials: []FitTrial{
 			{Candidate: "cpus 0.5", Verdict: "misses", Reason: "NOPM 6,000 < target 12,000", RunID: "r1", Cost: 17000, CostText: "17,000.00", Measured: true, Users: 4, NOPM: 6000, P90Ms: 9},
@@ -21,6 +19,13 @@ func TestFitSection(t *testing.T) {
 			{Candidate: "cpus 2", Verdict: "not needed", Reason: "cpus 1 meets the target for less", Cost: 28000, CostText: "28,000.00"},
 		},
 		Indistinct: []string{"cpus 1 (NOPM 13,000 ± 400) and cpus 1.5 (NOPM 13,200 ± 300): not distinguishable at this precision"}}
+}
+
+// A report of a fit alone has the fit section: the answer, every candidate
+// with its verdict, and the cost/NOPM chart; Chromium loads it with no
+// console message and draws the chart.
+func TestFitSection(t *testing.T) {
+	f := testFit()
 	var buf bytes.Buffer
 	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC), Fit: f}); err != nil {
 		t.Fatal(err)

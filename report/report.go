@@ -46,7 +46,8 @@ type RunData struct {
 
 // Options adjust the HTML report.
 type Options struct {
-	// Title is the page title (default "rightsize report").
+	// Title is the page title (default "rightsize report", naming the fit
+	// or sweep of a report of one).
 	Title string
 	// Generated is the time shown as the generation time (default now).
 	Generated time.Time
@@ -121,14 +122,15 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 // network: several runs are compared side by side, each labelled by its
 // Label or its target and settings. The probes of the runs and of
 // opts.Probes are shown in the probe sections; with no run, only those
-// sections are rendered.
+// sections are rendered. The report of a fit, sweep or cost model opens
+// with its section (subject.go).
 func HTML(w io.Writer, runs []RunData, opts Options) error {
 	probes := reportProbes(runs, opts.Probes)
 	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil && opts.Sweep == nil && opts.Fit == nil {
 		return errors.New("report: no runs, no probes and no cost model")
 	}
 	if opts.Title == "" {
-		opts.Title = "rightsize report"
+		opts.Title = defaultTitle(opts)
 	}
 	if opts.Generated.IsZero() {
 		opts.Generated = time.Now()
@@ -137,7 +139,8 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 	if sections == nil {
 		sections = DefaultSections()
 	}
-	labels := Labels(runs)
+	sections = answerFirst(sections)
+	labels := subjectLabels(Labels(runs), opts)
 	colors := make([]string, len(runs))
 	for i := range runs {
 		colors[i] = palette[i%len(palette)]

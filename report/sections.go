@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -311,8 +312,13 @@ func (throughputSection) Render(p *Page) error {
 	return nil
 }
 
+// maxSubtitle is the most characters a chart's subtitle holds: echarts
+// draws it on one line, and a longer one runs off the chart.
+const maxSubtitle = 90
+
 // averageChart is the bar chart of each run's average TPM and NOPM over all
-// its steps.
+// its steps, with the ratios to the first run under the title when they
+// fit there.
 func averageChart(p *Page, all []*RunStats) Chart {
 	cats := []string{"TPM", "NOPM"}
 	var series []BarSeries
@@ -332,6 +338,9 @@ func averageChart(p *Page, all []*RunStats) Chart {
 			parts = append(parts, fmt.Sprintf("%s: %s TPM of %s", p.Labels[i], fmtRatio(a0, a), p.Labels[0]))
 		}
 		sub = strings.Join(parts, " · ")
+	}
+	if utf8.RuneCountInString(sub) > maxSubtitle { // one line that does not wrap: the summary has the ratios
+		sub = ""
 	}
 	return GroupedBars(ChartText{Title: "Average over all steps", Subtitle: sub, XName: "", YName: "per minute"}, cats, series)
 }

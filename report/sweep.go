@@ -19,6 +19,9 @@ type Sweep struct {
 	// false when every value measured holds.
 	Knee      int
 	KneeFound bool
+	// RunLabel is the label the sweep's runs start with ("LABEL" or
+	// "sweep-ID"): the report leaves it out of them.
+	RunLabel string
 	// Neighbour is what a noisy-neighbour scenario adds (nil otherwise).
 	Neighbour *Neighbour
 }
@@ -53,17 +56,12 @@ func (sweepSection) Render(p *Page) error {
 }
 
 func renderSweep(p *Page, s *Sweep) error {
+	if k := kneeText(s); k != "" {
+		p.Text(k)
+	}
 	p.Textf("Sweep %s %s (%s): one run per value, over the same built database.", s.Kind, s.ID, s.Status)
 	if s.DBBytes > 0 {
 		p.Textf("Database size: %.0f MiB.", float64(s.DBBytes)/(1<<20))
-	}
-	switch {
-	case s.Knee >= 0 && s.KneeFound:
-		p.Textf("Knee: %s = %s, the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100)
-	case s.Knee >= 0:
-		p.Textf("No knee within the values tried: every value down to %s is within %.0f %% of the best.", s.Points[s.Knee].Value, s.Threshold*100)
-	case s.KneeFound:
-		p.Textf("Knee above the values tried: %s = %s is already more than %.0f %% below the best.", s.Kind, s.Points[0].Value, s.Threshold*100)
 	}
 	head := []string{s.Kind, "status", "users", "TPM", "NOPM", "New-Order p90 ms", "New-Order p99 ms", "blocks read per txn", "disk read MB/s", "run"}
 	var rows []Row
@@ -128,4 +126,18 @@ func sweepPredictions(s *Sweep) []predictedRow {
 		}
 	}
 	return rows
+}
+
+// kneeText is the sweep's answer: its knee, or why there is none ("" when
+// no value was measured).
+func kneeText(s *Sweep) string {
+	switch {
+	case s.Knee >= 0 && s.KneeFound:
+		return fmt.Sprintf("Knee: %s = %s, the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100)
+	case s.Knee >= 0:
+		return fmt.Sprintf("No knee within the values tried: every value down to %s is within %.0f %% of the best.", s.Points[s.Knee].Value, s.Threshold*100)
+	case s.KneeFound:
+		return fmt.Sprintf("Knee above the values tried: %s = %s is already more than %.0f %% below the best.", s.Kind, s.Points[0].Value, s.Threshold*100)
+	}
+	return ""
 }

@@ -265,12 +265,8 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if err := m.t.DB.(Restorer).Restore(ctx); err != nil {
 		return fail(fmt.Errorf("restore the built database for %s: %w", c, err))
 	}
-	label := m.sw.Label
-	if label == "" {
-		label = "fit-" + m.sw.ID
-	}
 	ro := m.run
-	ro.Label = fmt.Sprintf("%s %s", label, c)
+	ro.Label = fmt.Sprintf("%s %s", RunLabel(FitKind, m.sw.ID, m.sw.Label), c)
 	ro.Flags = maps.Clone(ro.Flags)
 	if ro.Flags == nil {
 		ro.Flags = map[string]string{}

@@ -392,12 +392,7 @@ func backupLabel(sw *store.Sweep, n int) string {
 }
 
 // runLabel is the scenario's label, or one made of its id.
-func runLabel(sw *store.Sweep) string {
-	if sw.Label == "" {
-		return "neighbour-" + sw.ID
-	}
-	return sw.Label
-}
+func runLabel(sw *store.Sweep) string { return RunLabel(NeighbourKind, sw.ID, sw.Label) }
 
 // cloneBuild checks the build behind spec, stops its server and copies its
 // data directory once per instance.

@@ -496,11 +496,7 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 	} else if err := t.DB.(Restorer).Restore(ctx); err != nil {
 		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
 	}
-	label := sw.Label
-	if label == "" {
-		label = "sweep-" + sw.ID
-	}
-	ro.Label = fmt.Sprintf("%s %s=%s", label, kind.Name, v)
+	ro.Label = fmt.Sprintf("%s %s=%s", RunLabel(sw.Kind, sw.ID, sw.Label), kind.Name, v)
 	ro.Flags = maps.Clone(ro.Flags)
 	if ro.Flags == nil {
 		ro.Flags = map[string]string{}

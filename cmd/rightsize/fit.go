@@ -347,7 +347,7 @@ func reportFit(cmd *cobra.Command, st *store.Store, key string) (*report.Fit, er
 // reportFitOf turns a stored fit into the report's shape.
 func reportFitOf(fr *scenario.FitResult) *report.Fit {
 	r := fr.Result
-	out := &report.Fit{ID: fr.ID, Label: fr.Label, Status: fr.Status, Currency: fr.Currency,
+	out := &report.Fit{ID: fr.ID, Label: fr.Label, Status: fr.Status, Currency: fr.Currency, RunLabel: scenario.RunLabel(scenario.FitKind, fr.ID, fr.Label),
 		Answer: r.Answer(fr.Currency, nil), TargetNOPM: r.Criteria.TargetNOPM, MaxP90Ms: r.Criteria.MaxP90Ms, Best: r.Best,
 		Predicted: r.Predicted, MeasureAll: r.MeasureAll}
 	for _, t := range r.Trials {

@@ -357,6 +357,9 @@ func writeStudyReport(cmd *cobra.Command, st *store.Store, p *plan.Plan, res *st
 		return err
 	}
 	opts := report.Options{Title: p.Report.Title, Version: version, Probes: probes, Cost: res.Cost}
+	if opts.Title == "" { // the study's, not its sweep's or fit's
+		opts.Title = "rightsize study " + p.Name
+	}
 	if len(res.Sweeps) > 0 {
 		if opts.Sweep, err = reportSweep(cmd, st, res.Sweeps[0]); err != nil {
 			return err
