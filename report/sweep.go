@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"html"
+	"html/template"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -19,6 +21,10 @@ type Sweep struct {
 	// false when every value measured holds.
 	Knee      int
 	KneeFound bool
+	// DriverNote, when some values left the driver no core of its own
+	// (SweepPoint.DriverShares), says so and how to measure fairly;
+	// DriverKneeNote is what the knee line adds.
+	DriverNote, DriverKneeNote string
 	// RunLabel is the label the sweep's runs start with ("LABEL" or
 	// "sweep-ID"): the report leaves it out of them.
 	RunLabel string
@@ -39,6 +45,9 @@ type SweepPoint struct {
 	// measured before it (nil: the base, or none; PredictNote says why).
 	Predicted   *Prediction
 	PredictNote string
+	// DriverShares marks a value that left the driver no core of its own
+	// (Sweep.DriverNote says why that matters).
+	DriverShares bool
 }
 
 // sweepSection shows a sweep: the figures per value, the knee and charts
@@ -57,6 +66,9 @@ func (sweepSection) Render(p *Page) error {
 
 func renderSweep(p *Page, s *Sweep) error {
 	if k := kneeText(s); k != "" {
+		if s.DriverKneeNote != "" {
+			k += " * " + s.DriverKneeNote + "."
+		}
 		p.Text(k)
 	}
 	p.Textf("Sweep %s %s (%s): one run per value, over the same built database.", s.Kind, s.ID, s.Status)
@@ -72,20 +84,27 @@ func renderSweep(p *Page, s *Sweep) error {
 		if i == s.Knee {
 			v += " (knee)"
 		}
+		if pt.DriverShares {
+			v += " *"
+		}
 		names = append(names, v)
+		val := Txt(v)
+		if pt.DriverShares {
+			val = Cell{Text: v, Class: "warn", Title: s.DriverNote}
+		}
 		st := Txt(pt.Status)
 		if pt.Status != "complete" {
 			st.Class = "warn"
 		}
 		if !pt.Measured {
 			st.Title = pt.Reason
-			rows = append(rows, Row{Cells: []Cell{Txt(v), st, Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Txt(orDash(pt.RunID))}})
+			rows = append(rows, Row{Cells: []Cell{val, st, Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Txt(orDash(pt.RunID))}})
 			for _, d := range []*[]opts.LineData{&tpm, &nopm, &p90, &p99, &blk, &disk} {
 				*d = append(*d, opts.LineData{Value: "-"})
 			}
 			continue
 		}
-		rows = append(rows, Row{Cells: []Cell{Txt(v), st, Num(fmt.Sprint(pt.Users)), Num(fmtInt(pt.TPM)), Num(fmtInt(pt.NOPM)),
+		rows = append(rows, Row{Cells: []Cell{val, st, Num(fmt.Sprint(pt.Users)), Num(fmtInt(pt.TPM)), Num(fmtInt(pt.NOPM)),
 			Num(fmt.Sprintf("%.2f", pt.NewOrderP90Ms)), Num(fmt.Sprintf("%.2f", pt.NewOrderP99Ms)),
 			Num(fmt.Sprintf("%.2f", pt.BlocksReadPerTxn)), Num(fmt.Sprintf("%.1f", pt.DiskReadMBps)), Txt(pt.RunID)}})
 		tpm, nopm = append(tpm, opts.LineData{Value: pt.TPM}), append(nopm, opts.LineData{Value: pt.NOPM})
@@ -93,6 +112,9 @@ func renderSweep(p *Page, s *Sweep) error {
 		blk, disk = append(blk, opts.LineData{Value: pt.BlocksReadPerTxn}), append(disk, opts.LineData{Value: pt.DiskReadMBps})
 	}
 	p.Table(Table{Head: head, Rows: rows})
+	if s.DriverNote != "" {
+		p.HTML(template.HTML(`<p><span class="warn">*</span> ` + html.EscapeString(s.DriverNote) + "</p>\n"))
+	}
 	predictionsTable(p, s.Kind, sweepPredictions(s))
 	type series struct {
 		name string

@@ -82,3 +82,38 @@ func TestNeighbourSection(t *testing.T) {
 	}
 	loadsClean(t, buf.Bytes(), 2)
 }
+
+// A cpus value that left the driver no core of its own is marked in the
+// table, named on the knee line and explained under the table; a sweep
+// whose values all left it a core has none of it.
+func TestSweepDriverNote(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		shared bool
+	}{{"2,1 on two cores", true}, {"1,0.5 on two cores", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Sweep{ID: "20261126-120000-abcdef", Kind: "cpus", Status: "complete", Threshold: 0.1, Knee: 1, KneeFound: false, Points: []SweepPoint{
+				{Value: "2", RunID: "r1", Status: "complete", Measured: true, Users: 4, TPM: 20000, NOPM: 9000, DriverShares: c.shared},
+				{Value: "1", RunID: "r2", Status: "complete", Measured: true, Users: 4, TPM: 19000, NOPM: 8800},
+			}}
+			if c.shared {
+				s.DriverNote, s.DriverKneeNote = "cpus 2 leaves the driver (rightsize) no core of its own on the sweep's 2-core host: --values 1,0.5 there.", "cpus 2 left the driver no core of its own"
+			}
+			var buf bytes.Buffer
+			if err := HTML(&buf, nil, Options{Version: "test", Sweep: s}); err != nil {
+				t.Fatal(err)
+			}
+			sec := section(t, buf.String(), "sweep")
+			has := map[string]bool{
+				"marked row": strings.Contains(sec, `<td class="warn" title="cpus 2 leaves the driver`) && strings.Contains(sec, ">2 *</td>"),
+				"knee line":  strings.Contains(sec, "is within 10 % of the best. * cpus 2 left the driver no core of its own.</p>"),
+				"note":       strings.Contains(sec, `<span class="warn">*</span> cpus 2 leaves the driver (rightsize) no core of its own on the sweep&#39;s 2-core host: --values 1,0.5 there.`),
+			}
+			for what, ok := range has {
+				if ok != c.shared {
+					t.Errorf("%s shown: %v, want %v", what, ok, c.shared)
+				}
+			}
+		})
+	}
+}

@@ -278,6 +278,9 @@ type SweepPoint struct {
 	// base, or not predictable: PredictNote says why).
 	Predicted   *SweepPrediction `json:"predicted,omitempty"`
 	PredictNote string           `json:"predict_note,omitempty"`
+	// DriverShares: a cpus value that left the driver no core of its own
+	// (see DriverShare).
+	DriverShares bool `json:"driver_shares,omitempty"`
 }
 
 // Measured reports whether the point has figures.
@@ -303,6 +306,9 @@ type SweepResult struct {
 	Knee      int    `json:"knee"`
 	KneeFound bool   `json:"knee_found"`
 	KneeRule  string `json:"knee_rule"`
+	// DriverShare, in a cpus sweep, names the values that left the driver
+	// no core of its own and how to measure fairly (nil when none did).
+	DriverShare *DriverShare `json:"driver_share,omitempty"`
 }
 
 // KneeRule documents Knee.
@@ -376,6 +382,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 		return nil, t, err
 	}
 	warnFits(kind, sw.Values, dbBytes, o.OnWarning)
+	warnDriverShare(kind, sw.Values, t.Options.Caps.DriverCPUs, runtime.NumCPU(), o.OnWarning)
 	if o.Resume == "" {
 		if err := restorer.Snapshot(ctx); err != nil {
 			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
@@ -556,6 +563,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 	for _, p := range sw.Points {
 		byPos[p.Position] = p
 	}
+	runs := make([]*store.Run, len(sw.Values)) // nil: not run
 	for i, v := range sw.Values {
 		sp, ok := byPos[i]
 		p := SweepPoint{Value: v, Status: "not measured"}
@@ -563,26 +571,30 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 			p.RunID, p.Status, p.Reason = sp.RunID, sp.Status, sp.Reason
 		}
 		if p.RunID != "" {
-			if err := p.fill(ctx, st); err != nil {
+			if runs[i], err = p.fill(ctx, st); err != nil {
 				return nil, err
 			}
 		}
 		res.Points = append(res.Points, p)
 	}
 	res.Knee, res.KneeFound = Knee(res.Points, threshold)
+	if sw.Kind == "cpus" {
+		res.DriverShare = markDriverShares(sw.Values, res.Points, runs)
+	}
 	return res, nil
 }
 
 // fill takes the point's figures from its run's peak step (highest NOPM)
-// as store.Aggregate computes them.
-func (p *SweepPoint) fill(ctx context.Context, st *store.Store) error {
-	_, steps, err := st.LoadRun(ctx, p.RunID)
+// as store.Aggregate computes them, and returns the run (an empty one
+// when it was deleted since).
+func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, error) {
+	run, steps, err := st.LoadRun(ctx, p.RunID)
 	if errors.Is(err, store.ErrNotFound) {
 		p.RunID = "" // deleted since
-		return nil
+		return &store.Run{}, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	aggs := store.Aggregate(steps)
 	best := -1
@@ -592,7 +604,7 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) error {
 		}
 	}
 	if best < 0 {
-		return nil
+		return run, nil
 	}
 	a := aggs[best]
 	p.Users, p.TPM, p.NOPM = a.Users, a.TPM.Mean, a.NOPM.Mean
@@ -602,7 +614,7 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) error {
 			p.NewOrderP90Ms, p.NewOrderP99Ms = x.P90Ms, x.P99Ms
 		}
 	}
-	return nil
+	return run, nil
 }
 
 // completePositions are the positions of a sweep's (or scenario's) points

@@ -177,7 +177,9 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.
 	return t, err
 }
 
-// writeSweep prints a sweep's figures per value and its knee.
+// writeSweep prints a sweep's figures per value and its knee; a value that
+// left the driver no core of its own is marked "*", with the note under
+// the table.
 func writeSweep(w io.Writer, r *scenario.SweepResult) {
 	fmt.Fprintf(w, "\nsweep %s %s (%s)", r.Kind, r.ID, r.Status)
 	if r.Label != "" {
@@ -187,37 +189,52 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 		fmt.Fprintf(w, " · database %.0f MiB", float64(r.DBBytes)/(1<<20))
 	}
 	fmt.Fprintln(w)
-	vw := 10 // the VALUE column fits the longest value (io limits are long)
+	vw := 10 // the VALUE column fits the longest value (io limits are long) and its mark
 	for _, p := range r.Points {
-		vw = max(vw, len(p.Value))
+		vw = max(vw, len(p.Value)+1)
 	}
 	fmt.Fprintf(w, "  %-3s %-*s %-9s %5s %9s %9s %10s %10s %11s %12s  %s\n", "", vw, "VALUE", "STATUS", "USERS", "TPM", "NOPM",
 		"NO p90 ms", "NO p99 ms", "blk rd/txn", "disk rd MB/s", "RUN")
 	for i, p := range r.Points {
-		mark := ""
+		mark, value := "", p.Value
 		if i == r.Knee {
 			mark = "▶"
 		}
+		if p.DriverShares {
+			value += "*"
+		}
 		if !p.Measured() {
-			fmt.Fprintf(w, "  %-3s %-*s %-9s %s\n", mark, vw, p.Value, p.Status, p.Reason)
+			fmt.Fprintf(w, "  %-3s %-*s %-9s %s\n", mark, vw, value, p.Status, p.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "  %-3s %-*s %-9s %5d %9.0f %9.0f %10.2f %10.2f %11.2f %12.1f  %s\n", mark, vw, p.Value, p.Status, p.Users, p.TPM, p.NOPM,
+		fmt.Fprintf(w, "  %-3s %-*s %-9s %5d %9.0f %9.0f %10.2f %10.2f %11.2f %12.1f  %s\n", mark, vw, value, p.Status, p.Users, p.TPM, p.NOPM,
 			p.NewOrderP90Ms, p.NewOrderP99Ms, p.BlocksReadPerTxn, p.DiskReadMBps, p.RunID)
+	}
+	writeKnee(w, r)
+	if r.DriverShare != nil {
+		fmt.Fprintf(w, "  * %s.\n", r.DriverShare.Note())
+	}
+	fmt.Fprintf(w, "  rule: %s\n", scenario.KneeRule)
+}
+
+// writeKnee prints the knee line, with what it compares unfairly.
+func writeKnee(w io.Writer, r *scenario.SweepResult) {
+	unfair := ""
+	if r.DriverShare != nil {
+		unfair = " · * " + r.DriverShare.KneeNote()
 	}
 	switch {
 	case r.Knee < 0 && r.KneeFound:
-		fmt.Fprintf(w, "  knee: above the values tried — %s = %s is already more than %.0f %% below the best\n", r.Kind, r.Points[0].Value, r.Threshold*100)
+		fmt.Fprintf(w, "  knee: above the values tried — %s = %s is already more than %.0f %% below the best%s\n", r.Kind, r.Points[0].Value, r.Threshold*100, unfair)
 	case r.Knee < 0:
 		fmt.Fprintln(w, "  knee: none (no value measured)")
 	case r.KneeFound:
-		fmt.Fprintf(w, "  knee: %s = %s — the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond\n",
-			r.Kind, r.Points[r.Knee].Value, r.Threshold*100)
+		fmt.Fprintf(w, "  knee: %s = %s — the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond%s\n",
+			r.Kind, r.Points[r.Knee].Value, r.Threshold*100, unfair)
 	default:
-		fmt.Fprintf(w, "  knee: not reached — every value down to %s is within %.0f %% of the best NOPM and New-Order p90\n",
-			r.Points[r.Knee].Value, r.Threshold*100)
+		fmt.Fprintf(w, "  knee: not reached — every value down to %s is within %.0f %% of the best NOPM and New-Order p90%s\n",
+			r.Points[r.Knee].Value, r.Threshold*100, unfair)
 	}
-	fmt.Fprintf(w, "  rule: %s\n", scenario.KneeRule)
 }
 
 // reportSweep loads a stored sweep for the report (nil without --sweep).
@@ -237,10 +254,14 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 	}
 	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
 		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label)}
+	if d := r.DriverShare; d != nil {
+		v.DriverNote, v.DriverKneeNote = d.Note()+".", d.KneeNote()
+	}
 	for _, p := range r.Points {
 		v.Points = append(v.Points, report.SweepPoint{Value: p.Value, RunID: p.RunID, Status: p.Status, Reason: p.Reason, Measured: p.Measured(),
 			Users: p.Users, TPM: p.TPM, NOPM: p.NOPM, NewOrderP90Ms: p.NewOrderP90Ms, NewOrderP99Ms: p.NewOrderP99Ms,
-			BlocksReadPerTxn: p.BlocksReadPerTxn, DiskReadMBps: p.DiskReadMBps, Predicted: sweepPrediction(p), PredictNote: p.PredictNote})
+			BlocksReadPerTxn: p.BlocksReadPerTxn, DiskReadMBps: p.DiskReadMBps, Predicted: sweepPrediction(p), PredictNote: p.PredictNote,
+			DriverShares: p.DriverShares})
 	}
 	if r.Kind == scenario.NeighbourKind {
 		v.Neighbour, err = reportNeighbour(cmd.Context(), st, r.ID)
