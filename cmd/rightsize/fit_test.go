@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,8 +168,17 @@ func TestFitMeasures(t *testing.T) {
 	if len(runs) != 5 {
 		t.Errorf("--resume measured again: %d runs, want 5", len(runs))
 	}
-	if _, errOut, code := cli(t, ctx, "report", "--store", loc, "--fit", "high", "-o", filepath.Join(t.TempDir(), "fit.html")); code != 0 {
-		t.Errorf("report --fit: %d\n%s", code, errOut)
+	html, errOut, code := cli(t, ctx, "report", "--store", loc, "--fit", "high", "-o", "-")
+	if code != 0 {
+		t.Fatalf("report --fit: %d\n%s", code, errOut)
+	}
+	// it opens with the answer, and names the runs by their candidate alone
+	if first := strings.Index(html, "<section id="); first < 0 || !strings.HasPrefix(html[first:], `<section id="fit">`) ||
+		!strings.Contains(html, "<title>rightsize report: fit high</title>") {
+		t.Error("the fit's report does not open with the fit, under its name")
+	}
+	if strings.Contains(html, "<b>high cpus") || !strings.Contains(html, "<b>cpus 2") {
+		t.Error("the fit's report names its runs with the fit's label in front of the candidate")
 	}
 }
 

@@ -139,6 +139,9 @@ report: {output: ` + report + `, title: tiny study}
 			t.Errorf("report lacks %q", want)
 		}
 	}
+	if first := strings.Index(string(page), "<section id="); first < 0 || !strings.HasPrefix(string(page)[first:], `<section id="cost">`) {
+		t.Error("the study's report does not open with its answer, the cost section")
+	}
 	bin := browsertest.Chromium(t)
 	_, logs := browsertest.Run(t, bin, report, "--dump-dom")
 	if msgs := browsertest.ConsoleRE.FindAll(logs, -1); len(msgs) > 0 {
