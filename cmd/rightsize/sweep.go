@@ -294,10 +294,21 @@ func liveProgress(w io.Writer, interval time.Duration, o *scenario.RunOptions) *
 
 // sweepKindArg wants one KIND; values given as separate arguments (--values
 // 2 1) or no kind at all are bad input with the right form.
+// looksLikeFlag tells a flag (--users, -o) from a value ("-1" is a value).
+func looksLikeFlag(s string) bool {
+	return strings.HasPrefix(s, "--") || len(s) > 1 && s[0] == '-' && (s[1] < '0' || s[1] > '9') && s[1] != '.'
+}
+
 func sweepKindArg(cmd *cobra.Command, args []string) error {
 	var names []string
 	for _, k := range scenario.SweepKinds() {
 		names = append(names, k.Name)
+	}
+	values, _ := cmd.Flags().GetStringSlice("values")
+	for _, v := range values {
+		if looksLikeFlag(v) {
+			return badInput(fmt.Errorf("--values took %q as its list: give the values right after it, e.g. rightsize sweep cpus --values 2,1", v))
+		}
 	}
 	switch {
 	case len(args) == 0:

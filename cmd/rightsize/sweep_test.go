@@ -27,6 +27,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"version not downloadable", []string{"sweep", "version", "--values", "17,11"}, "--values 11: rightsize downloads PostgreSQL 13, 14, 15, 16, 17"},
 		{"empty values", []string{"sweep", "cpus", "--values", ""}, "--values: give the values to sweep"},
 		{"no values", []string{"sweep", "memory"}, "--values: give the values to sweep"},
+		{"a flag taken as the values", []string{"sweep", "cpus", "--values", "--users", "2"}, `--values took "--users" as its list`},
 		{"bad threshold", []string{"sweep", "memory", "--values", "1G", "--knee-threshold", "150%"}, "--knee-threshold"},
 		{"external target", []string{"sweep", "memory", "--values", "1G", "--target", "sqlite:" + t.TempDir() + "/x.db", "--store", tempStore(t)}, "use a managed target"},
 		{"more cpus than the machine", []string{"sweep", "cpus", "--values", "2,64"}, "--values --cpus 64: this machine has"},
