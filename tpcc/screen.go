@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Stored procedures return the text fields of an output screen as one text
@@ -114,4 +115,32 @@ func (r *OrderStatusResult) ParseScreen(s string) error {
 			Amount: n.float(l[3]), Delivered: l[4] != ""})
 	}
 	return n.err
+}
+
+// ScreenText holds the text fields of the output screens an executor
+// decodes, so that decoding allocates nothing per transaction: Text copies
+// bytes in and returns a string aliasing the copy. Those strings stay valid
+// until the next Reset of the same ScreenText (an executor keeps one per
+// transaction type and resets it at that type's next call); keep one longer
+// with strings.Clone.
+type ScreenText struct{ buf []byte }
+
+// Reset empties t, with room for n bytes: strings returned before may then
+// change, unless t had to grow.
+func (t *ScreenText) Reset(n int) {
+	if cap(t.buf) < n {
+		t.buf = make([]byte, 0, n)
+		return
+	}
+	t.buf = t.buf[:0]
+}
+
+// Text copies b into t and returns it as a string aliasing t.
+func (t *ScreenText) Text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	start := len(t.buf)
+	t.buf = append(t.buf, b...)
+	return unsafe.String(&t.buf[start], len(b))
 }

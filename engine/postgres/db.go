@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -26,6 +27,9 @@ type DB struct {
 	poolSize int32
 	// isolation is what executors opened from now on run at.
 	isolation engine.Isolation
+
+	procsMu    sync.Mutex
+	procsReady bool // the procedures are procVersion (ensureProcedures)
 }
 
 // Open connects to dsn with a pool of up to poolSize connections (loaders,

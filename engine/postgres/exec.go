@@ -19,6 +19,11 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 	if err != nil {
 		return nil, err
 	}
+	if mode == engine.Procedures {
+		if err := db.ensureProcedures(ctx); err != nil {
+			return nil, err
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect virtual user: %w", err)

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -17,17 +15,20 @@ import (
 
 // procExec runs each transaction as one call of its PL/pgSQL function, a
 // prepared statement executed at the protocol level (pgconn): parameters go
-// as text built in one reused buffer, results come back in binary and are
-// decoded straight into the result structs. That skips pgx's per-query
-// type planning, encoding and scanning, which was a third of the driver's
-// user-space CPU per transaction.
+// as text built in one reused buffer, results come back in binary, as typed
+// columns and arrays (procs.go), and are decoded in place into the result
+// structs (decode.go). That skips pgx's per-query type planning, encoding
+// and scanning, and parsing a screen text, and allocates nothing per
+// transaction.
 type procExec struct {
 	pg     *pgconn.PgConn
+	stmts  [len(procCalls)]*pgconn.StatementDescription
 	buf    []byte   // parameter text
 	ends   []int    // end of each parameter in buf
 	params [][]byte // views of buf
-	row    [5]int64 // the result row, decoded; float8 columns as bits
-	screen string   // the result row's text column (the output screen)
+	// screens holds the text of each transaction type's last result: its
+	// strings alias it (tpcc.ScreenText).
+	screens [tpcc.NumTxnTypes]tpcc.ScreenText
 
 	// watched is the context whose cancellation interrupts the connection
 	// (stopWatch undoes that): registered once per context rather than
@@ -40,22 +41,29 @@ type procExec struct {
 // procCall is one prepared function call and the types of its result
 // columns, checked when it is prepared.
 type procCall struct {
+	id        int // index in procCalls and procExec.stmts
 	name, sql string
-	cols      []uint32 // pgtype OIDs: Int4OID, Float8OID or TextOID (at most one)
+	cols      []uint32 // pgtype OIDs
 }
 
+// Result column types.
+const (
+	i4, f8, txt          = pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID
+	i4s, f8s, txts, bols = pgtype.Int4ArrayOID, pgtype.Float8ArrayOID, pgtype.TextArrayOID, pgtype.BoolArrayOID
+)
+
 var (
-	callNewOrder = procCall{"rs_call_new_order", "SELECT out_o_id, out_total, out_screen FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID}}
-	callPayment = procCall{"rs_call_payment", "SELECT out_c_id, out_balance, out_screen FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID}}
-	callOrderStatus = procCall{"rs_call_order_status", "SELECT out_c_id, out_balance, out_o_id, out_carrier, out_screen FROM rs_order_status($1, $2, $3, $4, $5)",
-		[]uint32{pgtype.Int4OID, pgtype.Float8OID, pgtype.Int4OID, pgtype.Int4OID, pgtype.TextOID}}
-	callDelivery = procCall{"rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
-		[]uint32{pgtype.Int4OID, pgtype.Int4OID}}
-	callStockLevel = procCall{"rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
-		[]uint32{pgtype.Int4OID}}
-	procCalls = []procCall{callNewOrder, callPayment, callOrderStatus, callDelivery, callStockLevel}
+	callNewOrder = procCall{0, "rs_call_new_order", "SELECT * FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
+		[]uint32{i4, f8, txt, txt, f8, f8, f8, txts, i4s, txt, f8s, f8s}}
+	callPayment = procCall{1, "rs_call_payment", "SELECT * FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
+		[]uint32{i4, f8, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, f8, f8, txt}}
+	callOrderStatus = procCall{2, "rs_call_order_status", "SELECT * FROM rs_order_status($1, $2, $3, $4, $5)",
+		[]uint32{i4, f8, i4, i4, txt, txt, txt, i4s, i4s, i4s, f8s, bols}}
+	callDelivery = procCall{3, "rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
+		[]uint32{i4, i4}}
+	callStockLevel = procCall{4, "rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
+		[]uint32{i4}}
+	procCalls = [...]*procCall{&callNewOrder, &callPayment, &callOrderStatus, &callDelivery, &callStockLevel}
 )
 
 // binaryResults asks for every result column in binary.
@@ -71,16 +79,25 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 			}
 			return nil, fmt.Errorf("prepare %s: %w", c.name, err)
 		}
-		if len(sd.Fields) != len(c.cols) {
-			return nil, fmt.Errorf("prepare %s: %d result columns, want %d", c.name, len(sd.Fields), len(c.cols))
+		if err := c.check(sd); err != nil {
+			return nil, err
 		}
-		for i, f := range sd.Fields {
-			if f.DataTypeOID != c.cols[i] {
-				return nil, fmt.Errorf("prepare %s: column %s has type OID %d, want %d", c.name, f.Name, f.DataTypeOID, c.cols[i])
-			}
-		}
+		e.stmts[c.id] = sd
 	}
 	return e, nil
+}
+
+// check compares the prepared statement's result columns with c's.
+func (c *procCall) check(sd *pgconn.StatementDescription) error {
+	if len(sd.Fields) != len(c.cols) {
+		return fmt.Errorf("prepare %s: %d result columns, want %d (procedures of another rightsize: run build again)", c.name, len(sd.Fields), len(c.cols))
+	}
+	for i, f := range sd.Fields {
+		if f.DataTypeOID != c.cols[i] {
+			return fmt.Errorf("prepare %s: column %s has type OID %d, want %d (procedures of another rightsize: run build again)", c.name, f.Name, f.DataTypeOID, c.cols[i])
+		}
+	}
+	return nil
 }
 
 func (e *procExec) Close(ctx context.Context) error {
@@ -147,8 +164,8 @@ func (e *procExec) intArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineI
 }
 
 // call executes c with the parameters appended since reset and decodes its
-// one result row into e.row.
-func (e *procExec) call(ctx context.Context, c *procCall) error {
+// one result row into out, a pointer to a result struct.
+func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
 	e.params = e.params[:0]
 	start := 0
 	for _, end := range e.ends {
@@ -159,12 +176,12 @@ func (e *procExec) call(ctx context.Context, c *procCall) error {
 		return err
 	}
 	e.watch(ctx)
-	rr := e.pg.ExecPrepared(context.Background(), c.name, e.params, nil, binaryResults)
+	rr := e.pg.ExecStatement(context.Background(), e.stmts[c.id], e.params, nil, binaryResults)
 	rows := 0
 	var decodeErr error
 	for rr.NextRow() {
 		if rows++; rows == 1 {
-			decodeErr = e.decode(c, rr.Values())
+			decodeErr = e.decode(rr.Values(), out)
 		}
 	}
 	if _, err := rr.Close(); err != nil {
@@ -174,7 +191,7 @@ func (e *procExec) call(ctx context.Context, c *procCall) error {
 		return err
 	}
 	if decodeErr != nil {
-		return decodeErr
+		return fmt.Errorf("%s: %w", c.name, decodeErr)
 	}
 	if rows != 1 {
 		return fmt.Errorf("%s returned %d rows, want 1", c.name, rows)
@@ -182,26 +199,26 @@ func (e *procExec) call(ctx context.Context, c *procCall) error {
 	return nil
 }
 
-func (e *procExec) decode(c *procCall, vals [][]byte) error {
-	for i, v := range vals {
-		switch {
-		case v == nil:
-			return fmt.Errorf("%s: column %d is NULL", c.name, i+1)
-		case c.cols[i] == pgtype.Int4OID && len(v) == 4:
-			e.row[i] = int64(int32(binary.BigEndian.Uint32(v)))
-		case c.cols[i] == pgtype.Float8OID && len(v) == 8:
-			e.row[i] = int64(binary.BigEndian.Uint64(v))
-		case c.cols[i] == pgtype.TextOID:
-			e.screen = string(v)
-		default:
-			return fmt.Errorf("%s: column %d has %d bytes", c.name, i+1, len(v))
-		}
+// decode reads a result row into out.
+func (e *procExec) decode(vals [][]byte, out any) error {
+	switch o := out.(type) {
+	case *tpcc.NewOrderResult:
+		return decodeNewOrder(vals, o, &e.screens[tpcc.NewOrderTxn])
+	case *tpcc.PaymentResult:
+		return decodePayment(vals, o, &e.screens[tpcc.PaymentTxn])
+	case *tpcc.OrderStatusResult:
+		return decodeOrderStatus(vals, o, &e.screens[tpcc.OrderStatusTxn])
+	case *tpcc.DeliveryResult:
+		c := columns{vals: vals}
+		o.Delivered, o.Skipped = c.int32(), c.int32()
+		return c.err
+	case *tpcc.StockLevelResult:
+		c := columns{vals: vals}
+		o.LowStock = c.int32()
+		return c.err
 	}
-	return nil
+	return fmt.Errorf("no decoder for %T", out)
 }
-
-func (e *procExec) int32At(i int) int32     { return int32(e.row[i]) }
-func (e *procExec) float64At(i int) float64 { return math.Float64frombits(uint64(e.row[i])) }
 
 func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) error {
 	allLocal := int32(0)
@@ -217,18 +234,13 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.SupplyWID })
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.Quantity })
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.Number })
-	lines := out.Lines[:0]
-	*out = tpcc.NewOrderResult{Lines: lines}
-	err := e.call(ctx, &callNewOrder)
+	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
+	err := e.call(ctx, &callNewOrder, out)
 	if isCode(err, invalidItemCode) {
-		out.RolledBack = true
+		*out = tpcc.NewOrderResult{Lines: out.Lines[:0], RolledBack: true}
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	out.OID, out.Total = e.int32At(0), e.float64At(1)
-	return out.ParseScreen(e.screen)
+	return err
 }
 
 func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
@@ -241,11 +253,7 @@ func (e *procExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 	e.bool(in.ByName)
 	e.text(in.CLast)
 	e.float(in.Amount)
-	if err := e.call(ctx, &callPayment); err != nil {
-		return err
-	}
-	out.CID, out.Balance = e.int32At(0), e.float64At(1)
-	return out.ParseScreen(e.screen)
+	return e.call(ctx, &callPayment, out)
 }
 
 func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, out *tpcc.OrderStatusResult) error {
@@ -255,22 +263,14 @@ func (e *procExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	e.int(in.CID)
 	e.bool(in.ByName)
 	e.text(in.CLast)
-	if err := e.call(ctx, &callOrderStatus); err != nil {
-		return err
-	}
-	out.CID, out.Balance, out.OID, out.Carrier = e.int32At(0), e.float64At(1), e.int32At(2), e.int32At(3)
-	return out.ParseScreen(e.screen)
+	return e.call(ctx, &callOrderStatus, out)
 }
 
 func (e *procExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tpcc.DeliveryResult) error {
 	e.reset()
 	e.int(in.WID)
 	e.int(in.CarrierID)
-	if err := e.call(ctx, &callDelivery); err != nil {
-		return err
-	}
-	out.Delivered, out.Skipped = e.int32At(0), e.int32At(1)
-	return nil
+	return e.call(ctx, &callDelivery, out)
 }
 
 func (e *procExec) StockLevel(ctx context.Context, in *tpcc.StockLevelInput, out *tpcc.StockLevelResult) error {
@@ -278,9 +278,5 @@ func (e *procExec) StockLevel(ctx context.Context, in *tpcc.StockLevelInput, out
 	e.int(in.WID)
 	e.int(in.DID)
 	e.int(in.Threshold)
-	if err := e.call(ctx, &callStockLevel); err != nil {
-		return err
-	}
-	out.LowStock = e.int32At(0)
-	return nil
+	return e.call(ctx, &callStockLevel, out)
 }

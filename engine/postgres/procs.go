@@ -3,14 +3,30 @@ package postgres
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // invalidItemCode is the SQLSTATE rs_new_order raises for the unused item of
 // the 1 % rolled-back New-Orders; the whole call is rolled back.
 const invalidItemCode = "RS001"
 
+// procVersion is the version of the procedures below, returned by
+// rs_procedures_version(). A database whose procedures are older (built by
+// an older rightsize; those before version 2 have no version function) gets
+// them installed again before its first procedures-mode run: they hold no
+// data, so the schema format (engine.SchemaFormat) does not change.
+//
+//	1: outputs as one text per screen (chr(31)/chr(30) separated)
+//	2: outputs as typed columns and arrays, one row, no set-returning functions
+const procVersion = 2
+
 // procedures are the five transactions in PL/pgSQL, one round trip each.
-// They mirror the statements of stmt.go line for line.
+// They mirror the statements of stmt.go line for line. Each returns its
+// output screen as typed OUT parameters (one row, not a set, so no
+// tuplestore per call), the order lines as arrays: the driver reads them in
+// binary and decodes them in place (proc.go). Decimal outputs travel as
+// float8, the nearest double of the numeric, as the statements read them.
 var procedures = []string{
 	`DROP FUNCTION IF EXISTS rs_new_order(int, int, int, int, int[], int[], int[])`,
 	`DROP FUNCTION IF EXISTS rs_new_order(int, int, int, int, int[], int[], int[], int[])`,
@@ -18,26 +34,32 @@ var procedures = []string{
 	`DROP FUNCTION IF EXISTS rs_order_status(int, int, int, bool, varchar)`,
 	`DROP FUNCTION IF EXISTS rs_delivery(int, int)`,
 
-	// The lines come sorted by (supply warehouse, item) so concurrent orders
-	// lock stock rows in one order; p_numbers keeps each line's OL_NUMBER as
-	// drawn. An unused item raises RS001 after every valid item before it
-	// was processed (2.4.2.3); the whole call is rolled back.
+	// New-Order (2.4.2.2), output screen 2.4.3.3: the lines come sorted by
+	// (supply warehouse, item) so concurrent orders lock stock rows in one
+	// order; p_numbers keeps each line's OL_NUMBER as drawn. An unused item
+	// raises RS001 after every valid item before it was processed
+	// (2.4.2.3); the whole call is rolled back. out_brands holds one
+	// letter per line, B or G.
 	`CREATE FUNCTION rs_new_order(p_w int, p_d int, p_c int, p_all_local int,
-  p_items int[], p_supply int[], p_qty int[], p_numbers int[])
-RETURNS TABLE (out_o_id int, out_total float8, out_screen text) LANGUAGE plpgsql AS $$
+  p_items int[], p_supply int[], p_qty int[], p_numbers int[],
+  OUT out_o_id int, OUT out_total float8, OUT out_c_last text, OUT out_c_credit text,
+  OUT out_c_discount float8, OUT out_w_tax float8, OUT out_d_tax float8,
+  OUT out_i_names text[], OUT out_s_quantities int[], OUT out_brands text,
+  OUT out_i_prices float8[], OUT out_ol_amounts float8[]) LANGUAGE plpgsql AS $$
 DECLARE
-  v_w_tax numeric; v_d_tax numeric; v_o_id int; v_disc numeric; v_last varchar; v_credit char(2);
+  v_w_tax numeric; v_d_tax numeric; v_disc numeric;
   v_price numeric; v_name varchar; v_idata varchar; v_sdata varchar; v_dist char(24); v_squant int;
-  v_amount numeric; v_sum numeric := 0; n int := cardinality(p_items); v_lines text := '';
+  v_amount numeric; v_sum numeric := 0; n int := cardinality(p_items);
 BEGIN
   SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
   UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
-    RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
-  SELECT c_discount, c_last, c_credit INTO v_disc, v_last, v_credit
+    RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, out_o_id;
+  SELECT c_discount, c_last, c_credit INTO v_disc, out_c_last, out_c_credit
     FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
   INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-    VALUES (v_o_id, p_d, p_w, p_c, localtimestamp, NULL, n, p_all_local);
-  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
+    VALUES (out_o_id, p_d, p_w, p_c, localtimestamp, NULL, n, p_all_local);
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (out_o_id, p_d, p_w);
+  out_i_names := '{}'; out_s_quantities := '{}'; out_brands := ''; out_i_prices := '{}'; out_ol_amounts := '{}';
   FOR i IN 1..n LOOP
     SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = p_items[i];
     IF NOT FOUND THEN
@@ -54,27 +76,42 @@ BEGIN
     v_amount := p_qty[i] * v_price;
     v_sum := v_sum + v_amount;
     INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-      VALUES (v_o_id, p_d, p_w, p_numbers[i], p_items[i], p_supply[i], NULL, p_qty[i], v_amount, v_dist);
-    v_lines := v_lines || chr(30) || concat_ws(chr(31), v_name, v_squant,
-      CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0 THEN 'B' ELSE 'G' END, v_price, v_amount);
+      VALUES (out_o_id, p_d, p_w, p_numbers[i], p_items[i], p_supply[i], NULL, p_qty[i], v_amount, v_dist);
+    out_i_names[i] := v_name;
+    out_s_quantities[i] := v_squant;
+    out_brands := out_brands ||
+      CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0 THEN 'B' ELSE 'G' END;
+    out_i_prices[i] := v_price;
+    out_ol_amounts[i] := v_amount;
   END LOOP;
-  out_o_id := v_o_id;
   out_total := round(v_sum * (1 - v_disc) * (1 + v_w_tax + v_d_tax), 2);
-  out_screen := concat_ws(chr(31), v_last, v_credit, v_disc, v_w_tax, v_d_tax) || v_lines;
-  RETURN NEXT;
+  out_c_discount := v_disc; out_w_tax := v_w_tax; out_d_tax := v_d_tax;
 END $$`,
 
+	// Payment (2.5.2.2), output screen 2.5.3.3: both addresses, the
+	// customer, and the first 200 characters of C_DATA when BC.
 	`CREATE FUNCTION rs_payment(p_w int, p_d int, p_cw int, p_cd int, p_c int, p_by_name bool,
-  p_last varchar, p_amount numeric)
-RETURNS TABLE (out_c_id int, out_balance float8, out_screen text) LANGUAGE plpgsql AS $$
-DECLARE v_w warehouse%ROWTYPE; v_d district%ROWTYPE; v_cu customer%ROWTYPE; v_c int := p_c;
+  p_last varchar, p_amount numeric,
+  OUT out_c_id int, OUT out_balance float8,
+  OUT out_w_street_1 text, OUT out_w_street_2 text, OUT out_w_city text, OUT out_w_state text, OUT out_w_zip text,
+  OUT out_d_street_1 text, OUT out_d_street_2 text, OUT out_d_city text, OUT out_d_state text, OUT out_d_zip text,
+  OUT out_c_first text, OUT out_c_middle text, OUT out_c_last text,
+  OUT out_c_street_1 text, OUT out_c_street_2 text, OUT out_c_city text, OUT out_c_state text, OUT out_c_zip text,
+  OUT out_c_phone text, OUT out_c_credit text, OUT out_c_credit_lim float8, OUT out_c_discount float8,
+  OUT out_c_data text) LANGUAGE plpgsql AS $$
+DECLARE v_wname varchar; v_dname varchar; v_data varchar;
 BEGIN
-  UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w RETURNING * INTO v_w;
-  UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d RETURNING * INTO v_d;
+  out_c_id := p_c;
+  UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+    RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
+    INTO v_wname, out_w_street_1, out_w_street_2, out_w_city, out_w_state, out_w_zip;
+  UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
+    RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+    INTO v_dname, out_d_street_1, out_d_street_2, out_d_city, out_d_state, out_d_zip;
   IF p_by_name THEN
-    SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO v_c
+    SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO out_c_id
       FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
-    IF v_c IS NULL THEN
+    IF out_c_id IS NULL THEN
       RAISE EXCEPTION 'no customer named % in district %/%', p_last, p_cw, p_cd USING ERRCODE = 'RS002';
     END IF;
   END IF;
@@ -83,58 +120,58 @@ BEGIN
       c_data = CASE WHEN c_credit = 'BC'
         THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' || p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500)
         ELSE c_data END
-    WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING * INTO v_cu;
+    WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = out_c_id
+    RETURNING c_balance, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+      c_phone, c_credit, c_credit_lim, c_discount, c_data
+    INTO out_balance, out_c_first, out_c_middle, out_c_last, out_c_street_1, out_c_street_2, out_c_city, out_c_state, out_c_zip,
+      out_c_phone, out_c_credit, out_c_credit_lim, out_c_discount, v_data;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (v_c, p_cd, p_cw, p_d, p_w, localtimestamp, p_amount, v_w.w_name || '    ' || v_d.d_name);
-  out_c_id := v_c; out_balance := v_cu.c_balance;
-  out_screen := concat_ws(chr(31), v_w.w_street_1, v_w.w_street_2, v_w.w_city, v_w.w_state, v_w.w_zip,
-    v_d.d_street_1, v_d.d_street_2, v_d.d_city, v_d.d_state, v_d.d_zip,
-    v_cu.c_first, v_cu.c_middle, v_cu.c_last, v_cu.c_street_1, v_cu.c_street_2, v_cu.c_city, v_cu.c_state, v_cu.c_zip,
-    v_cu.c_phone, v_cu.c_credit, v_cu.c_credit_lim, v_cu.c_discount,
-    CASE WHEN v_cu.c_credit = 'BC' THEN left(v_cu.c_data, 200) ELSE '' END);
-  RETURN NEXT;
+    VALUES (out_c_id, p_cd, p_cw, p_d, p_w, localtimestamp, p_amount, v_wname || '    ' || v_dname);
+  out_c_data := CASE WHEN out_c_credit = 'BC' THEN left(v_data, 200) ELSE '' END;
 END $$`,
 
-	// Order-Status reads every column of every line (2.6.2.2).
-	`CREATE FUNCTION rs_order_status(p_w int, p_d int, p_c int, p_by_name bool, p_last varchar)
-RETURNS TABLE (out_c_id int, out_balance float8, out_o_id int, out_carrier int, out_screen text) LANGUAGE plpgsql AS $$
-DECLARE v_c int := p_c; v_bal numeric; v_first varchar; v_middle char(2); v_last varchar;
-  v_o int; v_entry timestamp; v_carrier int; v_lines text := ''; l record;
+	// Order-Status (2.6.2.2) reads every column of every line; output
+	// screen 2.6.3.3, each line's OL_DELIVERY_D as whether it is set.
+	`CREATE FUNCTION rs_order_status(p_w int, p_d int, p_c int, p_by_name bool, p_last varchar,
+  OUT out_c_id int, OUT out_balance float8, OUT out_o_id int, OUT out_carrier int,
+  OUT out_c_first text, OUT out_c_middle text, OUT out_c_last text,
+  OUT out_ol_i_ids int[], OUT out_ol_supply_w_ids int[], OUT out_ol_quantities int[],
+  OUT out_ol_amounts float8[], OUT out_ol_delivered bool[]) LANGUAGE plpgsql AS $$
+DECLARE v_entry timestamp; v_carrier int;
 BEGIN
+  out_c_id := p_c;
   IF p_by_name THEN
-    SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO v_c
+    SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO out_c_id
       FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_last;
-    IF v_c IS NULL THEN
+    IF out_c_id IS NULL THEN
       RAISE EXCEPTION 'no customer named % in district %/%', p_last, p_w, p_d USING ERRCODE = 'RS002';
     END IF;
   END IF;
-  SELECT c_balance, c_first, c_middle, c_last INTO v_bal, v_first, v_middle, v_last
-    FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
-  SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier
-    FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c ORDER BY o_id DESC LIMIT 1;
-  FOR l IN SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d
-      FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o ORDER BY ol_number LOOP
-    v_lines := v_lines || chr(30) || concat_ws(chr(31), l.ol_i_id, l.ol_supply_w_id, l.ol_quantity, l.ol_amount,
-      COALESCE(l.ol_delivery_d::text, ''));
-  END LOOP;
-  out_c_id := v_c; out_balance := v_bal; out_o_id := v_o; out_carrier := COALESCE(v_carrier, 0);
-  out_screen := concat_ws(chr(31), v_first, v_middle, v_last) || v_lines;
-  RETURN NEXT;
+  SELECT c_balance, c_first, c_middle, c_last INTO out_balance, out_c_first, out_c_middle, out_c_last
+    FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = out_c_id;
+  SELECT o_id, o_entry_d, o_carrier_id INTO out_o_id, v_entry, v_carrier
+    FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = out_c_id ORDER BY o_id DESC LIMIT 1;
+  SELECT coalesce(array_agg(ol_i_id ORDER BY ol_number), '{}'), coalesce(array_agg(ol_supply_w_id ORDER BY ol_number), '{}'),
+      coalesce(array_agg(ol_quantity ORDER BY ol_number), '{}'), coalesce(array_agg(ol_amount ORDER BY ol_number), '{}'),
+      coalesce(array_agg(ol_delivery_d IS NOT NULL ORDER BY ol_number), '{}')
+    INTO out_ol_i_ids, out_ol_supply_w_ids, out_ol_quantities, out_ol_amounts, out_ol_delivered
+    FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = out_o_id;
+  out_carrier := coalesce(v_carrier, 0);
 END $$`,
 
-	// Delivery locks the oldest NEW-ORDER row of each district before
-	// deleting it. At read committed a row a concurrent Delivery deleted is
-	// passed over for the next one; at repeatable read the conflict raises a
-	// serialization failure, which the driver retries. A district is
-	// skipped only when it has no undelivered order (2.7.4.2).
-	`CREATE FUNCTION rs_delivery(p_w int, p_carrier int)
-RETURNS TABLE (out_delivered int, out_skipped int) LANGUAGE plpgsql AS $$
-DECLARE v_o int; v_c int; v_sum numeric; v_del int := 0; v_skip int := 0;
+	// Delivery (2.7.4.2) locks the oldest NEW-ORDER row of each district
+	// before deleting it. At read committed a row a concurrent Delivery
+	// deleted is passed over for the next one; at repeatable read the
+	// conflict raises a serialization failure, which the driver retries. A
+	// district is skipped only when it has no undelivered order.
+	`CREATE FUNCTION rs_delivery(p_w int, p_carrier int, OUT out_delivered int, OUT out_skipped int) LANGUAGE plpgsql AS $$
+DECLARE v_o int; v_c int; v_sum numeric;
 BEGIN
+  out_delivered := 0; out_skipped := 0;
   FOR d IN 1..10 LOOP
     SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = d ORDER BY no_o_id LIMIT 1 FOR UPDATE;
     IF NOT FOUND THEN
-      v_skip := v_skip + 1;
+      out_skipped := out_skipped + 1;
       CONTINUE;
     END IF;
     DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = d AND no_o_id = v_o;
@@ -144,12 +181,11 @@ BEGIN
     SELECT sum(ol_amount) INTO v_sum FROM l;
     UPDATE customer SET c_balance = c_balance + v_sum, c_delivery_cnt = c_delivery_cnt + 1
       WHERE c_w_id = p_w AND c_d_id = d AND c_id = v_c;
-    v_del := v_del + 1;
+    out_delivered := out_delivered + 1;
   END LOOP;
-  out_delivered := v_del; out_skipped := v_skip;
-  RETURN NEXT;
 END $$`,
 
+	// Stock-Level (2.8.2.2).
 	`CREATE OR REPLACE FUNCTION rs_stock_level(p_w int, p_d int, p_threshold int)
 RETURNS int LANGUAGE plpgsql AS $$
 DECLARE v_next int; v_cnt int;
@@ -159,14 +195,98 @@ BEGIN
     WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id >= v_next - 20 AND ol_o_id < v_next AND s_quantity < p_threshold;
   RETURN v_cnt;
 END $$`,
+
+	// Last, so that it names the version only once all of it is there.
+	fmt.Sprintf(`CREATE OR REPLACE FUNCTION rs_procedures_version() RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT %d'`, procVersion),
 }
 
-// InstallProcedures implements engine.DB.
+// procsLockKey is the advisory lock that serialises installing the
+// procedures (several worker processes may find them old at once).
+const procsLockKey = 0x72735f70726f6373 // "rs_procs"
+
+// InstallProcedures implements engine.DB: it (re)creates every procedure in
+// one transaction.
 func (db *DB) InstallProcedures(ctx context.Context) error {
+	return db.installProcedures(ctx, false)
+}
+
+// installProcedures creates the procedures in one transaction under
+// procsLockKey; with onlyIfOlder it does nothing when the database's are
+// already procVersion (another process may have just installed them).
+func (db *DB) installProcedures(ctx context.Context, onlyIfOlder bool) error {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("install procedures: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(procsLockKey)); err != nil {
+		return fmt.Errorf("install procedures: lock: %w", err)
+	}
+	if onlyIfOlder {
+		v, err := proceduresVersion(ctx, tx)
+		if err != nil || v >= procVersion {
+			return err
+		}
+	}
 	for _, p := range procedures {
-		if _, err := db.pool.Exec(ctx, p); err != nil {
+		if _, err := tx.Exec(ctx, p); err != nil {
 			return fmt.Errorf("install procedures: %w", err)
 		}
 	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("install procedures: commit: %w", err)
+	}
+	return nil
+}
+
+// querier is what proceduresVersion needs of a pool, connection or
+// transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// proceduresVersion is the version of the procedures installed in the
+// database: 0 when there are none, 1 for those before rs_procedures_version.
+func proceduresVersion(ctx context.Context, q querier) (int, error) {
+	var hasVersion, hasProcs bool
+	err := q.QueryRow(ctx, `SELECT to_regprocedure('rs_procedures_version()') IS NOT NULL,
+  to_regproc('rs_new_order') IS NOT NULL`).Scan(&hasVersion, &hasProcs)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("read the procedures' version: %w", err)
+	case !hasProcs:
+		return 0, nil
+	case !hasVersion:
+		return 1, nil
+	}
+	var v int
+	if err := q.QueryRow(ctx, "SELECT rs_procedures_version()").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read the procedures' version: %w", err)
+	}
+	return v, nil
+}
+
+// ensureProcedures installs the procedures again, once per DB, when the
+// database's are older than procVersion (built by an older rightsize), and
+// refuses those of a newer rightsize, whose outputs this one cannot read.
+func (db *DB) ensureProcedures(ctx context.Context) error {
+	db.procsMu.Lock()
+	defer db.procsMu.Unlock()
+	if db.procsReady {
+		return nil
+	}
+	v, err := proceduresVersion(ctx, db.pool)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v > procVersion:
+		return fmt.Errorf("the procedures in database %s are version %d, from a newer rightsize (this one reads version %d): run this with the newer rightsize, or build again", db.dbname, v, procVersion)
+	case v < procVersion:
+		if err := db.installProcedures(ctx, true); err != nil {
+			return fmt.Errorf("replace the procedures (version %d) of an older rightsize: %w", v, err)
+		}
+	}
+	db.procsReady = true
 	return nil
 }
