@@ -45,10 +45,17 @@ func decodeNewOrder(vals [][]byte, out *tpcc.NewOrderResult, text *tpcc.ScreenTe
 	return c.err
 }
 
-// decodeAddress reads five text columns: street 1, street 2, city, state, zip.
+// decodeAddress reads a text array of five: street 1, street 2, city,
+// state, zip.
 func decodeAddress(c *columns, text *tpcc.ScreenText) tpcc.Address {
-	return tpcc.Address{Street1: text.Text(c.bytes()), Street2: text.Text(c.bytes()), City: text.Text(c.bytes()),
-		State: text.Text(c.bytes()), Zip: text.Text(c.bytes())}
+	a := c.array(textElem, 5)
+	if c.err != nil {
+		return tpcc.Address{}
+	}
+	addr := tpcc.Address{Street1: text.Text(a.elem(-1)), Street2: text.Text(a.elem(-1)), City: text.Text(a.elem(-1)),
+		State: text.Text(a.elem(-1)), Zip: text.Text(a.elem(-1))}
+	c.check(&a)
+	return addr
 }
 
 // decodePayment reads rs_payment: C_ID, C_BALANCE, the warehouse's and

@@ -21,3 +21,6 @@ func UserConn(ctx context.Context, db *DB) (*pgx.Conn, error) {
 	}
 	return pgx.ConnectConfig(ctx, cfg)
 }
+
+// DSN is the data source name db was opened with.
+func (db *DB) DSN() string { return db.dsn }

@@ -56,7 +56,7 @@ var (
 	callNewOrder = procCall{0, "rs_call_new_order", "SELECT * FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
 		[]uint32{i4, f8, txt, txt, f8, f8, f8, txts, i4s, txt, f8s, f8s}}
 	callPayment = procCall{1, "rs_call_payment", "SELECT * FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
-		[]uint32{i4, f8, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, txt, f8, f8, txt}}
+		[]uint32{i4, f8, txts, txts, txt, txt, txt, txts, txt, txt, f8, f8, txt}}
 	callOrderStatus = procCall{2, "rs_call_order_status", "SELECT * FROM rs_order_status($1, $2, $3, $4, $5)",
 		[]uint32{i4, f8, i4, i4, txt, txt, txt, i4s, i4s, i4s, f8s, bols}}
 	callDelivery = procCall{3, "rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
@@ -236,7 +236,7 @@ func (e *procExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	e.intArray(in.Lines, func(l *tpcc.OrderLineInput) int32 { return l.Number })
 	*out = tpcc.NewOrderResult{Lines: out.Lines[:0]}
 	err := e.call(ctx, &callNewOrder, out)
-	if isCode(err, invalidItemCode) {
+	if err != nil && isCode(err, invalidItemCode) {
 		*out = tpcc.NewOrderResult{Lines: out.Lines[:0], RolledBack: true}
 		return nil
 	}

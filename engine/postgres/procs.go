@@ -88,26 +88,24 @@ BEGIN
   out_c_discount := v_disc; out_w_tax := v_w_tax; out_d_tax := v_d_tax;
 END $$`,
 
-	// Payment (2.5.2.2), output screen 2.5.3.3: both addresses, the
-	// customer, and the first 200 characters of C_DATA when BC.
+	// Payment (2.5.2.2), output screen 2.5.3.3: the warehouse's, the
+	// district's and the customer's address (street 1, street 2, city,
+	// state, zip: arrays keep the row within the 16 columns pgconn
+	// describes without allocating), the customer, and the first 200
+	// characters of C_DATA when BC.
 	`CREATE FUNCTION rs_payment(p_w int, p_d int, p_cw int, p_cd int, p_c int, p_by_name bool,
   p_last varchar, p_amount numeric,
-  OUT out_c_id int, OUT out_balance float8,
-  OUT out_w_street_1 text, OUT out_w_street_2 text, OUT out_w_city text, OUT out_w_state text, OUT out_w_zip text,
-  OUT out_d_street_1 text, OUT out_d_street_2 text, OUT out_d_city text, OUT out_d_state text, OUT out_d_zip text,
-  OUT out_c_first text, OUT out_c_middle text, OUT out_c_last text,
-  OUT out_c_street_1 text, OUT out_c_street_2 text, OUT out_c_city text, OUT out_c_state text, OUT out_c_zip text,
+  OUT out_c_id int, OUT out_balance float8, OUT out_w_address text[], OUT out_d_address text[],
+  OUT out_c_first text, OUT out_c_middle text, OUT out_c_last text, OUT out_c_address text[],
   OUT out_c_phone text, OUT out_c_credit text, OUT out_c_credit_lim float8, OUT out_c_discount float8,
   OUT out_c_data text) LANGUAGE plpgsql AS $$
 DECLARE v_wname varchar; v_dname varchar; v_data varchar;
 BEGIN
   out_c_id := p_c;
   UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
-    RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
-    INTO v_wname, out_w_street_1, out_w_street_2, out_w_city, out_w_state, out_w_zip;
+    RETURNING w_name, ARRAY[w_street_1, w_street_2, w_city, w_state, w_zip] INTO v_wname, out_w_address;
   UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
-    RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
-    INTO v_dname, out_d_street_1, out_d_street_2, out_d_city, out_d_state, out_d_zip;
+    RETURNING d_name, ARRAY[d_street_1, d_street_2, d_city, d_state, d_zip] INTO v_dname, out_d_address;
   IF p_by_name THEN
     SELECT (array_agg(c_id ORDER BY c_first, c_id))[((count(*) + 1) / 2)::int] INTO out_c_id
       FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
@@ -121,9 +119,9 @@ BEGIN
         THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' || p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500)
         ELSE c_data END
     WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = out_c_id
-    RETURNING c_balance, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+    RETURNING c_balance, c_first, c_middle, c_last, ARRAY[c_street_1, c_street_2, c_city, c_state, c_zip],
       c_phone, c_credit, c_credit_lim, c_discount, c_data
-    INTO out_balance, out_c_first, out_c_middle, out_c_last, out_c_street_1, out_c_street_2, out_c_city, out_c_state, out_c_zip,
+    INTO out_balance, out_c_first, out_c_middle, out_c_last, out_c_address,
       out_c_phone, out_c_credit, out_c_credit_lim, out_c_discount, v_data;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
     VALUES (out_c_id, p_cd, p_cw, p_d, p_w, localtimestamp, p_amount, v_wname || '    ' || v_dname);

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Procedures mode, old binaries against the work tree's, interleaved on one
+# private PostgreSQL cluster (issue 32 item 1). Each binary builds its own
+# database in the same cluster; then every round runs each binary once
+# (the order rotates from round to round), with VACUUM and CHECKPOINT
+# before each run, so machine noise hits all alike. It prints TPM, NOPM
+# and the driver's CPU µs per transaction per run, then per binary the
+# medians and their ratios to the first binary.
+#   bench/procedures.sh [warehouses=4] [users=4] [duration=60s] [rounds=3]
+# REFS="7602bc2 3831ca1" are the old commits (default: 7602bc2, main when
+# issue 32 item 1 began); the work tree is "new". ISOLATION=spec runs the
+# binaries that know --isolation at spec (default read-committed; older
+# binaries run read committed anyway). MODE=statements measures that mode.
+# PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
+# root the server runs as PG_USER (default postgres).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
+REFS=${REFS:-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-procedures}
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}; PG_USER=${PG_USER:-postgres}
+TMP=$(mktemp -d /var/tmp/rightsize-procbench.XXXXXX)
+chmod 755 "$TMP" # the server user must enter it
+PORT=$((20000 + RANDOM % 20000))
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
+cleanup() { as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+names=(); bins=()
+for ref in $REFS; do
+  mkdir "$TMP/src-$ref"
+  git archive "$ref" | tar -x -C "$TMP/src-$ref"
+  (cd "$TMP/src-$ref" && go build -o "$TMP/rs-$ref" ./cmd/rightsize)
+  names+=("$ref"); bins+=("$TMP/rs-$ref")
+done
+go build -o "$TMP/rs-new" ./cmd/rightsize
+names+=(new); bins+=("$TMP/rs-new")
+
+mkdir "$TMP/pg" && chown "$PG_USER" "$TMP/pg" 2>/dev/null || true
+as_pg "$PG_BIN/initdb" -D "$TMP/pg" -A trust -U postgres >/dev/null
+as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -l "$TMP/pg/server.log" -w start -o \
+  "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$TMP/pg -c shared_buffers=512MB -c max_connections=300 -c max_wal_size=4GB -c checkpoint_timeout=15min" >/dev/null
+dsn() { echo "postgres://postgres@127.0.0.1:$PORT/$1?sslmode=disable"; }
+sql() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -c "$2" >/dev/null; }
+
+for i in "${!bins[@]}"; do
+  db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
+  sql postgres "CREATE DATABASE $db"
+  "${bins[$i]}" build --target "$(dsn "$db")" --warehouses "$W" --store "$TMP/store-$i.db" >"$TMP/build-$i.log" 2>&1 ||
+    { echo "build ${names[$i]} failed:"; tail -5 "$TMP/build-$i.log"; exit 1; }
+done
+
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $U users, 10 s ramp-up, $D, $MODE, $ISOLATION; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+printf '%-5s %-9s %10s %10s %14s\n' round binary TPM NOPM "driver µs/txn"
+n=${#bins[@]}
+for round in $(seq "$ROUNDS"); do
+  for k in $(seq 0 $((n - 1))); do
+    i=$(( (k + round - 1) % n ))
+    db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
+    sql "$db" "VACUUM"; sql "$db" "CHECKPOINT"
+    iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "$ISOLATION")
+    "${bins[$i]}" run --target "$(dsn "$db")" --store "$TMP/store-$i.db" --users "$U" --rampup 10s --duration "$D" \
+      --mode "$MODE" "${iso[@]}" --json >"$TMP/run.json" 2>"$TMP/run.err" || { echo "run ${names[$i]} failed:"; tail -3 "$TMP/run.err"; continue; }
+    python3 - "$TMP/run.json" "$round" "${names[$i]}" <<'PY' | tee -a "$TMP/rows"
+import json, sys
+s = json.load(open(sys.argv[1]))["steps"][0]
+print("%-5s %-9s %10.0f %10.0f %14.1f" % (sys.argv[2], sys.argv[3], s["tpm"], s["nopm"], s["driver_cpu_us_per_txn"]))
+PY
+  done
+done
+python3 - "$TMP/rows" "${names[@]}" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+names = sys.argv[2:]
+med = {}
+for n in names:
+    r = [x for x in rows if x[1] == n]
+    if r:
+        med[n] = (statistics.median(float(x[2]) for x in r), statistics.median(float(x[4]) for x in r))
+base = names[0]
+print("\nmedians  %10s %14s %10s %12s" % ("TPM", "driver µs/txn", "TPM ratio", "µs ratio"))
+for n in names:
+    if n in med and base in med:
+        print("%-8s %10.0f %14.1f %10.3f %12.3f" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1]))
+PY

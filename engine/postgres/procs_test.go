@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/enginetest"
+	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// version1Payment is rs_payment as rightsize before procedures version 2
+// installed it: the output screen as one text (only its shape matters).
+const version1Payment = `CREATE FUNCTION rs_payment(p_w int, p_d int, p_cw int, p_cd int, p_c int, p_by_name bool,
+  p_last varchar, p_amount numeric)
+RETURNS TABLE (out_c_id int, out_balance float8, out_screen text) LANGUAGE plpgsql AS $$
+BEGIN
+  out_c_id := p_c; out_balance := 0; out_screen := '';
+  RETURN NEXT;
+END $$`
+
+// TestProceduresOfAnotherVersion: a database whose procedures an older
+// rightsize installed gets them replaced before its first procedures-mode
+// executor (they hold no data, so no rebuild); those of a newer rightsize
+// are refused, saying so.
+func TestProceduresOfAnotherVersion(t *testing.T) {
+	cases := []struct {
+		name    string
+		setup   []string
+		wantErr string // "" : the executor opens and Payment returns full outputs
+	}{
+		{"version 1 (screen text)", []string{"DROP FUNCTION rs_procedures_version()",
+			"DROP FUNCTION rs_payment(int, int, int, int, int, bool, varchar, numeric)", version1Payment}, ""},
+		{"current", nil, ""},
+		{"newer", []string{"CREATE OR REPLACE FUNCTION rs_procedures_version() RETURNS int LANGUAGE sql AS 'SELECT 99'"},
+			"version 99, from a newer rightsize"},
+	}
+	db := open(t)
+	enginetest.Build(t, db)
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sql := range c.setup {
+				execSQL(t, db, sql)
+			}
+			// a fresh DB, as a new rightsize process opens it
+			pg := db.(*postgres.DB)
+			fresh, err := postgres.Open(ctx, pg.DSN(), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			ex, err := fresh.NewExecutor(ctx, engine.Procedures)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("NewExecutor: %v, want an error containing %q", err, c.wantErr)
+				}
+				execSQL(t, db, "DROP FUNCTION rs_procedures_version()")
+				if err := fresh.InstallProcedures(ctx); err != nil { // what build does
+					t.Fatal(err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ex.Close(ctx)
+			in := tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 7, Amount: 12.5}
+			var out tpcc.PaymentResult
+			if err := ex.Payment(ctx, &in, &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.CID != 7 || out.Warehouse.Zip == "" || out.Customer.City == "" || out.Last == "" || out.Middle != "OE" {
+				t.Fatalf("payment outputs incomplete: %+v", out)
+			}
+		})
+	}
+}
