@@ -3,15 +3,31 @@ package rawsock
 import (
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"unsafe"
 )
 
-// conn is a socket whose Read and Write use raw system calls.
+// conn is a socket whose Read and Write use raw system calls. Each
+// direction keeps its call's state and its RawConn callback, made once, so
+// a read or a write allocates nothing; the mutexes keep concurrent calls
+// of one direction (which net.Conn allows) apart.
 type conn struct {
 	net.Conn // deadlines, Close, addresses
 	rc       syscall.RawConn
 	network  string
+
+	rmu    sync.Mutex
+	rbuf   []byte
+	rn     int
+	rerrno syscall.Errno
+	readFn func(fd uintptr) bool
+
+	wmu     sync.Mutex
+	wbuf    []byte
+	wn      int
+	werrno  syscall.Errno
+	writeFn func(fd uintptr) bool
 }
 
 // Wrap returns c with raw reads and writes when c is a TCP or Unix socket,
@@ -30,7 +46,9 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &conn{Conn: c, rc: rc, network: network}
+	rs := &conn{Conn: c, rc: rc, network: network}
+	rs.readFn, rs.writeFn = rs.read, rs.write
+	return rs
 }
 
 func (c *conn) opError(op string, err error) error {
@@ -42,21 +60,12 @@ func (c *conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait for readiness in the poller
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	c.rbuf, c.rn, c.rerrno = b, 0, 0
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rn, c.rerrno
+	c.rbuf = nil
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -68,33 +77,52 @@ func (c *conn) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// read is Read's RawConn callback: false means wait for readiness.
+func (c *conn) read(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait for readiness in the poller
+		}
+		c.rn, c.rerrno = int(r), e
+		return true
+	}
+}
+
 // Write implements net.Conn: it writes all of b unless an error comes.
 func (c *conn) Write(b []byte) (int, error) {
-	w := 0
-	var errno syscall.Errno
-	for w < len(b) {
-		err := c.rc.Write(func(fd uintptr) bool {
-			for w < len(b) {
-				r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[w])), uintptr(len(b)-w))
-				switch e {
-				case 0:
-					w += int(r)
-				case syscall.EINTR:
-				case syscall.EAGAIN:
-					return false // socket buffer full: wait in the poller
-				default:
-					errno = e
-					return true
-				}
-			}
-			return true
-		})
-		if err != nil {
-			return w, c.opError("write", err)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf, c.wn, c.werrno = b, 0, 0
+	defer func() { c.wbuf = nil }()
+	for c.wn < len(b) {
+		if err := c.rc.Write(c.writeFn); err != nil {
+			return c.wn, c.opError("write", err)
 		}
-		if errno != 0 {
-			return w, c.opError("write", errno)
+		if c.werrno != 0 {
+			return c.wn, c.opError("write", c.werrno)
 		}
 	}
-	return w, nil
+	return c.wn, nil
+}
+
+// write is Write's RawConn callback: false means wait for readiness.
+func (c *conn) write(fd uintptr) bool {
+	for c.wn < len(c.wbuf) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
+		switch e {
+		case 0:
+			c.wn += int(r)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // socket buffer full: wait in the poller
+		default:
+			c.werrno = e
+			return true
+		}
+	}
+	return true
 }
