@@ -14,18 +14,17 @@ import (
 )
 
 // procExec runs each transaction as one call of its PL/pgSQL function, a
-// prepared statement executed at the protocol level (pgconn): parameters go
-// as text built in one reused buffer, results come back in binary, as typed
-// columns and arrays (procs.go), and are decoded in place into the result
-// structs (decode.go). That skips pgx's per-query type planning, encoding
-// and scanning, and parsing a screen text, and allocates nothing per
+// statement prepared through pgconn, then executed on the hijacked
+// connection (protocol.go): parameters go as text built in one reused
+// buffer, results come back in binary, as typed columns and arrays
+// (procs.go), and are decoded in place into the result structs (decode.go).
+// That skips pgx's per-query type planning, encoding and scanning, pgconn's
+// per-call machinery, and parsing a screen text, and allocates nothing per
 // transaction.
 type procExec struct {
-	pg     *pgconn.PgConn
-	stmts  [len(procCalls)]*pgconn.StatementDescription
-	buf    []byte   // parameter text
-	ends   []int    // end of each parameter in buf
-	params [][]byte // views of buf
+	w    *wire
+	buf  []byte // parameter text
+	ends []int  // end of each parameter in buf
 	// screens holds the text of each transaction type's last result: its
 	// strings alias it (tpcc.ScreenText).
 	screens [tpcc.NumTxnTypes]tpcc.ScreenText
@@ -41,7 +40,7 @@ type procExec struct {
 // procCall is one prepared function call and the types of its result
 // columns, checked when it is prepared.
 type procCall struct {
-	id        int // index in procCalls and procExec.stmts
+	id        int // index in procCalls
 	name, sql string
 	cols      []uint32 // pgtype OIDs
 }
@@ -66,13 +65,10 @@ var (
 	procCalls = [...]*procCall{&callNewOrder, &callPayment, &callOrderStatus, &callDelivery, &callStockLevel}
 )
 
-// binaryResults asks for every result column in binary.
-var binaryResults = []int16{pgtype.BinaryFormatCode}
-
 func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
-	e := &procExec{pg: conn.PgConn()}
+	pg := conn.PgConn()
 	for _, c := range procCalls {
-		sd, err := e.pg.Prepare(ctx, c.name, c.sql, nil)
+		sd, err := pg.Prepare(ctx, c.name, c.sql, nil)
 		if err != nil {
 			if isCode(err, "42883") { // undefined_function
 				return nil, fmt.Errorf("prepare %s: %w (the procedures are missing: run build again)", c.name, err)
@@ -82,9 +78,15 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 		if err := c.check(sd); err != nil {
 			return nil, err
 		}
-		e.stmts[c.id] = sd
 	}
-	return e, nil
+	if err := pg.SyncConn(ctx); err != nil {
+		return nil, fmt.Errorf("take over the connection: %w", err)
+	}
+	hc, err := pg.Hijack()
+	if err != nil {
+		return nil, fmt.Errorf("take over the connection: %w", err)
+	}
+	return &procExec{w: newWire(hc)}, nil
 }
 
 // check compares the prepared statement's result columns with c's.
@@ -102,7 +104,7 @@ func (c *procCall) check(sd *pgconn.StatementDescription) error {
 
 func (e *procExec) Close(ctx context.Context) error {
 	e.unwatch()
-	return e.pg.Close(ctx)
+	return e.w.close()
 }
 
 // watch makes ctx's cancellation end whatever the connection is waiting
@@ -116,7 +118,7 @@ func (e *procExec) watch(ctx context.Context) {
 	e.unwatch()
 	e.watched = ctx
 	if ctx.Done() != nil {
-		netConn := e.pg.Conn()
+		netConn := e.w.hc.Conn
 		e.stopWatch = context.AfterFunc(ctx, func() { _ = netConn.SetDeadline(time.Unix(1, 0)) })
 	}
 }
@@ -164,39 +166,68 @@ func (e *procExec) intArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineI
 }
 
 // call executes c with the parameters appended since reset and decodes its
-// one result row into out, a pointer to a result struct.
+// one result row into out, a pointer to a result struct. An error the
+// server raised is returned as pgconn's *PgError.
 func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
-	e.params = e.params[:0]
-	start := 0
-	for _, end := range e.ends {
-		e.params = append(e.params, e.buf[start:end])
-		start = end
+	if e.w.broken != nil {
+		return fmt.Errorf("%s: %w", c.name, errConnBroken)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	e.watch(ctx)
-	rr := e.pg.ExecStatement(context.Background(), e.stmts[c.id], e.params, nil, binaryResults)
+	if err := e.w.send(c.name, e.buf, e.ends); err != nil {
+		return e.lost(ctx, c, err)
+	}
 	rows := 0
-	var decodeErr error
-	for rr.NextRow() {
-		if rows++; rows == 1 {
-			decodeErr = e.decode(rr.Values(), out)
+	var pgErr, decodeErr error
+	for {
+		typ, body, err := e.w.next()
+		if err != nil {
+			return e.lost(ctx, c, err)
+		}
+		switch typ {
+		case 'D': // DataRow
+			if rows++; rows == 1 && pgErr == nil {
+				if decodeErr = e.w.dataRow(body); decodeErr == nil {
+					decodeErr = e.decode(e.w.vals, out)
+				}
+			}
+		case 'E': // ErrorResponse: the server goes on to ReadyForQuery
+			if pgErr == nil {
+				pgErr = pgError(body)
+			}
+		case 'Z': // ReadyForQuery
+			return result(c, rows, pgErr, decodeErr)
+		case '2', 'C', 'N', 'S', 'A': // BindComplete, CommandComplete, notice, parameter status, notification
+		default:
+			return e.lost(ctx, c, fmt.Errorf("protocol: unexpected message %q", typ))
 		}
 	}
-	if _, err := rr.Close(); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("%s: %w (%v)", c.name, ctxErr, err)
-		}
-		return err
-	}
-	if decodeErr != nil {
+}
+
+// result is the outcome of a call that reached ReadyForQuery.
+func result(c *procCall, rows int, pgErr, decodeErr error) error {
+	switch {
+	case pgErr != nil:
+		return pgErr
+	case decodeErr != nil:
 		return fmt.Errorf("%s: %w", c.name, decodeErr)
-	}
-	if rows != 1 {
+	case rows != 1:
 		return fmt.Errorf("%s returned %d rows, want 1", c.name, rows)
 	}
 	return nil
+}
+
+// lost ends the connection after err broke a call, naming ctx's error when
+// its cancellation was the cause.
+func (e *procExec) lost(ctx context.Context, c *procCall, err error) error {
+	ctxErr := ctx.Err()
+	e.w.fail(err, ctxErr != nil)
+	if ctxErr != nil {
+		return fmt.Errorf("%s: %w (%v)", c.name, ctxErr, err)
+	}
+	return fmt.Errorf("%s: %w", c.name, err)
 }
 
 // decode reads a result row into out.
