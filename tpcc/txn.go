@@ -167,6 +167,8 @@ type StockLevelResult struct {
 // Executor runs the five transactions on one database connection. Engines
 // implement it once per mode (stored procedures, client-side statements). A
 // New-Order with an unused item returns RolledBack=true and a nil error.
+// The strings of a result may alias the executor's buffers (ScreenText):
+// valid until its next call of the same transaction type.
 type Executor interface {
 	NewOrder(ctx context.Context, in *NewOrderInput, out *NewOrderResult) error
 	Payment(ctx context.Context, in *PaymentInput, out *PaymentResult) error
