@@ -40,7 +40,6 @@ type procExec struct {
 // procCall is one prepared function call and the types of its result
 // columns, checked when it is prepared.
 type procCall struct {
-	id        int // index in procCalls
 	name, sql string
 	cols      []uint32 // pgtype OIDs
 }
@@ -52,15 +51,15 @@ const (
 )
 
 var (
-	callNewOrder = procCall{0, "rs_call_new_order", "SELECT * FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
+	callNewOrder = procCall{"rs_call_new_order", "SELECT * FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
 		[]uint32{i4, f8, txt, txt, f8, f8, f8, txts, i4s, txt, f8s, f8s}}
-	callPayment = procCall{1, "rs_call_payment", "SELECT * FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
+	callPayment = procCall{"rs_call_payment", "SELECT * FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
 		[]uint32{i4, f8, txts, txts, txt, txt, txt, txts, txt, txt, f8, f8, txt}}
-	callOrderStatus = procCall{2, "rs_call_order_status", "SELECT * FROM rs_order_status($1, $2, $3, $4, $5)",
+	callOrderStatus = procCall{"rs_call_order_status", "SELECT * FROM rs_order_status($1, $2, $3, $4, $5)",
 		[]uint32{i4, f8, i4, i4, txt, txt, txt, i4s, i4s, i4s, f8s, bols}}
-	callDelivery = procCall{3, "rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
+	callDelivery = procCall{"rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
 		[]uint32{i4, i4}}
-	callStockLevel = procCall{4, "rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
+	callStockLevel = procCall{"rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
 		[]uint32{i4}}
 	procCalls = [...]*procCall{&callNewOrder, &callPayment, &callOrderStatus, &callDelivery, &callStockLevel}
 )
