@@ -13,6 +13,11 @@
 # binaries run read committed anyway). MODE=statements measures that mode.
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
 # root the server runs as PG_USER (default postgres).
+# 2026-11-27, REFS="7602bc2 3831ca1" bench/procedures.sh 4 4 30s 4, on the
+# 2-core VM shared with other jobs (load 5-8), medians of 4 interleaved runs:
+#   7602bc2  82,998 TPM  71.1 µs/txn
+#   3831ca1  83,392 TPM  62.6 µs/txn (the 2026-11-22 binary)
+#   new      81,202 TPM  55.8 µs/txn (TPM 0.978, driver µs 0.785 of 7602bc2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
