@@ -23,6 +23,11 @@ type Config struct {
 	// ReadBps and WriteBps are bandwidth limits, bytes per second.
 	ReadBps  float64 `json:"read_bps,omitempty"`
 	WriteBps float64 `json:"write_bps,omitempty"`
+	// HostCPUs is the host's cores (0: unknown); DriverShares tells the
+	// driver runs on the server's cores (caps.Caps.DriverShares), so the
+	// two queue for the same CPUs.
+	HostCPUs     float64 `json:"host_cpus,omitempty"`
+	DriverShares bool    `json:"driver_shares,omitempty"`
 }
 
 // Demands are a measured step's demands per committed transaction, and

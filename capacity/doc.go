@@ -22,7 +22,12 @@
 //   - CPU: demand D = CPU seconds per transaction over c cores (a fractional
 //     quota is a slower single server). For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
-//     delay of D·(c−1)/c.
+//     delay of D·(c−1)/c. Where the driver runs on the server's cores
+//     (Config.DriverShares: 2 cores of a 2-core host), the host's cores are
+//     a second such station, for the server's and the driver's CPU per
+//     transaction together. Cores other processes kept busy during the
+//     measured step (the host's busy CPU less the server's and driver's)
+//     are taken away from every configuration's cores in proportion.
 //   - Reads and writes: under an IOPS limit L, a queue of demand I/Os/L;
 //     under a bandwidth limit B, a queue of demand bytes/B; with no limit, a
 //     delay of I/Os × the measured device time per I/O.

@@ -168,3 +168,36 @@ func TestPredictMemory(t *testing.T) {
 		t.Errorf("one memory size measured: the prediction should say reads were taken as measured")
 	}
 }
+
+// TestDriverShares: at 2 cores on a 2-core host the driver's CPU queues
+// with the server's; at 1 core it runs on the other one. Other processes'
+// load during the base is taken away from every configuration's cores.
+func TestDriverShares(t *testing.T) {
+	b := base(0)
+	b.DriverCPUSec = 0.00025
+	b.Config = Config{CPUs: 2, HostCPUs: 2, DriverShares: true}
+	b.TPM = steady.Interval{Mean: 1550 * 60, Half: 1000} // near 2 cores / 1.25 ms
+	b.HostBusyPct = 97
+	m, err := New(b, ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Predict(b.Config); p.Limit != LimitCPU || !near(p.TPM, b.TPM.Mean, 1e-6) {
+		t.Errorf("base: %.0f TPM, limit %q; want the measured %.0f, CPU", p.TPM, p.Limit, b.TPM.Mean)
+	}
+	// one core of its own: 1 ms per transaction, at most 60,000 TPM
+	if p := m.Predict(Config{CPUs: 1, HostCPUs: 2}); p.TPM > 60000*1.0001 || !near(p.TPM, 60000, 0.08) || p.Limit != LimitCPU {
+		t.Errorf("cpus 1: %.0f TPM, limit %q; want about 60,000, CPU", p.TPM, p.Limit)
+	}
+	// half the host busy with other work during the base: a core of the
+	// server's is worth half
+	b.HostBusyPct = 100
+	b.TPM = steady.Interval{Mean: 800 * 60, Half: 500}
+	m, err = New(b, ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Predict(Config{CPUs: 1, HostCPUs: 2}); p.TPM > 30000*1.0001 || !near(p.TPM, 30000, 0.1) {
+		t.Errorf("cpus 1 with a core's worth of other work: %.0f TPM, want about 30,000", p.TPM)
+	}
+}

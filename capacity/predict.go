@@ -51,12 +51,23 @@ type Model struct {
 	noCurv bool
 }
 
+// background is the cores other processes kept busy during the base (the
+// host's busy CPU less the server's and the driver's), taken to stay so.
+func background(d Demands) float64 {
+	if d.Config.HostCPUs <= 0 {
+		return 0
+	}
+	x := d.TPM.Mean / 60
+	return max(0, d.HostBusyPct/100*d.Config.HostCPUs-(d.CPUSec.Mean+d.DriverCPUSec)*x)
+}
+
 // calibrated is one set of demands with the "other" delay that makes the
 // network reproduce its target throughput at the measured configuration.
 type calibrated struct {
 	d     Demands
 	other float64
 	scale float64 // measured / modelled throughput when other = 0 undershoots
+	bg    float64 // cores other processes took during the base
 }
 
 // New makes the model of the base step's demands; reads gives reads per
@@ -110,7 +121,7 @@ func calibrate(base Demands, sign float64, x float64) calibrated {
 	d.CPUSec.Mean += sign * d.CPUSec.Half
 	d.ReadIOs.Mean = math.Max(0, d.ReadIOs.Mean+sign*d.ReadIOs.Half)
 	d.WriteIOs.Mean = math.Max(0, d.WriteIOs.Mean+sign*d.WriteIOs.Half)
-	c := calibrated{d: d, scale: 1}
+	c := calibrated{d: d, scale: 1, bg: background(base)}
 	at := func(other float64) float64 {
 		c.other = other
 		return mva(c.stations(base.Config, 1), base.Users, base.ThinkSec).x
@@ -143,25 +154,45 @@ func (c calibrated) solve(cfg Config, readScale float64, users int, think float6
 // stations is the network of configuration cfg (see the package doc).
 func (c calibrated) stations(cfg Config, readScale float64) []station {
 	d := c.d
-	st := cpuStations(d.CPUSec.Mean, cfg.CPUs)
+	st := cpuStations(d, cfg, c.bg)
 	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
 	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
 	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, d.WriteBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
 	return append(st, station{name: "other", demand: c.other})
 }
 
-// cpuStations is a CPU of cpus cores for demand seconds per transaction
-// (Seidmann's approximation above one core); cpus 0 is one unlimited core
-// per user, a delay.
-func cpuStations(demand, cpus float64) []station {
-	switch {
-	case cpus <= 0:
-		return []station{{name: LimitCPU, demand: demand}}
-	case cpus <= 1:
-		return []station{{name: LimitCPU, demand: demand / cpus, queue: true}}
-	default:
-		return []station{{name: LimitCPU, demand: demand / cpus, queue: true}, {name: "cpu-delay", demand: demand * (cpus - 1) / cpus}}
+// cpuStations are the CPUs of configuration cfg for demands d, with bg
+// cores taken by other processes: the server's cores (its quota, less
+// other processes' share of them); where the driver shares the server's
+// cores, also the host's cores (less bg) that the server's and the
+// driver's CPU per transaction queue for together. cfg.CPUs 0 is one
+// unlimited core per user, a delay.
+func cpuStations(d Demands, cfg Config, bg float64) []station {
+	if cfg.CPUs <= 0 {
+		return []station{{name: LimitCPU, demand: d.CPUSec.Mean}}
 	}
+	free := 1.0
+	if cfg.HostCPUs > 0 {
+		free = max(0.05, 1-bg/cfg.HostCPUs)
+	}
+	if !cfg.DriverShares || cfg.HostCPUs <= 0 {
+		return seidmann(d.CPUSec.Mean, cfg.CPUs*free)
+	}
+	st := seidmann(d.CPUSec.Mean+d.DriverCPUSec, cfg.HostCPUs*free)
+	if cfg.CPUs < cfg.HostCPUs {
+		st = append(st, seidmann(d.CPUSec.Mean, cfg.CPUs)...)
+	}
+	return st
+}
+
+// seidmann is a CPU of c cores for demand seconds per transaction: one
+// queue below a core, else Seidmann's approximation of c servers (a queue
+// of demand/c and a delay of demand·(c−1)/c).
+func seidmann(demand, c float64) []station {
+	if c <= 1 {
+		return []station{{name: LimitCPU, demand: demand / c, queue: true}}
+	}
+	return []station{{name: LimitCPU, demand: demand / c, queue: true}, {name: "cpu-delay", demand: demand * (c - 1) / c}}
 }
 
 // ioStations is one direction of I/O: a queue per limit given, else a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
@@ -25,6 +26,9 @@ type predictSpec struct {
 	// Base is the configuration a candidate keeps where it does not vary
 	// it: the base options' memory and I/O limit, the host's cores.
 	Base capacity.Config `json:"base"`
+	// DriverCPUs is the base's --driver-cpus: with a candidate's cpus, it
+	// says whether the driver shares the server's cores.
+	DriverCPUs string `json:"driver_cpus,omitempty"`
 	// Think is each user's keying and think time per transaction.
 	Think time.Duration `json:"think_ns"`
 	// From is a stored run the model learns first ("" none).
@@ -36,22 +40,42 @@ type predictSpec struct {
 // newPredictSpec is the model's settings for a new fit on a server with
 // base caps.
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
-	ps := predictSpec{Base: configOfCaps(base), From: o.From, MeasureAll: o.MeasureAll}
+	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll}
 	if o.Run.KeyingThinking {
 		ps.Think = tpcc.MeanKeyingThinking()
 	}
 	return ps
 }
 
-// configOfCaps is the configuration caps give (the host's cores when
-// they do not limit cores).
-func configOfCaps(c caps.Caps) capacity.Config {
-	cfg := capacity.Config{CPUs: c.CPUs, CacheBytes: c.Memory,
+// configOfCaps is the configuration caps give on a host of ncpu cores
+// (all of them when the caps do not limit cores).
+func configOfCaps(c caps.Caps, ncpu int) capacity.Config {
+	cfg := capacity.Config{CPUs: c.CPUs, CacheBytes: c.Memory, HostCPUs: float64(ncpu), DriverShares: c.DriverShares(ncpu),
 		ReadIOPS: float64(c.IO.ReadIOPS), WriteIOPS: float64(c.IO.WriteIOPS), ReadBps: float64(c.IO.ReadBPS), WriteBps: float64(c.IO.WriteBPS)}
 	if cfg.CPUs <= 0 {
-		cfg.CPUs = float64(runtime.NumCPU())
+		cfg.CPUs = float64(ncpu)
 	}
 	return cfg
+}
+
+// configOfRun is the configuration a stored run measured: the caps it
+// asked on the host it ran on (this host's cores when it did not store
+// them).
+func configOfRun(run *store.Run) (capacity.Config, error) {
+	var c caps.Caps
+	if s := run.Env["caps.asked"]; s != "" {
+		if err := json.Unmarshal([]byte(s), &c); err != nil {
+			return capacity.Config{}, fmt.Errorf("run %s: stored caps: %w", run.ID, err)
+		}
+	}
+	if c.DriverCPUs == "" {
+		c.DriverCPUs = run.Flags["driver-cpus"]
+	}
+	ncpu, err := strconv.Atoi(run.Env["host.logical_cpus"])
+	if err != nil || ncpu <= 0 {
+		ncpu = runtime.NumCPU()
+	}
+	return configOfCaps(c, ncpu), nil
 }
 
 // configOf is candidate c's configuration: its cpus, memory and I/O limit
@@ -59,6 +83,9 @@ func configOfCaps(c caps.Caps) capacity.Config {
 func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
 	cfg := ps.Base
 	cfg.CPUs = c.Cpus
+	if ps.Base.HostCPUs > 0 {
+		cfg.DriverShares = caps.Caps{CPUs: c.Cpus, DriverCPUs: ps.DriverCPUs}.DriverShares(int(ps.Base.HostCPUs))
+	}
 	if c.Memory > 0 {
 		cfg.CacheBytes = c.Memory
 	}
@@ -96,16 +123,14 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 // candidateOfRun is the configuration a stored run measured, as a
 // candidate of the base version.
 func candidateOfRun(run *store.Run) (fit.Candidate, error) {
-	var c caps.Caps
-	if s := run.Env["caps.asked"]; s != "" {
-		if err := json.Unmarshal([]byte(s), &c); err != nil {
-			return fit.Candidate{}, fmt.Errorf("run %s: stored caps: %w", run.ID, err)
-		}
+	cfg, err := configOfRun(run)
+	if err != nil {
+		return fit.Candidate{}, err
 	}
-	cfg := configOfCaps(c)
-	out := fit.Candidate{Cpus: cfg.CPUs, Memory: c.Memory}
-	if !c.IO.IsZero() {
-		out.IO = c.IO.String()
+	out := fit.Candidate{Cpus: cfg.CPUs, Memory: cfg.CacheBytes}
+	l := caps.IOLimit{ReadIOPS: uint64(cfg.ReadIOPS), WriteIOPS: uint64(cfg.WriteIOPS), ReadBPS: uint64(cfg.ReadBps), WriteBPS: uint64(cfg.WriteBps)}
+	if !l.IsZero() {
+		out.IO = l.String()
 	}
 	return out, nil
 }

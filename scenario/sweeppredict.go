@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
-	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -66,7 +65,7 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	if err != nil {
 		return capacity.Demands{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
-	c, err := candidateOfRun(run)
+	cfg, err := configOfRun(run)
 	if err != nil {
 		return capacity.Demands{}, err
 	}
@@ -74,23 +73,39 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	if run.KeyingThinking {
 		think = tpcc.MeanKeyingThinking()
 	}
-	m := &fit.Model{ConfigOf: predictSpec{}.configOf, Think: think}
-	ms := fit.MeasuredOf(runID, steps)
-	if err := m.Learn(c, ms); err != nil {
-		return capacity.Demands{}, err
+	s, ok := peakStep(steps)
+	if !ok {
+		return capacity.Demands{}, fmt.Errorf("run %s: no complete step", runID)
 	}
-	return m.Demands()[0], nil
+	return capacity.FromStep(s, cfg, think)
+}
+
+// peakStep is the first complete repeat of the step with the highest mean
+// NOPM (the step a sweep point's figures come from).
+func peakStep(steps []store.Step) (store.Step, bool) {
+	best := -1
+	aggs := store.Aggregate(steps)
+	for i, a := range aggs {
+		if best < 0 || a.NOPM.Mean > aggs[best].NOPM.Mean {
+			best = i
+		}
+	}
+	for _, s := range steps {
+		if best >= 0 && s.Index == aggs[best].Index && !s.Partial {
+			return s, true
+		}
+	}
+	return store.Step{}, false
 }
 
 // StepDemands are the capacity model's demands of each complete step of
 // a stored run (results show); a step they cannot be derived from (no
 // server CPU: a remote server, an import) is left out.
 func StepDemands(run *store.Run, steps []store.Step) []StepDemand {
-	c, err := candidateOfRun(run)
+	cfg, err := configOfRun(run)
 	if err != nil {
 		return nil
 	}
-	cfg := predictSpec{}.configOf(c)
 	var think time.Duration
 	if run.KeyingThinking {
 		think = tpcc.MeanKeyingThinking()

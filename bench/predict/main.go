@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -204,9 +205,10 @@ func (g grid) Measure(_ context.Context, c fit.Candidate) (fit.Measured, error) 
 	return fit.MeasuredOf(p.runID, p.steps), nil
 }
 
-// configOf is a grid candidate's configuration.
+// configOf is a grid candidate's configuration on this host.
 func configOf(c fit.Candidate) capacity.Config {
-	cfg := capacity.Config{CPUs: c.Cpus, CacheBytes: c.Memory}
+	n := runtime.NumCPU()
+	cfg := capacity.Config{CPUs: c.Cpus, CacheBytes: c.Memory, HostCPUs: float64(n), DriverShares: caps.Caps{CPUs: c.Cpus}.DriverShares(n)}
 	if l, err := caps.ParseIOLimit(c.IO); err == nil {
 		cfg.ReadIOPS, cfg.WriteIOPS, cfg.ReadBps, cfg.WriteBps = float64(l.ReadIOPS), float64(l.WriteIOPS), float64(l.ReadBPS), float64(l.WriteBPS)
 	}
