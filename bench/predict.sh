@@ -7,7 +7,8 @@
 # 1G,512M,256M,128M on MW warehouses from two of its points. Everything is
 # printed side by side in one run; bench/PREDICT.md has what it gave.
 #   bench/predict.sh [warehouses=4] [users=8] [rampup=10s] [duration=30s] [memory warehouses=10]
-# PG_BIN=/usr/lib/postgresql/15/bin uses installed PostgreSQL binaries.
+# PG_BIN=/usr/lib/postgresql/15/bin uses installed PostgreSQL binaries;
+# KEEP=DIR keeps the results store (DIR/results.db) for a closer look.
 # Needs cgroups (root, or a delegated subtree) and a data directory on a
 # block device for the I/O limits (/var/tmp).
 set -euo pipefail
@@ -18,7 +19,7 @@ chmod 755 "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 BIN="$TMP/rightsize"
 go build -o "$BIN" ./cmd/rightsize
-STORE="$TMP/results.db"
+STORE="${KEEP:-$TMP}/results.db"
 PG=(--data-dir "$TMP/pg"); [ -n "${PG_BIN:-}" ] && PG+=(--pg-bin "$PG_BIN")
 RUN=(--users "$U" --rampup "$R" --duration "$D" --repeat 1 --store "$STORE")
 "$BIN" build --warehouses "$W" "${PG[@]}" >&2
