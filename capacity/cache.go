@@ -5,36 +5,45 @@ import (
 	"sort"
 )
 
-// CachePoint is the device reads per transaction measured with a cache
-// of CacheBytes.
+// CachePoint is what a transaction cost with a cache of CacheBytes: its
+// device reads and its server CPU seconds (reading pages from outside the
+// engine's cache costs CPU as well as I/O).
 type CachePoint struct {
 	CacheBytes int64   `json:"cache_bytes"`
 	ReadIOs    float64 `json:"read_ios"`
+	CPUSec     float64 `json:"cpu_s"`
 }
 
-// ReadCurve is reads per transaction as a function of the cache size,
-// from measured points (see the package doc for how it interpolates).
+// PointOf is the cache point of a step's demands.
+func PointOf(d Demands) CachePoint {
+	return CachePoint{CacheBytes: d.Config.CacheBytes, ReadIOs: d.ReadIOs.Mean, CPUSec: d.CPUSec.Mean}
+}
+
+// ReadCurve is reads and CPU per transaction as functions of the cache
+// size, from measured points (see the package doc for how it
+// interpolates).
 type ReadCurve struct {
 	points []CachePoint
 }
 
 // NewReadCurve makes the curve of the points with a known cache size
 // (CacheBytes > 0), by ascending size; a size measured twice keeps the
-// mean of its reads.
+// means.
 func NewReadCurve(points ...CachePoint) ReadCurve {
-	by := map[int64][]float64{}
+	by := map[int64][]CachePoint{}
 	for _, p := range points {
 		if p.CacheBytes > 0 {
-			by[p.CacheBytes] = append(by[p.CacheBytes], p.ReadIOs)
+			by[p.CacheBytes] = append(by[p.CacheBytes], p)
 		}
 	}
 	var c ReadCurve
-	for size, reads := range by {
-		var sum float64
-		for _, r := range reads {
-			sum += r
+	for size, ps := range by {
+		m := CachePoint{CacheBytes: size}
+		for _, p := range ps {
+			m.ReadIOs += p.ReadIOs / float64(len(ps))
+			m.CPUSec += p.CPUSec / float64(len(ps))
 		}
-		c.points = append(c.points, CachePoint{CacheBytes: size, ReadIOs: sum / float64(len(reads))})
+		c.points = append(c.points, m)
 	}
 	sort.Slice(c.points, func(i, j int) bool { return c.points[i].CacheBytes < c.points[j].CacheBytes })
 	return c
@@ -47,22 +56,32 @@ func (c ReadCurve) Points() int { return len(c.points) }
 // either is unknown, or fewer than two sizes were measured); a size of 0
 // is the largest measured.
 func (c ReadCurve) Scale(base, cache int64) float64 {
+	return c.scale(base, cache, func(p CachePoint) float64 { return p.ReadIOs })
+}
+
+// CPUScale is the server CPU per transaction at cache over that at base,
+// as Scale.
+func (c ReadCurve) CPUScale(base, cache int64) float64 {
+	return c.scale(base, cache, func(p CachePoint) float64 { return p.CPUSec })
+}
+
+func (c ReadCurve) scale(base, cache int64, f func(CachePoint) float64) float64 {
 	if len(c.points) < 2 {
 		return 1
 	}
-	b, x := c.at(base), c.at(cache)
+	b, x := c.at(base, f), c.at(cache, f)
 	if b <= 0 {
 		return 1
 	}
 	return x / b
 }
 
-// at interpolates the reads per transaction at size.
-func (c ReadCurve) at(size int64) float64 {
+// at interpolates f at size.
+func (c ReadCurve) at(size int64, f func(CachePoint) float64) float64 {
 	p := c.points
 	last := p[len(p)-1]
 	if size <= 0 || size >= last.CacheBytes {
-		return last.ReadIOs
+		return f(last)
 	}
 	i := sort.Search(len(p), func(i int) bool { return p[i].CacheBytes >= size })
 	if i == 0 {
@@ -71,9 +90,9 @@ func (c ReadCurve) at(size int64) float64 {
 	lo, hi := p[i-1], p[i]
 	t := (math.Log2(float64(size)) - math.Log2(float64(lo.CacheBytes))) /
 		(math.Log2(float64(hi.CacheBytes)) - math.Log2(float64(lo.CacheBytes)))
-	r := lo.ReadIOs + t*(hi.ReadIOs-lo.ReadIOs)
+	r := f(lo) + t*(f(hi)-f(lo))
 	if size < p[0].CacheBytes {
-		r = math.Max(r, p[0].ReadIOs)
+		r = math.Max(r, f(p[0]))
 	}
 	return math.Max(r, 0)
 }

@@ -46,8 +46,10 @@
 // # Reads and the cache
 //
 // Device reads per transaction depend on the memory the server may cache
-// in. ReadCurve holds the reads measured at two or more cache sizes and
-// interpolates linearly in log2(cache size) between neighbours; above the
+// in, and so does its CPU per transaction (a page read from outside the
+// engine's cache costs a system call and a copy even when the OS has it).
+// ReadCurve holds both as measured at two or more cache sizes and
+// interpolates each linearly in log2(cache size) between neighbours; above the
 // largest size it keeps the largest's reads (more cache never needs more
 // reads); below the smallest it extends the slope of the two smallest
 // points (never below the smallest's reads). With one point the reads do

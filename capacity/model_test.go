@@ -125,7 +125,7 @@ func TestConcurrencyLimit(t *testing.T) {
 
 func TestReadCurve(t *testing.T) {
 	const mib = 1 << 20
-	c := NewReadCurve(CachePoint{256 * mib, 4}, CachePoint{1024 * mib, 1}, CachePoint{0, 99})
+	c := NewReadCurve(CachePoint{256 * mib, 4, 0.002}, CachePoint{1024 * mib, 1, 0.001}, CachePoint{0, 99, 9})
 	for _, tc := range []struct {
 		size int64
 		want float64
@@ -135,14 +135,17 @@ func TestReadCurve(t *testing.T) {
 		{128 * mib, 5.5},     // the slope of the two smallest, extended
 		{1 * mib, 4 + 1.5*8}, // 8 halvings below 256M
 	} {
-		if got := c.at(tc.size); !near(got, tc.want, 1e-9) {
+		if got := c.at(tc.size, func(p CachePoint) float64 { return p.ReadIOs }); !near(got, tc.want, 1e-9) {
 			t.Errorf("reads at %d MiB: %.3f, want %.3f", tc.size/mib, got, tc.want)
 		}
 	}
 	if s := c.Scale(1024*mib, 256*mib); !near(s, 4, 1e-9) {
 		t.Errorf("scale 1G → 256M: %.3f, want 4", s)
 	}
-	if s := NewReadCurve(CachePoint{mib, 3}).Scale(mib, 2*mib); s != 1 {
+	if s := c.CPUScale(1024*mib, 512*mib); !near(s, 1.5, 1e-9) {
+		t.Errorf("CPU scale 1G → 512M: %.3f, want 1.5 (halfway in log2)", s)
+	}
+	if s := NewReadCurve(CachePoint{mib, 3, 0.001}).Scale(mib, 2*mib); s != 1 {
 		t.Errorf("one point: scale %.3f, want 1", s)
 	}
 }
@@ -155,7 +158,7 @@ func TestPredictMemory(t *testing.T) {
 	b.Config = Config{CPUs: 2, CacheBytes: 1024 * mib, ReadIOPS: 100}
 	b.ReadIOs = steady.Interval{Mean: 1}
 	b.TPM = steady.Interval{Mean: 5800, Half: 50} // near 100 IOPS / 1 read
-	m, err := New(b, NewReadCurve(CachePoint{1024 * mib, 1}, CachePoint{256 * mib, 4}))
+	m, err := New(b, NewReadCurve(CachePoint{1024 * mib, 1, 0.001}, CachePoint{256 * mib, 4, 0.001}))
 	if err != nil {
 		t.Fatal(err)
 	}

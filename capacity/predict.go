@@ -82,16 +82,16 @@ func New(base Demands, reads ReadCurve) (*Model, error) {
 	m.mid = calibrate(base, 0, base.TPM.Mean/60)
 	m.pess = calibrate(base, 1, math.Max(base.TPM.Low(), base.TPM.Mean/2)/60)
 	m.optim = calibrate(base, -1, base.TPM.High()/60)
-	m.baseR = mva(m.mid.stations(base.Config, 1), base.Users, base.ThinkSec).r
+	m.baseR = mva(m.mid.stations(base.Config, unscaled), base.Users, base.ThinkSec).r
 	return m, nil
 }
 
 // Predict expects the configuration c.
 func (m *Model) Predict(c Config) Prediction {
-	scale := m.reads.Scale(m.base.Config.CacheBytes, c.CacheBytes)
-	mid := m.mid.solve(c, scale, m.base.Users, m.base.ThinkSec)
-	lo := m.pess.solve(c, scale, m.base.Users, m.base.ThinkSec).x * 60
-	hi := m.optim.solve(c, scale, m.base.Users, m.base.ThinkSec).x * 60
+	sc := scales{reads: m.reads.Scale(m.base.Config.CacheBytes, c.CacheBytes), cpu: m.reads.CPUScale(m.base.Config.CacheBytes, c.CacheBytes)}
+	mid := m.mid.solve(c, sc, m.base.Users, m.base.ThinkSec)
+	lo := m.pess.solve(c, sc, m.base.Users, m.base.ThinkSec).x * 60
+	hi := m.optim.solve(c, sc, m.base.Users, m.base.ThinkSec).x * 60
 	p := Prediction{Config: c, TPM: mid.x * 60, TPMLow: math.Min(lo, hi), TPMHigh: math.Max(lo, hi)}
 	p.TPMLow, p.TPMHigh = math.Min(p.TPMLow, p.TPM), math.Max(p.TPMHigh, p.TPM)
 	share := m.base.NewOrderShare
@@ -99,7 +99,7 @@ func (m *Model) Predict(c Config) Prediction {
 	if m.baseR > 0 {
 		p.NewOrderP90Ms = m.base.NewOrderP90Ms * mid.r / m.baseR
 	}
-	name, util := busiest(m.mid.stations(c, scale), mid.x/m.mid.scale)
+	name, util := busiest(m.mid.stations(c, sc), mid.x/m.mid.scale)
 	p.Limit, p.Utilisation = LimitConcurrency, util
 	if util >= Saturated {
 		p.Limit = name
@@ -124,7 +124,7 @@ func calibrate(base Demands, sign float64, x float64) calibrated {
 	c := calibrated{d: d, scale: 1, bg: background(base)}
 	at := func(other float64) float64 {
 		c.other = other
-		return mva(c.stations(base.Config, 1), base.Users, base.ThinkSec).x
+		return mva(c.stations(base.Config, unscaled), base.Users, base.ThinkSec).x
 	}
 	if x0 := at(0); x0 <= x {
 		c.other, c.scale = 0, x/x0
@@ -143,17 +143,26 @@ func calibrate(base Demands, sign float64, x float64) calibrated {
 	return c
 }
 
-// solve is the network of configuration c, its reads scaled by
-// readScale, for users thinking think.
-func (c calibrated) solve(cfg Config, readScale float64, users int, think float64) solution {
-	s := mva(c.stations(cfg, readScale), users, think)
+// scales are the base's reads and CPU per transaction scaled to another
+// cache size (ReadCurve).
+type scales struct{ reads, cpu float64 }
+
+// unscaled is the base's own.
+var unscaled = scales{reads: 1, cpu: 1}
+
+// solve is the network of configuration c, its demands scaled by sc, for
+// users thinking think.
+func (c calibrated) solve(cfg Config, sc scales, users int, think float64) solution {
+	s := mva(c.stations(cfg, sc), users, think)
 	s.x *= c.scale
 	return s
 }
 
 // stations is the network of configuration cfg (see the package doc).
-func (c calibrated) stations(cfg Config, readScale float64) []station {
+func (c calibrated) stations(cfg Config, sc scales) []station {
 	d := c.d
+	d.CPUSec.Mean *= sc.cpu
+	readScale := sc.reads
 	st := cpuStations(d, cfg, c.bg)
 	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
 	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)

@@ -88,9 +88,16 @@ func (m *Model) Predict(c Candidate) (*capacity.Prediction, string) {
 		if l.c.Version != c.Version {
 			continue
 		}
-		curve = append(curve, capacity.CachePoint{CacheBytes: l.d.Config.CacheBytes, ReadIOs: l.d.ReadIOs.Mean})
 		if base < 0 || m.distance(l.c, c) < m.distance(m.learnt[base].c, c) {
 			base = i
+		}
+	}
+	if base >= 0 { // the cache curve of the base's cores and I/O limit: one factor at a time
+		b := m.learnt[base].c
+		for _, l := range m.learnt {
+			if l.c.Version == c.Version && l.c.Cpus == b.Cpus && l.c.IO == b.IO {
+				curve = append(curve, capacity.PointOf(l.d))
+			}
 		}
 	}
 	if base < 0 {

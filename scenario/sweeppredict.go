@@ -53,7 +53,7 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 			pr := m.Predict(d.Config)
 			p.Predicted = &SweepPrediction{Prediction: pr, ErrorPct: (pr.NOPM - p.NOPM) / p.NOPM * 100}
 		}
-		curve = append(curve, capacity.CachePoint{CacheBytes: d.Config.CacheBytes, ReadIOs: d.ReadIOs.Mean})
+		curve = append(curve, capacity.PointOf(d))
 	}
 	return nil
 }

@@ -78,8 +78,7 @@ func run(ctx context.Context, loc string, grid []string, mem string) error {
 		return fmt.Errorf("memory sweep %s: %v (%d points; want at least 3)", mem, err, len(m))
 	}
 	// predicted from the largest and the third: the others are out of sample
-	curve := []capacity.CachePoint{{CacheBytes: m[0].d.Config.CacheBytes, ReadIOs: m[0].d.ReadIOs.Mean},
-		{CacheBytes: m[2].d.Config.CacheBytes, ReadIOs: m[2].d.ReadIOs.Mean}}
+	curve := []capacity.CachePoint{capacity.PointOf(m[0].d), capacity.PointOf(m[2].d)}
 	errs = predictAll(m, m[0], curve)
 	fmt.Printf("memory: predicted from %s and %s: NOPM error median %.1f %%, worst %.1f %%\n", m[0].config, m[2].config, median(errs), worst(errs))
 	return nil
