@@ -194,8 +194,8 @@ func (r Round) Decision(i int) string {
 	case t.Prediction == nil:
 		return "not predicted"
 	}
-	s := &search{cr: r.Criteria} // the prediction's outlook, --measure-all or not
-	switch s.outlook(t) {
+	switch outlookOf(t.Prediction, r.Criteria.TargetNOPM) { // the prediction's, --measure-all or not
+
 	case willMiss:
 		return PredictedMiss
 	case willMeet:

@@ -3,6 +3,8 @@ package fit
 import (
 	"context"
 	"fmt"
+
+	"github.com/rightsize/rightsize/capacity"
 )
 
 // Options change how Search proceeds.
@@ -138,14 +140,23 @@ const (
 	willMeet
 )
 
+// outlook is the trial's outlook in this search (unknown when
+// predictions decide nothing).
 func (s *search) outlook(t Trial) outlook {
-	p := t.Prediction
-	switch {
-	case p == nil || s.o.MeasureAll:
+	if s.o.MeasureAll {
 		return unknown
-	case p.NOPMHigh < s.cr.TargetNOPM:
+	}
+	return outlookOf(t.Prediction, s.cr.TargetNOPM)
+}
+
+// outlookOf is what prediction p says against target.
+func outlookOf(p *capacity.Prediction, target float64) outlook {
+	switch {
+	case p == nil:
+		return unknown
+	case p.NOPMHigh < target:
 		return willMiss
-	case p.NOPMLow >= s.cr.TargetNOPM:
+	case p.NOPMLow >= target:
 		return willMeet
 	default:
 		return withinReach

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
@@ -62,17 +61,11 @@ func configOfCaps(c caps.Caps, ncpu int) capacity.Config {
 // asked on the host it ran on (this host's cores when it did not store
 // them).
 func configOfRun(run *store.Run) (capacity.Config, error) {
-	var c caps.Caps
-	if s := run.Env["caps.asked"]; s != "" {
-		if err := json.Unmarshal([]byte(s), &c); err != nil {
-			return capacity.Config{}, fmt.Errorf("run %s: stored caps: %w", run.ID, err)
-		}
+	c, ncpu, err := runCaps(run)
+	if err != nil {
+		return capacity.Config{}, err
 	}
-	if c.DriverCPUs == "" {
-		c.DriverCPUs = run.Flags["driver-cpus"]
-	}
-	ncpu, err := strconv.Atoi(run.Env["host.logical_cpus"])
-	if err != nil || ncpu <= 0 {
+	if ncpu <= 0 {
 		ncpu = runtime.NumCPU()
 	}
 	return configOfCaps(c, ncpu), nil

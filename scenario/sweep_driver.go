@@ -133,20 +133,34 @@ func markDriverShares(values []string, points []SweepPoint, runs []*store.Run) *
 // under, and the cores of its host, from what the run stored (ok false
 // when it did not store the host's cores).
 func pointCaps(value string, run *store.Run) (c caps.Caps, ncpu int, ok bool) {
-	ncpu, err := strconv.Atoi(run.Env["host.logical_cpus"])
-	if err != nil || ncpu <= 0 {
+	c, ncpu, _ = runCaps(run) // unreadable caps: the --driver-cpus flag alone
+	if ncpu <= 0 {
 		return c, 0, false
 	}
-	if asked := run.Env["caps.asked"]; asked != "" {
-		_ = json.Unmarshal([]byte(asked), &c) // unreadable: the flags below
-	}
+	var err error
 	if c.CPUs, err = strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil {
 		return c, 0, false
+	}
+	return c, ncpu, true
+}
+
+// runCaps are the caps a stored run asked (caps.asked; the driver's cores
+// from its --driver-cpus flag when the caps do not name them) and the
+// cores of its host (host.logical_cpus; 0 when it did not store them).
+// err says the stored caps were unreadable; the flag is applied anyway.
+func runCaps(run *store.Run) (c caps.Caps, ncpu int, err error) {
+	if s := run.Env["caps.asked"]; s != "" {
+		if uerr := json.Unmarshal([]byte(s), &c); uerr != nil {
+			err = fmt.Errorf("run %s: stored caps: %w", run.ID, uerr)
+		}
 	}
 	if c.DriverCPUs == "" {
 		c.DriverCPUs = run.Flags["driver-cpus"]
 	}
-	return c, ncpu, true
+	if n, aerr := strconv.Atoi(run.Env["host.logical_cpus"]); aerr == nil && n > 0 {
+		ncpu = n
+	}
+	return c, ncpu, err
 }
 
 // warnDriverShare warns before a cpus sweep starts when some of its values
