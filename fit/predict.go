@@ -195,7 +195,6 @@ func (r Round) Decision(i int) string {
 		return "not predicted"
 	}
 	switch outlookOf(t.Prediction, r.Criteria.TargetNOPM) { // the prediction's, --measure-all or not
-
 	case willMiss:
 		return PredictedMiss
 	case willMeet:
