@@ -3,14 +3,16 @@
 // validates them, and turns them into a Plan: the cores of the server and
 // of the driver, the engine settings they imply and the cgroup limits.
 //
-// Memory split (Split): of --memory SIZE, half for PostgreSQL and a quarter
-// for MariaDB, and at least the engine's Reserve (PostgreSQL 64 MiB,
-// MariaDB 128 MiB), is left for
-// everything else the server's processes use (connections, work memory,
-// the WAL/redo buffers and the page cache of its files); the rest goes to
-// the engine's cache (PostgreSQL shared_buffers, and effective_cache_size
-// set to the same so the planner assumes no more; MariaDB
-// innodb_buffer_pool_size). The cgroup memory limit is SIZE and includes
+// Memory split (Split): of --memory SIZE, the share of the engine's
+// Tuning (half for PostgreSQL and a quarter for MariaDB), and at least its
+// Reserve (PostgreSQL 64 MiB, MariaDB 128 MiB), is left for everything
+// else the server's processes use (connections, work memory, the WAL/redo
+// buffers and the page cache of its files); the rest goes to the engine's
+// cache, through its Tuning's cache settings (PostgreSQL shared_buffers,
+// and effective_cache_size set to the same so the planner assumes no
+// more; MariaDB innodb_buffer_pool_size). Each engine's numbers and
+// settings live in its package (engine/postgres.Tuning,
+// engine/mysql.Tuning). The cgroup memory limit is SIZE and includes
 // the page cache, so the OS cache cannot hide a small engine cache.
 // Builds and index creation need more than a run (maintenance_work_mem per
 // parallel index build): build without --memory and cap the runs.
@@ -26,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine"
 )
 
 // Caps are what a managed server may use. The zero value caps nothing.
@@ -168,30 +171,21 @@ func ParseCPUs(s string, ncpu int) (float64, error) {
 	return v, nil
 }
 
-// Reserve is the least memory each engine's processes need besides its
-// cache.
-var Reserve = map[string]int64{"postgres": 64 << 20, "mysql": 128 << 20}
-
 // minCache is the smallest engine cache --memory may leave.
 const minCache = 32 << 20
 
 // Split divides --memory between the engine's cache and the rest (see the
 // package comment).
-func Split(engine string, size int64) (cache, rest int64) {
-	rest = max(size/restShare[engine], Reserve[engine])
+func Split(t engine.Tuning, size int64) (cache, rest int64) {
+	rest = t.Reserve
+	if t.RestShare > 0 {
+		rest = max(size/t.RestShare, rest)
+	}
 	return size - rest, rest
 }
 
-// restShare is the fraction (1/N) of --memory left besides the cache:
-// PostgreSQL's shared buffers are shared memory the kernel cannot reclaim,
-// and each backend needs its own few MiB (2 warehouses, 13 users and
-// shared_buffers at three quarters of 256M were killed by the limit), so
-// it keeps half (the page cache, within the same limit, caches the rest
-// of its files); InnoDB's buffer pool is the whole cache, three quarters.
-var restShare = map[string]int64{"postgres": 2, "mysql": 4}
-
-// MinMemory is the smallest --memory engine starts with.
-func MinMemory(engine string) int64 { return Reserve[engine] + minCache }
+// MinMemory is the smallest --memory the engine starts with.
+func MinMemory(t engine.Tuning) int64 { return t.Reserve + minCache }
 
 // IsZero reports whether c caps nothing.
 func (c Caps) IsZero() bool {
@@ -226,10 +220,10 @@ func bad(format string, a ...any) error { return Bad(format, a...) }
 // spans 2; a quota then applies).
 func WholeCores(cpus float64) int { return int(math.Ceil(cpus - 1e-9)) }
 
-// Plan validates c for engine ("postgres", "mysql") on a machine with
-// ncpu cores and returns what to apply. The server gets the highest
-// numbered cores, the driver the others.
-func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
+// Plan validates c for the engine tuned by t on a machine with ncpu cores
+// and returns what to apply. The server gets the highest numbered cores,
+// the driver the others.
+func (c Caps) Plan(t engine.Tuning, ncpu int) (Plan, error) {
 	p := Plan{Settings: map[string]string{}}
 	if c.CPUs > float64(ncpu) {
 		return p, bad("--cpus %g: this machine has %d cores; use at most %d", c.CPUs, ncpu, ncpu)
@@ -253,7 +247,9 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 				p.DriverCPUs = append(p.DriverCPUs, i)
 			}
 		}
-		maps.Copy(p.Settings, parallelism(engine, whole))
+		if t.Parallelism != nil {
+			maps.Copy(p.Settings, t.Parallelism(whole))
+		}
 	}
 	if c.DriverCPUs != "" {
 		cpus, err := cgroup.ParseCPUList(c.DriverCPUs)
@@ -266,52 +262,19 @@ func (c Caps) Plan(engine string, ncpu int) (Plan, error) {
 		p.DriverCPUs = cpus
 	}
 	if c.Memory > 0 {
-		if min := MinMemory(engine); c.Memory < min {
+		if t.Cache == nil {
+			return p, bad("--memory: no cache setting known for %s", t.Engine)
+		}
+		if min := MinMemory(t); c.Memory < min {
 			return p, bad("--memory %s is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
-				FormatSize(c.Memory), engine, min>>20, Reserve[engine]>>20)
+				FormatSize(c.Memory), t.Engine, min>>20, t.Reserve>>20)
 		}
 		p.Memory = c.Memory
-		p.Cache, _ = Split(engine, c.Memory)
-		maps.Copy(p.Settings, CacheSettings(engine, p.Cache))
+		p.Cache, _ = Split(t, c.Memory)
+		maps.Copy(p.Settings, t.Cache(p.Cache))
 	}
 	maps.Copy(p.Settings, c.Set)
 	return p, nil
-}
-
-// CacheSettings are the engine settings that give it a cache of n bytes.
-func CacheSettings(engine string, n int64) map[string]string {
-	switch engine {
-	case "postgres":
-		kb := fmt.Sprintf("%dkB", n>>10)
-		return map[string]string{"shared_buffers": kb, "effective_cache_size": kb}
-	case "mysql":
-		return map[string]string{"innodb_buffer_pool_size": strconv.FormatInt(n>>20<<20, 10)}
-	}
-	return nil
-}
-
-// parallelism are the engine's settings for a server with cores cores:
-// PostgreSQL's parallel workers per gather at most half the cores (none
-// on one core), all parallel workers at most the cores; MariaDB's thread
-// pool and InnoDB I/O threads sized to the cores.
-func parallelism(engine string, cores int) map[string]string {
-	n := strconv.Itoa
-	switch engine {
-	case "postgres":
-		return map[string]string{
-			"max_worker_processes":             n(max(8, cores)),
-			"max_parallel_workers":             n(cores),
-			"max_parallel_workers_per_gather":  n(cores / 2),
-			"max_parallel_maintenance_workers": n(max(1, cores/2)),
-		}
-	case "mysql":
-		return map[string]string{
-			"thread_pool_size":        n(cores),
-			"innodb_read_io_threads":  n(max(1, cores)),
-			"innodb_write_io_threads": n(max(1, cores)),
-		}
-	}
-	return nil
 }
 
 // Limits are the cgroup limits of the plan; devices are those of the

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/engine/mysql"
+	"github.com/rightsize/rightsize/engine/postgres"
 )
 
 func TestParseIOLimit(t *testing.T) {
@@ -51,34 +54,34 @@ func TestPlan(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		caps     Caps
-		engine   string
+		engine   engine.Tuning
 		server   []int
 		quota    float64
 		driver   []int
 		settings map[string]string
 		bad      bool
 	}{
-		{"one of two cores", Caps{CPUs: 1}, "postgres", []int{1}, 0, []int{0},
+		{"one of two cores", Caps{CPUs: 1}, postgres.Tuning, []int{1}, 0, []int{0},
 			map[string]string{"max_worker_processes": "8", "max_parallel_workers": "1", "max_parallel_workers_per_gather": "0", "max_parallel_maintenance_workers": "1"}, false},
-		{"fraction", Caps{CPUs: 1.5}, "postgres", []int{0, 1}, 1.5, nil,
+		{"fraction", Caps{CPUs: 1.5}, postgres.Tuning, []int{0, 1}, 1.5, nil,
 			map[string]string{"max_worker_processes": "8", "max_parallel_workers": "2", "max_parallel_workers_per_gather": "1", "max_parallel_maintenance_workers": "1"}, false},
-		{"memory split", Caps{Memory: 1 << 30}, "postgres", nil, 0, nil,
+		{"memory split", Caps{Memory: 1 << 30}, postgres.Tuning, nil, 0, nil,
 			map[string]string{"shared_buffers": "524288kB", "effective_cache_size": "524288kB"}, false},
-		{"memory split above the reserve", Caps{Memory: 128 << 20}, "postgres", nil, 0, nil,
+		{"memory split above the reserve", Caps{Memory: 128 << 20}, postgres.Tuning, nil, 0, nil,
 			map[string]string{"shared_buffers": "65536kB", "effective_cache_size": "65536kB"}, false},
-		{"set wins", Caps{Memory: 256 << 20, Set: map[string]string{"shared_buffers": "64MB"}}, "postgres", nil, 0, nil,
+		{"set wins", Caps{Memory: 256 << 20, Set: map[string]string{"shared_buffers": "64MB"}}, postgres.Tuning, nil, 0, nil,
 			map[string]string{"shared_buffers": "64MB", "effective_cache_size": "131072kB"}, false},
-		{"mariadb", Caps{CPUs: 2, Memory: 1 << 30}, "mysql", []int{0, 1}, 0, nil,
+		{"mariadb", Caps{CPUs: 2, Memory: 1 << 30}, mysql.Tuning, []int{0, 1}, 0, nil,
 			map[string]string{"innodb_buffer_pool_size": "805306368", "thread_pool_size": "2", "innodb_read_io_threads": "2", "innodb_write_io_threads": "2"}, false},
-		{"driver chosen", Caps{CPUs: 1, DriverCPUs: "1"}, "postgres", []int{1}, 0, []int{1}, nil, false},
-		{"cores chosen", Caps{CPUs: 1, Cores: []int{0}}, "postgres", []int{0}, 0, []int{1},
+		{"driver chosen", Caps{CPUs: 1, DriverCPUs: "1"}, postgres.Tuning, []int{1}, 0, []int{1}, nil, false},
+		{"cores chosen", Caps{CPUs: 1, Cores: []int{0}}, postgres.Tuning, []int{0}, 0, []int{1},
 			map[string]string{"max_worker_processes": "8", "max_parallel_workers": "1", "max_parallel_workers_per_gather": "0", "max_parallel_maintenance_workers": "1"}, false},
-		{"cores not the machine's", Caps{CPUs: 1, Cores: []int{2}}, "postgres", nil, 0, nil, nil, true},
-		{"cores fewer than cpus", Caps{CPUs: 2, Cores: []int{1}}, "postgres", nil, 0, nil, nil, true},
-		{"too many cores", Caps{CPUs: 3}, "postgres", nil, 0, nil, nil, true},
-		{"memory too small", Caps{Memory: 90 << 20}, "postgres", nil, 0, nil, nil, true},
-		{"memory too small for mariadb", Caps{Memory: 150 << 20}, "mysql", nil, 0, nil, nil, true},
-		{"driver core missing", Caps{DriverCPUs: "5"}, "postgres", nil, 0, nil, nil, true},
+		{"cores not the machine's", Caps{CPUs: 1, Cores: []int{2}}, postgres.Tuning, nil, 0, nil, nil, true},
+		{"cores fewer than cpus", Caps{CPUs: 2, Cores: []int{1}}, postgres.Tuning, nil, 0, nil, nil, true},
+		{"too many cores", Caps{CPUs: 3}, postgres.Tuning, nil, 0, nil, nil, true},
+		{"memory too small", Caps{Memory: 90 << 20}, postgres.Tuning, nil, 0, nil, nil, true},
+		{"memory too small for mariadb", Caps{Memory: 150 << 20}, mysql.Tuning, nil, 0, nil, nil, true},
+		{"driver core missing", Caps{DriverCPUs: "5"}, postgres.Tuning, nil, 0, nil, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := c.caps.Plan(c.engine, 2)
@@ -102,7 +105,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPlanLimits(t *testing.T) {
-	p, err := Caps{CPUs: 0.5, Memory: 128 << 20}.Plan("postgres", 2)
+	p, err := Caps{CPUs: 0.5, Memory: 128 << 20}.Plan(postgres.Tuning, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine"
 )
 
 // DriverShares reports whether caps c on a machine of ncpu cores leave the
@@ -19,7 +20,7 @@ func (c Caps) DriverShares(ncpu int) bool {
 	if c.CPUs == 0 {
 		return true
 	}
-	p, err := Caps{CPUs: c.CPUs, Cores: c.Cores, DriverCPUs: c.DriverCPUs}.Plan("", ncpu)
+	p, err := Caps{CPUs: c.CPUs, Cores: c.Cores, DriverCPUs: c.DriverCPUs}.Plan(engine.Tuning{}, ncpu)
 	if err != nil {
 		return false
 	}

@@ -20,13 +20,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
-	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/target"
 )
 
 // Report is what Check found.
@@ -113,7 +112,12 @@ func Check(ctx context.Context, dataDir, parent string) Report {
 			r.Cgroup.Parents[c] = h.Parent(c)
 		}
 	}
-	r.Engines = []Engine{postgresBinaries(r.BaseDir), mariadbBinaries(ctx)}
+	for _, e := range target.Engines() {
+		if m := e.Managed; m != nil {
+			found, note := m.Binaries(ctx, r.BaseDir)
+			r.Engines = append(r.Engines, Engine{Name: m.Name, Binaries: found, Note: note})
+		}
+	}
 	if path, err := exec.LookPath("fio"); err == nil {
 		out, _ := command(ctx, path, "--version")
 		r.Fio = strings.TrimSpace(out)
@@ -200,43 +204,6 @@ func command(ctx context.Context, name string, args ...string) (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
 	return string(out), err
-}
-
-// postgresBinaries lists the embedded PostgreSQL versions extracted under
-// the base directory and the installed Debian/Ubuntu ones.
-func postgresBinaries(base string) Engine {
-	e := Engine{Name: "postgres"}
-	for _, pattern := range []string{filepath.Join(base, "pgbin", "postgres-*-*-*"), "/usr/lib/postgresql/*/bin"} {
-		matches, _ := filepath.Glob(pattern)
-		sort.Strings(matches)
-		for _, m := range matches {
-			if st, err := os.Stat(m); err != nil || !st.IsDir() {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(m, "bin", "postgres")); err == nil || strings.HasSuffix(m, "/bin") {
-				e.Binaries = append(e.Binaries, m)
-			}
-		}
-	}
-	if len(e.Binaries) == 0 {
-		e.Note = "no binaries yet: the first start downloads PostgreSQL " + instance.DefaultVersion + " (about 15 MB)"
-	}
-	return e
-}
-
-func mariadbBinaries(ctx context.Context) Engine {
-	e := Engine{Name: "mariadb"}
-	for _, name := range []string{"mariadbd", "mysqld"} {
-		if p, err := exec.LookPath(name); err == nil {
-			out, _ := command(ctx, p, "--no-defaults", "--version")
-			e.Binaries = append(e.Binaries, p+" ("+strings.TrimSpace(out)+")")
-			break
-		}
-	}
-	if !mariadb.Installed() {
-		e.Note = "not installed (Debian: apt-get install mariadb-server)"
-	}
-	return e
 }
 
 // verdicts are one line per capability; the caps' come from their trials.

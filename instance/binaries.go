@@ -287,3 +287,26 @@ func untarXz(archive, dest string) error {
 		}
 	}
 }
+
+// FindBinaries lists the PostgreSQL binaries a managed server can start
+// from: the versions extracted under the base directory base and the
+// installed Debian/Ubuntu ones; note says what happens when there are
+// none yet (doctor prints both).
+func FindBinaries(_ context.Context, base string) (found []string, note string) {
+	for _, pattern := range []string{filepath.Join(base, "pgbin", "postgres-*-*-*"), "/usr/lib/postgresql/*/bin"} {
+		matches, _ := filepath.Glob(pattern)
+		sort.Strings(matches)
+		for _, m := range matches {
+			if st, err := os.Stat(m); err != nil || !st.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(m, "bin", "postgres")); err == nil || strings.HasSuffix(m, "/bin") {
+				found = append(found, m)
+			}
+		}
+	}
+	if len(found) == 0 {
+		note = "no binaries yet: the first start downloads PostgreSQL " + DefaultVersion + " (about 15 MB)"
+	}
+	return found, note
+}

@@ -3,11 +3,9 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,23 +13,18 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
-	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/probe/storage"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/target"
 )
 
-// managedEngines are the engines a plan can manage (the --target forms
-// marked Managed in the engine registry; TestManagedEnginesRegistered
-// keeps them in step).
-var managedEngines = []string{"postgres", "mariadb"}
-
-// pgVersions are the PostgreSQL versions rightsize can start, from the
-// instance manager's list.
-func pgVersions() []string {
-	return slices.Sorted(maps.Keys(instance.Versions))
-}
+// managedEngines are the engines a plan can manage, the first the
+// default: the managed servers of the engine registry, by the name a plan
+// gives them (TestManagedEnginesRegistered checks them against the
+// --target forms marked Managed).
+var managedEngines = target.ManagedNames()
 
 // sweepKinds are the kinds in scenario's registry.
 func sweepKinds() []string {
@@ -331,7 +324,7 @@ func hasCostConfig(f *cost.File, name string) bool {
 
 func (cf *Configuration) validateManaged(c *checker, path string) {
 	if cf.Engine == "" {
-		cf.Engine = "postgres"
+		cf.Engine = managedEngines[0]
 	}
 	if !oneOf(cf.Engine, managedEngines) {
 		c.field(cf.at, path, "engine", fmt.Sprintf("%q is not a managed engine (%s; or give target: a DSN)", cf.Engine, strings.Join(managedEngines, ", ")))
@@ -360,7 +353,7 @@ func (cf *Configuration) validateExternal(c *checker, path string) {
 		}
 	}
 	u, err := url.Parse(cf.Target)
-	if err != nil || !oneOf(u.Scheme, []string{"postgres", "postgresql", "mysql", "mariadb", "sqlserver"}) {
+	if e, managed, eerr := target.EngineOf(cf.Target); err != nil || eerr != nil || managed || !e.Caps.Server {
 		c.field(cf.at, path, "target", "want a DSN such as postgres://user@host:5432/db, mysql://..., sqlserver://...")
 		return
 	}
@@ -374,12 +367,19 @@ func (cf *Configuration) validateExternal(c *checker, path string) {
 	}
 }
 
+// checkVersion checks a version of the managed server a plan calls
+// engine against the versions the registry says it starts.
 func checkVersion(engine, v string) string {
-	if engine != "postgres" {
-		return "a version applies to the embedded PostgreSQL only (MariaDB runs the installed mariadbd)"
+	e, _, ok := target.ManagedNamed(engine)
+	if !ok || e.Managed.Versions == nil {
+		msg := "a version applies to the " + strings.Join(target.Versioned(), " and ") + " only"
+		if ok && e.Managed.VersionNote != "" {
+			msg += " (" + e.Managed.VersionNote + ")"
+		}
+		return msg
 	}
-	if !oneOf(v, pgVersions()) {
-		return fmt.Sprintf("%q is not a PostgreSQL version rightsize can start (%s)", v, strings.Join(pgVersions(), ", "))
+	if vs := e.Managed.Versions; !oneOf(v, vs.List) {
+		return fmt.Sprintf("%q is not a %s version rightsize can start (%s)", v, vs.Product, strings.Join(vs.List, ", "))
 	}
 	return ""
 }
@@ -467,7 +467,7 @@ func (s *Sweep) validate(c *checker, path string, names map[string]*Configuratio
 		case "io":
 			msg = checkIO(v.Value)
 		case "version":
-			engine := "postgres"
+			engine := managedEngines[0]
 			if cf != nil {
 				engine = cf.Engine
 			}
@@ -589,7 +589,7 @@ func (f *Fit) validateLists(c *checker, cf *Configuration) {
 	})
 	check("memory", f.Memory, checkMemory)
 	check("io", f.IO, checkIO)
-	engine := "postgres"
+	engine := managedEngines[0]
 	if cf != nil {
 		engine = cf.Engine
 	}

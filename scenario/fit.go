@@ -86,7 +86,7 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
-	m := &fitMeasurer{st: st, t: t, spec: t.Spec, engine: t.Engine(), base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
+	m := &fitMeasurer{st: st, t: t, spec: t.Spec, engine: t.Registered, base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
 		cands: o.Candidates, done: map[int]store.SweepPoint{}}
 	for _, p := range sw.Points {
 		m.done[p.Position] = p
@@ -117,7 +117,7 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 // candidate's caps can be applied (target.CheckCaps).
 func checkCandidateCaps(t *target.Target, cands []fit.Priced) error {
 	for _, p := range cands {
-		opt, err := CandidateOptions(t.Engine(), p.Candidate, t.Options)
+		opt, err := CandidateOptions(t.Registered, p.Candidate, t.Options)
 		if err == nil {
 			err = target.CheckCaps(t.Spec, opt)
 		}
@@ -196,15 +196,16 @@ func decodeFitSpec(sw *store.Sweep, cands *[]fit.Priced, cr *fit.Criteria, curre
 // fitMeasurer measures candidates on the managed server, or replays the
 // ones the store already holds.
 type fitMeasurer struct {
-	st           *store.Store
-	t            *target.Target
-	spec, engine string
-	base         target.Options
-	run          RunOptions
-	sw           *store.Sweep
-	cands        []fit.Priced
-	done         map[int]store.SweepPoint
-	onCand       func(fit.Priced)
+	st     *store.Store
+	t      *target.Target
+	spec   string
+	engine target.Engine
+	base   target.Options
+	run    RunOptions
+	sw     *store.Sweep
+	cands  []fit.Priced
+	done   map[int]store.SweepPoint
+	onCand func(fit.Priced)
 }
 
 func (m *fitMeasurer) position(c fit.Candidate) int {
@@ -319,7 +320,7 @@ func CheckCandidates(cands []fit.Priced) error {
 // CandidateOptions applies a candidate's cpus, memory, I/O limit and
 // version to base with the sweep kinds' Apply: a fit candidate is the
 // same configuration a sweep value would be.
-func CandidateOptions(engine string, c fit.Candidate, base target.Options) (target.Options, error) {
+func CandidateOptions(e target.Engine, c fit.Candidate, base target.Options) (target.Options, error) {
 	dims := [][2]string{{"cpus", strconv.FormatFloat(c.Cpus, 'f', -1, 64)}}
 	if c.Memory > 0 {
 		dims = append(dims, [2]string{"memory", strconv.FormatInt(c.Memory, 10)})
@@ -336,7 +337,7 @@ func CandidateOptions(engine string, c fit.Candidate, base target.Options) (targ
 		if err != nil {
 			return opt, err
 		}
-		if opt, err = k.Apply(engine, d[1], opt); err != nil {
+		if opt, err = k.Apply(e, d[1], opt); err != nil {
 			return opt, err
 		}
 	}

@@ -33,8 +33,9 @@ type SweepKind struct {
 	// Order validates the values and puts them in measuring order (most
 	// resource first).
 	Order func(values []string) ([]string, error)
-	// Apply returns the options that open the target with value applied.
-	Apply func(engine, value string, opt target.Options) (target.Options, error)
+	// Apply returns the options that open engine e's target with value
+	// applied.
+	Apply func(e target.Engine, value string, opt target.Options) (target.Options, error)
 	// Varies are the caps its values set, as cgroup.Report.Missing names
 	// them: a point where one of them is not applied (--caps best-effort)
 	// is refused.
@@ -124,24 +125,24 @@ func orderBy(values []string, key func(string) (float64, error)) ([]string, erro
 }
 
 // applyMemory gives the managed server value as --memory: its cache
-// (PostgreSQL shared_buffers and effective_cache_size, MariaDB
-// innodb_buffer_pool_size) gets what caps.Split leaves after its
-// processes' share, and the whole is its cgroup memory limit, page cache
-// included.
-func applyMemory(engine, value string, opt target.Options) (target.Options, error) {
+// (the engine's Tuning: PostgreSQL shared_buffers and
+// effective_cache_size, MariaDB innodb_buffer_pool_size) gets what
+// caps.Split leaves after its processes' share, and the whole is its
+// cgroup memory limit, page cache included.
+func applyMemory(e target.Engine, value string, opt target.Options) (target.Options, error) {
 	n, err := ParseSize(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
 	}
-	if caps.CacheSettings(engine, 1) == nil {
-		return opt, bad("sweep memory: no cache setting known for %s", engine)
+	if e.Tuning.Cache == nil {
+		return opt, bad("sweep memory: no cache setting known for %s", e.Name)
 	}
 	opt.Caps.Memory = n
 	return opt, nil
 }
 
 // applyCPUs gives the managed server value as --cpus.
-func applyCPUs(_, value string, opt target.Options) (target.Options, error) {
+func applyCPUs(_ target.Engine, value string, opt target.Options) (target.Options, error) {
 	n, err := caps.ParseCPUs(value, runtime.NumCPU())
 	if err != nil {
 		return opt, bad("--values %w", err)
@@ -151,7 +152,7 @@ func applyCPUs(_, value string, opt target.Options) (target.Options, error) {
 }
 
 // applyIO gives the managed server value as --io-limit ("none": no limit).
-func applyIO(_, value string, opt target.Options) (target.Options, error) {
+func applyIO(_ target.Engine, value string, opt target.Options) (target.Options, error) {
 	l, err := caps.ParseIOLimit(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
@@ -174,9 +175,10 @@ func orderVersions(values []string) ([]string, error) {
 // applyVersion gives the embedded PostgreSQL value as --pg-version, with a
 // data directory of its own (a cluster belongs to one major version):
 // --data-dir DIR becomes DIR-pgVALUE, the default one the version's default.
-func applyVersion(engine, value string, opt target.Options) (target.Options, error) {
-	if engine != "postgres" {
-		return opt, bad("sweep version: only the embedded PostgreSQL downloads other versions, not %s", engine)
+// Engines whose managed server starts no other versions refuse it.
+func applyVersion(e target.Engine, value string, opt target.Options) (target.Options, error) {
+	if e.Managed == nil || e.Managed.Versions == nil {
+		return opt, bad("sweep version: only the %s downloads other versions, not %s", strings.Join(target.Versioned(), ", "), e.Name)
 	}
 	if opt.PGBin != "" {
 		return opt, bad("sweep version: --pg-bin fixes the binaries; leave it out so each version is downloaded")
@@ -218,7 +220,7 @@ func CheckSweep(spec string, base target.Options, kindName string, values []stri
 	if values, err = kind.Order(values); err != nil {
 		return err
 	}
-	engine, managed, err := target.EngineName(spec)
+	e, managed, err := target.EngineOf(spec)
 	if err != nil {
 		return badOptions{err}
 	}
@@ -226,7 +228,7 @@ func CheckSweep(spec string, base target.Options, kindName string, values []stri
 		return bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", target.Redact(spec))
 	}
 	for _, v := range values {
-		opt, err := kind.Apply(engine, v, base)
+		opt, err := kind.Apply(e, v, base)
 		if err == nil {
 			err = target.CheckCaps(spec, opt)
 		}
@@ -389,7 +391,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 		}
 	}
 	done := completePositions(sw)
-	spec, opts, engine := t.Spec, t.Options, t.Engine()
+	spec, opts, e := t.Spec, t.Options, t.Registered
 	var cut []string // values whose run ended before its interval did
 	for i, v := range sw.Values {
 		if done[i] {
@@ -402,7 +404,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOpt
 			o.OnValue(i, v)
 		}
 		point := store.SweepPoint{Position: i, Value: v}
-		t, err = measureValue(ctx, st, t, spec, engine, opts, kind, sw, v, o.Run, &point, o.OnStarted, built)
+		t, err = measureValue(ctx, st, t, spec, e, opts, kind, sw, v, o.Run, &point, o.OnStarted, built)
 		if err != nil && errors.Is(err, ErrBadOptions) {
 			return nil, t, err
 		}
@@ -465,7 +467,7 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 // measureValue restarts the server with v applied, restores the built
 // state and runs; point gets the outcome. It returns the target now open
 // (nil when the server could not start).
-func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, engine string, base target.Options, kind SweepKind,
+func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec string, e target.Engine, base target.Options, kind SweepKind,
 	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target), built engine.Meta) (*target.Target, error) {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
@@ -474,7 +476,7 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec, 
 		}
 		return err
 	}
-	opt, err := kind.Apply(engine, v, base)
+	opt, err := kind.Apply(e, v, base)
 	if err != nil {
 		return t, fail(err)
 	}

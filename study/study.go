@@ -233,23 +233,24 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options,
 		spec, err := externalDSN(c)
 		return spec, target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1}, err
 	}
-	spec := "embedded"
-	if c.Engine == "mariadb" {
-		spec = "mariadb"
+	e, spec, ok := target.ManagedNamed(c.Engine)
+	if !ok {
+		e, spec, _ = target.ManagedNamed(target.ManagedNames()[0])
 	}
+	versions := e.Managed.Versions
 	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
 	if users := p.Autopilot.UsersList(); len(users) > 0 {
 		opt.Connections = driver.Connections(slices.Max(users), p.Autopilot.Connections)
 	}
-	if spec == "embedded" {
+	if versions != nil {
 		opt.PGVersion = c.Version
 	}
 	if opt.DataDir == "" {
 		// one data directory per study, engine and version: configurations
 		// that share them share one build
 		v := c.Version
-		if v == "" && spec == "embedded" {
-			v = instance.DefaultVersion
+		if v == "" && versions != nil {
+			v = versions.Default
 		}
 		opt.DataDir = filepath.Join(instance.DefaultBaseDir(), "data", fmt.Sprintf("study-%s-%s%s", safeName(p.Name), c.Engine, v))
 	}

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,15 +11,15 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/instance"
-	"github.com/rightsize/rightsize/instance/mariadb"
 )
 
-// capsPlan validates opt.Caps for a managed server of engine whose data
-// lives in dataDir and returns the plan and its cgroup limits. Nothing is
-// started; every problem is caps.ErrBad (bad input).
-func capsPlan(engine string, opt Options, dataDir string) (caps.Plan, cgroup.Limits, error) {
-	p, err := opt.Caps.Plan(engine, runtime.NumCPU())
+// capsPlan validates opt.Caps for a managed server tuned by tuning whose
+// data lives in dataDir and returns the plan and its cgroup limits.
+// Nothing is started; every problem is caps.ErrBad (bad input).
+func capsPlan(tuning engine.Tuning, opt Options, dataDir string) (caps.Plan, cgroup.Limits, error) {
+	p, err := opt.Caps.Plan(tuning, runtime.NumCPU())
 	if err != nil {
 		return p, cgroup.Limits{}, err
 	}
@@ -122,51 +121,9 @@ func IsBadCaps(err error) bool {
 	return errors.Is(err, caps.ErrBad) || errors.Is(err, cgroup.ErrNotApplied)
 }
 
-// managedServer is what the open functions need of a started server.
-type managedServer interface {
-	Server
-	DSN(database string) string
-}
-
 // limited reports whether l limits anything.
 func limited(l cgroup.Limits) bool {
 	return l.CPUs != "" || l.Quota > 0 || l.Memory > 0 || len(l.IO) > 0
-}
-
-// startPostgres starts the embedded PostgreSQL, confined when there are limits.
-func startPostgres(ctx context.Context, cfg instance.PostgresConfig, l cgroup.Limits, o cgroup.Options) (managedServer, error) {
-	if !limited(l) {
-		return instance.StartPostgres(ctx, cfg)
-	}
-	return instance.StartPostgresConfined(ctx, cfg, l, o)
-}
-
-// mariaDBServer is what openManagedMariaDB needs of a started server.
-type mariaDBServer interface {
-	Server
-	URL(database string) string
-}
-
-// startMariaDB starts the managed MariaDB, confined when there are limits.
-func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits, o cgroup.Options) (mariaDBServer, error) {
-	if !limited(l) {
-		return mariadb.Start(ctx, cfg)
-	}
-	return mariadb.StartConfined(ctx, cfg, l, o)
-}
-
-// checkPGVersion refuses a --pg-version this build cannot start.
-func checkPGVersion(opt Options) error {
-	if opt.PGVersion == "" {
-		return nil
-	}
-	if opt.PGBin != "" {
-		return fmt.Errorf("%w: --pg-version and --pg-bin both choose the binaries; give one", ErrBadTarget)
-	}
-	if _, ok := instance.Versions[opt.PGVersion]; !ok {
-		return fmt.Errorf("%w: --pg-version %s: rightsize downloads PostgreSQL %s; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, instance.VersionList())
-	}
-	return nil
 }
 
 // CheckCaps validates opt's caps for the server spec would start, and
@@ -174,7 +131,7 @@ func checkPGVersion(opt Options) error {
 // where the server's would go (cgroup.Check), without starting anything (caps.ErrBad when they cannot apply, ErrBadTarget for
 // an unknown spec).
 func CheckCaps(spec string, opt Options) error {
-	e, managed, err := engineOf(spec)
+	e, managed, err := EngineOf(spec)
 	if err != nil {
 		return err
 	}
@@ -188,7 +145,7 @@ func CheckCaps(spec string, opt Options) error {
 	if dataDir == "" {
 		dataDir = instance.DefaultBaseDir()
 	}
-	_, l, err := capsPlan(e.Name, opt, dataDir)
+	_, l, err := capsPlan(e.Tuning, opt, dataDir)
 	if err != nil || !limited(l) || opt.Caps.BestEffort {
 		return err
 	}
@@ -197,9 +154,9 @@ func CheckCaps(spec string, opt Options) error {
 	return err
 }
 
-// engineOf finds the registered engine of spec and whether spec names a
+// EngineOf finds the registered engine of spec and whether spec names a
 // server rightsize manages.
-func engineOf(spec string) (Engine, bool, error) {
+func EngineOf(spec string) (Engine, bool, error) {
 	for _, e := range Engines() {
 		if e.Match(spec) {
 			for _, f := range e.Forms {
@@ -213,9 +170,42 @@ func engineOf(spec string) (Engine, bool, error) {
 	return Engine{}, false, fmt.Errorf("%w %q: use %s", ErrBadTarget, spec, usage())
 }
 
-// EngineName is the registered engine name of spec ("postgres", "mysql"
-// ...) and whether rightsize manages its server.
-func EngineName(spec string) (name string, managed bool, err error) {
-	e, managed, err := engineOf(spec)
-	return e.Name, managed, err
+// ManagedNames are the names a plan gives the managed servers
+// (ManagedServer.Name), in the registry's order.
+func ManagedNames() []string {
+	var names []string
+	for _, e := range Engines() {
+		if e.Managed != nil {
+			names = append(names, e.Managed.Name)
+		}
+	}
+	return names
+}
+
+// ManagedNamed is the engine whose managed server a plan calls name, and
+// the --target value that starts it (ok false when none).
+func ManagedNamed(name string) (e Engine, spec string, ok bool) {
+	for _, e := range Engines() {
+		if e.Managed == nil || e.Managed.Name != name {
+			continue
+		}
+		for _, f := range e.Forms {
+			if f.Managed {
+				return e, f.Long, true
+			}
+		}
+	}
+	return Engine{}, "", false
+}
+
+// Versioned are the display names of the managed servers that start
+// other versions than the installed one ("embedded PostgreSQL").
+func Versioned() []string {
+	var names []string
+	for _, e := range Engines() {
+		if e.Managed != nil && e.Managed.Versions != nil {
+			names = append(names, e.Managed.Display)
+		}
+	}
+	return names
 }

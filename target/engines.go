@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/engine/mssql"
 	"github.com/rightsize/rightsize/engine/mysql"
 	"github.com/rightsize/rightsize/engine/postgres"
@@ -45,9 +47,6 @@ func postgresEngine() Engine {
 		Fix:   networkFix,
 		Match: func(s string) bool { return s == "" || s == "embedded" || hasPrefix(s, "postgres://", "postgresql://") },
 		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
-			if spec == "" || spec == "embedded" {
-				return openEmbedded(ctx, opt)
-			}
 			if opt.CreateDB {
 				if err := postgres.EnsureDatabase(ctx, spec); err != nil {
 					return nil, err
@@ -59,10 +58,15 @@ func postgresEngine() Engine {
 			}
 			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 		},
+		Managed: &ManagedServer{Name: "postgres", Display: "embedded PostgreSQL", Start: openEmbedded, Binaries: instance.FindBinaries,
+			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion}},
+		Tuning: postgres.Tuning,
 	}
 }
 
-func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
+// openEmbedded starts the embedded PostgreSQL (package instance) and opens
+// its database.
+func openEmbedded(ctx context.Context, _ string, opt Options) (*Target, error) {
 	settings := EmbeddedSettings()
 	maps.Copy(settings, opt.Settings)
 	if err := checkPGVersion(opt); err != nil {
@@ -72,7 +76,7 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	if dataDir == "" {
 		dataDir = instance.DefaultBaseDir()
 	}
-	plan, limits, err := capsPlan("postgres", opt, dataDir)
+	plan, limits, err := capsPlan(postgres.Tuning, opt, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +107,34 @@ func openEmbedded(ctx context.Context, opt Options) (*Target, error) {
 	return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Server: inst, unpin: unpin}, nil
 }
 
+// postgresServer is what openEmbedded needs of a started server.
+type postgresServer interface {
+	Server
+	DSN(database string) string
+}
+
+// startPostgres starts the embedded PostgreSQL, confined when there are limits.
+func startPostgres(ctx context.Context, cfg instance.PostgresConfig, l cgroup.Limits, o cgroup.Options) (postgresServer, error) {
+	if !limited(l) {
+		return instance.StartPostgres(ctx, cfg)
+	}
+	return instance.StartPostgresConfined(ctx, cfg, l, o)
+}
+
+// checkPGVersion refuses a --pg-version this build cannot start.
+func checkPGVersion(opt Options) error {
+	if opt.PGVersion == "" {
+		return nil
+	}
+	if opt.PGBin != "" {
+		return fmt.Errorf("%w: --pg-version and --pg-bin both choose the binaries; give one", ErrBadTarget)
+	}
+	if _, ok := instance.Versions[opt.PGVersion]; !ok {
+		return fmt.Errorf("%w: --pg-version %s: rightsize downloads PostgreSQL %s; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, instance.VersionList())
+	}
+	return nil
+}
+
 func mysqlEngine() Engine {
 	return Engine{
 		Name: "mysql",
@@ -113,9 +145,6 @@ func mysqlEngine() Engine {
 		Fix:   networkFix,
 		Match: func(s string) bool { return s == "mariadb" || hasPrefix(s, "mysql://", "mariadb://") },
 		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
-			if spec == "mariadb" {
-				return openManagedMariaDB(ctx, spec, opt)
-			}
 			if opt.CreateDB {
 				if err := mysql.EnsureDatabase(ctx, spec); err != nil {
 					return nil, err
@@ -127,9 +156,14 @@ func mysqlEngine() Engine {
 			}
 			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 		},
+		Managed: &ManagedServer{Name: "mariadb", Display: "managed MariaDB", Start: openManagedMariaDB, Binaries: mariadb.FindBinaries,
+			VersionNote: "MariaDB runs the installed mariadbd"},
+		Tuning: mysql.Tuning,
 	}
 }
 
+// openManagedMariaDB starts a private MariaDB (package instance/mariadb)
+// and opens its database.
 func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target, error) {
 	if !mariadb.Installed() {
 		return nil, fmt.Errorf("%w %q: no mariadbd on this machine; install it (Debian: apt-get install mariadb-server) or use mysql://user:pass@host:port/db", ErrBadTarget, spec)
@@ -138,7 +172,7 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	if dataDir == "" {
 		dataDir = filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
 	}
-	plan, limits, err := capsPlan("mysql", opt, dataDir)
+	plan, limits, err := capsPlan(mysql.Tuning, opt, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +205,20 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 		return nil, err
 	}
 	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv, unpin: unpin}, nil
+}
+
+// mariaDBServer is what openManagedMariaDB needs of a started server.
+type mariaDBServer interface {
+	Server
+	URL(database string) string
+}
+
+// startMariaDB starts the managed MariaDB, confined when there are limits.
+func startMariaDB(ctx context.Context, cfg mariadb.Config, l cgroup.Limits, o cgroup.Options) (mariaDBServer, error) {
+	if !limited(l) {
+		return mariadb.Start(ctx, cfg)
+	}
+	return mariadb.StartConfined(ctx, cfg, l, o)
 }
 
 func sqliteEngine() Engine {

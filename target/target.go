@@ -59,6 +59,9 @@ type Target struct {
 	Server Server
 	// Options are the options the target was opened with (Reopen uses them).
 	Options Options
+	// Registered is the registry's engine that opened the target: what
+	// the caps, the sweeps, the probes and the doctor read of it.
+	Registered Engine
 	// unpin restores the driver's CPU affinity (caps.go), nil when unpinned.
 	unpin func()
 }
@@ -105,7 +108,9 @@ func (t *Target) Reopen(ctx context.Context, opt Options) (*Target, error) {
 // ErrBadTarget marks a target spec that cannot be understood.
 var ErrBadTarget = errors.New("bad target")
 
-// Engine is one registered engine.
+// Engine is one registered engine: everything the rest of rightsize
+// needs to know of it besides its engine.DB (see ARCHITECTURE.md, "Adding
+// an engine").
 type Engine struct {
 	Name string // "postgres"
 	// Forms are the --target values it takes, short (for help texts) and
@@ -115,11 +120,45 @@ type Engine struct {
 	Caps  engine.Caps // what the engine can do
 	// Match reports whether a --target value is this engine's.
 	Match func(spec string) bool
-	// Open opens a matched --target value.
+	// Open opens a matched --target value of a server rightsize does not
+	// manage.
 	Open func(ctx context.Context, spec string, opt Options) (*Target, error)
 	// Fix is what to check when a target that is not managed cannot be
 	// opened ("": its errors say it).
 	Fix string
+	// Managed is the server rightsize starts itself for the Form marked
+	// Managed (nil: none).
+	Managed *ManagedServer
+	// Tuning is how a managed server's settings follow its caps (cache
+	// and parallelism settings, the memory split).
+	Tuning engine.Tuning
+}
+
+// ManagedServer is how rightsize runs an engine's server itself.
+type ManagedServer struct {
+	// Name is the engine's name in a plan file (engine: postgres, mariadb)
+	// and in doctor's report.
+	Name string
+	// Display names the server in messages ("embedded PostgreSQL").
+	Display string
+	// Start starts the server under opt's caps and opens its database.
+	Start func(ctx context.Context, spec string, opt Options) (*Target, error)
+	// Binaries lists what is installed or cached to start it from, and a
+	// note (how to get them) when that matters; base is the base
+	// directory of managed servers (doctor).
+	Binaries func(ctx context.Context, base string) (found []string, note string)
+	// Versions are the versions it can start (--pg-version, a plan's
+	// version:, the version sweep), nil when it runs the installed one.
+	Versions *Versions
+	// VersionNote says what it runs when Versions is nil.
+	VersionNote string
+}
+
+// Versions are the server versions a managed engine can start.
+type Versions struct {
+	Product string   // "PostgreSQL"
+	List    []string // in order
+	Default string   // when none is asked for
 }
 
 // networkFix is the Fix of the engines reached over the network.
@@ -127,7 +166,7 @@ const networkFix = "check --target (server running? user, password, database rig
 
 // FixFor is the Fix of the engine that takes spec ("" when none does).
 func FixFor(spec string) string {
-	e, _, err := engineOf(spec)
+	e, _, err := EngineOf(spec)
 	if err != nil {
 		return ""
 	}
@@ -174,35 +213,30 @@ func usage() string {
 
 // Managed reports whether spec names a server rightsize starts itself.
 func Managed(spec string) bool {
-	for _, e := range Engines() {
-		if e.Match(spec) {
-			for _, f := range e.Forms {
-				if f.Managed && (f.Short == spec || spec == "" && f.Short == "embedded") {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return false
+	_, managed, err := EngineOf(spec)
+	return err == nil && managed
 }
 
-// Open opens spec with the registered engine that takes it.
+// Open opens spec with the registered engine that takes it: a managed
+// form starts its server (Engine.Managed.Start), others connect (Open).
 func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 	if opt.Database == "" {
 		opt.Database = "tpcc"
 	}
-	for _, e := range Engines() {
-		if e.Match(spec) {
-			t, err := e.Open(ctx, spec, opt)
-			if err != nil {
-				return nil, err
-			}
-			t.Options = opt
-			return t, nil
-		}
+	e, managed, err := EngineOf(spec)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w %q: use %s", ErrBadTarget, spec, usage())
+	open := e.Open
+	if managed {
+		open = e.Managed.Start
+	}
+	t, err := open(ctx, spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	t.Options, t.Registered = opt, e
+	return t, nil
 }
 
 // Redact removes the password from a URL-style DSN.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
 	"github.com/rightsize/rightsize/internal/testuser"
@@ -249,7 +250,7 @@ func TestNonRootFallback(t *testing.T) {
 	// stored: the same, and the cache read back from the server
 	run, _ := onlyRun(t, st)
 	t.Logf("shared_buffers %s; caps.summary: %s", run.Env["setting.shared_buffers"], run.Env["caps.summary"])
-	cache, _ := caps.Split("postgres", 256<<20)
+	cache, _ := caps.Split(postgres.Tuning, 256<<20)
 	if got, want := run.Env["setting.shared_buffers"], fmt.Sprintf("%dMB", cache>>20); got != want {
 		t.Errorf("SHOW shared_buffers = %q, want %q (the cache share of --memory 256M)", got, want)
 	}

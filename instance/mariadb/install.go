@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // searchDirs are looked at after $PATH for the server and its tools
@@ -45,6 +46,24 @@ func installDBBinary() string { return lookPath("mariadb-install-db", "mysql_ins
 
 // Installed reports whether a MariaDB or MySQL server binary is available.
 func Installed() bool { return serverBinary() != "" }
+
+// FindBinaries lists the server binary on PATH with its version; note
+// says how to install one when Installed finds none (doctor prints both).
+func FindBinaries(ctx context.Context, _ string) (found []string, note string) {
+	for _, name := range []string{"mariadbd", "mysqld"} {
+		if p, err := exec.LookPath(name); err == nil {
+			vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			out, _ := exec.CommandContext(vctx, p, "--no-defaults", "--version").CombinedOutput()
+			cancel()
+			found = append(found, p+" ("+strings.TrimSpace(string(out))+")")
+			break
+		}
+	}
+	if !Installed() {
+		note = "not installed (Debian: apt-get install mariadb-server)"
+	}
+	return found, note
+}
 
 // EnsureInstalled makes sure a MariaDB server binary is available. When
 // mariadbd/mysqld is missing it installs the Debian package mariadb-server
