@@ -483,7 +483,7 @@ func neighbourRun(ctx context.Context, st *store.Store, t *target.Target, sw *st
 // as a backup probe labelled with the scenario.
 func backupLoop(ctx context.Context, st *store.Store, t *target.Target, n int, sw *store.Sweep, o NeighbourOptions) NeighbourBackup {
 	b := NeighbourBackup{Instance: n}
-	spec, err := backup.FromTarget(ctx, t)
+	spec, err := t.BackupSpec(ctx)
 	if err != nil {
 		b.Error = err.Error()
 		return b

@@ -206,7 +206,7 @@ func (r *runner) backups(ctx context.Context, t *target.Target, c *plan.Configur
 		return
 	}
 	r.say("  %s: %d backup cycles every %s", c.Name, max(b.Cycles, 1), b.EveryValue())
-	spec, err := backup.FromTarget(ctx, t)
+	spec, err := t.BackupSpec(ctx)
 	if err == nil {
 		var res backup.Result
 		res, err = backup.Run(ctx, spec, backup.Options{Cycles: b.Cycles, Every: b.EveryValue()}, nil)

@@ -15,6 +15,8 @@ import (
 	"github.com/rightsize/rightsize/engine/sqlite"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/probe/backup"
+	"github.com/rightsize/rightsize/probe/cpu"
 )
 
 // EmbeddedSettings are the server settings the embedded target starts with
@@ -60,7 +62,9 @@ func postgresEngine() Engine {
 		},
 		Managed: &ManagedServer{Name: "postgres", Display: "embedded PostgreSQL", Start: openEmbedded, Binaries: instance.FindBinaries,
 			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion}},
-		Tuning: postgres.Tuning,
+		Tuning:   postgres.Tuning,
+		Backup:   backup.Postgres,
+		CPUProbe: cpu.PLpgSQLLoop,
 	}
 }
 
@@ -158,7 +162,9 @@ func mysqlEngine() Engine {
 		},
 		Managed: &ManagedServer{Name: "mariadb", Display: "managed MariaDB", Start: openManagedMariaDB, Binaries: mariadb.FindBinaries,
 			VersionNote: "MariaDB runs the installed mariadbd"},
-		Tuning: mysql.Tuning,
+		Tuning:   mysql.Tuning,
+		Backup:   backup.MySQL,
+		CPUProbe: cpu.MySQLLoop,
 	}
 }
 
@@ -262,5 +268,7 @@ func mssqlEngine() Engine {
 			}
 			return &Target{DB: db, Spec: spec, Name: mssql.Redact(spec)}, nil
 		},
+		Backup:   backup.MSSQL,
+		CPUProbe: cpu.TSQLLoop,
 	}
 }

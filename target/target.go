@@ -16,6 +16,8 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/probe/backup"
+	"github.com/rightsize/rightsize/probe/cpu"
 )
 
 // Options configure how a target is opened.
@@ -132,6 +134,11 @@ type Engine struct {
 	// Tuning is how a managed server's settings follow its caps (cache
 	// and parallelism settings, the memory split).
 	Tuning engine.Tuning
+	// Backup is its backup and restore method for probe backup and the
+	// neighbour scenario (zero: none).
+	Backup backup.Method
+	// CPUProbe is its server-side loop for probe cpu (zero: none).
+	CPUProbe cpu.Loop
 }
 
 // ManagedServer is how rightsize runs an engine's server itself.

@@ -209,7 +209,7 @@ median of --runs; and the same loop in Go on the client for comparison.`,
 				return err
 			}
 			defer t.Close()
-			r, err := cpu.Run(cmd.Context(), t.DB, iterations, runs)
+			r, err := cpu.Run(cmd.Context(), t.DB, t.Registered.CPUProbe, iterations, runs)
 			if errors.Is(err, cpu.ErrNotSupported) {
 				return badInput(err)
 			}
@@ -264,7 +264,7 @@ every D (the noisy-neighbour scenario uses --every 100s).`,
 				return err
 			}
 			defer t.Close()
-			spec, err := backup.FromTarget(ctx, t)
+			spec, err := t.BackupSpec(ctx)
 			if err != nil {
 				return badInput(err)
 			}

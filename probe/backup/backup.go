@@ -95,7 +95,6 @@ import (
 
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/probe/result"
-	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
 )
 
@@ -156,6 +155,9 @@ type Result = result.Backup
 type Target interface {
 	// Engine names the engine: "postgres", "mysql" or "mssql".
 	Engine() string
+	// BackupMethod is the engine's way to back up and restore (the zero
+	// Method: it has none).
+	BackupMethod() Method
 	// DSN is the connection string of the benchmark database:
 	// postgres://..., mysql://user:pass@host:port/db, or a SQL Server
 	// sqlserver://... URL.
@@ -173,6 +175,8 @@ type ManagedPostgres interface {
 type Spec struct {
 	// EngineName is "postgres", "mysql" or "mssql".
 	EngineName string
+	// Method is the engine's method (the engine registry's Backup).
+	Method Method
 	// URL is the connection string of the benchmark database.
 	URL string
 	// Postgres is the managed server, nil for external servers.
@@ -185,32 +189,11 @@ func (s Spec) Engine() string { return s.EngineName }
 // DSN implements Target.
 func (s Spec) DSN() string { return s.URL }
 
+// BackupMethod implements Target.
+func (s Spec) BackupMethod() Method { return s.Method }
+
 // PostgresInstance implements ManagedPostgres.
 func (s Spec) PostgresInstance() *instance.Postgres { return s.Postgres }
-
-// FromTarget describes an open target.Target as a Spec: the embedded
-// target's DSN is rebuilt from its instance and the database the pool is
-// connected to; other targets use their --target value as the DSN.
-func FromTarget(ctx context.Context, t *target.Target) (Spec, error) {
-	inst, _ := t.Server.(*instance.Postgres)
-	if c, ok := t.Server.(*instance.ConfinedPostgres); ok {
-		inst = c.Postgres
-	}
-	s := Spec{EngineName: t.Engine(), URL: t.Spec, Postgres: inst}
-	if inst == nil {
-		return s, nil
-	}
-	pool, ok := t.DB.(pgxPooler)
-	if !ok {
-		return s, fmt.Errorf("backup: embedded target %T has no PostgreSQL pool", t.DB)
-	}
-	var db string
-	if err := pool.Pool().QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
-		return s, fmt.Errorf("backup: name of the benchmark database: %w", err)
-	}
-	s.URL = inst.DSN(db)
-	return s, nil
-}
 
 // method is one engine's way to back up and restore.
 type method interface {
@@ -509,17 +492,29 @@ func humanBytes(b int64) string {
 	return fmt.Sprintf("%d bytes", b)
 }
 
-// newMethod picks the engine's method.
+// Method is an engine's way to back up and restore, which the engine
+// registry gives each engine that has one (Postgres, MySQL, MSSQL; the
+// zero Method backs up nothing).
+type Method struct {
+	open func(ctx context.Context, t Target, opt Options) (method, error)
+}
+
+// The methods of the engines (see the package comment).
+var (
+	// Postgres is pg_basebackup, restored by a private server.
+	Postgres = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newPostgres(ctx, t, opt) }}
+	// MySQL is mariadb-backup or mysqldump.
+	MySQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMySQL(ctx, t, opt) }}
+	// MSSQL is the server's own BACKUP and RESTORE DATABASE.
+	MSSQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMSSQL(ctx, t, opt) }}
+)
+
+// newMethod opens the engine's method.
 func newMethod(ctx context.Context, t Target, opt Options) (method, error) {
-	switch t.Engine() {
-	case "postgres":
-		return newPostgres(ctx, t, opt)
-	case "mysql":
-		return newMySQL(ctx, t, opt)
-	case "mssql":
-		return newMSSQL(ctx, t, opt)
+	if m := t.BackupMethod(); m.open != nil {
+		return m.open(ctx, t, opt)
 	}
-	return nil, fmt.Errorf("backup: engine %q is not supported (supported: postgres, mysql, mssql)", t.Engine())
+	return nil, fmt.Errorf("backup: engine %q is not supported (it has no backup method)", t.Engine())
 }
 
 // errTail keeps the last lines of a tool's output for error messages.

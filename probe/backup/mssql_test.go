@@ -17,7 +17,7 @@ func TestMSSQLLive(t *testing.T) {
 	if dsn == "" {
 		t.Skip("set RIGHTSIZE_TEST_MSSQL_DSN=sqlserver://user:pass@host:1433?database=db to test BACKUP/RESTORE DATABASE")
 	}
-	res, err := Run(context.Background(), Spec{EngineName: "mssql", URL: dsn},
+	res, err := Run(context.Background(), Spec{EngineName: "mssql", Method: MSSQL, URL: dsn},
 		Options{Dir: os.Getenv("RIGHTSIZE_TEST_MSSQL_BACKUP_DIR"), Cycles: 2}, func(s string) { t.Log(s) })
 	if err != nil {
 		t.Fatal(err)

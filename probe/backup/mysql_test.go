@@ -38,7 +38,7 @@ func mysqlTarget(t *testing.T) Spec {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	return Spec{EngineName: "mysql", URL: u}
+	return Spec{EngineName: "mysql", Method: MySQL, URL: u}
 }
 
 // mysqlDir is a backup directory the server user can reach.

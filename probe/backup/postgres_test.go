@@ -16,9 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/instance"
-	"github.com/rightsize/rightsize/target"
 )
 
 // The PostgreSQL tests share one managed server (started on first use,
@@ -103,7 +101,7 @@ func execSQL(ctx context.Context, dsn string, sqls ...string) error {
 }
 
 func managed(srv *instance.Postgres) Spec {
-	return Spec{EngineName: "postgres", URL: srv.DSN("probe"), Postgres: srv}
+	return Spec{EngineName: "postgres", Method: Postgres, URL: srv.DSN("probe"), Postgres: srv}
 }
 
 // backupDir makes a directory for a test's backups that the server user
@@ -230,7 +228,7 @@ func TestPostgresExternalKeepInPlace(t *testing.T) {
 	// The same server seen as an external one: no instance, so the
 	// binaries are found by version and the restored copy gets a trust
 	// pg_hba.conf; pgx's pool parameters must not reach pg_basebackup.
-	target := Spec{EngineName: "postgres", URL: srv.DSN("probe") + "&pool_max_conns=4"}
+	target := Spec{EngineName: "postgres", Method: Postgres, URL: srv.DSN("probe") + "&pool_max_conns=4"}
 	res, err := Run(context.Background(), target, Options{Dir: dir, Keep: true, RestoreInPlace: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -346,25 +344,5 @@ func TestUnreachableDirAsRoot(t *testing.T) {
 	}
 	if d := workDirs(t, dir); len(d) != 0 {
 		t.Errorf("left behind: %v", d)
-	}
-}
-
-func TestFromTarget(t *testing.T) {
-	srv := server(t)
-	db, err := postgres.Open(context.Background(), srv.DSN("probe"), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	spec, err := FromTarget(context.Background(), &target.Target{DB: db, Spec: "embedded", Server: srv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.Engine() != "postgres" || spec.DSN() != srv.DSN("probe") || spec.PostgresInstance() != srv {
-		t.Errorf("%+v", spec)
-	}
-	spec, err = FromTarget(context.Background(), &target.Target{DB: db, Spec: "postgres://u:p@h/db"})
-	if err != nil || spec.DSN() != "postgres://u:p@h/db" || spec.Postgres != nil {
-		t.Errorf("%+v %v", spec, err)
 	}
 }

@@ -93,15 +93,72 @@ func sqlDB(db engine.DB) (*sql.DB, bool) {
 // server-side procedural language, or without a pool Run can reach.
 var ErrNotSupported = errors.New("cpu probe: not supported")
 
-// Run runs the loop of iterations on db's server runs times (after a short
-// warm-up) and the same arithmetic as a Go loop here, and returns the
-// timings. It dispatches on db.Engine(): "postgres" needs db to implement
-// PgxPooler; "mysql" and "mssql" need a database/sql pool (see SQLDBer);
-// other engines return an error wrapping ErrNotSupported. Iterations and
-// runs of zero or less take DefaultIterations and DefaultRuns. Run leaves
-// nothing behind in the database (the MySQL procedure is dropped, also when
-// ctx is cancelled).
-func Run(ctx context.Context, db engine.DB, iterations int64, runs int) (Result, error) {
+// Loop is an engine's server-side loop, which the engine registry gives
+// each engine with a procedural language (PLpgSQLLoop, MySQLLoop,
+// TSQLLoop); the zero Loop has none.
+type Loop struct {
+	// Language names the loop's language in the result ("PL/pgSQL").
+	Language string
+	open     func(ctx context.Context, db engine.DB) (looper, error)
+}
+
+// The loops of the engines: PostgreSQL's needs db to implement PgxPooler,
+// MySQL's and SQL Server's a database/sql pool (see SQLDBer).
+var (
+	PLpgSQLLoop = Loop{Language: "PL/pgSQL", open: openPostgresLoop}
+	MySQLLoop   = Loop{Language: "MySQL stored procedure", open: openMySQLLoop}
+	TSQLLoop    = Loop{Language: "T-SQL", open: openTSQLLoop}
+)
+
+func openPostgresLoop(ctx context.Context, db engine.DB) (looper, error) {
+	p, ok := db.(PgxPooler)
+	if !ok {
+		return nil, fmt.Errorf("%w: the %s engine value %T has no Pool() *pgxpool.Pool", ErrNotSupported, db.Engine(), db)
+	}
+	l, err := newPostgresLoop(ctx, p.Pool())
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func openMySQLLoop(ctx context.Context, db engine.DB) (looper, error) {
+	s, err := sqlPool(db)
+	if err != nil {
+		return nil, err
+	}
+	l, err := newMySQLLoop(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func openTSQLLoop(_ context.Context, db engine.DB) (looper, error) {
+	s, err := sqlPool(db)
+	if err != nil {
+		return nil, err
+	}
+	return &tsqlLoop{db: s}, nil
+}
+
+// sqlPool is db's database/sql pool, or why there is none.
+func sqlPool(db engine.DB) (*sql.DB, error) {
+	s, ok := sqlDB(db)
+	if !ok {
+		return nil, fmt.Errorf("%w: the %s engine value %T exposes no database/sql pool (add SQLDB() *sql.DB)", ErrNotSupported, db.Engine(), db)
+	}
+	return s, nil
+}
+
+// Run runs loop (the engine's, from the engine registry) of iterations on
+// db's server runs times (after a short warm-up) and the same arithmetic
+// as a Go loop here, and returns the timings. The zero loop returns an
+// error wrapping ErrNotSupported, as does a db the loop cannot reach.
+// Iterations and runs of zero or less take DefaultIterations and
+// DefaultRuns. Run leaves nothing behind in the database (the MySQL
+// procedure is dropped, also when ctx is cancelled).
+func Run(ctx context.Context, db engine.DB, loop Loop, iterations int64, runs int) (Result, error) {
 	if iterations <= 0 {
 		iterations = DefaultIterations
 	}
@@ -110,45 +167,24 @@ func Run(ctx context.Context, db engine.DB, iterations int64, runs int) (Result,
 	}
 	r := Result{Engine: db.Engine(), Iterations: iterations, Runs: runs, StartedAt: time.Now()}
 	r.Host, _ = os.Hostname()
-
-	var loop looper
-	var err error
-	switch r.Engine {
-	case "postgres":
-		p, ok := db.(PgxPooler)
-		if !ok {
-			return r, fmt.Errorf("%w: the postgres engine value %T has no Pool() *pgxpool.Pool", ErrNotSupported, db)
-		}
-		r.Language = "PL/pgSQL"
-		loop, err = newPostgresLoop(ctx, p.Pool())
-	case "mysql", "mssql":
-		s, ok := sqlDB(db)
-		if !ok {
-			return r, fmt.Errorf("%w: the %s engine value %T exposes no database/sql pool (add SQLDB() *sql.DB)", ErrNotSupported, r.Engine, db)
-		}
-		if r.Engine == "mysql" {
-			r.Language = "MySQL stored procedure"
-			loop, err = newMySQLLoop(ctx, s)
-		} else {
-			r.Language = "T-SQL"
-			loop = &tsqlLoop{db: s}
-		}
-	default:
-		return r, fmt.Errorf("%w for engine %q: it has no server-side procedural language (supported: postgres, mysql, mssql)", ErrNotSupported, r.Engine)
+	if loop.open == nil {
+		return r, fmt.Errorf("%w for engine %q: it has no server-side procedural language", ErrNotSupported, r.Engine)
 	}
+	r.Language = loop.Language
+	l, err := loop.open(ctx, db)
 	if err != nil {
 		return r, err
 	}
-	defer loop.close()
+	defer l.close()
 
 	if r.Version, err = db.Version(ctx); err != nil {
 		return r, fmt.Errorf("cpu probe: server version: %w", err)
 	}
-	if _, _, err := loop.run(ctx, warmupIterations); err != nil {
+	if _, _, err := l.run(ctx, warmupIterations); err != nil {
 		return r, fmt.Errorf("cpu probe: warm-up run: %w", err)
 	}
 	for i := 0; i < runs; i++ {
-		ms, _, err := loop.run(ctx, iterations)
+		ms, _, err := l.run(ctx, iterations)
 		if err != nil {
 			return r, fmt.Errorf("cpu probe: run %d of %d: %w", i+1, runs, err)
 		}

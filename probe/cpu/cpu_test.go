@@ -38,7 +38,7 @@ func openPostgres(t *testing.T) *postgres.DB {
 func TestPostgresRun(t *testing.T) {
 	db := openPostgres(t)
 	ctx := context.Background()
-	r, err := Run(ctx, db, 100_000, 3)
+	r, err := Run(ctx, db, PLpgSQLLoop, 100_000, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +95,11 @@ func TestPostgresSameArithmeticAsGo(t *testing.T) {
 func TestMoreIterationsTakeLonger(t *testing.T) {
 	db := openPostgres(t)
 	ctx := context.Background()
-	small, err := Run(ctx, db, 100_000, 2)
+	small, err := Run(ctx, db, PLpgSQLLoop, 100_000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	large, err := Run(ctx, db, 1_000_000, 2)
+	large, err := Run(ctx, db, PLpgSQLLoop, 1_000_000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	start := time.Now()
-	_, err := Run(ctx, db, 1_000_000_000, 1)
+	_, err := Run(ctx, db, PLpgSQLLoop, 1_000_000_000, 1)
 	if err == nil {
 		t.Fatal("a cancelled run succeeded")
 	}
@@ -123,7 +123,7 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("cancel took %v", d)
 	}
 	// The pool still works.
-	if _, err := Run(context.Background(), db, 1000, 1); err != nil {
+	if _, err := Run(context.Background(), db, PLpgSQLLoop, 1000, 1); err != nil {
 		t.Errorf("after a cancel: %v", err)
 	}
 }
@@ -229,11 +229,11 @@ func (f fakeDB) Version(ctx context.Context) (string, error) {
 func (f fakeDB) SQLDB() *sql.DB { return f.db }
 
 func TestUnsupportedEngine(t *testing.T) {
-	_, err := Run(context.Background(), fakeDB{name: "sqlite"}, 10, 1)
+	_, err := Run(context.Background(), fakeDB{name: "sqlite"}, Loop{}, 10, 1)
 	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "sqlite") {
 		t.Errorf("sqlite: %v", err)
 	}
-	_, err = Run(context.Background(), fakeNamed{name: "mssql"}, 10, 1)
+	_, err = Run(context.Background(), fakeNamed{name: "mssql"}, TSQLLoop, 10, 1)
 	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "SQLDB") {
 		t.Errorf("mssql without a pool: %v", err)
 	}
@@ -279,7 +279,7 @@ func TestMySQLLive(t *testing.T) {
 	}
 	defer sdb.Close()
 	db := fakeDB{name: "mysql", db: sdb}
-	r, err := Run(context.Background(), db, 100_000, 2)
+	r, err := Run(context.Background(), db, MySQLLoop, 100_000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestMSSQLLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sdb.Close()
-	r, err := Run(context.Background(), fakeDB{name: "mssql", db: sdb}, 100_000, 2)
+	r, err := Run(context.Background(), fakeDB{name: "mssql", db: sdb}, TSQLLoop, 100_000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
