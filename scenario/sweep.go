@@ -16,7 +16,6 @@ import (
 	"github.com/rightsize/rightsize/cgroup"
 
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/target"
@@ -161,12 +160,21 @@ func applyIO(_ target.Engine, value string, opt target.Options) (target.Options,
 	return opt, nil
 }
 
-// orderVersions checks the PostgreSQL versions (kept in the order given:
-// versions are not more or less of a resource).
+// orderVersions checks the versions against those the registry's managed
+// servers start (kept in the order given: versions are not more or less
+// of a resource).
 func orderVersions(values []string) ([]string, error) {
+	var known, offered []string
+	for _, e := range target.Engines() {
+		if e.Managed != nil && e.Managed.Versions != nil {
+			vs := e.Managed.Versions
+			known = append(known, vs.List...)
+			offered = append(offered, vs.Product+" "+strings.Join(vs.List, ", "))
+		}
+	}
 	for _, v := range values {
-		if _, ok := instance.Versions[v]; !ok {
-			return nil, bad("--values %s: rightsize downloads PostgreSQL %s", v, instance.VersionList())
+		if !slices.Contains(known, v) {
+			return nil, bad("--values %s: rightsize downloads %s", v, strings.Join(offered, "; "))
 		}
 	}
 	return values, nil

@@ -19,6 +19,14 @@ import (
 	"github.com/rightsize/rightsize/probe/cpu"
 )
 
+// Engines is the one list of engines: Open, the engines command, the
+// --target help texts, caps, the sweeps, the probes, plan validation and
+// doctor all read it. An engine is registered by one line here and the
+// function that describes it (see ARCHITECTURE.md, "Adding an engine").
+func Engines() []Engine {
+	return []Engine{postgresEngine(), mysqlEngine(), sqliteEngine(), mssqlEngine()}
+}
+
 // EmbeddedSettings are the server settings the embedded target starts with
 // unless overridden.
 func EmbeddedSettings() map[string]string {

@@ -1,6 +1,8 @@
 // Package target turns a --target value into an open engine.DB. Engines are
-// registered in one place (Engines): each says which --target values it
-// takes, what it can do and how to open them. "embedded" starts a managed
+// registered in one place (Engines, engines.go): each says which --target
+// values it takes, what it can do, how to open them and, for the rest of
+// rightsize, how it is started and tuned when managed, backed up and
+// CPU-probed (Engine). "embedded" starts a managed
 // PostgreSQL (package instance), "postgres://..." connects to an existing
 // server, "mariadb" starts a managed local MariaDB, "mysql://..." connects
 // to MySQL or MariaDB, "sqlserver://..." to SQL Server, and "sqlite:PATH"
@@ -184,12 +186,6 @@ func FixFor(spec string) string {
 type Form struct {
 	Short, Long string
 	Managed     bool // rightsize starts and stops the server
-}
-
-// Engines is the one list of engines: Open, the engines command and the
-// --target help texts all read it.
-func Engines() []Engine {
-	return []Engine{postgresEngine(), mysqlEngine(), sqliteEngine(), mssqlEngine()}
 }
 
 // Help is the short list of --target forms for flag help texts.

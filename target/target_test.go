@@ -74,3 +74,37 @@ func TestReopenSQLite(t *testing.T) {
 		t.Fatalf("reopened target does not answer: %v", err)
 	}
 }
+
+// An engine has a managed server exactly when one of its forms is marked
+// Managed, and that server says how to start it, what it starts from and
+// how its caps apply; EngineOf finds the server behind the form.
+func TestManagedFormsHaveAServer(t *testing.T) {
+	for _, e := range Engines() {
+		var forms []string
+		for _, f := range e.Forms {
+			if f.Managed {
+				forms = append(forms, f.Long)
+			}
+		}
+		if (e.Managed != nil) != (len(forms) == 1) {
+			t.Fatalf("%s: managed forms %v, managed server %v", e.Name, forms, e.Managed)
+		}
+		if e.Managed == nil {
+			continue
+		}
+		m := e.Managed
+		if m.Name == "" || m.Display == "" || m.Start == nil || m.Binaries == nil || e.Tuning.Cache == nil {
+			t.Errorf("%s: managed server incomplete: %+v, tuning %+v", e.Name, m, e.Tuning)
+		}
+		if m.Versions == nil && m.VersionNote == "" {
+			t.Errorf("%s: says neither which versions it starts nor what it runs", e.Name)
+		}
+		got, managed, err := EngineOf(forms[0])
+		if err != nil || !managed || got.Name != e.Name {
+			t.Errorf("EngineOf(%q) = %s, %v, %v", forms[0], got.Name, managed, err)
+		}
+		if named, spec, ok := ManagedNamed(m.Name); !ok || named.Name != e.Name || spec != forms[0] {
+			t.Errorf("ManagedNamed(%q) = %s, %q, %v", m.Name, named.Name, spec, ok)
+		}
+	}
+}
