@@ -3,6 +3,7 @@ package cost
 import (
 	"math"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -14,7 +15,7 @@ import (
 // independent means has the half-width √(Σ half²)/k. The half-width is 0
 // (unknown) when a step has no interval.
 func averageIntervals(steps []store.Step) (tpm, nopm steady.Interval) {
-	aggs := store.Aggregate(steps)
+	aggs := analysis.Aggregate(steps)
 	single := map[int]*store.Step{} // a step index's one complete repeat
 	for i := range steps {
 		if s := &steps[i]; !s.Partial {

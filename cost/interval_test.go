@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -37,7 +38,7 @@ func TestAverageIntervals(t *testing.T) {
 // the average TPM separate.
 func TestHeadlineIntervals(t *testing.T) {
 	perf := func(avg, half float64) *Perf {
-		return &Perf{Figures: store.Figures{AvgTPM: avg, AvgNOPM: avg / 2}, AvgTPMCI: steady.Interval{Mean: avg, Half: half, Confidence: 0.95}}
+		return &Perf{Figures: analysis.Figures{AvgTPM: avg, AvgNOPM: avg / 2}, AvgTPMCI: steady.Interval{Mean: avg, Half: half, Confidence: 0.95}}
 	}
 	pct := 39.2
 	for _, c := range []struct {

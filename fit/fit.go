@@ -18,6 +18,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
@@ -145,11 +146,11 @@ func ioAtLeast(a, b string) bool {
 func limitAtLeast(a, b uint64) bool { return a == 0 || (b != 0 && a >= b) }
 
 // Measured is a candidate's measurement: the stored run, its steps
-// aggregated across repeats (store.Aggregate) and, per step index, each
+// aggregated across repeats (analysis.Aggregate) and, per step index, each
 // repeat's NOPM interval (MeasuredOf; nil: the figures alone are judged).
 type Measured struct {
 	RunID   string
-	Steps   []store.StepAggregate
+	Steps   []analysis.StepAggregate
 	Repeats map[int][]steady.Interval
 	// Raw are the stored steps (the capacity model's demands come from
 	// them).
@@ -283,8 +284,8 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 }
 
 // pick is the step judged: the one with atUsers users, or the peak.
-func pick(steps []store.StepAggregate, atUsers int) *store.StepAggregate {
-	var best *store.StepAggregate
+func pick(steps []analysis.StepAggregate, atUsers int) *analysis.StepAggregate {
+	var best *analysis.StepAggregate
 	for i := range steps {
 		a := &steps[i]
 		if atUsers > 0 {
@@ -300,7 +301,7 @@ func pick(steps []store.StepAggregate, atUsers int) *store.StepAggregate {
 	return best
 }
 
-func newOrderP90(a *store.StepAggregate) float64 {
+func newOrderP90(a *analysis.StepAggregate) float64 {
 	for _, t := range a.Txn {
 		if t.Type == "new_order" {
 			return t.P90Ms
@@ -315,7 +316,7 @@ func Target(base, headroomPct float64) float64 { return base * (1 + headroomPct/
 // TargetFrom is the NOPM of a stored run's aggregates as a target base:
 // the step with atUsers users, or the peak when atUsers is 0 (its mean
 // across repeats).
-func TargetFrom(steps []store.StepAggregate, atUsers int) (float64, error) {
+func TargetFrom(steps []analysis.StepAggregate, atUsers int) (float64, error) {
 	a := pick(steps, atUsers)
 	if a == nil {
 		return 0, fmt.Errorf("the run has no step with %d users", atUsers)

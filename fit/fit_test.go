@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/store"
 )
@@ -190,7 +191,7 @@ func TestDominates(t *testing.T) {
 }
 
 func TestTarget(t *testing.T) {
-	steps := store.Aggregate([]store.Step{{Index: 0, Users: 1, NOPM: 500, Repeat: 1}, {Index: 1, Users: 4, NOPM: 1200, Repeat: 1}, {Index: 2, Users: 8, NOPM: 1100, Repeat: 1}})
+	steps := analysis.Aggregate([]store.Step{{Index: 0, Users: 1, NOPM: 500, Repeat: 1}, {Index: 1, Users: 4, NOPM: 1200, Repeat: 1}, {Index: 2, Users: 8, NOPM: 1100, Repeat: 1}})
 	if n, err := TargetFrom(steps, 0); err != nil || Target(n, 20) != 1440 {
 		t.Errorf("peak 1,200 + 20 %% = %v (%v), want 1,440", Target(n, 20), err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -13,7 +14,7 @@ import (
 // interval the run stored with the step; half-width 0 when the step was
 // too short for one, or stored before intervals were).
 func MeasuredOf(runID string, steps []store.Step) Measured {
-	m := Measured{RunID: runID, Steps: store.Aggregate(steps), Repeats: map[int][]steady.Interval{}, Raw: steps}
+	m := Measured{RunID: runID, Steps: analysis.Aggregate(steps), Repeats: map[int][]steady.Interval{}, Raw: steps}
 	complete := map[int]bool{}
 	for _, s := range steps {
 		complete[s.Index] = complete[s.Index] || !s.Partial
@@ -37,7 +38,7 @@ func MeasuredOf(runID string, steps []store.Step) Measured {
 // With Mean, the t interval of the mean across the repeats decides (the
 // batch-means interval with one repeat). Without a stored interval the
 // figure alone decides (half-width 0).
-func judged(ms Measured, a *store.StepAggregate, cr Criteria) (steady.Interval, string) {
+func judged(ms Measured, a *analysis.StepAggregate, cr Criteria) (steady.Interval, string) {
 	reps := ms.Repeats[a.Index]
 	if cr.Mean && a.Repeats >= 2 {
 		iv := a.NOPMCI

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -83,7 +84,7 @@ func TestParseAutopilot(t *testing.T) {
 	if s := steps[4]; s.Users != 4 || s.Repeat != 2 || s.Index != 1 || s.TPM != 60120 || s.TPMPerUser != 15030 {
 		t.Errorf("step 4 = %+v", s)
 	}
-	agg := store.Aggregate(steps)
+	agg := analysis.Aggregate(steps)
 	if len(agg) != 3 || agg[2].Users != 8 || agg[2].TPM.Mean != (101466+97210)/2.0 || agg[2].Repeats != 2 {
 		t.Errorf("aggregate = %+v", agg)
 	}

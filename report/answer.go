@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -25,7 +26,7 @@ func WriteStepEndings(w io.Writer, run store.Run, steps []store.Step) {
 	}
 	writeTable(w, endingHead, rows, endingRight)
 
-	aggs := store.Aggregate(steps)
+	aggs := analysis.Aggregate(steps)
 	repeated := false
 	for _, a := range aggs {
 		repeated = repeated || a.TPMCI.N > 1

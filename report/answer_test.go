@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -45,11 +46,11 @@ func TestWriteStepEndings(t *testing.T) {
 }
 
 func TestComparisonVerdicts(t *testing.T) {
-	agg := func(mean, half float64) *store.StepAggregate {
-		return &store.StepAggregate{Users: 1, TPMCI: steady.Interval{Mean: mean, Half: half, N: 3, Confidence: 0.95}}
+	agg := func(mean, half float64) *analysis.StepAggregate {
+		return &analysis.StepAggregate{Users: 1, TPMCI: steady.Interval{Mean: mean, Half: half, N: 3, Confidence: 0.95}}
 	}
 	for _, tc := range []struct {
-		a, b *store.StepAggregate
+		a, b *analysis.StepAggregate
 		want string
 	}{
 		{agg(1000, 20), agg(1100, 20), "B is better"},

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/analysis"
 )
 
 // Comparison is run B against run A, users step by users step.
@@ -33,12 +33,12 @@ type ComparisonRow struct {
 	Users int
 	// A and B are the runs' aggregates at this users count (nil when the
 	// run did not measure it).
-	A, B *store.StepAggregate
+	A, B *analysis.StepAggregate
 }
 
 // Ratio returns f(B)/f(A); ok is false when a run lacks the step or f(A)
 // is 0.
-func (r ComparisonRow) Ratio(f func(*store.StepAggregate) float64) (ratio float64, ok bool) {
+func (r ComparisonRow) Ratio(f func(*analysis.StepAggregate) float64) (ratio float64, ok bool) {
 	if r.A == nil || r.B == nil || f(r.A) == 0 {
 		return 0, false
 	}
@@ -81,22 +81,22 @@ func (c *Comparison) Write(w io.Writer) {
 		fmt.Fprintf(w, "  neither run has a measured step\n\n")
 		return
 	}
-	num := func(a *store.StepAggregate, f func(*store.StepAggregate) float64, format func(float64) string) string {
+	num := func(a *analysis.StepAggregate, f func(*analysis.StepAggregate) float64, format func(float64) string) string {
 		if a == nil {
 			return "-"
 		}
 		return format(f(a))
 	}
-	ratio := func(r ComparisonRow, f func(*store.StepAggregate) float64, unit string) string {
+	ratio := func(r ComparisonRow, f func(*analysis.StepAggregate) float64, unit string) string {
 		x, ok := r.Ratio(f)
 		if !ok {
 			return "-"
 		}
 		return strconv.FormatFloat(x, 'f', 2, 64) + "x " + unit
 	}
-	tpm := func(a *store.StepAggregate) float64 { return a.TPM.Mean }
-	nopm := func(a *store.StepAggregate) float64 { return a.NOPM.Mean }
-	perUser := func(a *store.StepAggregate) float64 { return a.TPMPerUser.Mean }
+	tpm := func(a *analysis.StepAggregate) float64 { return a.TPM.Mean }
+	nopm := func(a *analysis.StepAggregate) float64 { return a.NOPM.Mean }
+	perUser := func(a *analysis.StepAggregate) float64 { return a.TPMPerUser.Mean }
 	head := []string{"users", "TPM A", "TPM B", "B/A", "NOPM A", "NOPM B", "B/A", "TPM/user A", "TPM/user B", "B/A"}
 	var rows [][]string
 	for _, r := range c.Rows {
@@ -111,7 +111,7 @@ func (c *Comparison) Write(w io.Writer) {
 	// Host figures and latency, when either run has them.
 	host, disk, lat := false, false, false
 	for _, r := range c.Rows {
-		for _, a := range []*store.StepAggregate{r.A, r.B} {
+		for _, a := range []*analysis.StepAggregate{r.A, r.B} {
 			if a != nil {
 				host = host || hasHost(a)
 				disk = disk || hasDisk(a)
@@ -130,13 +130,13 @@ func (c *Comparison) Write(w io.Writer) {
 		if lat {
 			head = append(head, "NO p99 ms A", "NO p99 ms B", "B/A")
 		}
-		p99 := func(a *store.StepAggregate) float64 {
+		p99 := func(a *analysis.StepAggregate) float64 {
 			if t := txnOf(a, "new_order"); t != nil {
 				return t.P99Ms
 			}
 			return 0
 		}
-		pct := func(a *store.StepAggregate, f func(*store.StepAggregate) float64) string {
+		pct := func(a *analysis.StepAggregate, f func(*analysis.StepAggregate) float64) string {
 			if a == nil || !hasHost(a) {
 				return "-"
 			}
@@ -146,16 +146,16 @@ func (c *Comparison) Write(w io.Writer) {
 		for _, r := range c.Rows {
 			row := []string{strconv.Itoa(r.Users)}
 			if host {
-				for _, f := range []func(*store.StepAggregate) float64{
-					func(a *store.StepAggregate) float64 { return a.Host.CPUBusyPct },
-					func(a *store.StepAggregate) float64 { return a.Host.CPUIdlePct },
-					func(a *store.StepAggregate) float64 { return a.Host.CPUIowaitPct },
+				for _, f := range []func(*analysis.StepAggregate) float64{
+					func(a *analysis.StepAggregate) float64 { return a.Host.CPUBusyPct },
+					func(a *analysis.StepAggregate) float64 { return a.Host.CPUIdlePct },
+					func(a *analysis.StepAggregate) float64 { return a.Host.CPUIowaitPct },
 				} {
 					row = append(row, pct(r.A, f), pct(r.B, f))
 				}
 			}
 			if disk {
-				for _, a := range []*store.StepAggregate{r.A, r.B} {
+				for _, a := range []*analysis.StepAggregate{r.A, r.B} {
 					if a == nil || !hasDisk(a) {
 						row = append(row, "-")
 					} else {
@@ -164,7 +164,7 @@ func (c *Comparison) Write(w io.Writer) {
 				}
 			}
 			if lat {
-				ms := func(a *store.StepAggregate) string {
+				ms := func(a *analysis.StepAggregate) string {
 					if a == nil || txnOf(a, "new_order") == nil {
 						return "-"
 					}

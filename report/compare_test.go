@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -126,7 +127,7 @@ func TestCompare(t *testing.T) {
 			for _, r := range cmp.Rows {
 				want := c.wantRatios[r.Users]
 				got := "-"
-				if x, ok := r.Ratio(func(a *store.StepAggregate) float64 { return a.TPM.Mean }); ok {
+				if x, ok := r.Ratio(func(a *analysis.StepAggregate) float64 { return a.TPM.Mean }); ok {
 					got = fmtRatio(1, x) + " TPM"
 				}
 				if got != want {

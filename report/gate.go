@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/analysis"
 )
 
 // The figures a comparison judges.
@@ -144,12 +144,12 @@ func stepVerdict(r ComparisonRow, th Thresholds) StepVerdict {
 
 // tpmEstimate is a step's TPM with the interval across repeats, or with
 // one repeat its own batch-means interval.
-func tpmEstimate(a *store.StepAggregate) Estimate {
+func tpmEstimate(a *analysis.StepAggregate) Estimate {
 	return throughputEstimate(a.TPM.Mean, a.TPMCI.N, a.TPMCI.Half, a.BatchTPMCI.Half)
 }
 
 // nopmEstimate is nopm's tpmEstimate.
-func nopmEstimate(a *store.StepAggregate) Estimate {
+func nopmEstimate(a *analysis.StepAggregate) Estimate {
 	return throughputEstimate(a.NOPM.Mean, a.NOPMCI.N, a.NOPMCI.Half, a.BatchNOPMCI.Half)
 }
 
@@ -167,8 +167,8 @@ func throughputEstimate(mean float64, repeats int, repeatsHalf, batchHalf float6
 // p90Estimates are both steps' New-Order p90: the mean of the repeats'
 // p90 with its interval when repeated, else the step's p90 without one.
 // ok is false when a run has no New-Order latency.
-func p90Estimates(a, b *store.StepAggregate) (ea, eb Estimate, ok bool) {
-	one := func(s *store.StepAggregate) (Estimate, bool) {
+func p90Estimates(a, b *analysis.StepAggregate) (ea, eb Estimate, ok bool) {
+	one := func(s *analysis.StepAggregate) (Estimate, bool) {
 		if s.NewOrderP90CI.N >= 2 {
 			return Estimate{Value: s.NewOrderP90CI.Mean, Half: s.NewOrderP90CI.Half, Interval: FromRepeats}, true
 		}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/store"
 )
@@ -41,7 +42,7 @@ type RunData struct {
 	Probes []store.Probe
 	// Workers are the workers of a multi-worker run (none for one process);
 	// the summary shows them.
-	Workers []store.WorkerSummary
+	Workers []analysis.WorkerSummary
 }
 
 // Options adjust the HTML report.
@@ -109,7 +110,7 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 		if err != nil {
 			return nil, err
 		}
-		workers, err := st.WorkerSummaries(ctx, id)
+		workers, err := analysis.WorkerSummaries(ctx, st, id)
 		if err != nil {
 			return nil, err
 		}

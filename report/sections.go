@@ -10,6 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -53,7 +54,7 @@ func (summarySection) Render(p *Page) error {
 		r := rd.Run
 		rs := p.Stats(i)
 		avgTPM, avgNOPM := rs.Average(nil)
-		fig := store.RunFigures(rs.Steps)
+		fig := analysis.RunFigures(rs.Steps)
 		cells := []Cell{Txt(p.Labels[i]), Txt(orDash(engineVersion(r))), Cell{Text: hostText(r), Title: r.Env["host.cpu_model"]},
 			Num(intOrDash(r.Warehouses)), Txt(orDash(r.Mode)), Txt(usersText(r, rs))}
 		if fig.Steps > 0 {
@@ -100,7 +101,7 @@ func (summarySection) Render(p *Page) error {
 
 // workersTable shows the workers of a multi-worker run: none should have
 // been the bottleneck.
-func workersTable(p *Page, label string, ws []store.WorkerSummary) {
+func workersTable(p *Page, label string, ws []analysis.WorkerSummary) {
 	p.Heading("Workers of %s", label)
 	var rows []Row
 	for _, w := range ws {
@@ -168,7 +169,7 @@ func usersText(r store.Run, rs *RunStats) string {
 }
 
 func driverShareCell(r store.Run, rs *RunStats) Cell {
-	f := store.RunFigures(rs.Steps)
+	f := analysis.RunFigures(rs.Steps)
 	if f.PeakDriverCPUPct == 0 {
 		return Num("-")
 	}
@@ -201,7 +202,7 @@ func (throughputSection) Render(p *Page) error {
 		return nil
 	}
 	cats := usersCategories(users)
-	mk := func(title, unit string, pick func(a *store.StepAggregate) store.Stat, flag bool) Chart {
+	mk := func(title, unit string, pick func(a *analysis.StepAggregate) analysis.Stat, flag bool) Chart {
 		var series []BarSeries
 		for i, rs := range all {
 			s := BarSeries{Name: p.Labels[i], Color: p.Colors[i], Values: make([]*BarValue, len(users))}
@@ -215,7 +216,7 @@ func (throughputSection) Render(p *Page) error {
 				if a.Repeats > 1 {
 					tip += fmt.Sprintf("<br/>%d repeats: min %s, max %s, CV %.1f%%", a.Repeats, fmtInt(st.Min), fmtInt(st.Max), st.CV*100)
 				}
-				unstable := flag && a.Repeats > 1 && st.CV > store.UnstableCV
+				unstable := flag && a.Repeats > 1 && st.CV > analysis.UnstableCV
 				if unstable {
 					tip += "<br/><b>unstable</b>: repeats differ by more than 10 %"
 				}
@@ -229,9 +230,9 @@ func (throughputSection) Render(p *Page) error {
 		return GroupedBars(ChartText{Title: title, XName: "virtual users", YName: unit}, cats, series)
 	}
 	p.Charts(
-		mk("TPM by virtual users", "TPM (transactions/min)", func(a *store.StepAggregate) store.Stat { return a.TPM }, true),
-		mk("NOPM by virtual users", "NOPM (New-Orders/min)", func(a *store.StepAggregate) store.Stat { return a.NOPM }, true),
-		mk("TPM per user by virtual users", "TPM per user", func(a *store.StepAggregate) store.Stat { return a.TPMPerUser }, false),
+		mk("TPM by virtual users", "TPM (transactions/min)", func(a *analysis.StepAggregate) analysis.Stat { return a.TPM }, true),
+		mk("NOPM by virtual users", "NOPM (New-Orders/min)", func(a *analysis.StepAggregate) analysis.Stat { return a.NOPM }, true),
+		mk("TPM per user by virtual users", "TPM per user", func(a *analysis.StepAggregate) analysis.Stat { return a.TPMPerUser }, false),
 		averageChart(p, all),
 	)
 	p.Note("Bars are means across repeats; whiskers span min–max when a step was repeated. A pale bar with a red border and a CV label is unstable: " +
@@ -258,18 +259,18 @@ func (throughputSection) Render(p *Page) error {
 				rows = append(rows, Row{Cells: append(cells, Cell{Class: "warn"})})
 				continue
 			}
-			rng := func(s store.Stat) Cell {
+			rng := func(s analysis.Stat) Cell {
 				if a.Repeats < 2 {
 					return Cell{Text: "-", Class: "num muted"}
 				}
 				return Num(fmtInt(s.Min) + " – " + fmtInt(s.Max))
 			}
-			cv := func(s store.Stat) Cell {
+			cv := func(s analysis.Stat) Cell {
 				if a.Repeats < 2 {
 					return Cell{Text: "-", Class: "num muted"}
 				}
 				c := Num(fmtPct(s.CV * 100))
-				if s.CV > store.UnstableCV {
+				if s.CV > analysis.UnstableCV {
 					c.Class += " warn"
 				}
 				return c
@@ -357,7 +358,7 @@ func (hostSection) Render(p *Page) error {
 	users := unionUsers(all)
 	cats := usersCategories(users)
 	var noHost []string
-	mk := func(title, y string, has func(*store.StepAggregate) bool, pick func(*store.StepAggregate) float64) Chart {
+	mk := func(title, y string, has func(*analysis.StepAggregate) bool, pick func(*analysis.StepAggregate) float64) Chart {
 		var series []LineSeries
 		for i, rs := range all {
 			s := LineSeries{Name: p.Labels[i], Color: p.Colors[i], Symbol: true, Values: make([]*float64, len(users))}
@@ -388,14 +389,14 @@ func (hostSection) Render(p *Page) error {
 		p.Note("No host telemetry in these runs (an imported HammerDB log has none): measure with rightsize run to get CPU and disk figures next to the throughput.")
 		return nil
 	}
-	serverCPU := func(a *store.StepAggregate) bool { return a.ServerCPUPct != 0 }
+	serverCPU := func(a *analysis.StepAggregate) bool { return a.ServerCPUPct != 0 }
 	p.Charts(
-		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUBusyPct }),
-		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUIdlePct }),
-		mk("CPU I/O wait", "I/O wait (% of all CPUs)", hasHost, func(a *store.StepAggregate) float64 { return a.Host.CPUIowaitPct }),
-		mk("Database server CPU", "server CPU (% of one core)", serverCPU, func(a *store.StepAggregate) float64 { return a.ServerCPUPct }),
-		mk("Disk average latency", "latency (ms, I/O-weighted)", hasDisk, func(a *store.StepAggregate) float64 { return a.Host.DiskAvgLatencyMs }),
-		mk("Disk IOPS (read + write)", "IOPS (I/O per second)", hasDisk, func(a *store.StepAggregate) float64 {
+		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUBusyPct }),
+		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUIdlePct }),
+		mk("CPU I/O wait", "I/O wait (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUIowaitPct }),
+		mk("Database server CPU", "server CPU (% of one core)", serverCPU, func(a *analysis.StepAggregate) float64 { return a.ServerCPUPct }),
+		mk("Disk average latency", "latency (ms, I/O-weighted)", hasDisk, func(a *analysis.StepAggregate) float64 { return a.Host.DiskAvgLatencyMs }),
+		mk("Disk IOPS (read + write)", "IOPS (I/O per second)", hasDisk, func(a *analysis.StepAggregate) float64 {
 			return a.Host.DiskReadIOPS + a.Host.DiskWriteIOPS
 		}),
 	)

@@ -10,14 +10,15 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
-// RunStats is a run's steps aggregated across repeats (store.Aggregate),
+// RunStats is a run's steps aggregated across repeats (analysis.Aggregate),
 // looked up by number of users.
 type RunStats struct {
 	// Steps are the aggregates in users-sequence order.
-	Steps []store.StepAggregate
+	Steps []analysis.StepAggregate
 	// Users are the distinct user counts, ascending.
 	Users []int
 
@@ -26,7 +27,7 @@ type RunStats struct {
 
 // NewRunStats aggregates a run's steps.
 func NewRunStats(steps []store.Step) *RunStats {
-	rs := &RunStats{Steps: store.Aggregate(steps), byUsers: map[int]int{}}
+	rs := &RunStats{Steps: analysis.Aggregate(steps), byUsers: map[int]int{}}
 	for i, a := range rs.Steps {
 		if _, ok := rs.byUsers[a.Users]; !ok {
 			rs.byUsers[a.Users] = i
@@ -39,7 +40,7 @@ func NewRunStats(steps []store.Step) *RunStats {
 
 // At returns the aggregate of the step with that many users (nil when the
 // run has none).
-func (rs *RunStats) At(users int) *store.StepAggregate {
+func (rs *RunStats) At(users int) *analysis.StepAggregate {
 	if i, ok := rs.byUsers[users]; ok {
 		return &rs.Steps[i]
 	}
@@ -48,22 +49,22 @@ func (rs *RunStats) At(users int) *store.StepAggregate {
 
 // Average returns the mean over all steps (each users count once, its
 // repeats averaged) of TPM and NOPM: the "average over all steps" the
-// published studies compare, as store.RunFigures defines it. Only the
+// published studies compare, as analysis.RunFigures defines it. Only the
 // users counts in only (when not nil) are averaged.
 func (rs *RunStats) Average(only map[int]bool) (tpm, nopm float64) {
-	var sel []store.StepAggregate
+	var sel []analysis.StepAggregate
 	for _, a := range rs.Steps {
 		if only == nil || only[a.Users] {
 			sel = append(sel, a)
 		}
 	}
-	f := store.RunFigures(sel)
+	f := analysis.RunFigures(sel)
 	return f.AvgTPM, f.AvgNOPM
 }
 
 // Peak returns the step with the highest mean TPM and the one with the
 // highest mean NOPM (nil when there is no step).
-func (rs *RunStats) Peak() (tpm, nopm *store.StepAggregate) {
+func (rs *RunStats) Peak() (tpm, nopm *analysis.StepAggregate) {
 	for i := range rs.Steps {
 		a := &rs.Steps[i]
 		if tpm == nil || a.TPM.Mean > tpm.TPM.Mean {
@@ -77,13 +78,13 @@ func (rs *RunStats) Peak() (tpm, nopm *store.StepAggregate) {
 }
 
 // hasHost tells whether host telemetry was measured in the step.
-func hasHost(a *store.StepAggregate) bool {
+func hasHost(a *analysis.StepAggregate) bool {
 	h := a.Host
 	return h.CPUBusyPct != 0 || h.CPUIdlePct != 0 || h.CPUIowaitPct != 0
 }
 
 // hasDisk tells whether disk telemetry was measured in the step.
-func hasDisk(a *store.StepAggregate) bool {
+func hasDisk(a *analysis.StepAggregate) bool {
 	h := a.Host
 	return h.DiskReadIOPS != 0 || h.DiskWriteIOPS != 0 || h.DiskAvgLatencyMs != 0
 }
@@ -169,7 +170,7 @@ func txnTypes(all []*RunStats) []string {
 }
 
 // txnOf returns the summary of one type in an aggregate (nil when absent).
-func txnOf(a *store.StepAggregate, typ string) *store.TxnSummary {
+func txnOf(a *analysis.StepAggregate, typ string) *store.TxnSummary {
 	if a == nil {
 		return nil
 	}
@@ -197,7 +198,7 @@ func mergeAllTxn(steps []store.Step) []store.TxnSummary {
 	for i, s := range steps {
 		all[i] = store.Step{Users: s.Users, Txn: s.Txn} // one group; partial steps count too
 	}
-	aggs := store.Aggregate(all)
+	aggs := analysis.Aggregate(all)
 	if len(aggs) == 0 {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -30,7 +31,7 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 	writeLatency(w, rs, txn)
 	fmt.Fprintln(w)
 	writeFailures(w, steps, txn)
-	writeDriverVerdict(w, run, store.RunFigures(rs.Steps))
+	writeDriverVerdict(w, run, analysis.RunFigures(rs.Steps))
 	writeWhy(w, rs.Steps)
 	writeValidity(w, run, steps)
 	WriteStepEndings(w, run, steps)
@@ -99,7 +100,7 @@ func writeRunHeader(w io.Writer, run store.Run) {
 
 // writeKeyNumbers prints the peak and average figures.
 func writeKeyNumbers(w io.Writer, rs *RunStats) {
-	fig := store.RunFigures(rs.Steps)
+	fig := analysis.RunFigures(rs.Steps)
 	fmt.Fprintln(w)
 	kv := [][2]string{
 		{"peak TPM", fmt.Sprintf("%s at %d users", fmtInt(fig.PeakTPM), fig.PeakTPMUsers)},
@@ -328,9 +329,9 @@ func writeFailures(w io.Writer, steps []store.Step, txn []store.TxnSummary) {
 }
 
 // writeDriverVerdict says whether the driver may have limited the run: its
-// peak driver CPU (store.RunFigures, % of one core) against a quarter of
+// peak driver CPU (analysis.RunFigures, % of one core) against a quarter of
 // the host's CPUs, with that same step's µs/txn.
-func writeDriverVerdict(w io.Writer, run store.Run, f store.Figures) {
+func writeDriverVerdict(w io.Writer, run store.Run, f analysis.Figures) {
 	if f.PeakDriverCPUPct == 0 {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -129,7 +130,7 @@ func TestDriverVerdictInProcess(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			writeDriverVerdict(&buf, c.run, store.Figures{PeakDriverCPUPct: c.pct, PeakDriverCPUUsers: 4, PeakDriverCPUUsPerTxn: 120})
+			writeDriverVerdict(&buf, c.run, analysis.Figures{PeakDriverCPUPct: c.pct, PeakDriverCPUUsers: 4, PeakDriverCPUUsPerTxn: 120})
 			if got := buf.String(); got != c.want {
 				t.Errorf("verdict\n%q\nwant\n%q", got, c.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -18,7 +19,7 @@ func (validitySection) Anchor() string { return "validity" }
 func (validitySection) Render(p *Page) error {
 	var rows []Row
 	for i, rd := range p.Runs {
-		for _, a := range store.Aggregate(rd.Steps) {
+		for _, a := range analysis.Aggregate(rd.Steps) {
 			if a.Validity == nil {
 				continue
 			}
@@ -51,7 +52,7 @@ func writeValidity(w io.Writer, run store.Run, steps []store.Step) {
 	if run.Isolation != "" && run.Isolation != "spec" {
 		fmt.Fprintf(w, "  ✗ isolation %s: not spec-compliant (TPC-C 3.4 needs level 3)\n", run.Isolation)
 	}
-	for _, a := range store.Aggregate(steps) {
+	for _, a := range analysis.Aggregate(steps) {
 		v := a.Validity
 		switch {
 		case v == nil:

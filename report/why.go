@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/waits"
@@ -32,7 +33,7 @@ func (whySection) Render(p *Page) error {
 	shown := 0
 	for i := range p.Runs {
 		rs := p.Stats(i)
-		v, ok := store.RunVerdict(rs.Steps)
+		v, ok := analysis.RunVerdict(rs.Steps)
 		if !ok {
 			p.Notef("%s: no wait profile or saturation was measured (run with --no-waits, imported, or measured by an older rightsize).", p.Labels[i])
 			continue
@@ -69,7 +70,7 @@ func (whySection) Render(p *Page) error {
 }
 
 // writeVerdictTable lists each step's verdict with its saturation figures.
-func writeVerdictTable(p *Page, steps []store.StepAggregate) {
+func writeVerdictTable(p *Page, steps []analysis.StepAggregate) {
 	head := []string{"users", "TPM", "verdict", "active sessions", "server cores", "driver cores", "disk p50 ms", "disk p99 ms",
 		"queue depth", "major faults/s", "source"}
 	var rows []Row
@@ -124,9 +125,9 @@ func joinMissing(w *waits.Profile) string {
 }
 
 // waitClassChart stacks each step's average active sessions by wait class.
-func waitClassChart(label string, steps []store.StepAggregate) *charts.Bar {
+func waitClassChart(label string, steps []analysis.StepAggregate) *charts.Bar {
 	var users []string
-	var have []*store.StepAggregate
+	var have []*analysis.StepAggregate
 	for i := range steps {
 		if w := steps[i].Waits; w != nil && w.Seconds > 0 {
 			users = append(users, strconv.Itoa(steps[i].Users))
@@ -153,7 +154,7 @@ func waitClassChart(label string, steps []store.StepAggregate) *charts.Bar {
 
 // writeTopEvents writes the ten largest wait events of every step, as
 // events picks them from its profile.
-func writeTopEvents(p *Page, caption string, steps []store.StepAggregate, events func(*waits.Profile) []waits.Event) {
+func writeTopEvents(p *Page, caption string, steps []analysis.StepAggregate, events func(*waits.Profile) []waits.Event) {
 	var rows []Row
 	for i := range steps {
 		w := steps[i].Waits
@@ -228,8 +229,8 @@ func diskTimeline(label string, steps []store.Step) *charts.Line {
 
 // writeWhy writes the run's verdict and each step's to the end-of-run
 // summary (nothing when no step has one).
-func writeWhy(w io.Writer, steps []store.StepAggregate) {
-	v, ok := store.RunVerdict(steps)
+func writeWhy(w io.Writer, steps []analysis.StepAggregate) {
+	v, ok := analysis.RunVerdict(steps)
 	if !ok {
 		return
 	}

@@ -1,13 +1,14 @@
 package scenario
 
 import (
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Report is the JSON document of a stored run (run --json): its steps
-// aggregated across repeats by store.Aggregate.
+// aggregated across repeats by analysis.Aggregate.
 type Report struct {
 	RunID          string      `json:"run_id"`
 	Label          string      `json:"label,omitempty"`
@@ -24,12 +25,12 @@ type Report struct {
 	// (--caps best-effort): "memory, I/O".
 	CapsNotApplied string       `json:"caps_not_applied,omitempty"`
 	Steps          []StepReport `json:"steps"`
-	// Why is the run's diagnosis (store.RunVerdict), when waits or
+	// Why is the run's diagnosis (analysis.RunVerdict), when waits or
 	// saturation were measured.
 	Why string `json:"why,omitempty"`
 	// Workers are the workers of a multi-worker run (run --worker), with
 	// their own figures; omitted for a single process.
-	Workers []store.WorkerSummary `json:"workers,omitempty"`
+	Workers []analysis.WorkerSummary `json:"workers,omitempty"`
 }
 
 // StepReport is one step of a Report (means over repeats).
@@ -100,14 +101,14 @@ type TxnReport struct {
 }
 
 // BuildReport is the Report of a stored run: its steps aggregated across
-// repeats by store.Aggregate (the figures results show and the report print
+// repeats by analysis.Aggregate (the figures results show and the report print
 // too).
 func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial, CapsNotApplied: run.Env[store.EnvCapsNotApplied]}
-	aggs := store.Aggregate(steps)
-	if v, ok := store.RunVerdict(aggs); ok {
+	aggs := analysis.Aggregate(steps)
+	if v, ok := analysis.RunVerdict(aggs); ok {
 		rep.Why = v.Text
 	}
 	for _, a := range aggs {

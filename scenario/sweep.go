@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
 
@@ -269,7 +270,7 @@ type SweepOptions struct {
 	OnStarted func(t *target.Target)
 }
 
-// SweepPoint is one value of a sweep with its figures (from store.Aggregate
+// SweepPoint is one value of a sweep with its figures (from analysis.Aggregate
 // of its run: the step with the highest NOPM).
 type SweepPoint struct {
 	Value            string  `json:"value"`
@@ -595,7 +596,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 }
 
 // fill takes the point's figures from its run's peak step (highest NOPM)
-// as store.Aggregate computes them, and returns the run (an empty one
+// as analysis.Aggregate computes them, and returns the run (an empty one
 // when it was deleted since).
 func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, error) {
 	run, steps, err := st.LoadRun(ctx, p.RunID)
@@ -606,7 +607,7 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, err
 	if err != nil {
 		return nil, err
 	}
-	aggs := store.Aggregate(steps)
+	aggs := analysis.Aggregate(steps)
 	best := -1
 	for i, a := range aggs {
 		if best < 0 || a.NOPM.Mean > aggs[best].NOPM.Mean {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
@@ -84,7 +85,7 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 // NOPM (the step a sweep point's figures come from).
 func peakStep(steps []store.Step) (store.Step, bool) {
 	best := -1
-	aggs := store.Aggregate(steps)
+	aggs := analysis.Aggregate(steps)
 	for i, a := range aggs {
 		if best < 0 || a.NOPM.Mean > aggs[best].NOPM.Mean {
 			best = i

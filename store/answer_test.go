@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"math"
 	"testing"
 )
 
@@ -37,21 +36,4 @@ func TestStepEndingsRoundTrip(t *testing.T) {
 			t.Errorf("step endings after the store: %+v", g)
 		}
 	})
-}
-
-func TestAggregateIntervalAcrossRepeats(t *testing.T) {
-	steps := []Step{
-		{Index: 0, Users: 1, TPM: 100, NOPM: 40, PrecisionPct: 1.5},
-		{Index: 0, Users: 1, TPM: 110, NOPM: 44, PrecisionPct: 2.5},
-		{Index: 0, Users: 1, TPM: 120, NOPM: 48, PrecisionPct: 1},
-		{Index: 1, Users: 2, TPM: 200, NOPM: 80},
-	}
-	a := Aggregate(steps)
-	// mean 110, s = 10, t(0.975, 2) = 4.302653
-	if want := 4.302653 * 10 / math.Sqrt(3); a[0].TPMCI.Mean != 110 || math.Abs(a[0].TPMCI.Half-want) > 1e-4 || a[0].PrecisionPct != 2.5 {
-		t.Errorf("3 repeats: CI %+v precision %v, want 110 ± %.3f and 2.5", a[0].TPMCI, a[0].PrecisionPct, want)
-	}
-	if a[1].TPMCI.N != 0 {
-		t.Errorf("one repeat gave an interval %+v", a[1].TPMCI)
-	}
 }

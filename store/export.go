@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +11,7 @@ import (
 	"time"
 )
 
-// Export formats.
-const (
-	FormatCSV  = "csv"
-	FormatJSON = "json"
-)
-
-// CSV file names written by Export.
+// CSV file names written by ExportCSV.
 const (
 	StepsCSV        = "steps.csv"
 	TransactionsCSV = "transactions.csv"
@@ -27,72 +20,13 @@ const (
 	WaitsCSV        = "waits.csv"
 )
 
-// DocumentFormat names the JSON document Export writes.
-const DocumentFormat = "rightsize-run"
-
-// Document is the JSON export of a run: the run, every step with all its
-// raw children, and the aggregates across repeats.
-type Document struct {
-	// Format is DocumentFormat.
-	Format string `json:"format"`
-	// SchemaVersion is the store schema version that wrote it.
-	SchemaVersion int             `json:"schema_version"`
-	Run           *Run            `json:"run"`        // the run
-	Steps         []Step          `json:"steps"`      // every step with its children, by repeat then index
-	Aggregates    []StepAggregate `json:"aggregates"` // Aggregate(Steps)
-	// Figures are RunFigures(Aggregates): the peak TPM and NOPM, the
-	// average over all steps and the peak driver CPU every view shows.
-	Figures Figures `json:"figures"`
-	// Workers are the driver processes of a multi-worker run (none for a
-	// single-process run), as results show lists them.
-	Workers []Worker `json:"workers,omitempty"`
-}
-
-// Document loads a run (its id) with its steps and workers as the JSON
-// document.
-func (s *Store) Document(ctx context.Context, id string) (Document, error) {
-	r, steps, err := s.LoadRun(ctx, id)
-	if err != nil {
-		return Document{}, err
-	}
-	doc := NewDocument(r, steps)
-	if doc.Workers, err = s.Workers(ctx, r.ID); err != nil {
-		return Document{}, err
-	}
-	return doc, nil
-}
-
-// NewDocument builds the JSON document of a loaded run.
-func NewDocument(r *Run, steps []Step) Document {
-	if steps == nil {
-		steps = []Step{}
-	}
-	aggs := Aggregate(steps)
-	return Document{Format: DocumentFormat, SchemaVersion: SchemaVersion, Run: r, Steps: steps, Aggregates: aggs, Figures: RunFigures(aggs)}
-}
-
-// WriteJSON writes the run's Document, indented, to w.
-func WriteJSON(w io.Writer, r *Run, steps []Step) error {
-	return WriteDocument(w, NewDocument(r, steps))
-}
-
-// WriteDocument writes doc, indented, to w.
-func WriteDocument(w io.Writer, doc Document) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
-
-// Export writes a run (id, or label or unique id prefix as Resolve takes
-// it) in format FormatCSV (steps.csv, transactions.csv, timeseries.csv and
-// host_samples.csv, waits.csv: header row, one row per record, RFC 4180) or FormatJSON
-// (<run id>.json, a Document) into dir, created if missing ("" is the
-// current directory). It returns the paths written. Each file is written to
-// a temporary name and renamed, so none is ever left half-written.
-func Export(ctx context.Context, st *Store, id string, format string, dir string) ([]string, error) {
-	if format != FormatCSV && format != FormatJSON {
-		return nil, fmt.Errorf("unknown export format %q (want %s or %s)", format, FormatCSV, FormatJSON)
-	}
+// ExportCSV writes a run (id, or label or unique id prefix as Resolve
+// takes it) as CSV files (steps.csv, transactions.csv, timeseries.csv,
+// host_samples.csv and waits.csv: header row, one row per record, RFC
+// 4180) into dir, created if missing ("" is the current directory). It
+// returns the paths written. Each file is written by WriteFile, so none is
+// ever left half-written.
+func ExportCSV(ctx context.Context, st *Store, id string, dir string) ([]string, error) {
 	id, err := st.Resolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -107,17 +41,6 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export directory: %w", err)
 	}
-	if format == FormatJSON {
-		doc, err := st.Document(ctx, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		p := filepath.Join(dir, r.ID+".json")
-		if err := writeFile(p, func(w io.Writer) error { return WriteDocument(w, doc) }); err != nil {
-			return nil, err
-		}
-		return []string{p}, nil
-	}
 	files := []struct {
 		name string
 		fill func(*csv.Writer) error
@@ -131,7 +54,7 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 	var out []string
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		err := writeFile(p, func(w io.Writer) error {
+		err := WriteFile(p, func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			cw.UseCRLF = true // RFC 4180
 			if err := f.fill(cw); err != nil {
@@ -148,8 +71,9 @@ func Export(ctx context.Context, st *Store, id string, format string, dir string
 	return out, nil
 }
 
-// writeFile writes path through a temporary file renamed at the end.
-func writeFile(path string, fill func(io.Writer) error) error {
+// WriteFile writes an export file at path through a temporary file
+// renamed at the end, so none is ever left half-written.
+func WriteFile(path string, fill func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -188,19 +188,18 @@ func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
 	return out, rows.Err()
 }
 
-// RunSummary is a run with a digest of its steps, for listings.
-type RunSummary struct {
+// RunSteps is a run with the throughput rows of its steps, for listings.
+type RunSteps struct {
 	Run
-	// Steps is the number of steps stored.
-	Steps int `json:"steps"`
-	// Figures are the run's headline figures (RunFigures of Aggregate),
-	// the same peak TPM and NOPM the summary and the report show.
-	Figures Figures `json:"figures"`
+	// Steps holds each stored step's Index, Users, Partial, TPM, NOPM,
+	// DriverCPUUsPerTxn and DriverCPUPct (no children), by repeat then
+	// index.
+	Steps []Step
 }
 
-// ListRunSummaries is ListRuns with a digest of each run's steps, its
-// figures computed by Aggregate and RunFigures from the steps' throughput.
-func (s *Store) ListRunSummaries(ctx context.Context) ([]RunSummary, error) {
+// ListRunSteps is ListRuns (newest first), each run with the throughput
+// rows of its steps: what a listing's headline figures are computed from.
+func (s *Store) ListRunSteps(ctx context.Context) ([]RunSteps, error) {
 	runs, err := s.ListRuns(ctx)
 	if err != nil {
 		return nil, err
@@ -225,10 +224,9 @@ FROM steps ORDER BY run_id, repeat_no, step_index`)
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	out := make([]RunSummary, 0, len(runs))
+	out := make([]RunSteps, 0, len(runs))
 	for _, r := range runs {
-		steps := byRun[r.ID]
-		out = append(out, RunSummary{Run: r, Steps: len(steps), Figures: RunFigures(Aggregate(steps))})
+		out = append(out, RunSteps{Run: r, Steps: byRun[r.ID]})
 	}
 	return out, nil
 }

@@ -14,6 +14,10 @@
 //
 // In PostgreSQL the tables live in their own schema, "rightsize" unless the
 // URL names another one with ?search_path=NAME; it is created if missing.
+//
+// The store persists and reads back; what is computed from what it holds
+// (aggregates across repeats, intervals, verdicts, headline figures, the
+// run document) is package analysis, above it.
 package store
 
 import (

@@ -92,13 +92,20 @@ func TestRoundTrip(t *testing.T) {
 		if len(runs) != 2 || runs[0].ID != r.ID || runs[1].ID != r2.ID {
 			t.Errorf("ListRuns not newest first: %v", runIDs(runs))
 		}
-		sums, err := s.ListRunSummaries(ctx)
+		listed, err := s.ListRunSteps(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// the listing's figures are RunFigures of Aggregate, as the summary's
-		if fig := RunFigures(Aggregate(steps)); len(sums) != 2 || sums[0].Steps != 4 || sums[0].Figures != fig || sums[1].Steps != 0 {
-			t.Errorf("summaries: %+v, want figures %+v", sums, fig)
+		// the listing's rows are the steps' throughput (analysis computes the figures)
+		if len(listed) != 2 || len(listed[0].Steps) != 4 || len(listed[1].Steps) != 0 || listed[0].ID != r.ID {
+			t.Fatalf("listing: %+v", listed)
+		}
+		for i, l := range listed[0].Steps {
+			w := steps[i]
+			if l.Index != w.Index || l.Users != w.Users || l.Partial != w.Partial || l.TPM != w.TPM || l.NOPM != w.NOPM ||
+				l.DriverCPUUsPerTxn != w.DriverCPUUsPerTxn || l.DriverCPUPct != w.DriverCPUPct {
+				t.Errorf("listed step %d %+v, want the throughput of %+v", i, l, w)
+			}
 		}
 		// A duplicate step is refused and changes nothing.
 		dup := testStep(t, r.ID, 1, 0, 1, 3, 1, 3)

@@ -256,33 +256,3 @@ func (t *RunTx) Finish(status, note string, ended time.Time) error {
 
 // AddStep stores a merged step of the shared run (in its own transaction).
 func (t *RunTx) AddStep(st *Step) error { return t.s.AddStep(t.ctx, st) }
-
-// WorkerSummary is one worker of a multi-worker run with the headline
-// figures of its own steps (its driver CPU shows it was not the bottleneck).
-type WorkerSummary struct {
-	Worker
-	Steps   int     `json:"steps"`
-	Figures Figures `json:"figures"`
-}
-
-// WorkerSummaries returns the workers of a run with their figures (none
-// for a single-process run).
-func (s *Store) WorkerSummaries(ctx context.Context, runID string) ([]WorkerSummary, error) {
-	workers, err := s.Workers(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]WorkerSummary, 0, len(workers))
-	for _, w := range workers {
-		ws := WorkerSummary{Worker: w}
-		if w.WorkerRunID != "" {
-			_, steps, err := s.LoadRun(ctx, w.WorkerRunID)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return nil, err
-			}
-			ws.Steps, ws.Figures = len(steps), RunFigures(Aggregate(steps))
-		}
-		out = append(out, ws)
-	}
-	return out, nil
-}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
@@ -649,7 +650,7 @@ func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error
 		if err != nil {
 			return cr, err
 		}
-		if base, err = fit.TargetFrom(store.Aggregate(steps), cr.AtUsers); err != nil {
+		if base, err = fit.TargetFrom(analysis.Aggregate(steps), cr.AtUsers); err != nil {
 			return cr, err
 		}
 	} else if _, err := fmt.Sscanf(f.TargetNOPM, "%g", &base); err != nil {

@@ -6,7 +6,7 @@
 // (after the last worker is ready, or after the wait, naming the missing),
 // a worker that stops sending heartbeats is recorded as lost, and the last
 // worker to finish merges everyone's steps into the shared run
-// (store.MergeWorkerSteps). No other protocol, no other port.
+// (analysis.MergeWorkerSteps). No other protocol, no other port.
 package worker
 
 import (
@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/validity"
 )
@@ -408,7 +409,7 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 		return keys[i].repeat < keys[j].repeat || keys[i].repeat == keys[j].repeat && keys[i].index < keys[j].index
 	})
 	for _, k := range keys {
-		merged := store.MergeWorkerSteps(m.cfg.RunID, parts[k])
+		merged := analysis.MergeWorkerSteps(m.cfg.RunID, parts[k])
 		if len(parts[k]) < took {
 			merged.Partial = true
 		}

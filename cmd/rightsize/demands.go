@@ -5,15 +5,15 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/steady"
-	"github.com/rightsize/rightsize/store"
 )
 
 // runDocument is results show --json's document: the stored run with the
 // capacity model's demands of each step.
 type runDocument struct {
-	store.Document
+	analysis.Document
 	Demands []scenario.StepDemand `json:"demands,omitempty"`
 }
 

@@ -14,11 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
 // TestFiguresSameInEveryView: one measured run's peak TPM, peak NOPM and
-// peak driver CPU (store.RunFigures, one definition) appear with the same
+// peak driver CPU (analysis.RunFigures, one definition) appear with the same
 // name, value and unit in the end-of-run summary, results show, results
 // list (text and JSON), the JSON and CSV exports and the HTML report.
 func TestFiguresSameInEveryView(t *testing.T) {
@@ -43,7 +44,7 @@ func TestFiguresSameInEveryView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig := store.RunFigures(store.Aggregate(steps))
+	fig := analysis.RunFigures(analysis.Aggregate(steps))
 	if fig.PeakTPM <= 0 || fig.PeakDriverCPUPct <= 0 || fig.PeakDriverCPUUsPerTxn <= 0 {
 		t.Fatalf("figures not measured: %+v", fig)
 	}
@@ -81,7 +82,7 @@ func TestFiguresSameInEveryView(t *testing.T) {
 	list := view("results", "list")
 	has("results list", list, `PEAK TPM\s+PEAK NOPM`)
 	has("results list", list, q(id)+`.*\s`+fmt.Sprintf("%.0f  +%.0f", fig.PeakTPM, fig.PeakNOPM)+`\s`)
-	var js []store.RunSummary
+	var js []analysis.RunSummary
 	if err := json.Unmarshal([]byte(raw("results", "list", "--json")), &js); err != nil || len(js) != 1 {
 		t.Fatalf("results list --json: %v", err)
 	}
@@ -89,7 +90,7 @@ func TestFiguresSameInEveryView(t *testing.T) {
 		t.Errorf("results list --json figures %+v, want %+v", js[0].Figures, fig)
 	}
 	// the JSON export (and results show --json): the same figures by the same names
-	var doc store.Document
+	var doc analysis.Document
 	if err := json.Unmarshal([]byte(raw("results", "export", "views", "--format", "json")), &doc); err != nil {
 		t.Fatalf("export --format json: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
@@ -295,7 +296,7 @@ func targetFromRun(cmd *cobra.Command, key string, at int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := fit.TargetFrom(store.Aggregate(steps), at)
+	n, err := fit.TargetFrom(analysis.Aggregate(steps), at)
 	if err != nil {
 		return 0, badInput(fmt.Errorf("--target-nopm from:%s: %w", key, err))
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -120,13 +121,13 @@ func newResultsListCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			runs, err := st.ListRunSummaries(cmd.Context())
+			runs, err := analysis.ListRunSummaries(cmd.Context(), st)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				if runs == nil {
-					runs = []store.RunSummary{}
+					runs = []analysis.RunSummary{}
 				}
 				return writeJSON(w, runs)
 			}
@@ -194,10 +195,10 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 		Args: oneRun,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = strings.ToLower(strings.TrimSpace(format))
-			if format != store.FormatCSV && format != store.FormatJSON {
+			if format != analysis.FormatCSV && format != analysis.FormatJSON {
 				return badInput(fmt.Errorf("--format %q: want csv or json", format))
 			}
-			if format == store.FormatCSV && dir == "-" {
+			if format == analysis.FormatCSV && dir == "-" {
 				return badInput(errors.New("-o -: CSV is several files; give a directory (-o DIR), or --format json for standard output"))
 			}
 			st, id, err := openRun(cmd, args[0])
@@ -205,13 +206,13 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 				return err
 			}
 			defer st.Close()
-			if format == store.FormatJSON && (dir == "" || dir == "-") {
+			if format == analysis.FormatJSON && (dir == "" || dir == "-") {
 				return writeDocument(cmd, st, id)
 			}
 			if dir == "" {
 				dir = "rightsize-" + id
 			}
-			files, err := store.Export(cmd.Context(), st, id, format, dir)
+			files, err := analysis.Export(cmd.Context(), st, id, format, dir)
 			if err != nil {
 				return badInput(err)
 			}
@@ -221,7 +222,7 @@ prints) to standard output, or with -o DIR to DIR/RUNID.json.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", store.FormatCSV, "csv or json")
+	cmd.Flags().StringVar(&format, "format", analysis.FormatCSV, "csv or json")
 	cmd.Flags().StringVarP(&dir, "output", "o", "", `output directory (created if missing); "-" or none with --format json: standard output`)
 	return cmd
 }
@@ -321,8 +322,8 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		fmt.Fprintln(w, "\nno steps stored")
 		return nil
 	}
-	aggs := store.Aggregate(steps)
-	fig := store.RunFigures(aggs)
+	aggs := analysis.Aggregate(steps)
+	fig := analysis.RunFigures(aggs)
 	fmt.Fprintf(w, "\npeak TPM %.0f at %d users · peak NOPM %.0f at %d users", fig.PeakTPM, fig.PeakTPMUsers, fig.PeakNOPM, fig.PeakNOPMUsers)
 	if fig.Steps > 1 {
 		fmt.Fprintf(w, " · average over all steps TPM %.0f · NOPM %.0f", fig.AvgTPM, fig.AvgNOPM)
@@ -360,7 +361,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		return err
 	}
 	if unstable {
-		fmt.Fprintf(w, "  unstable: TPM or NOPM varies by more than %.0f %% (CV) across repeats\n", store.UnstableCV*100)
+		fmt.Fprintf(w, "  unstable: TPM or NOPM varies by more than %.0f %% (CV) across repeats\n", analysis.UnstableCV*100)
 	}
 	if partial {
 		fmt.Fprintln(w, "  PARTIAL: only interrupted steps were measured at this user count")
@@ -425,11 +426,11 @@ func printMap(w io.Writer, title string, m map[string]string, prefix string) {
 	tw.Flush()
 }
 
-func statRange(s store.Stat) string {
+func statRange(s analysis.Stat) string {
 	return fmt.Sprintf("[%.0f–%.0f]", s.Min, s.Max)
 }
 
-func cvStr(s store.Stat, repeats int) string {
+func cvStr(s analysis.Stat, repeats int) string {
 	if repeats < 2 {
 		return "-"
 	}
@@ -459,7 +460,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 // writeDocument prints run id's JSON document (run, steps, aggregates,
 // figures, workers).
 func writeDocument(cmd *cobra.Command, st *store.Store, id string) error {
-	doc, err := st.Document(cmd.Context(), id)
+	doc, err := analysis.LoadDocument(cmd.Context(), st, id)
 	if err != nil {
 		return err
 	}

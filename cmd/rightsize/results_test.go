@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -83,7 +84,7 @@ func TestResultsCommands(t *testing.T) {
 		t.Errorf("list: %d", code)
 	}
 	out, _, code = cli(t, ctx, "results", "list", "--json", "--store", path)
-	var sums []store.RunSummary
+	var sums []analysis.RunSummary
 	if err := json.Unmarshal([]byte(out), &sums); err != nil || len(sums) != 3 || code != 0 {
 		t.Errorf("list --json: %v %d", err, len(sums))
 	}
@@ -96,7 +97,7 @@ func TestResultsCommands(t *testing.T) {
 		t.Errorf("show baseline: %d", code)
 	}
 	out, _, code = cli(t, ctx, "results", "show", ids[0], "--json")
-	var doc store.Document
+	var doc analysis.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Run.ID != ids[0] || len(doc.Steps) != 4 || code != 0 {
 		t.Errorf("show --json: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/report"
@@ -194,7 +195,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 		return nil, runErr
 	}
 	if asJSON {
-		if res.Report.Workers, err = st.WorkerSummaries(context.WithoutCancel(ctx), res.Run.ID); err != nil {
+		if res.Report.Workers, err = analysis.WorkerSummaries(context.WithoutCancel(ctx), st, res.Run.ID); err != nil {
 			return res.Report, err
 		}
 		enc := json.NewEncoder(cmd.OutOrStdout())

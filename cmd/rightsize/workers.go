@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -111,7 +112,7 @@ func (f *workerFlags) setup(cmd *cobra.Command, o *scenario.RunOptions) (func(*s
 // writeWorkers prints the workers table of a multi-worker run (nothing
 // for a single-process run).
 func writeWorkers(ctx context.Context, w io.Writer, st *store.Store, runID string) error {
-	ws, err := st.WorkerSummaries(ctx, runID)
+	ws, err := analysis.WorkerSummaries(ctx, st, runID)
 	if err != nil || len(ws) == 0 {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
@@ -151,7 +152,7 @@ func TestWorkers(t *testing.T) {
 		if at, _, err := st.Barriers(ctx, "merged"); err != nil || len(at) != 2 {
 			t.Errorf("barriers %v, %v; want one per step", at, err)
 		}
-		if doc, err := st.Document(ctx, "merged"); err != nil || len(doc.Workers) != 3 {
+		if doc, err := analysis.LoadDocument(ctx, st, "merged"); err != nil || len(doc.Workers) != 3 {
 			t.Errorf("JSON document with %d workers, %v; want 3 (results export --format json)", len(doc.Workers), err)
 		}
 		reportInChromium(t, storeDSN, "merged")

@@ -1,13 +1,16 @@
-package store
+package analysis
 
-import "github.com/rightsize/rightsize/steady"
+import (
+	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/store"
+)
 
 // singleRepeat returns, for a group of one step, that step's batch-means
 // intervals of TPM and NOPM as it stored them (zero half-widths when it
 // has none); zero intervals for several repeats, where the interval
 // across repeats is the one to use. N stays 0: the batch count is not
 // stored.
-func singleRepeat(group []*Step) (tpm, nopm steady.Interval) {
+func singleRepeat(group []*store.Step) (tpm, nopm steady.Interval) {
 	if len(group) != 1 {
 		return tpm, nopm
 	}
@@ -23,7 +26,7 @@ func singleRepeat(group []*Step) (tpm, nopm steady.Interval) {
 
 // newOrderP90AcrossRepeats is the t interval of the mean of the steps'
 // New-Order p90 latencies (zero unless at least two steps measured it).
-func newOrderP90AcrossRepeats(group []*Step) steady.Interval {
+func newOrderP90AcrossRepeats(group []*store.Step) steady.Interval {
 	conf := 0.95
 	var p90 []float64
 	for _, st := range group {

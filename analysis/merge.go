@@ -1,10 +1,12 @@
-package store
+package analysis
 
 import (
 	"sort"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/store"
 )
 
 // MergeWorkerSteps merges the same step measured by several workers into
@@ -14,9 +16,9 @@ import (
 // worker's time base, 10 s windows merged by offset; driver CPU added; the
 // host and server figures are those of the first part (every worker sees
 // the same database server). The result is partial when a part is.
-func MergeWorkerSteps(runID string, parts []*Step) Step {
+func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 	first := parts[0]
-	m := Step{RunID: runID, Repeat: first.Repeat, Index: first.Index, Start: first.Start, MeasureStart: first.MeasureStart,
+	m := store.Step{RunID: runID, Repeat: first.Repeat, Index: first.Index, Start: first.Start, MeasureStart: first.MeasureStart,
 		MeasureEnd: first.MeasureEnd, Host: first.Host, ServerCPUPct: first.ServerCPUPct, ServerCPUUsPerTxn: first.ServerCPUUsPerTxn,
 		DB: first.DB, Samples: first.Samples}
 	var cpuUs, txn float64
@@ -40,7 +42,7 @@ func MergeWorkerSteps(runID string, parts []*Step) Step {
 		if p.MeasureEnd.After(m.MeasureEnd) {
 			m.MeasureEnd = p.MeasureEnd
 		}
-		n := float64(p.completed())
+		n := float64(completed(p))
 		cpuUs += p.DriverCPUUsPerTxn * n
 		txn += n
 	}
@@ -56,7 +58,8 @@ func MergeWorkerSteps(runID string, parts []*Step) Step {
 	return m
 }
 
-func (s *Step) completed() int64 {
+// completed is the step's completed transactions (every type).
+func completed(s *store.Step) int64 {
 	var n int64
 	for _, t := range s.Txn {
 		n += t.Count
@@ -66,14 +69,14 @@ func (s *Step) completed() int64 {
 
 // mergeSeconds sums per-second counts on the time base start (each part's
 // offsets shifted by the whole seconds its start is after start).
-func mergeSeconds(start time.Time, parts []*Step) []Second {
-	var out []Second
+func mergeSeconds(start time.Time, parts []*store.Step) []store.Second {
+	var out []store.Second
 	for _, p := range parts {
 		shift := int(p.Start.Sub(start).Round(time.Second) / time.Second)
 		for _, s := range p.Seconds {
 			i := s.Offset + shift
 			for len(out) <= i {
-				out = append(out, Second{Offset: len(out)})
+				out = append(out, store.Second{Offset: len(out)})
 			}
 			out[i].Txn += s.Txn
 			out[i].NewOrders += s.NewOrders
@@ -83,7 +86,7 @@ func mergeSeconds(start time.Time, parts []*Step) []Second {
 }
 
 // mergeWindows merges the windows of the same offset and type.
-func mergeWindows(parts []*Step) []Window {
+func mergeWindows(parts []*store.Step) []store.Window {
 	type key struct {
 		off time.Duration
 		typ string
@@ -106,10 +109,10 @@ func mergeWindows(parts []*Step) []Window {
 		}
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].off < keys[j].off })
-	out := make([]Window, 0, len(keys))
+	out := make([]store.Window, 0, len(keys))
 	for _, k := range keys {
 		if b, err := hists[k].Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-			out = append(out, Window{Offset: k.off, Type: k.typ, Hist: b})
+			out = append(out, store.Window{Offset: k.off, Type: k.typ, Hist: b})
 		}
 	}
 	return out

@@ -1,14 +1,22 @@
-package store
+// Package analysis turns what the store holds into what every view shows:
+// a step's repeats aggregated (Aggregate: means, coefficients of variation,
+// transactions merged through their histograms, the mean wait profile and
+// saturation, the verdict of the mean figures), the intervals of the
+// aggregates (across repeats, or a single repeat's batch means), the run's
+// verdict (RunVerdict) and headline figures (RunFigures), the steps of
+// several workers merged into one (MergeWorkerSteps), and the documents
+// and listings built from them (Document, RunSummary, WorkerSummary).
+// Package store persists; this package computes, above it.
+package analysis
 
 import (
 	"math"
 	"slices"
 	"sort"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -41,7 +49,7 @@ type StepAggregate struct {
 	NOPM       Stat `json:"nopm"`         // New-Orders per minute
 	TPMPerUser Stat `json:"tpm_per_user"` // TPM / users
 	// Host holds the means of the steps' host summaries.
-	Host HostSummary `json:"host"`
+	Host store.HostSummary `json:"host"`
 	// ServerCPUPct is the database server's CPU, mean across repeats, in %
 	// of one core (200 = two cores busy).
 	ServerCPUPct float64 `json:"server_cpu_pct"`
@@ -64,13 +72,13 @@ type StepAggregate struct {
 	Reconnects        int64   `json:"reconnects"`
 	// Validity is valid when every repeat's step was, with the union of
 	// their violations; nil when no repeat has a verdict.
-	Validity *Validity `json:"validity,omitempty"`
+	Validity *store.Validity `json:"validity,omitempty"`
 	// Txn merges each transaction type across the repeats: counts summed,
 	// percentiles, max and mean from the merged histograms (exact); when a
 	// repeat lacks a readable histogram, percentiles are the means of the
 	// repeats' percentiles, max the largest and mean count-weighted. Hist is
 	// the merged histogram when there is one.
-	Txn []TxnSummary `json:"txn"`
+	Txn []store.TxnSummary `json:"txn"`
 	// Waits is the mean wait profile of the repeats (waits.Mean), nil when
 	// none was sampled; Saturation likewise (waits.MeanSaturation).
 	Waits      *waits.Profile    `json:"waits,omitempty"`
@@ -98,8 +106,8 @@ type StepAggregate struct {
 
 // Aggregate groups steps by Index (position in the users sequence) and
 // summarises each group across its repeats, in sequence order.
-func Aggregate(steps []Step) []StepAggregate {
-	groups := map[int][]*Step{}
+func Aggregate(steps []store.Step) []StepAggregate {
+	groups := map[int][]*store.Step{}
 	var order []int
 	for i := range steps {
 		st := &steps[i]
@@ -116,8 +124,8 @@ func Aggregate(steps []Step) []StepAggregate {
 	return out
 }
 
-func aggregateGroup(idx int, all []*Step) StepAggregate {
-	var group []*Step
+func aggregateGroup(idx int, all []*store.Step) StepAggregate {
+	var group []*store.Step
 	for _, st := range all {
 		if !st.Partial {
 			group = append(group, st)
@@ -128,38 +136,38 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 		group, a.Partial = all, true
 	}
 	a.Repeats = len(group)
-	pick := func(f func(*Step) float64) Stat {
+	pick := func(f func(*store.Step) float64) Stat {
 		v := make([]float64, len(group))
 		for i, st := range group {
 			v[i] = f(st)
 		}
 		return stat(v)
 	}
-	mean := func(f func(*Step) float64) float64 { return pick(f).Mean }
-	a.TPM = pick(func(s *Step) float64 { return s.TPM })
-	a.NOPM = pick(func(s *Step) float64 { return s.NOPM })
-	a.TPMPerUser = pick(func(s *Step) float64 { return s.TPMPerUser })
-	a.ServerCPUPct = mean(func(s *Step) float64 { return s.ServerCPUPct })
-	a.DriverCPUPct = mean(func(s *Step) float64 { return s.DriverCPUPct })
-	a.DriverCPUUsPerTxn = mean(func(s *Step) float64 { return s.DriverCPUUsPerTxn })
-	a.ServerCPUUsPerTxn = mean(func(s *Step) float64 { return s.ServerCPUUsPerTxn })
+	mean := func(f func(*store.Step) float64) float64 { return pick(f).Mean }
+	a.TPM = pick(func(s *store.Step) float64 { return s.TPM })
+	a.NOPM = pick(func(s *store.Step) float64 { return s.NOPM })
+	a.TPMPerUser = pick(func(s *store.Step) float64 { return s.TPMPerUser })
+	a.ServerCPUPct = mean(func(s *store.Step) float64 { return s.ServerCPUPct })
+	a.DriverCPUPct = mean(func(s *store.Step) float64 { return s.DriverCPUPct })
+	a.DriverCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.DriverCPUUsPerTxn })
+	a.ServerCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.ServerCPUUsPerTxn })
 	h := &a.Host
-	h.CPUBusyPct = mean(func(s *Step) float64 { return s.Host.CPUBusyPct })
-	h.CPUIdlePct = mean(func(s *Step) float64 { return s.Host.CPUIdlePct })
-	h.CPUIowaitPct = mean(func(s *Step) float64 { return s.Host.CPUIowaitPct })
-	h.CPUUserPct = mean(func(s *Step) float64 { return s.Host.CPUUserPct })
-	h.CPUSystemPct = mean(func(s *Step) float64 { return s.Host.CPUSystemPct })
-	h.CPUStealPct = mean(func(s *Step) float64 { return s.Host.CPUStealPct })
-	h.DiskReadIOPS = mean(func(s *Step) float64 { return s.Host.DiskReadIOPS })
-	h.DiskWriteIOPS = mean(func(s *Step) float64 { return s.Host.DiskWriteIOPS })
-	h.DiskReadMBps = mean(func(s *Step) float64 { return s.Host.DiskReadMBps })
-	h.DiskWriteMBps = mean(func(s *Step) float64 { return s.Host.DiskWriteMBps })
-	h.DiskAvgLatencyMs = mean(func(s *Step) float64 { return s.Host.DiskAvgLatencyMs })
-	h.MemUsedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemUsedBytes) })))
-	h.MemCachedBytes = uint64(math.Round(mean(func(s *Step) float64 { return float64(s.Host.MemCachedBytes) })))
+	h.CPUBusyPct = mean(func(s *store.Step) float64 { return s.Host.CPUBusyPct })
+	h.CPUIdlePct = mean(func(s *store.Step) float64 { return s.Host.CPUIdlePct })
+	h.CPUIowaitPct = mean(func(s *store.Step) float64 { return s.Host.CPUIowaitPct })
+	h.CPUUserPct = mean(func(s *store.Step) float64 { return s.Host.CPUUserPct })
+	h.CPUSystemPct = mean(func(s *store.Step) float64 { return s.Host.CPUSystemPct })
+	h.CPUStealPct = mean(func(s *store.Step) float64 { return s.Host.CPUStealPct })
+	h.DiskReadIOPS = mean(func(s *store.Step) float64 { return s.Host.DiskReadIOPS })
+	h.DiskWriteIOPS = mean(func(s *store.Step) float64 { return s.Host.DiskWriteIOPS })
+	h.DiskReadMBps = mean(func(s *store.Step) float64 { return s.Host.DiskReadMBps })
+	h.DiskWriteMBps = mean(func(s *store.Step) float64 { return s.Host.DiskWriteMBps })
+	h.DiskAvgLatencyMs = mean(func(s *store.Step) float64 { return s.Host.DiskAvgLatencyMs })
+	h.MemUsedBytes = uint64(math.Round(mean(func(s *store.Step) float64 { return float64(s.Host.MemUsedBytes) })))
+	h.MemCachedBytes = uint64(math.Round(mean(func(s *store.Step) float64 { return float64(s.Host.MemCachedBytes) })))
 	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
-	a.DBTPM = mean(func(s *Step) float64 { return s.DB.TPM })
-	a.BlocksReadPerTxn = mean(func(s *Step) float64 {
+	a.DBTPM = mean(func(s *store.Step) float64 { return s.DB.TPM })
+	a.BlocksReadPerTxn = mean(func(s *store.Step) float64 {
 		var n int64
 		for _, t := range s.Txn {
 			n += t.Count
@@ -185,14 +193,14 @@ func aggregateGroup(idx int, all []*Step) StepAggregate {
 
 // mergeValidity is valid when every verdict is, with every distinct
 // violation once, in order of appearance.
-func mergeValidity(group []*Step) *Validity {
-	var out *Validity
+func mergeValidity(group []*store.Step) *store.Validity {
+	var out *store.Validity
 	for _, st := range group {
 		if st.Validity == nil {
 			continue
 		}
 		if out == nil {
-			out = &Validity{Valid: true, Violations: []string{}}
+			out = &store.Validity{Valid: true, Violations: []string{}}
 		}
 		out.Valid = out.Valid && st.Validity.Valid
 		for _, v := range st.Validity.Violations {
@@ -206,7 +214,7 @@ func mergeValidity(group []*Step) *Validity {
 
 // acrossRepeats returns the intervals of the mean TPM and NOPM across the
 // steps and their worst achieved precision.
-func acrossRepeats(group []*Step) (tpm, nopm steady.Interval, prec float64) {
+func acrossRepeats(group []*store.Step) (tpm, nopm steady.Interval, prec float64) {
 	conf := 0.95
 	var t, n []float64
 	for _, st := range group {
@@ -242,138 +250,4 @@ func stat(v []float64) Stat {
 		s.CV = math.Sqrt(ss/float64(len(v)-1)) / math.Abs(s.Mean)
 	}
 	return s
-}
-
-// mergeTxn merges transaction summaries of the same type across steps, in
-// the order the types first appear.
-func mergeTxn(group []*Step) []TxnSummary {
-	var types []string
-	byType := map[string][]*TxnSummary{}
-	for _, st := range group {
-		for i := range st.Txn {
-			t := &st.Txn[i]
-			if _, ok := byType[t.Type]; !ok {
-				types = append(types, t.Type)
-			}
-			byType[t.Type] = append(byType[t.Type], t)
-		}
-	}
-	out := make([]TxnSummary, 0, len(types))
-	for _, typ := range types {
-		out = append(out, mergeOne(typ, byType[typ]))
-	}
-	return out
-}
-
-func mergeOne(typ string, ts []*TxnSummary) TxnSummary {
-	m := TxnSummary{Type: typ}
-	var merged *hdrhistogram.Histogram
-	exact := true
-	var weighted float64
-	for _, t := range ts {
-		m.Count += t.Count
-		m.Rollbacks += t.Rollbacks
-		m.Retries += t.Retries
-		m.Errors += t.Errors
-		if m.FirstError == "" {
-			m.FirstError = t.FirstError
-		}
-		m.MaxMs = max(m.MaxMs, t.MaxMs)
-		weighted += t.MeanMs * float64(t.Count)
-		n := float64(len(ts))
-		m.P50Ms += t.P50Ms / n
-		m.P90Ms += t.P90Ms / n
-		m.P95Ms += t.P95Ms / n
-		m.P99Ms += t.P99Ms / n
-		if !exact {
-			continue
-		}
-		h, err := decodeHist(t.Hist)
-		if err != nil || h == nil {
-			exact = false
-			continue
-		}
-		if merged == nil {
-			merged = h
-		} else {
-			merged.Merge(h)
-		}
-	}
-	if m.Count > 0 {
-		m.MeanMs = weighted / float64(m.Count)
-	}
-	if exact && merged != nil {
-		ms := func(v int64) float64 { return float64(v) / 1000 }
-		m.P50Ms = ms(merged.ValueAtQuantile(50))
-		m.P90Ms = ms(merged.ValueAtQuantile(90))
-		m.P95Ms = ms(merged.ValueAtQuantile(95))
-		m.P99Ms = ms(merged.ValueAtQuantile(99))
-		m.MaxMs = ms(merged.Max())
-		if merged.TotalCount() > 0 {
-			m.MeanMs = merged.Mean() / 1000
-		}
-		if b, err := merged.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-			m.Hist = b
-		}
-	}
-	return m
-}
-
-// decodeHist decodes a stored histogram (nil for none).
-func decodeHist(b HdrHist) (*hdrhistogram.Histogram, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	return hdrhistogram.Decode(b)
-}
-
-// Figures are a run's headline figures over its aggregated steps: the
-// peak (the step with the highest mean across repeats) and the average
-// over all steps (each users count once, its repeats averaged), as the
-// published studies compare them.
-type Figures struct {
-	PeakTPM       float64 `json:"peak_tpm"`
-	PeakTPMUsers  int     `json:"peak_tpm_users"`
-	PeakNOPM      float64 `json:"peak_nopm"`
-	PeakNOPMUsers int     `json:"peak_nopm_users"`
-	AvgTPM        float64 `json:"avg_tpm"`
-	AvgNOPM       float64 `json:"avg_nopm"`
-	// Steps is the number of distinct users counts averaged.
-	Steps int `json:"steps"`
-	// PeakDriverCPUPct is the highest driver CPU of a step (its mean
-	// across repeats), in % of one core; PeakDriverCPUUsers and
-	// PeakDriverCPUUsPerTxn are that step's users and driver CPU per
-	// transaction (µs). All 0 when the driver CPU was not measured.
-	PeakDriverCPUPct      float64 `json:"peak_driver_cpu_pct"`
-	PeakDriverCPUUsers    int     `json:"peak_driver_cpu_users"`
-	PeakDriverCPUUsPerTxn float64 `json:"peak_driver_cpu_us_per_txn"`
-}
-
-// RunFigures computes Figures from Aggregate's result.
-func RunFigures(aggs []StepAggregate) Figures {
-	var f Figures
-	seen := map[int]bool{}
-	for _, a := range aggs {
-		if a.TPM.Mean > f.PeakTPM || f.Steps == 0 {
-			f.PeakTPM, f.PeakTPMUsers = a.TPM.Mean, a.Users
-		}
-		if a.NOPM.Mean > f.PeakNOPM || f.Steps == 0 {
-			f.PeakNOPM, f.PeakNOPMUsers = a.NOPM.Mean, a.Users
-		}
-		if a.DriverCPUPct > f.PeakDriverCPUPct {
-			f.PeakDriverCPUPct, f.PeakDriverCPUUsers, f.PeakDriverCPUUsPerTxn = a.DriverCPUPct, a.Users, a.DriverCPUUsPerTxn
-		}
-		if seen[a.Users] {
-			continue
-		}
-		seen[a.Users] = true
-		f.AvgTPM += a.TPM.Mean
-		f.AvgNOPM += a.NOPM.Mean
-		f.Steps++
-	}
-	if f.Steps > 0 {
-		f.AvgTPM /= float64(f.Steps)
-		f.AvgNOPM /= float64(f.Steps)
-	}
-	return f
 }

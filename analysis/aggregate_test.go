@@ -1,10 +1,12 @@
-package store
+package analysis
 
 import (
 	"math"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/store"
 )
 
 func TestStat(t *testing.T) {
@@ -33,41 +35,41 @@ func TestStat(t *testing.T) {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestAggregate(t *testing.T) {
-	step := func(rep, idx, users int, tpm, nopm float64, partial bool) Step {
-		return Step{Repeat: rep, Index: idx, Users: users, TPM: tpm, NOPM: nopm, TPMPerUser: tpm / float64(users), Partial: partial,
-			Host: HostSummary{CPUBusyPct: tpm / 100, MemUsedBytes: uint64(rep) * 1000}, ServerCPUPct: float64(rep), DriverCPUPct: 2}
+	step := func(rep, idx, users int, tpm, nopm float64, partial bool) store.Step {
+		return store.Step{Repeat: rep, Index: idx, Users: users, TPM: tpm, NOPM: nopm, TPMPerUser: tpm / float64(users), Partial: partial,
+			Host: store.HostSummary{CPUBusyPct: tpm / 100, MemUsedBytes: uint64(rep) * 1000}, ServerCPUPct: float64(rep), DriverCPUPct: 2}
 	}
 	cases := []struct {
 		name  string
-		steps []Step
+		steps []store.Step
 		want  []StepAggregate // only the checked fields
 	}{
 		{"empty", nil, []StepAggregate{}},
-		{"one repeat", []Step{step(1, 0, 1, 1000, 450, false), step(1, 1, 2, 1900, 850, false)}, []StepAggregate{
+		{"one repeat", []store.Step{step(1, 0, 1, 1000, 450, false), step(1, 1, 2, 1900, 850, false)}, []StepAggregate{
 			{Index: 0, Users: 1, Repeats: 1, TPM: Stat{1000, 1000, 1000, 0}, NOPM: Stat{450, 450, 450, 0}},
 			{Index: 1, Users: 2, Repeats: 1, TPM: Stat{1900, 1900, 1900, 0}, NOPM: Stat{850, 850, 850, 0}},
 		}},
-		{"stable, out of order", []Step{
+		{"stable, out of order", []store.Step{
 			step(2, 1, 2, 2000, 900, false), step(1, 0, 1, 990, 445, false), step(1, 1, 2, 1960, 880, false),
 			step(2, 0, 1, 1010, 455, false), step(3, 0, 1, 1000, 450, false),
 		}, []StepAggregate{
 			{Index: 0, Users: 1, Repeats: 3, TPM: Stat{1000, 990, 1010, 0.01}, NOPM: Stat{450, 445, 455, 5.0 / 450}},
 			{Index: 1, Users: 2, Repeats: 2, TPM: Stat{1980, 1960, 2000, math.Sqrt(800) / 1980}, NOPM: Stat{890, 880, 900, math.Sqrt(200) / 890}},
 		}},
-		{"unstable TPM", []Step{step(1, 0, 4, 1000, 450, false), step(2, 0, 4, 1400, 452, false)}, []StepAggregate{
+		{"unstable TPM", []store.Step{step(1, 0, 4, 1000, 450, false), step(2, 0, 4, 1400, 452, false)}, []StepAggregate{
 			{Index: 0, Users: 4, Repeats: 2, TPM: Stat{1200, 1000, 1400, math.Sqrt(80000) / 1200}, NOPM: Stat{451, 450, 452, math.Sqrt(2) / 451}, Unstable: true},
 		}},
-		{"unstable NOPM only", []Step{step(1, 0, 4, 1000, 400, false), step(2, 0, 4, 1000, 500, false)}, []StepAggregate{
+		{"unstable NOPM only", []store.Step{step(1, 0, 4, 1000, 400, false), step(2, 0, 4, 1000, 500, false)}, []StepAggregate{
 			{Index: 0, Users: 4, Repeats: 2, TPM: Stat{1000, 1000, 1000, 0}, NOPM: Stat{450, 400, 500, math.Sqrt(5000) / 450}, Unstable: true},
 		}},
-		{"just under the threshold", []Step{step(1, 0, 1, 1000, 450, false), step(2, 0, 1, 1140, 450, false)}, []StepAggregate{
+		{"just under the threshold", []store.Step{step(1, 0, 1, 1000, 450, false), step(2, 0, 1, 1140, 450, false)}, []StepAggregate{
 			// sd = 70·√2 = 98.99, mean 1070 → CV 0.0925
 			{Index: 0, Users: 1, Repeats: 2, TPM: Stat{1070, 1000, 1140, math.Sqrt(9800) / 1070}, NOPM: Stat{450, 450, 450, 0}},
 		}},
-		{"partial step left out", []Step{step(1, 0, 1, 1000, 450, false), step(2, 0, 1, 100, 45, true)}, []StepAggregate{
+		{"partial step left out", []store.Step{step(1, 0, 1, 1000, 450, false), step(2, 0, 1, 100, 45, true)}, []StepAggregate{
 			{Index: 0, Users: 1, Repeats: 1, TPM: Stat{1000, 1000, 1000, 0}, NOPM: Stat{450, 450, 450, 0}},
 		}},
-		{"only partial", []Step{step(1, 0, 1, 100, 45, true)}, []StepAggregate{
+		{"only partial", []store.Step{step(1, 0, 1, 100, 45, true)}, []StepAggregate{
 			{Index: 0, Users: 1, Repeats: 1, Partial: true, TPM: Stat{100, 100, 100, 0}, NOPM: Stat{45, 45, 45, 0}},
 		}},
 	}
@@ -97,14 +99,14 @@ func statNear(a, b Stat) bool {
 // TestAggregateTxn: percentiles across repeats come from the merged
 // histograms; without histograms they are means.
 func TestAggregateTxn(t *testing.T) {
-	mk := func(values []int64) (TxnSummary, *hdrhistogram.Histogram) {
+	mk := func(values []int64) (store.TxnSummary, *hdrhistogram.Histogram) {
 		h := hdrhistogram.New(1, 60_000_000, 3)
 		for _, v := range values {
 			h.RecordValue(v)
 		}
 		b, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		ms := func(v int64) float64 { return float64(v) / 1000 }
-		return TxnSummary{Type: "payment", Count: int64(len(values)), P50Ms: ms(h.ValueAtQuantile(50)), P99Ms: ms(h.ValueAtQuantile(99)),
+		return store.TxnSummary{Type: "payment", Count: int64(len(values)), P50Ms: ms(h.ValueAtQuantile(50)), P99Ms: ms(h.ValueAtQuantile(99)),
 			MaxMs: ms(h.Max()), MeanMs: h.Mean() / 1000, Hist: b}, h
 	}
 	var a, b []int64
@@ -115,7 +117,7 @@ func TestAggregateTxn(t *testing.T) {
 	ta, ha := mk(a)
 	tb, hb := mk(b)
 	ha.Merge(hb)
-	steps := []Step{{Repeat: 1, Users: 1, Txn: []TxnSummary{ta}}, {Repeat: 2, Users: 1, Txn: []TxnSummary{tb}}}
+	steps := []store.Step{{Repeat: 1, Users: 1, Txn: []store.TxnSummary{ta}}, {Repeat: 2, Users: 1, Txn: []store.TxnSummary{tb}}}
 	got := Aggregate(steps)[0].Txn
 	if len(got) != 1 || got[0].Count != 2000 {
 		t.Fatalf("merged txn %+v", got)
@@ -155,5 +157,22 @@ func TestRunFigures(t *testing.T) {
 				t.Errorf("RunFigures = %+v, want %+v", got, c.want)
 			}
 		})
+	}
+}
+
+func TestAggregateIntervalAcrossRepeats(t *testing.T) {
+	steps := []store.Step{
+		{Index: 0, Users: 1, TPM: 100, NOPM: 40, PrecisionPct: 1.5},
+		{Index: 0, Users: 1, TPM: 110, NOPM: 44, PrecisionPct: 2.5},
+		{Index: 0, Users: 1, TPM: 120, NOPM: 48, PrecisionPct: 1},
+		{Index: 1, Users: 2, TPM: 200, NOPM: 80},
+	}
+	a := Aggregate(steps)
+	// mean 110, s = 10, t(0.975, 2) = 4.302653
+	if want := 4.302653 * 10 / math.Sqrt(3); a[0].TPMCI.Mean != 110 || math.Abs(a[0].TPMCI.Half-want) > 1e-4 || a[0].PrecisionPct != 2.5 {
+		t.Errorf("3 repeats: CI %+v precision %v, want 110 ± %.3f and 2.5", a[0].TPMCI, a[0].PrecisionPct, want)
+	}
+	if a[1].TPMCI.N != 0 {
+		t.Errorf("one repeat gave an interval %+v", a[1].TPMCI)
 	}
 }
