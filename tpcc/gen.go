@@ -8,9 +8,11 @@ import (
 // engines can stream it directly. The slice Values returns is reused: it is
 // valid until the next call to Next. Decimal columns are float64 with at
 // most 4 decimals (amounts in cents are exact), timestamps time.Time, NULL nil.
+// Row gives the same row typed, without allocating (valid until Next too).
 type RowSource interface {
 	Next() bool
 	Values() ([]any, error)
+	Row() []Value
 	Err() error
 }
 
@@ -41,23 +43,25 @@ const (
 // genSource is a RowSource over n rows produced by fill.
 type genSource struct {
 	n, i int
-	row  []any
-	fill func(i int, row []any)
+	b    rowBuilder
+	fill func(i int, b *rowBuilder)
 }
 
 func (g *genSource) Next() bool {
 	if g.i >= g.n {
 		return false
 	}
-	g.fill(g.i, g.row)
+	g.b.text = g.b.text[:0]
+	g.fill(g.i, &g.b)
 	g.i++
 	return true
 }
-func (g *genSource) Values() ([]any, error) { return g.row, nil }
+func (g *genSource) Values() ([]any, error) { return g.b.values(), nil }
+func (g *genSource) Row() []Value           { return g.b.row }
 func (g *genSource) Err() error             { return nil }
 
-func newSource(t Table, n int, fill func(i int, row []any)) RowSource {
-	return &genSource{n: n, row: make([]any, len(Columns[t])), fill: fill}
+func newSource(t Table, n int, fill func(i int, b *rowBuilder)) RowSource {
+	return &genSource{n: n, b: newRowBuilder(t), fill: fill}
 }
 
 // Generate returns the rows of table t for warehouse w (ignored for ITEM,
@@ -86,136 +90,122 @@ func Generate(cfg GenConfig, t Table, w int) RowSource {
 	panic("tpcc: unknown table " + string(t))
 }
 
-func cents(c int64) float64 { return float64(c) / 100 }
-func rate(r int) float64    { return float64(r) / 10000 }
-
 func genItem(cfg GenConfig) RowSource {
 	r := NewRand(cfg.Seed, stream(sItem, 0, 0))
-	var buf []byte
-	return newSource(Item, NumItems, func(i int, row []any) {
-		row[0] = int32(i + 1)
-		row[1] = int32(r.Int(1, 10000))
-		buf = r.AString(buf[:0], 14, 24)
-		row[2] = string(buf)
-		row[3] = cents(r.Cents(100, 10000))
-		buf = r.Original(buf[:0])
-		row[4] = string(buf)
+	return newSource(Item, NumItems, func(i int, b *rowBuilder) {
+		row := b.row
+		row[0] = intValue(i + 1)
+		row[1] = intValue(r.Int(1, 10000))
+		b.str(2, r.AString(b.next(), 14, 24))
+		row[3] = centsValue(r.Cents(100, 10000))
+		b.str(4, r.Original(b.next()))
 	})
 }
 
-// address fills street_1, street_2, city, state, zip into row[at:at+5].
-func address(r *Rand, buf []byte, row []any, at int) []byte {
+// address fills street_1, street_2, city, state, zip into columns at..at+4.
+func address(r *Rand, b *rowBuilder, at int) {
 	for k := range 3 {
-		buf = r.AString(buf[:0], 10, 20)
-		row[at+k] = string(buf)
+		b.str(at+k, r.AString(b.next(), 10, 20))
 	}
-	buf = r.State(buf[:0])
-	row[at+3] = string(buf)
-	buf = r.Zip(buf[:0])
-	row[at+4] = string(buf)
-	return buf
+	b.str(at+3, r.State(b.next()))
+	b.str(at+4, r.Zip(b.next()))
 }
 
 func genWarehouse(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sWarehouse, w, 0))
-	var buf []byte
-	return newSource(Warehouse, 1, func(_ int, row []any) {
-		row[0] = int32(w)
-		buf = r.AString(buf[:0], 6, 10)
-		row[1] = string(buf)
-		buf = address(r, buf, row, 2)
-		row[7] = rate(r.Int(0, 2000))
-		row[8] = 300000.00
+	return newSource(Warehouse, 1, func(_ int, b *rowBuilder) {
+		row := b.row
+		row[0] = intValue(w)
+		b.str(1, r.AString(b.next(), 6, 10))
+		address(r, b, 2)
+		row[7] = rateValue(r.Int(0, 2000))
+		row[8] = centsValue(300000_00)
 	})
 }
 
 func genDistrict(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sDistrict, w, 0))
-	var buf []byte
-	return newSource(District, DistrictsPerWarehouse, func(i int, row []any) {
-		row[0] = int32(i + 1)
-		row[1] = int32(w)
-		buf = r.AString(buf[:0], 6, 10)
-		row[2] = string(buf)
-		buf = address(r, buf, row, 3)
-		row[8] = rate(r.Int(0, 2000))
-		row[9] = 30000.00
-		row[10] = int32(OrdersPerDistrict + 1)
+	return newSource(District, DistrictsPerWarehouse, func(i int, b *rowBuilder) {
+		row := b.row
+		row[0] = intValue(i + 1)
+		row[1] = intValue(w)
+		b.str(2, r.AString(b.next(), 6, 10))
+		address(r, b, 3)
+		row[8] = rateValue(r.Int(0, 2000))
+		row[9] = centsValue(30000_00)
+		row[10] = intValue(OrdersPerDistrict + 1)
 	})
 }
 
 func genStock(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sStock, w, 0))
-	var buf []byte
-	return newSource(Stock, StockPerWarehouse, func(i int, row []any) {
-		row[0] = int32(i + 1)
-		row[1] = int32(w)
-		row[2] = int32(r.Int(10, 100))
-		// the ten S_DIST_xx strings come from one buffer, one allocation
-		buf = r.appendChars(buf[:0], 24*DistrictsPerWarehouse, alnum)
-		all := string(buf)
+	return newSource(Stock, StockPerWarehouse, func(i int, b *rowBuilder) {
+		row := b.row
+		row[0] = intValue(i + 1)
+		row[1] = intValue(w)
+		row[2] = intValue(r.Int(10, 100))
+		// the ten S_DIST_xx strings are drawn at once, then cut
+		all := r.appendChars(b.next(), 24*DistrictsPerWarehouse, alnum)
+		b.text = all
 		for d := range DistrictsPerWarehouse {
-			row[3+d] = all[d*24 : (d+1)*24]
+			at := b.start + d*24
+			row[3+d] = Value{Kind: KindText, Text: all[at : at+24 : at+24]}
 		}
-		row[13] = int32(0)
-		row[14] = int32(0)
-		row[15] = int32(0)
-		buf = r.Original(buf[:0])
-		row[16] = string(buf)
+		row[13] = intValue(0)
+		row[14] = intValue(0)
+		row[15] = intValue(0)
+		b.str(16, r.Original(b.next()))
 	})
 }
 
 func genCustomer(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sCustomer, w, 0))
-	var buf []byte
-	since := cfg.LoadTime
-	return newSource(Customer, DistrictsPerWarehouse*CustomersPerDistrict, func(i int, row []any) {
+	since := Value{Kind: KindTime, Time: cfg.LoadTime}
+	return newSource(Customer, DistrictsPerWarehouse*CustomersPerDistrict, func(i int, b *rowBuilder) {
+		row := b.row
 		c := i%CustomersPerDistrict + 1
-		row[0] = int32(c)
-		row[1] = int32(i/CustomersPerDistrict + 1)
-		row[2] = int32(w)
-		buf = r.AString(buf[:0], 8, 16)
-		row[3] = string(buf)
-		row[4] = "OE"
+		row[0] = intValue(c)
+		row[1] = intValue(i/CustomersPerDistrict + 1)
+		row[2] = intValue(w)
+		b.str(3, r.AString(b.next(), 8, 16))
+		b.constant(4, "OE")
 		n := c - 1
 		if c > 1000 {
 			n = r.NURand(ALast, cfg.Constants.CLastLoad, 0, 999)
 		}
-		row[5] = LastName(n)
-		buf = address(r, buf, row, 6)
-		buf = r.NString(buf[:0], 16, 16)
-		row[11] = string(buf)
+		b.str(5, AppendLastName(b.next(), n))
+		address(r, b, 6)
+		b.str(11, r.NString(b.next(), 16, 16))
 		row[12] = since
 		if r.Int(1, 10) == 1 {
-			row[13] = "BC"
+			b.constant(13, "BC")
 		} else {
-			row[13] = "GC"
+			b.constant(13, "GC")
 		}
-		row[14] = 50000.00
-		row[15] = rate(r.Int(0, 5000))
-		row[16] = -10.00
-		row[17] = 10.00
-		row[18] = int32(1)
-		row[19] = int32(0)
-		buf = r.AString(buf[:0], 300, 500)
-		row[20] = string(buf)
+		row[14] = centsValue(50000_00)
+		row[15] = rateValue(r.Int(0, 5000))
+		row[16] = centsValue(-10_00)
+		row[17] = centsValue(10_00)
+		row[18] = intValue(1)
+		row[19] = intValue(0)
+		b.str(20, r.AString(b.next(), 300, 500))
 	})
 }
 
 func genHistory(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sHistory, w, 0))
-	var buf []byte
-	return newSource(History, DistrictsPerWarehouse*CustomersPerDistrict, func(i int, row []any) {
-		d := int32(i/CustomersPerDistrict + 1)
-		row[0] = int32(i%CustomersPerDistrict + 1)
+	date := Value{Kind: KindTime, Time: cfg.LoadTime}
+	return newSource(History, DistrictsPerWarehouse*CustomersPerDistrict, func(i int, b *rowBuilder) {
+		row := b.row
+		d := intValue(i/CustomersPerDistrict + 1)
+		row[0] = intValue(i%CustomersPerDistrict + 1)
 		row[1] = d
-		row[2] = int32(w)
+		row[2] = intValue(w)
 		row[3] = d
-		row[4] = int32(w)
-		row[5] = cfg.LoadTime
-		row[6] = 10.00
-		buf = r.AString(buf[:0], 12, 24)
-		row[7] = string(buf)
+		row[4] = intValue(w)
+		row[5] = date
+		row[6] = centsValue(10_00)
+		b.str(7, r.AString(b.next(), 12, 24))
 	})
 }
 
@@ -244,35 +234,37 @@ func orderLineCounts(cfg GenConfig, w, d int) []int8 {
 
 func genOrders(cfg GenConfig, w int) RowSource {
 	r := NewRand(cfg.Seed, stream(sOrders, w, 0))
+	entry := Value{Kind: KindTime, Time: cfg.LoadTime}
 	var perm []int32
 	var cnt []int8
-	return newSource(Orders, DistrictsPerWarehouse*OrdersPerDistrict, func(i int, row []any) {
+	return newSource(Orders, DistrictsPerWarehouse*OrdersPerDistrict, func(i int, b *rowBuilder) {
+		row := b.row
 		o := i%OrdersPerDistrict + 1
 		d := i/OrdersPerDistrict + 1
 		if o == 1 {
 			perm = customerPermutation(cfg, w, d)
 			cnt = orderLineCounts(cfg, w, d)
 		}
-		row[0] = int32(o)
-		row[1] = int32(d)
-		row[2] = int32(w)
-		row[3] = perm[o-1]
-		row[4] = cfg.LoadTime
+		row[0] = intValue(o)
+		row[1] = intValue(d)
+		row[2] = intValue(w)
+		row[3] = intValue(int(perm[o-1]))
+		row[4] = entry
 		if o < FirstUndeliveredOrder {
-			row[5] = int32(r.Int(1, 10))
+			row[5] = intValue(r.Int(1, 10))
 		} else {
-			row[5] = nil
+			row[5] = Value{}
 		}
-		row[6] = int32(cnt[o-1])
-		row[7] = int32(1)
+		row[6] = intValue(int(cnt[o-1]))
+		row[7] = intValue(1)
 	})
 }
 
 func genNewOrders(w int) RowSource {
-	return newSource(NewOrders, DistrictsPerWarehouse*NewOrdersPerDistrict, func(i int, row []any) {
-		row[0] = int32(FirstUndeliveredOrder + i%NewOrdersPerDistrict)
-		row[1] = int32(i/NewOrdersPerDistrict + 1)
-		row[2] = int32(w)
+	return newSource(NewOrders, DistrictsPerWarehouse*NewOrdersPerDistrict, func(i int, b *rowBuilder) {
+		b.row[0] = intValue(FirstUndeliveredOrder + i%NewOrdersPerDistrict)
+		b.row[1] = intValue(i/NewOrdersPerDistrict + 1)
+		b.row[2] = intValue(w)
 	})
 }
 
@@ -282,12 +274,11 @@ type orderLineSource struct {
 	r           *Rand
 	w, d, o, ln int
 	cnt         []int8
-	row         []any
-	buf         []byte
+	b           rowBuilder
 }
 
 func genOrderLine(cfg GenConfig, w int) RowSource {
-	return &orderLineSource{cfg: cfg, r: NewRand(cfg.Seed, stream(sOrderLine, w, 0)), w: w, d: 0, o: OrdersPerDistrict, row: make([]any, len(Columns[OrderLine]))}
+	return &orderLineSource{cfg: cfg, r: NewRand(cfg.Seed, stream(sOrderLine, w, 0)), w: w, d: 0, o: OrdersPerDistrict, b: newRowBuilder(OrderLine)}
 }
 
 func (s *orderLineSource) Next() bool {
@@ -304,24 +295,26 @@ func (s *orderLineSource) Next() bool {
 			s.cnt = orderLineCounts(s.cfg, s.w, s.d)
 		}
 	}
-	row, r := s.row, s.r
-	row[0] = int32(s.o)
-	row[1] = int32(s.d)
-	row[2] = int32(s.w)
-	row[3] = int32(s.ln)
-	row[4] = int32(r.Int(1, NumItems))
-	row[5] = int32(s.w)
+	b, r := &s.b, s.r
+	row := b.row
+	b.text = b.text[:0]
+	row[0] = intValue(s.o)
+	row[1] = intValue(s.d)
+	row[2] = intValue(s.w)
+	row[3] = intValue(s.ln)
+	row[4] = intValue(r.Int(1, NumItems))
+	row[5] = intValue(s.w)
 	if s.o < FirstUndeliveredOrder {
-		row[6] = s.cfg.LoadTime
-		row[8] = 0.0
+		row[6] = Value{Kind: KindTime, Time: s.cfg.LoadTime}
+		row[8] = centsValue(0)
 	} else {
-		row[6] = nil
-		row[8] = cents(r.Cents(1, 999999))
+		row[6] = Value{}
+		row[8] = centsValue(r.Cents(1, 999999))
 	}
-	row[7] = int32(5)
-	s.buf = r.appendChars(s.buf[:0], 24, alnum)
-	row[9] = string(s.buf)
+	row[7] = intValue(5)
+	b.str(9, r.appendChars(b.next(), 24, alnum))
 	return true
 }
-func (s *orderLineSource) Values() ([]any, error) { return s.row, nil }
+func (s *orderLineSource) Values() ([]any, error) { return s.b.values(), nil }
+func (s *orderLineSource) Row() []Value           { return s.b.row }
 func (s *orderLineSource) Err() error             { return nil }

@@ -117,3 +117,8 @@ var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI",
 func LastName(n int) string {
 	return syllables[n/100] + syllables[(n/10)%10] + syllables[n%10]
 }
+
+// AppendLastName appends LastName(n) to buf.
+func AppendLastName(buf []byte, n int) []byte {
+	return append(append(append(buf, syllables[n/100]...), syllables[(n/10)%10]...), syllables[n%10]...)
+}

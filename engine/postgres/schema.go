@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -125,7 +123,8 @@ func (db *DB) Analyze(ctx context.Context) error {
 	return first
 }
 
-// Load implements engine.DB with COPY (binary) on one pooled connection.
+// Load implements engine.DB with COPY (binary) on one pooled connection:
+// the typed rows are encoded straight into the COPY stream (copyReader).
 func (db *DB) Load(ctx context.Context, t tpcc.Table, rows tpcc.RowSource) (int64, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
@@ -137,11 +136,11 @@ func (db *DB) Load(ctx context.Context, t tpcc.Table, rows tpcc.RowSource) (int6
 	if _, err := conn.Exec(ctx, "SET synchronous_commit = off"); err != nil {
 		return 0, fmt.Errorf("load %s: %w", t, err)
 	}
-	n, err := conn.Conn().CopyFrom(ctx, pgx.Identifier{string(t)}, tpcc.Columns[t], rows)
+	tag, err := conn.Conn().PgConn().CopyFrom(ctx, newCopyReader(rows), copySQL(string(t), tpcc.Columns[t]))
 	if err != nil {
-		return n, fmt.Errorf("copy into %s: %w", t, err)
+		return tag.RowsAffected(), fmt.Errorf("copy into %s: %w", t, err)
 	}
-	return n, nil
+	return tag.RowsAffected(), nil
 }
 
 var _ engine.DB = (*DB)(nil)
