@@ -74,13 +74,13 @@ func WriteDocument(w io.Writer, doc Document) error {
 }
 
 // Export writes a run (id, or label or unique id prefix as store's Resolve
-// takes it) in format FormatCSV (store.ExportCSV) or FormatJSON (<run
+// takes it) in format FormatCSV (store.ExportCSV and WaitsCSV) or FormatJSON (<run
 // id>.json, a Document) into dir, created if missing ("" is the current
 // directory). It returns the paths written, none ever half-written.
 func Export(ctx context.Context, st *store.Store, id string, format string, dir string) ([]string, error) {
 	switch format {
 	case FormatCSV:
-		return store.ExportCSV(ctx, st, id, dir)
+		return store.ExportCSV(ctx, st, id, dir, waitsFile)
 	case FormatJSON:
 	default:
 		return nil, fmt.Errorf("unknown export format %q (want %s or %s)", format, FormatCSV, FormatJSON)

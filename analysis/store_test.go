@@ -3,9 +3,11 @@ package analysis
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -76,8 +78,9 @@ func hist(tb testing.TB, n int, base int64) store.HdrHist {
 	return histOf(tb, us...)
 }
 
-// A step's stored wait profiles and saturations are averaged across
-// repeats by Aggregate, diagnosed, and exported in JSON.
+// A step's stored wait profile, saturation and verdict read back equal
+// (WhyOf), are averaged across repeats by Aggregate, diagnosed, and
+// exported in JSON and in waits.csv.
 func TestStoredWaits(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -94,10 +97,10 @@ func TestStoredWaits(t *testing.T) {
 		// TPM as store's testStep gives them (1000 + 10×repeat + index): flat, so the
 		// run's verdict is the first step's
 		a := store.Step{RunID: r.ID, Repeat: 1, Index: 0, Users: 4, TPM: 1010, NOPM: 460}
-		a.Waits, a.Saturation = prof(2), &waits.Saturation{Disk: "vda", DiskP99Ms: 3, Cores: 2}
-		a.Verdict = &diagnosis.Verdict{Kind: "lock-bound", Text: "lock-bound: …"}
+		Why{Waits: prof(2), Saturation: &waits.Saturation{Disk: "vda", DiskP99Ms: 3, Cores: 2},
+			Verdict: &diagnosis.Verdict{Kind: "lock-bound", Text: "lock-bound: …"}}.Put(&a)
 		b := store.Step{RunID: r.ID, Repeat: 2, Index: 0, Users: 4, TPM: 1020, NOPM: 470}
-		b.Waits, b.Saturation = prof(4), &waits.Saturation{Disk: "vda", DiskP99Ms: 5, Cores: 2}
+		Why{Waits: prof(4), Saturation: &waits.Saturation{Disk: "vda", DiskP99Ms: 5, Cores: 2}}.Put(&b)
 		none := store.Step{RunID: r.ID, Repeat: 1, Index: 1, Users: 8, TPM: 1011, NOPM: 461}
 		for _, st := range []*store.Step{&a, &b, &none} {
 			if err := s.AddStep(ctx, st); err != nil {
@@ -118,6 +121,20 @@ func TestStoredWaits(t *testing.T) {
 		var buf bytes.Buffer
 		if err := WriteJSON(&buf, rr, steps); err != nil || !strings.Contains(buf.String(), `"source": "pg_stat_activity"`) {
 			t.Errorf("JSON export lacks the profile (%v)", err)
+		}
+		if got := WhyOf(&steps[0]); !reflect.DeepEqual(got, Why{Waits: prof(2), Saturation: &waits.Saturation{Disk: "vda", DiskP99Ms: 3, Cores: 2},
+			Verdict: &diagnosis.Verdict{Kind: "lock-bound", Text: "lock-bound: …"}}) {
+			t.Errorf("read back %+v %+v %+v", got.Waits, got.Saturation, got.Verdict)
+		}
+		if n := WhyOf(&steps[1]); n.Waits != nil || n.Saturation != nil || n.Verdict != nil {
+			t.Errorf("a step without waits read back %+v", n.Waits)
+		}
+		files, err := Export(ctx, s, r.ID, FormatCSV, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recs := readCSV(t, files[len(files)-1]); len(recs) != 3 || recs[1][7] != "Lock" || recs[1][8] != "Lock:tuple" {
+			t.Errorf("waits.csv %v", recs)
 		}
 	})
 }
@@ -178,4 +195,18 @@ func TestExportJSON(t *testing.T) {
 	if files, err := Export(ctx, s, r.ID, FormatCSV, t.TempDir()); err != nil || len(files) != 5 {
 		t.Errorf("Export csv: %v, %v", files, err)
 	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -100,8 +101,8 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
 		HostBusyPct:   s.Host.CPUBusyPct,
 	}
-	if s.Verdict != nil {
-		d.Bound = s.Verdict.Kind
+	if v := analysis.WhyOf(&s).Verdict; v != nil {
+		d.Bound = v.Kind
 	}
 	for _, t := range s.Txn {
 		if t.Type == "new_order" {

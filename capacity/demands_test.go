@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/store"
 )
@@ -65,7 +66,7 @@ func TestFromStep(t *testing.T) {
 
 func TestCaveats(t *testing.T) {
 	s := step(time.Unix(1e9, 0))
-	s.Verdict = &diagnosis.Verdict{Kind: "lock-bound"}
+	analysis.Why{Verdict: &diagnosis.Verdict{Kind: "lock-bound"}}.Put(&s)
 	s.Host.CPUBusyPct = 97
 	d, err := FromStep(s, Config{CPUs: 2}, 0)
 	if err != nil {

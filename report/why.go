@@ -200,7 +200,8 @@ func diskTimeline(label string, steps []store.Step) *charts.Line {
 	lat := LineSeries{Name: "disk latency, per-second average (ms)", Color: "#5470c6", Width: 1}
 	p99 := LineSeries{Name: "step p99 of the per-second latency (ms)", Color: "#ee6666", Width: 2, Dash: "dashed"}
 	for _, st := range steps {
-		if st.Saturation == nil || st.Saturation.Disk == "" {
+		sat := analysis.WhyOf(&st).Saturation
+		if sat == nil || sat.Disk == "" {
 			continue
 		}
 		for _, x := range st.Samples {
@@ -212,13 +213,13 @@ func diskTimeline(label string, steps []store.Step) *charts.Line {
 				continue
 			}
 			for _, d := range disks {
-				if d.Name == st.Saturation.Disk {
+				if d.Name == sat.Disk {
 					lat.Points = append(lat.Points, [2]float64{x.At.Sub(t0).Minutes(), d.AvgLatencyMs})
 				}
 			}
 		}
-		p99.Points = append(p99.Points, [2]float64{st.MeasureStart.Sub(t0).Minutes(), st.Saturation.DiskP99Ms},
-			[2]float64{st.MeasureEnd.Sub(t0).Minutes(), st.Saturation.DiskP99Ms})
+		p99.Points = append(p99.Points, [2]float64{st.MeasureStart.Sub(t0).Minutes(), sat.DiskP99Ms},
+			[2]float64{st.MeasureEnd.Sub(t0).Minutes(), sat.DiskP99Ms})
 	}
 	if len(lat.Points) == 0 {
 		return nil

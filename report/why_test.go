@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/waits"
 )
@@ -36,8 +37,9 @@ func whyRun() RunData {
 		}
 		p.Normalize()
 		st := store.Step{RunID: r.ID, Repeat: 1, Index: i, Users: u, Start: start, MeasureStart: start.Add(5 * time.Second),
-			MeasureEnd: start.Add(20 * time.Second), TPM: []float64{10000, 19000, 30000, 30500}[i], Waits: p,
-			Saturation: &waits.Saturation{Disk: "vda", DiskP50Ms: 0.4, DiskP99Ms: 1 + float64(u), Cores: 2, ServerCores: 0.48 * float64(min(u, 4)), DriverCores: 0.05}}
+			MeasureEnd: start.Add(20 * time.Second), TPM: []float64{10000, 19000, 30000, 30500}[i]}
+		analysis.Why{Waits: p, Saturation: &waits.Saturation{Disk: "vda", DiskP50Ms: 0.4, DiskP99Ms: 1 + float64(u), Cores: 2,
+			ServerCores: 0.48 * float64(min(u, 4)), DriverCores: 0.05}}.Put(&st)
 		for s := 0; s < 20; s++ {
 			st.Seconds = append(st.Seconds, store.Second{Offset: s, Txn: int64(st.TPM / 60)})
 			st.Samples = append(st.Samples, store.HostSample{At: start.Add(time.Duration(s+1) * time.Second),

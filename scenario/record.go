@@ -5,6 +5,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/store"
@@ -69,11 +70,12 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 			s.DB.BufferHitPct = float64(c.BlocksHit) / float64(n) * 100
 		}
 	}
-	s.Waits, s.Saturation = r.Waits, r.Saturation
+	why := analysis.Why{Waits: r.Waits, Saturation: r.Saturation}
 	if r.Waits != nil || r.Saturation != nil {
 		v := diagnosis.Diagnose(diagnosis.Step{Users: res.Users, TPM: s.TPM, Waits: r.Waits, Saturation: r.Saturation})
-		s.Verdict = &v
+		why.Verdict = &v
 	}
+	why.Put(&s)
 	for t := range tpcc.NumTxnTypes {
 		s.Txn = append(s.Txn, TxnSummary(t, res.Txn[t]))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/instance/mariadb"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/target"
@@ -44,7 +45,7 @@ func TestWaitsMariaDB(t *testing.T) {
 	// of 741 (1.7 s of waiting in performance_schema).
 	steps := runSteps(t, tg, RunOptions{Users: []int{8}, Rampup: time.Second, Duration: 8 * time.Second})
 	stop()
-	p := steps[0].Waits
+	p := analysis.WhyOf(&steps[0]).Waits
 	if p == nil || len(p.Missing) > 0 {
 		t.Fatalf("profile %+v", p)
 	}
@@ -65,5 +66,5 @@ func TestWaitsMariaDB(t *testing.T) {
 	if !has(p.Timed, waits.Lock, "innodb row lock") || p.Counters["Innodb_log_writes"] <= 0 {
 		t.Errorf("no timed InnoDB row lock, or no log write counted: %+v %v", p.Timed, p.Counters)
 	}
-	t.Logf("verdict %s; events %+v; timed %+v", steps[0].Verdict.Text, p.Events, p.Timed[:min(6, len(p.Timed))])
+	t.Logf("verdict %s; events %+v; timed %+v", analysis.WhyOf(&steps[0]).Verdict.Text, p.Events, p.Timed[:min(6, len(p.Timed))])
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/loader"
@@ -148,32 +149,32 @@ func TestWaitsPostgres(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p := steps[0].Waits
+		p := analysis.WhyOf(&steps[0]).Waits
 		if p == nil || p.Source != "pg_stat_activity" || p.Ticks < 10 {
 			t.Fatalf("profile %+v", p)
 		}
 		if c := topClass(p); c != waits.Log {
 			t.Errorf("top class %s, want %s; events %+v", c, waits.Log, p.Events)
 		}
-		if v := steps[0].Verdict; v == nil || v.Kind != "log-bound" {
+		if v := analysis.WhyOf(&steps[0]).Verdict; v == nil || v.Kind != "log-bound" {
 			t.Errorf("verdict %+v, want log-bound", v)
 		}
 		if p.Counters["wal.wal_sync"] <= 0 {
 			t.Errorf("no WAL sync counted: %v", p.Counters)
 		}
-		t.Logf("verdict: %s; events %+v", steps[0].Verdict.Text, p.Events)
+		t.Logf("verdict: %s; events %+v", analysis.WhyOf(&steps[0]).Verdict.Text, p.Events)
 	})
 	t.Run("Lock", func(t *testing.T) {
 		setDB(t, tg, "synchronous_commit = off")
 		steps := runSteps(t, tg, RunOptions{Users: []int{32}, Rampup: time.Second, Duration: 4 * time.Second})
-		p := steps[0].Waits
+		p := analysis.WhyOf(&steps[0]).Waits
 		if p == nil {
 			t.Fatal("no profile")
 		}
 		if c := topClass(p); c != waits.Lock {
 			t.Errorf("top class %s, want %s; events %+v", c, waits.Lock, p.Events)
 		}
-		if v := steps[0].Verdict; v == nil || v.Kind != "lock-bound" {
+		if v := analysis.WhyOf(&steps[0]).Verdict; v == nil || v.Kind != "lock-bound" {
 			t.Errorf("verdict %+v, want lock-bound", v)
 		}
 		if len(p.Locks) == 0 {
@@ -182,14 +183,14 @@ func TestWaitsPostgres(t *testing.T) {
 		if why := BuildReport(&store.Run{}, steps).Why; !strings.Contains(why, "lock-bound") {
 			t.Errorf("run --json why = %q", why)
 		}
-		t.Logf("verdict: %s; locks %+v; %d ticks, %d skipped", steps[0].Verdict.Text, p.Locks, p.Ticks, p.Skipped)
+		t.Logf("verdict: %s; locks %+v; %d ticks, %d skipped", analysis.WhyOf(&steps[0]).Verdict.Text, p.Locks, p.Ticks, p.Skipped)
 	})
 	t.Run("NoWaits", func(t *testing.T) {
 		steps := runSteps(t, tg, RunOptions{Users: []int{1}, Duration: time.Second, NoWaits: true})
-		if steps[0].Waits != nil {
-			t.Errorf("--no-waits stored a profile: %+v", steps[0].Waits)
+		if analysis.WhyOf(&steps[0]).Waits != nil {
+			t.Errorf("--no-waits stored a profile: %+v", analysis.WhyOf(&steps[0]).Waits)
 		}
-		if steps[0].Saturation == nil {
+		if analysis.WhyOf(&steps[0]).Saturation == nil {
 			t.Errorf("no saturation stored")
 		}
 	})

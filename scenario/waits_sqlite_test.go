@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/waits"
@@ -28,7 +29,7 @@ func TestWaitsSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := runSteps(t, tg, RunOptions{Users: []int{4}, Duration: 2 * time.Second})
-	p, s := steps[0].Waits, steps[0].Saturation
+	p, s := analysis.WhyOf(&steps[0]).Waits, analysis.WhyOf(&steps[0]).Saturation
 	if p == nil || p.Source != "sqlite writer lock" || p.Counters["write_lock_waits"] <= 0 {
 		t.Fatalf("profile %+v", p)
 	}
@@ -38,5 +39,5 @@ func TestWaitsSQLite(t *testing.T) {
 	if s == nil || s.ServerCores <= 0 || s.DriverCores != 0 {
 		t.Errorf("saturation %+v: the engine's CPU should be the server's", s)
 	}
-	t.Logf("verdict %s; events %+v", steps[0].Verdict.Text, p.Events)
+	t.Logf("verdict %s; events %+v", analysis.WhyOf(&steps[0]).Verdict.Text, p.Events)
 }

@@ -17,16 +17,28 @@ const (
 	TransactionsCSV = "transactions.csv"
 	TimeseriesCSV   = "timeseries.csv"
 	HostSamplesCSV  = "host_samples.csv"
-	WaitsCSV        = "waits.csv"
 )
+
+// CSVFile is a further file of a CSV export, of documents the store holds
+// without reading them (a step's wait profile): its name, its columns
+// after the step's key columns (run_id, label, step_id, repeat, index,
+// users), and a step's rows of those columns.
+type CSVFile struct {
+	Name    string
+	Columns []string
+	Rows    func(st *Step) [][]string
+}
+
+// CSVFloat is a number as the CSV export writes it (non-finite as 0).
+func CSVFloat(f float64) string { return cf(f) }
 
 // ExportCSV writes a run (id, or label or unique id prefix as Resolve
 // takes it) as CSV files (steps.csv, transactions.csv, timeseries.csv,
-// host_samples.csv and waits.csv: header row, one row per record, RFC
-// 4180) into dir, created if missing ("" is the current directory). It
-// returns the paths written. Each file is written by WriteFile, so none is
-// ever left half-written.
-func ExportCSV(ctx context.Context, st *Store, id string, dir string) ([]string, error) {
+// host_samples.csv, then the files of more: header row, one row per
+// record, RFC 4180) into dir, created if missing ("" is the current
+// directory). It returns the paths written. Each file is written by
+// WriteFile, so none is ever left half-written.
+func ExportCSV(ctx context.Context, st *Store, id string, dir string, more ...CSVFile) ([]string, error) {
 	id, err := st.Resolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -41,15 +53,14 @@ func ExportCSV(ctx context.Context, st *Store, id string, dir string) ([]string,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export directory: %w", err)
 	}
-	files := []struct {
-		name string
-		fill func(*csv.Writer) error
-	}{
+	files := []csvFill{
 		{StepsCSV, func(w *csv.Writer) error { return stepsCSV(w, r, steps) }},
 		{TransactionsCSV, func(w *csv.Writer) error { return transactionsCSV(w, r, steps) }},
 		{TimeseriesCSV, func(w *csv.Writer) error { return timeseriesCSV(w, r, steps) }},
 		{HostSamplesCSV, func(w *csv.Writer) error { return hostSamplesCSV(w, r, steps) }},
-		{WaitsCSV, func(w *csv.Writer) error { return waitsCSV(w, r, steps) }},
+	}
+	for _, f := range more {
+		files = append(files, csvFill{f.Name, func(w *csv.Writer) error { return moreCSV(w, r, steps, f) }})
 	}
 	var out []string
 	for _, f := range files {
@@ -122,6 +133,28 @@ var stepKeyHeader = []string{"run_id", "label", "step_id", "repeat", "index", "u
 
 func stepKey(r *Run, st *Step) []string {
 	return []string{r.ID, r.Label, ci(st.ID), strconv.Itoa(st.Repeat), strconv.Itoa(st.Index), strconv.Itoa(st.Users)}
+}
+
+// csvFill is a file of the CSV export and what fills it.
+type csvFill struct {
+	name string
+	fill func(*csv.Writer) error
+}
+
+// moreCSV writes f's rows of every step after the step's key.
+func moreCSV(w *csv.Writer, r *Run, steps []Step, f CSVFile) error {
+	if err := w.Write(append(append([]string{}, stepKeyHeader...), f.Columns...)); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		for _, row := range f.Rows(st) {
+			if err := w.Write(append(stepKey(r, st), row...)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {

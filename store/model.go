@@ -3,9 +3,6 @@ package store
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/rightsize/rightsize/diagnosis"
-	"github.com/rightsize/rightsize/waits"
 )
 
 // Run sources.
@@ -197,12 +194,16 @@ type Step struct {
 	Windows []Window `json:"windows"`
 	// Samples holds the raw host samples of the step.
 	Samples []HostSample `json:"samples"`
-	// Waits is the step's wait profile (nil: not sampled, --no-waits).
-	Waits *waits.Profile `json:"waits,omitempty"`
-	// Saturation is the step's resource saturation (nil: not measured).
-	Saturation *waits.Saturation `json:"saturation,omitempty"`
-	// Verdict is the step's diagnosis (see package diagnosis).
-	Verdict *diagnosis.Verdict `json:"verdict,omitempty"`
+	// Waits is the step's wait profile, a JSON document of package waits'
+	// Profile (nil: not sampled, --no-waits); analysis.WhyOf decodes it,
+	// Saturation and Verdict.
+	Waits json.RawMessage `json:"waits,omitempty"`
+	// Saturation is the step's resource saturation, a JSON document of
+	// package waits' Saturation (nil: not measured).
+	Saturation json.RawMessage `json:"saturation,omitempty"`
+	// Verdict is the step's diagnosis, a JSON document of package
+	// diagnosis' Verdict (nil: none).
+	Verdict json.RawMessage `json:"verdict,omitempty"`
 	// RampupEnd says how the ramp-up ended: "fixed", "steady" (steady
 	// state detected), "max" (cap reached) or "interrupted"; "" in stores
 	// older than schema 4 and imported runs. Where it ended is MeasureStart.

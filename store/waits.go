@@ -3,11 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"encoding/json"
-
-	"github.com/rightsize/rightsize/diagnosis"
-	"github.com/rightsize/rightsize/waits"
 )
 
 // stepWhy is a step's row of step_waits: its wait profile, saturation and
@@ -20,36 +16,20 @@ func whyFields(w *stepWhy) []field {
 	return []field{{"profile", &w.profile}, {"saturation", &w.saturation}, {"verdict", &w.verdict}}
 }
 
-// jsonOf encodes v, "" for a nil pointer.
-func jsonOf[T any](v *T) string {
-	if v == nil {
-		return ""
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// fromJSON decodes s, nil for "" or a document this version cannot read.
-func fromJSON[T any](s string) *T {
+// rawOf is a stored document as the step holds it (nil for "").
+func rawOf(s string) json.RawMessage {
 	if s == "" {
 		return nil
 	}
-	v := new(T)
-	if json.Unmarshal([]byte(s), v) != nil {
-		return nil
-	}
-	return v
+	return json.RawMessage(s)
 }
 
 // insertWaits writes the step's row of step_waits when it has any of them.
 func (s *Store) insertWaits(ctx context.Context, tx *sql.Tx, id int64, st *Step) error {
-	if st.Waits == nil && st.Saturation == nil && st.Verdict == nil {
+	if len(st.Waits) == 0 && len(st.Saturation) == 0 && len(st.Verdict) == 0 {
 		return nil
 	}
-	w := stepWhy{jsonOf(st.Waits), jsonOf(st.Saturation), jsonOf(st.Verdict)}
+	w := stepWhy{string(st.Waits), string(st.Saturation), string(st.Verdict)}
 	return s.insertRows(ctx, tx, "step_waits", names(whyFields(&stepWhy{})), 1, func(_ int, a []any) []any {
 		return rowArgs(a, id, 0, whyFields(&w))
 	})
@@ -57,33 +37,5 @@ func (s *Store) insertWaits(ctx context.Context, tx *sql.Tx, id int64, st *Step)
 
 // setWhy gives a loaded step its row of step_waits.
 func (st *Step) setWhy(w stepWhy) {
-	st.Waits = fromJSON[waits.Profile](w.profile)
-	st.Saturation = fromJSON[waits.Saturation](w.saturation)
-	st.Verdict = fromJSON[diagnosis.Verdict](w.verdict)
-}
-
-// waitsCSV writes one row per wait event of every step, with the step's
-// source and verdict.
-func waitsCSV(w *csv.Writer, r *Run, steps []Step) error {
-	header := append(append([]string{}, stepKeyHeader...), "source", "class", "event", "seconds", "count", "verdict")
-	if err := w.Write(header); err != nil {
-		return err
-	}
-	for i := range steps {
-		st := &steps[i]
-		if st.Waits == nil {
-			continue
-		}
-		verdict := ""
-		if st.Verdict != nil {
-			verdict = st.Verdict.Text
-		}
-		for _, e := range st.Waits.Events {
-			rec := append(stepKey(r, st), st.Waits.Source, string(e.Class), e.Name, cf(e.Seconds), cf(e.Count), verdict)
-			if err := w.Write(rec); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	st.Waits, st.Saturation, st.Verdict = rawOf(w.profile), rawOf(w.saturation), rawOf(w.verdict)
 }

@@ -3,13 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rightsize/rightsize/diagnosis"
-	"github.com/rightsize/rightsize/waits"
 )
 
 // A step's wait profile, saturation and verdict are stored with it, read
@@ -22,17 +20,17 @@ func TestStepWaits(t *testing.T) {
 		if err := s.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
-		prof := func(lock float64) *waits.Profile {
-			return &waits.Profile{Source: "pg_stat_activity", Sampled: true, IntervalMs: 100, Ticks: 50, Seconds: 5,
-				Events:   []waits.Event{{Class: waits.Lock, Name: "Lock:tuple", Seconds: lock, Count: lock * 10}},
-				Locks:    []waits.LockWait{{Type: "tuple", Relation: "district", Mode: "ExclusiveLock", Samples: 3}},
-				Counters: map[string]float64{"wal.wal_sync": 7}, Missing: []string{"pg_read_all_stats"}}
+		// documents of package waits' and diagnosis' shapes, opaque to the store
+		prof := func(lock int) json.RawMessage {
+			return json.RawMessage(fmt.Sprintf(`{"source":"pg_stat_activity","sampled":true,"interval_ms":100,"ticks":50,"skipped":0,`+
+				`"seconds":5,"missing":["pg_read_all_stats"],"events":[{"class":"Lock","name":"Lock:tuple","seconds":%d,"count":%d}],`+
+				`"locks":[{"type":"tuple","relation":"district","mode":"ExclusiveLock","samples":3}],"counters":{"wal.wal_sync":7}}`, lock, lock*10))
 		}
 		a := testStep(t, r.ID, 1, 0, 4, 2, 1, 2)
-		a.Waits, a.Saturation = prof(2), &waits.Saturation{Disk: "vda", DiskP99Ms: 3, Cores: 2}
-		a.Verdict = &diagnosis.Verdict{Kind: "lock-bound", Text: "lock-bound: …"}
+		a.Waits, a.Saturation = prof(2), json.RawMessage(`{"disk":"vda","disk_p99_ms":3,"cores":2}`)
+		a.Verdict = json.RawMessage(`{"kind":"lock-bound","text":"lock-bound: …"}`)
 		b := testStep(t, r.ID, 2, 0, 4, 2, 1, 2)
-		b.Waits, b.Saturation = prof(4), &waits.Saturation{Disk: "vda", DiskP99Ms: 5, Cores: 2}
+		b.Waits, b.Saturation = prof(4), json.RawMessage(`{"disk":"vda","disk_p99_ms":5,"cores":2}`)
 		none := testStep(t, r.ID, 1, 1, 8, 2, 1, 2)
 		for _, st := range []*Step{&a, &b, &none} {
 			if err := s.AddStep(ctx, st); err != nil {
@@ -58,12 +56,19 @@ func TestStepWaits(t *testing.T) {
 		if err != nil || !strings.Contains(string(b2), `"source": "pg_stat_activity"`) {
 			t.Errorf("JSON export lacks the profile (%v)", err)
 		}
-		files, err := ExportCSV(ctx, s, r.ID, t.TempDir())
+		// a further file of the documents (analysis writes waits.csv so)
+		docs := CSVFile{Name: "docs.csv", Columns: []string{"profile"}, Rows: func(st *Step) [][]string {
+			if st.Waits == nil {
+				return nil
+			}
+			return [][]string{{string(st.Waits)}}
+		}}
+		files, err := ExportCSV(ctx, s, r.ID, t.TempDir(), docs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if recs := readCSV(t, files[len(files)-1]); len(recs) != 3 || recs[1][7] != "Lock" || recs[1][8] != "Lock:tuple" {
-			t.Errorf("waits.csv %v", recs)
+		if recs := readCSV(t, files[len(files)-1]); len(files) != 5 || len(recs) != 3 || recs[0][6] != "profile" || recs[1][6] != string(a.Waits) {
+			t.Errorf("docs.csv %v", recs)
 		}
 		if err := s.DeleteRun(ctx, r.ID); err != nil {
 			t.Fatal(err)
