@@ -142,7 +142,7 @@ func Place(need []string, named string) (*Hierarchy, error) {
 	if l.v2 == nil || len(l.v1) > 0 {
 		return l.hierarchy(named)
 	}
-	p, err := place(*l.v2, need, named)
+	p, err := place(*l.v2, need, named, systemdScoper())
 	if err != nil {
 		return nil, err
 	}

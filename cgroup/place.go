@@ -26,17 +26,23 @@ import (
 //     may write it (root, or a subtree delegated to its user), as
 //     container runtimes and systemd's delegated services do;
 //  4. the nearest ancestor that holds no process (the groups are then
-//     siblings of rightsize's own).
+//     siblings of rightsize's own);
+//  5. where systemd is PID 1 and none of these gives every controller the
+//     limits need: a transient scope rightsize-<pid>.scope with
+//     Delegate=yes that systemd (the user's manager when not root) moves
+//     rightsize into, then 3 in it. systemd removes the scope when
+//     rightsize exits.
 //
-// Among these the first that can give every controller the limits need is
-// used; else the one that gives the most. Where systemd is PID 1 and none
-// works, the fix named is a delegated scope (SystemdScopeFix).
+// Among 2-4 the first that can give every controller the limits need is
+// used; else the one that gives the most (when 5 fails too).
 type Placement struct {
 	Parent string `json:"parent"`
 	How    string `json:"how"`
 	// Leaf is the group rightsize moved itself into to leave Parent
 	// without processes ("" when it did not move).
 	Leaf string `json:"leaf,omitempty"`
+	// cover is how many of the needed controllers Parent gives.
+	cover int
 }
 
 // String is the placement in one phrase for summaries.
@@ -67,8 +73,9 @@ type candidate struct {
 // place finds the parent for groups that need the controllers need (named:
 // --cgroup-parent) and makes it usable: controllers enabled in its
 // cgroup.subtree_control, rightsize moved into a leaf when that is what
-// frees it.
-func place(t v2Tree, need []string, named string) (Placement, error) {
+// frees it. scope (nil where systemd is not PID 1) moves rightsize into a
+// delegated transient scope: tried when no place gives every controller.
+func place(t v2Tree, need []string, named string, scope scoper) (Placement, error) {
 	placeMu.Lock()
 	defer placeMu.Unlock()
 	if named != "" {
@@ -76,8 +83,28 @@ func place(t v2Tree, need []string, named string) (Placement, error) {
 		if err := enableAll(dir); err != nil {
 			return Placement{}, fmt.Errorf("--cgroup-parent %s: %w", named, err)
 		}
-		return Placement{Parent: dir, How: "--cgroup-parent"}, nil
+		return Placement{Parent: dir, How: "--cgroup-parent", cover: len(need)}, nil
 	}
+	p, err := firstUsable(t, need)
+	if scope == nil || err == nil && p.cover >= len(need) {
+		return p, err
+	}
+	if err == nil {
+		_ = p.undo() // the scope is tried from rightsize's own group
+	}
+	dir, serr := scope()
+	if serr != nil {
+		if err == nil {
+			return firstUsable(t, need) // what the tree gives, as without systemd
+		}
+		return Placement{}, fmt.Errorf("%w; %v", err, serr)
+	}
+	t.own = dir
+	return firstUsable(t, need)
+}
+
+// firstUsable makes the first usable candidate, most controllers first.
+func firstUsable(t v2Tree, need []string) (Placement, error) {
 	cands, tried := candidates(t, need)
 	slices.SortStableFunc(cands, func(a, b candidate) int { return b.cover - a.cover })
 	for _, c := range cands {
@@ -123,7 +150,11 @@ func candidates(t v2Tree, need []string) ([]candidate, []string) {
 	case len(procs) == 0 && !moved:
 		add(candidate{dir: own, how: "own group (no process in it)"})
 	case moved || len(procs) == 1 && procs[0] == t.pid:
-		add(candidate{dir: own, how: "own group, rightsize moved into " + selfLeaf(t.pid), moveSelf: true})
+		how := "own group"
+		if filepath.Base(own) == scopeUnit(t.pid) {
+			how = "systemd scope " + scopeUnit(t.pid) + " (Delegate=yes)"
+		}
+		add(candidate{dir: own, how: how + ", rightsize moved into " + selfLeaf(t.pid), moveSelf: true})
 	default:
 		tried = append(tried, fmt.Sprintf("%s holds other processes (%s) beside rightsize, so it cannot enable controllers for children (cgroup v2's no-internal-processes rule)", own, pidList(procs, t.pid)))
 	}
@@ -143,7 +174,7 @@ func candidates(t v2Tree, need []string) ([]candidate, []string) {
 
 // use makes c's directory usable for groups and returns the placement.
 func (c candidate) use(pid int) (Placement, error) {
-	p := Placement{Parent: c.dir, How: c.how}
+	p := Placement{Parent: c.dir, How: c.how, cover: c.cover}
 	if c.moveSelf {
 		leaf := filepath.Join(c.dir, selfLeaf(pid))
 		if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {

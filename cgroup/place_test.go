@@ -90,7 +90,7 @@ func TestPlacementOrder(t *testing.T) {
 			if c.in == "leaf" {
 				fakeGroup(t, own, c.tr.scope, []int{me}, false)
 			}
-			p, err := place(v2Tree{mount: mount, own: own, pid: me}, need, c.named)
+			p, err := place(v2Tree{mount: mount, own: own, pid: me}, need, c.named, nil)
 			if c.parent == "" {
 				if err == nil {
 					t.Fatalf("placed at %+v, want an error", p)
@@ -210,5 +210,76 @@ func TestExplain(t *testing.T) {
 		if got := explain(fmt.Errorf("write x: %w", errno)); !strings.Contains(got.Error(), want) || !errors.Is(got, errno) {
 			t.Errorf("%v: %v", errno, got)
 		}
+	}
+}
+
+// Step 5 of the placement order on fake v2 trees: a delegated systemd
+// scope is asked for only when no place gives every controller; rightsize
+// then moves into a leaf of it; when systemd refuses, what the tree gives
+// stays, or the error says both why the tree and why systemd failed.
+func TestPlacementSystemdScope(t *testing.T) {
+	const me, other = 4242, 99
+	all := "cpuset cpu io memory pids"
+	need := []string{CPUSet, Memory, IO}
+	scopeHow := "systemd scope rightsize-4242.scope (Delegate=yes), rightsize moved into rightsize-4242-self"
+	for _, c := range []struct {
+		name        string
+		user        string // the session's ancestors' controllers
+		scopeErr    error
+		asked       bool // the scope was asked for
+		parent, how string
+		errHas      []string
+	}{
+		{name: "the tree gives every controller", user: all, parent: "user", how: "nearest ancestor with no process"},
+		{name: "nothing in the tree", user: "", asked: true, parent: "scope", how: scopeHow},
+		{name: "the tree gives some", user: "memory pids", asked: true, parent: "scope", how: scopeHow},
+		{name: "systemd refuses, the tree gives some", user: "memory pids", scopeErr: errors.New("no manager"), asked: true,
+			parent: "user", how: "nearest ancestor with no process"},
+		{name: "systemd refuses, nothing in the tree", user: "", scopeErr: errors.New("systemd scope: no manager"), asked: true,
+			errHas: []string{"holds other processes", "systemd scope: no manager"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mount := t.TempDir()
+			user := filepath.Join(mount, "user.slice")
+			session := filepath.Join(user, "session-1.scope")
+			scope := filepath.Join(user, "user@1000.service", scopeUnit(me))
+			fakeGroup(t, mount, "", []int{1}, false) // a namespace root offering nothing
+			fakeGroup(t, user, c.user, nil, false)
+			fakeGroup(t, session, c.user, []int{other, me}, false)
+			asked := false
+			scoper := func() (string, error) {
+				asked = true
+				if c.scopeErr != nil {
+					return "", c.scopeErr
+				}
+				fakeGroup(t, scope, all, []int{me}, false)
+				return scope, nil
+			}
+			p, err := place(v2Tree{mount: mount, own: session, pid: me}, need, "", scoper)
+			if asked != c.asked {
+				t.Errorf("scope asked %v, want %v", asked, c.asked)
+			}
+			if c.parent == "" {
+				if err == nil {
+					t.Fatalf("placed at %+v, want an error", p)
+				}
+				for _, want := range c.errHas {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q, want %q in it", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"user": user, "scope": scope}[c.parent]
+			if p.Parent != want || p.How != c.how {
+				t.Fatalf("placement %+v, want parent %s, how %q", p, want, c.how)
+			}
+			if c.parent == "scope" && p.Leaf != filepath.Join(scope, selfLeaf(me)) {
+				t.Errorf("leaf %q, want rightsize moved into a leaf of the scope", p.Leaf)
+			}
+		})
 	}
 }

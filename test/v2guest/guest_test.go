@@ -45,6 +45,9 @@ var layouts = []layout{
 	{name: "container", placement: "own group, rightsize moved into rightsize-", under: "/sys/fs/cgroup/container.scope/rightsize-", cpuset: true},
 	{name: "container-shared", rc: 2, doctorNo: []string{"--cpus 1.5 (fractions)", "--memory", "--io-limit"},
 		said: []string{"cannot apply memory and I/O", "holds other processes", "--cgroup-parent PATH", "--caps best-effort"}},
+	// a user's login session under systemd as PID 1: rightsize asks the
+	// user manager for a delegated scope and places its groups in it
+	{name: "systemd", placement: "systemd scope rightsize-", under: "/sys/fs/cgroup/user.slice/user-61000.slice/user@61000.service/app.slice/rightsize-", cpuset: true},
 	{name: "user-noio", rc: 2, doctorNo: []string{"--io-limit"},
 		said: []string{"cannot apply I/O", "the io controller is not available", "Delegate=cpu cpuset io memory pids", "--caps best-effort"}},
 }

@@ -2,7 +2,8 @@
 # Stage 2 of the cgroup v2 guest (PID 1 in the overlay root): a pure cgroup
 # v2 hierarchy at /sys/fs/cgroup, the results folder (9p, read-write) at
 # /out, the data disk (ext4 on virtio, so io.max has a device) at
-# /mnt/data; runs suite.sh from this folder, then powers off.
+# /mnt/data; runs suite.sh from this folder, then powers off (or hands
+# PID 1 to systemd for the systemd layout, see systemd.sh).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C
 here=$(dirname "$0")
 ln -sf /proc/self/fd /dev/fd
@@ -22,5 +23,8 @@ args=$(sed -n 's/.*rsargs=\([^ ]*\).*/\1/p' /proc/cmdline)
   RS=$(sed -n 's/.*rs=\([^ ]*\).*/\1/p' /proc/cmdline) bash "$here/suite.sh" ${args//,/ }
   echo "=== suite exit $?"
 } > /out/suite.log 2>&1
+# the systemd layout: systemd becomes PID 1 and runs systemd.sh, which
+# powers off
+[ -f /run/rightsize-systemd-next ] && exec /lib/systemd/systemd --unit=v2guest-systemd.service --log-target=console --log-level=warning
 sync; umount /mnt/data; sync
 echo o > /proc/sysrq-trigger

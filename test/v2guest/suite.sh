@@ -5,101 +5,14 @@
 # every rightsize group and postgres process, the stored run, and what is
 # left behind, all under /out/LAYOUT for the Go test (TestGuest) to judge.
 # Runs as root in the guest; RS is the static rightsize.
-CG=/sys/fs/cgroup PGBIN=/usr/lib/postgresql/15/bin ALL="+cpuset +cpu +io +memory +pids"
-CAPS=(--cpus 1 --memory 512M --io-limit riops=300,wiops=300)
-RUN=(run --pg-bin $PGBIN --users 2 --rampup 2s --duration 10s --json)
-
-# as USER CGROUP HOME CMD...: CMD (rightsize's arguments) as USER, started
-# inside CGROUP (the subshell joins it, then execs), in HOME.
-as() {
-  local user=$1 cg=$2 home=$3; shift 3
-  local env=(env HOME=$home RIGHTSIZE_STORE=$home/rightsize.db XDG_CACHE_HOME=$home/.cache PATH=$PATH)
-  local priv=()
-  [ "$user" != root ] && priv=(setpriv --reuid="$user" --regid="$user" --init-groups)
-  (cd "$home" && echo $BASHPID > "$cg/cgroup.procs" && exec "${priv[@]}" $WRAP "${env[@]}" "$RS" "$@")
-}
-
-# a container's view: a cgroup namespace whose root is the group rightsize
-# was started in, cgroup2 mounted afresh there (WRAP=$CGNS as() runs it).
-CGNS=/tmp/cgns.sh
-printf '#!/bin/sh\numount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec "$@"\n' > $CGNS; chmod 755 $CGNS
-
-# monitor PID FILE: every 2 s while PID runs, each rightsize group's files
-# (G dir file value) and each postgres process's group (P pid cgroup).
-monitor() {
-  local pid=$1 file=$2 d f p
-  while kill -0 "$pid" 2>/dev/null; do
-    echo "T $(date +%s)"
-    for d in $(find $CG -type d -name 'rightsize-*'); do
-      for f in cgroup.procs cgroup.subtree_control cpuset.cpus.effective cpu.max memory.max io.max; do
-        [ -e "$d/$f" ] && echo "G $d $f $(tr '\n' ' ' < "$d/$f")"
-      done
-    done
-    for p in $(pgrep -x postgres); do
-      echo "P $p $(cut -d: -f3 /proc/$p/cgroup 2>/dev/null)"
-    done
-    sleep 2
-  done > "$file"
-}
-
-# tree FILE: every group with its controllers, subtree_control and processes.
-tree() {
-  local d
-  for d in $(find $CG -type d | sort); do
-    echo "$d ctrl=[$(cat $d/cgroup.controllers)] subtree=[$(cat $d/cgroup.subtree_control)] procs=[$(tr '\n' ' ' < $d/cgroup.procs)]"
-  done
-}
-
-# layout NAME USER CGROUP HOME DATA COMPANION ARGS...: one layout, as the
-# file comment says; ARGS are added to doctor and run.
-layout() {
-  local name=$1 user=$2 cg=$3 home=$4 data=$5 comp=$6; shift 6
-  local w=/out/$name comp_pid="" rpid mpid id last
-  mkdir -p "$w"
-  echo "=== layout $name: $user in $cg $*"
-  if [ "$comp" = yes ]; then (echo $BASHPID > "$cg/cgroup.procs" && exec sleep 100000) & comp_pid=$!; sleep 0.5; fi
-  tree > "$w/tree-before.txt"
-  last=$(as "$user" "$cg" "$home" results list --json 2>/dev/null | jq -r '.[0].id // empty')
-  as "$user" "$cg" "$home" doctor --json --data-dir "$data" "$@" > "$w/doctor.json" 2> "$w/doctor.err"
-  echo $? > "$w/doctor.rc"
-  as "$user" "$cg" "$home" "${RUN[@]}" --data-dir "$data" "${CAPS[@]}" "$@" > "$w/run.json" 2> "$w/run.err" &
-  rpid=$!
-  monitor $rpid "$w/monitor.txt" &
-  mpid=$!
-  wait $rpid; echo $? > "$w/run.rc"
-  wait $mpid
-  id=$(as "$user" "$cg" "$home" results list --json 2>/dev/null | jq -r '.[0].id // empty')
-  [ "$id" = "$last" ] && id=""  # no run stored by this layout
-  [ -n "$id" ] && as "$user" "$cg" "$home" results show "$id" --json > "$w/stored.json" 2>/dev/null
-  find $CG -name 'rightsize-*' > "$w/left-groups.txt"
-  pgrep -a postgres > "$w/left-procs.txt"
-  tree > "$w/tree-after.txt"
-  [ -n "$comp_pid" ] && kill $comp_pid
-  echo "    doctor rc $(cat $w/doctor.rc), run rc $(cat $w/run.rc), stored run '${id}'"
-  tail -3 "$w/run.err" | sed 's/^/    /'
-}
-
-# user UID: a user with its home on the data disk (io.max needs its device).
-user() {
-  id "u$1" >/dev/null 2>&1 || useradd -u "$1" -m -d "/mnt/data/u$1" "u$1"
-}
-
-# delegate DIR UID CONTROLLERS: DIR becomes a subtree delegated to UID, as
-# systemd's Delegate= does (the directory and its cgroup.procs,
-# cgroup.subtree_control and cgroup.threads owned by the user), with
-# CONTROLLERS enabled in its parent.
-delegate() {
-  local dir=$1 uid=$2 ctrls=$3
-  mkdir -p "$dir"
-  echo "$ctrls" > "$(dirname "$dir")/cgroup.subtree_control"
-  chown "$uid:$uid" "$dir" "$dir/cgroup.procs" "$dir/cgroup.subtree_control" "$dir/cgroup.threads"
-}
+here=$(dirname "$0")
+. "$here/lib.sh"
 
 LAYOUTS=" ${*:-all} "
 want() { [[ $LAYOUTS == *" all "* || $LAYOUTS == *" $1 "* ]]; }
 mkdir -p /root/rs; echo "+cpuset +cpu +io +memory +pids" > $CG/cgroup.subtree_control
 
-if [ "$LAYOUTS" != " probe " ]; then  # every other layout runs on this build
+if [[ ! $LAYOUTS =~ ^\ ((probe|systemd)\ )+$ ]]; then  # every other layout runs on this build
   echo "=== build (root cgroup, 2 warehouses)"
   as root $CG /root/rs build --pg-bin $PGBIN --data-dir /mnt/data/pg --warehouses 2 > /out/build.out 2>&1; echo "    build rc $?"
 fi
@@ -185,5 +98,29 @@ if want sweep; then
   pgrep -a postgres > /out/sweep/left-procs.txt
   kill $comp
   echo "    sweep rc $(cat /out/sweep/sweep.rc)"; tail -3 /out/sweep/sweep.err | sed 's/^/    /'
+fi
+if want systemd; then
+  # the last layout runs under systemd as PID 1: stage 2 hands over to it
+  # once this suite is done, and systemd runs systemd.sh (see there)
+  user 61000
+  if [ ! -d /mnt/data/u61000/pg ]; then
+    mkdir -p /mnt/data/u61000; chown 61000:61000 /mnt/data/u61000
+    as 61000 $CG /mnt/data/u61000 build --pg-bin $PGBIN --data-dir /mnt/data/u61000/pg --warehouses 1 > /out/build-user.out 2>&1
+  fi
+  find $CG -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null  # systemd makes its own tree
+  u=/etc/systemd/system
+  mkdir -p $u/user@.service.d $u/dbus.service.d $u/dbus.socket.d $u/user-runtime-dir@.service.d
+  # a guest without sysinit: the units systemd.sh starts need nothing else
+  for d in user@.service.d dbus.service.d dbus.socket.d user-runtime-dir@.service.d; do
+    printf '[Unit]\nDefaultDependencies=no\n' > $u/$d/guest.conf
+  done
+  # the drop-in doctor names for io and cpuset (systemd delegates cpu memory pids)
+  printf '[Service]\nDelegate=cpu cpuset io memory pids\n' > $u/user@.service.d/delegate.conf
+  # what pam_systemd and logind give a login; no logind to wait for
+  printf '[Service]\nEnvironment=XDG_RUNTIME_DIR=/run/user/%%i\n' > $u/user@.service.d/runtime.conf
+  ln -sf /dev/null $u/systemd-logind.service; ln -sf /dev/null $u/systemd-tmpfiles-setup.service
+  printf '[Unit]\nDefaultDependencies=no\n[Service]\nType=oneshot\nTimeoutStartSec=infinity\nEnvironment=RS=%s\nExecStart=/bin/bash %s/systemd.sh\nStandardOutput=append:/out/suite.log\nStandardError=inherit\n' \
+    "$RS" "$(cd "$here" && pwd)" > $u/v2guest-systemd.service
+  touch /run/rightsize-systemd-next
 fi
 echo "=== done"
