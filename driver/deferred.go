@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -210,16 +211,14 @@ func (q *deliveryQueue) result() DeferredStats {
 }
 
 // drainDeliveries lets the delivery workers run what was queued until the
-// queue is empty, for at most limit after the users stopped (none when the
-// step was interrupted or ctx ends), and returns what they measured. A
-// Delivery still running 2 s after that is cancelled (cancelRun), as the
+// queue is empty, for at most DeliveryDrain after the users stopped (none
+// when the step was interrupted or ctx ends), and returns what they
+// measured. A Delivery still running 2 s after that is cancelled, as the
 // users' transactions are.
-func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{}, workers *sync.WaitGroup, limit time.Duration,
-	interrupted bool, cancelRun context.CancelFunc) DeferredStats {
-	done := make(chan struct{})
-	go func() { workers.Wait(); close(done) }()
-	if !interrupted {
-		t := time.NewTimer(limit)
+func (s *step) drainDeliveries(ctx context.Context) DeferredStats {
+	done := doneOf(&s.delivers)
+	if !s.res.Partial {
+		t := time.NewTimer(cmp.Or(s.cfg.DeliveryDrain, DeliveryDeadline))
 		defer t.Stop()
 		select {
 		case <-done:
@@ -227,25 +226,19 @@ func drainDeliveries(ctx context.Context, q *deliveryQueue, drain chan struct{},
 		case <-ctx.Done():
 		}
 	}
-	close(drain)
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		cancelRun()
-		<-done
-	}
-	return q.result()
+	close(s.drain)
+	s.waitOrCancel(done)
+	return s.queue.result()
 }
 
-// startDeliveryWorkers starts a delivery worker on each of execs and
-// returns the queue they run; done counts them.
-func startDeliveryWorkers(ctx context.Context, tgt Target, cfg *StepConfig, execs []tpcc.Executor, stop, drain <-chan struct{},
-	done *sync.WaitGroup) *deliveryQueue {
-	q := newDeliveryQueue(cfg.Users)
-	for i, e := range execs {
-		w := &deliveryWorker{q: q, tgt: tgt, mode: cfg.Mode, exec: e, retries: cfg.MaxRetries,
+// startDeliveryWorkers starts a delivery worker on each of the step's
+// worker connections, and the queue they run.
+func (s *step) startDeliveryWorkers() {
+	cfg := &s.cfg
+	s.queue = newDeliveryQueue(cfg.Users)
+	for i, e := range s.workerExecs {
+		w := &deliveryWorker{q: s.queue, tgt: s.tgt, mode: cfg.Mode, exec: e, retries: cfg.MaxRetries,
 			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Users+i)+1))}
-		done.Go(func() { w.run(ctx, stop, drain) })
+		s.delivers.Go(func() { w.run(s.runCtx, s.halt, s.drain) })
 	}
-	return q
 }
