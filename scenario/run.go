@@ -247,50 +247,95 @@ func ReadySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 // the run exists in the store, also when err is not nil; err is
 // ErrBadOptions-wrapped when nothing was started.
 func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (*Result, error) {
-	if err := o.Validate(); err != nil {
+	r := &runner{st: st, t: t, o: o, bg: context.WithoutCancel(ctx)} // the store is written even after Ctrl-C
+	if err := r.prepare(ctx); err != nil {
 		return nil, err
+	}
+	if err := r.create(ctx); err != nil {
+		return nil, err
+	}
+	if o.DriverProcs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
+	}
+	status, driverCPU, runErr := r.measure(ctx)
+	return r.finish(status, driverCPU, runErr)
+}
+
+// runner is one run of Run as it goes through its phases: prepare, create,
+// measure, finish.
+type runner struct {
+	st *store.Store
+	t  *target.Target
+	o  RunOptions
+	bg context.Context // ctx without its cancel: the store is written after Ctrl-C
+
+	// prepare
+	meta   engine.Meta
+	mode   engine.Mode
+	iso    engine.Isolation
+	consts tpcc.Constants
+
+	// create
+	run       *store.Run
+	users     []int // this process's share of each step's users
+	conns     int   // and of the shared connections
+	oomBefore int64
+}
+
+// prepare checks the options against the target and its schema, draws the
+// run constants and counts the run in the build metadata.
+func (r *runner) prepare(ctx context.Context) error {
+	o, t := &r.o, r.t
+	if err := o.Validate(); err != nil {
+		return err
 	}
 	meta, err := ReadySchema(ctx, t)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if o.Warehouses != 0 && o.Warehouses != meta.Warehouses {
-		return nil, bad("the schema in %s was built with %d warehouses, not %d; rebuild with: rightsize build --warehouses %d, or drop --warehouses",
+		return bad("the schema in %s was built with %d warehouses, not %d; rebuild with: rightsize build --warehouses %d, or drop --warehouses",
 			t.Name, meta.Warehouses, o.Warehouses, o.Warehouses)
 	}
-	mode := t.Caps().DefaultMode()
+	r.mode = t.Caps().DefaultMode()
 	if o.Mode != "" {
-		mode, _ = engine.ParseMode(o.Mode)
-		if !slices.Contains(t.Caps().Modes(), mode) {
-			return nil, bad("%s has no %s mode (it has %v)", t.Engine(), mode, t.Caps().Modes())
+		r.mode, _ = engine.ParseMode(o.Mode)
+		if !slices.Contains(t.Caps().Modes(), r.mode) {
+			return bad("%s has no %s mode (it has %v)", t.Engine(), r.mode, t.Caps().Modes())
 		}
 	}
-	iso, err := applyIsolation(t, o.Isolation)
-	if err != nil {
-		return nil, err
+	if r.iso, err = applyIsolation(t, o.Isolation); err != nil {
+		return err
 	}
 	if o.RebuildBetweenRepeats && o.Repeats > 1 {
 		if _, ok := t.DB.(Restorer); !ok {
-			return nil, bad("--rebuild-between-repeats: %w", ErrNoRestore)
+			return bad("--rebuild-between-repeats: %w", ErrNoRestore)
 		}
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}
-	consts := meta.Constants.WithRunConstants(tpcc.NewRand(o.Seed, 0xC1))
+	r.consts = meta.Constants.WithRunConstants(tpcc.NewRand(o.Seed, 0xC1))
 	if o.Workers > 0 && meta.Warehouses < o.Workers {
-		return nil, bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
+		return bad("%d workers need at least %d warehouses (the schema has %d): each drives its own slice of home warehouses", o.Workers, o.Workers, meta.Warehouses)
 	}
-	if err := checkSlots(ctx, t, o, meta.Warehouses); err != nil {
-		return nil, err
+	if err := checkSlots(ctx, t, *o, meta.Warehouses); err != nil {
+		return err
 	}
 	if o.Worker == 0 { // one count per run, also with workers
 		meta.Runs++
 		if err := t.WriteMeta(ctx, meta); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	bg := context.WithoutCancel(ctx) // the store is written even after Ctrl-C
+	r.meta = meta
+	return nil
+}
+
+// create writes the run row (with workers, after the meeting agreed on it,
+// under this worker's id and share of the users).
+func (r *runner) create(ctx context.Context) error {
+	o, t := &r.o, r.t
 	env := Environment(ctx, t, o.Version, o.Commit)
 	maps.Copy(env, CapsEnvironment(t))
 	if o.Connections > 0 {
@@ -299,66 +344,77 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	if o.deferred() {
 		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
-	oomBefore := t.ServerOOMKills()
-	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(mode),
-		Warehouses: meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(iso), Users: o.Users, Rampup: o.Rampup,
+	r.oomBefore = t.ServerOOMKills()
+	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(r.mode),
+		Warehouses: r.meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(r.iso), Users: o.Users, Rampup: o.Rampup,
 		Duration: o.Duration, Repeats: o.Repeats, Flags: o.Flags, Env: env, StartedAt: time.Now().UTC()}
 	if t.Spec == "embedded" {
 		run.Target = "embedded"
 	}
-	users, conns := o.Users, o.Connections
+	r.run, r.users, r.conns = run, o.Users, o.Connections
 	if o.Meeting != nil {
 		shared := *run
 		if err := o.Meeting.Join(ctx, &shared); err != nil {
-			return nil, badOptions{err}
+			return badOptions{err}
 		}
-		users = make([]int, len(o.Users))
+		r.users = make([]int, len(o.Users))
 		for i, u := range o.Users {
-			users[i] = Share(u, o.Worker, o.Workers)
+			r.users[i] = Share(u, o.Worker, o.Workers)
 		}
-		run.ID, run.Label, run.Users = o.Meeting.WorkerRunID(), "", users
-		if conns > 0 {
-			conns = max(Share(conns, o.Worker, o.Workers), 1)
+		run.ID, run.Label, run.Users = o.Meeting.WorkerRunID(), "", r.users
+		if r.conns > 0 {
+			r.conns = max(Share(r.conns, o.Worker, o.Workers), 1)
 		}
 	}
-	if err := st.CreateRun(bg, run); err != nil {
-		return nil, err
+	if err := r.st.CreateRun(r.bg, run); err != nil {
+		return err
 	}
 	if o.OnCreated != nil {
 		o.OnCreated(run)
 	}
-	ap := &Autopilot{DB: t.DB, Users: users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: mode,
-		KeyingThinking: o.KeyingThinking, Connections: conns, DeferredDelivery: o.deferred(), Seed: o.Seed, Warehouses: meta.Warehouses, Constants: consts,
-		RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
+	return nil
+}
+
+// autopilot is the run's autopilot, without its callbacks to the store.
+func (r *runner) autopilot() *Autopilot {
+	o, t := &r.o, r.t
+	ap := &Autopilot{DB: t.DB, Users: r.users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: r.mode,
+		KeyingThinking: o.KeyingThinking, Connections: r.conns, DeferredDelivery: o.deferred(), Seed: o.Seed, Warehouses: r.meta.Warehouses,
+		Constants: r.consts, RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
-		ap.HomeFirst, ap.HomeCount = HomeSlice(meta.Warehouses, o.Worker, o.Workers)
+		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)
 	}
 	if ap.Answer.Confidence == 0 {
 		ap.Answer.Confidence = 0.95
 	}
-	var repeatErr error
-	ap.OnRepeatsEnd = func(repeats int, how string) { repeatErr = st.SetRepeatEnd(bg, run.ID, repeats, how) }
-	if o.DriverProcs > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.DriverProcs))
-	}
 	if o.OnStepStart != nil {
-		ap.OnStepStart = func(repeat, index, users int) { o.OnStepStart(repeat, index, users, mode) }
+		ap.OnStepStart = func(repeat, index, users int) { o.OnStepStart(repeat, index, users, r.mode) }
 	}
 	ap.OnProgress = o.OnProgress
+	return ap
+}
+
+// measure runs the autopilot, storing each step with its validity as it
+// ends, and returns the run's status, the driver's CPU over the steps and
+// what ended the run early.
+func (r *runner) measure(ctx context.Context) (string, time.Duration, error) {
+	ap := r.autopilot()
+	var repeatErr error
+	ap.OnRepeatsEnd = func(repeats int, how string) { repeatErr = r.st.SetRepeatEnd(r.bg, r.run.ID, repeats, how) }
 	lastPartial := false
 	var driverCPU time.Duration
-	runErr := ap.Run(ctx, func(ctx context.Context, r StepRecord) error {
-		lastPartial = r.Result.Partial
-		driverCPU += r.Result.DriverCPU
-		s := r.StoreStep(run.ID)
-		v := validity.Step(run, &s)
+	runErr := ap.Run(ctx, func(ctx context.Context, rec StepRecord) error {
+		lastPartial = rec.Result.Partial
+		driverCPU += rec.Result.DriverCPU
+		s := rec.StoreStep(r.run.ID)
+		v := validity.Step(r.run, &s)
 		s.Validity = &v
-		return st.AddStep(bg, &s)
+		return r.st.AddStep(r.bg, &s)
 	})
-	runErr = oomFailure(t, oomBefore, runErr)
+	runErr = oomFailure(r.t, r.oomBefore, runErr)
 	if runErr == nil {
 		runErr = repeatErr
 	}
@@ -371,7 +427,14 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 	case runErr != nil:
 		status = store.StatusFailed
 	}
-	if err := st.FinishRun(bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
+	return status, driverCPU, runErr
+}
+
+// finish stores the run's status (with workers, tells the meeting, which
+// merges the workers' runs) and reads the run back.
+func (r *runner) finish(status string, driverCPU time.Duration, runErr error) (*Result, error) {
+	run, o := r.run, &r.o
+	if err := r.st.FinishRun(r.bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
 		runErr = err
 	}
 	id := run.ID
@@ -380,7 +443,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 		if runErr != nil {
 			note = runErr.Error()
 		}
-		merged, err := o.Meeting.Finish(bg, workerStatus(status), note, driverCPU)
+		merged, err := o.Meeting.Finish(r.bg, workerStatus(status), note, driverCPU)
 		if err != nil && runErr == nil {
 			runErr = err
 		}
@@ -388,7 +451,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 			id = o.Meeting.RunID()
 		}
 	}
-	stored, steps, err := st.LoadRun(bg, id)
+	stored, steps, err := r.st.LoadRun(r.bg, id)
 	if err != nil {
 		return &Result{Run: run, Err: runErr}, fmt.Errorf("read the run back from the store: %w", err)
 	}
