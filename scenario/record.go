@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"encoding/json"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/analysis"
@@ -54,11 +52,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		s.DriverCPUPct = res.DriverCPU.Seconds() / m * 100
 		s.ServerCPUPct = res.ServerCPU.Seconds() / m * 100
 	}
-	h := r.Host
-	s.Host = store.HostSummary{CPUBusyPct: h.CPUBusyPct, CPUIdlePct: h.CPUIdlePct, CPUIowaitPct: h.CPUIowaitPct, CPUUserPct: h.CPUUserPct,
-		CPUSystemPct: h.CPUSystemPct, CPUStealPct: h.CPUStealPct, DiskReadIOPS: h.DiskReadIOPS, DiskWriteIOPS: h.DiskWriteIOPS,
-		DiskReadMBps: h.DiskReadMBps, DiskWriteMBps: h.DiskWriteMBps, DiskAvgLatencyMs: h.DiskAvgLatencyMs,
-		MemUsedBytes: h.MemUsedBytes, MemCachedBytes: h.MemCachedBytes}
+	s.Host = r.Host.Host
 	if r.CountersOK {
 		c := r.Counters
 		s.DB = store.DBCounters{Commits: c.Commits, Rollbacks: c.Rollbacks, BlocksRead: c.BlocksRead, BlocksHit: c.BlocksHit,
@@ -94,28 +88,8 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 			}
 		}
 	}
-	for _, x := range r.Samples {
-		hs := store.HostSample{At: x.At, CPUUserPct: x.CPUUserPct, CPUSystemPct: x.CPUSystemPct, CPUIowaitPct: x.CPUIowaitPct,
-			CPUIdlePct: x.CPUIdlePct, CPUStealPct: x.CPUStealPct, CPUBusyPct: x.CPUBusyPct, MemUsedBytes: x.MemUsedBytes,
-			MemCachedBytes: x.MemCachedBytes, ServerCPUPct: x.ServerCPUPct, DriverCPUPct: x.DriverCPUPct}
-		var lat, ios float64
-		for _, d := range x.Disks {
-			hs.DiskReadIOPS += d.ReadIOPS
-			hs.DiskWriteIOPS += d.WriteIOPS
-			hs.DiskReadMBps += d.ReadMBps
-			hs.DiskWriteMBps += d.WriteMBps
-			lat += d.AvgLatencyMs * (d.ReadIOPS + d.WriteIOPS)
-			ios += d.ReadIOPS + d.WriteIOPS
-		}
-		if ios > 0 {
-			hs.DiskAvgLatencyMs = lat / ios
-		}
-		if len(x.Disks) > 0 {
-			if b, err := json.Marshal(x.Disks); err == nil {
-				hs.Disks = string(b)
-			}
-		}
-		s.Samples = append(s.Samples, hs)
+	for i := range r.Samples {
+		s.Samples = append(s.Samples, r.Samples[i].Figures())
 	}
 	return s
 }

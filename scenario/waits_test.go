@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/waits"
 )
@@ -19,7 +20,7 @@ func TestSaturation(t *testing.T) {
 			}})
 	}
 	samples = append(samples, telemetry.Sample{Disks: []telemetry.DiskSample{{Name: "vdb", QueueDepth: 2}}}) // no I/O: no latency
-	s := saturation(samples, telemetry.Summary{ServerCPUPct: 150, DriverCPUPct: 20, CPUBusyPct: 80}, serverWatched, 0)
+	s := saturation(samples, telemetry.Summary{ServerCPUPct: 150, DriverCPUPct: 20, Host: figures.Host{CPUBusyPct: 80}}, serverWatched, 0)
 	want := waits.Saturation{Disk: "vdb", DiskP50Ms: 50, DiskP99Ms: 99, QueueDepth: 2, MaxInFlight: 6, ServerCores: 1.5, Cores: float64(runtime.NumCPU()),
 		DriverCores: 0.2, HostBusyPct: 80, MajorFaultsPerSec: 10 * 100 / 101.0, ReclaimPagesPerSec: 4 * 100 / 101.0}
 	if d := *s; d.Disk != want.Disk || d.DiskP50Ms != want.DiskP50Ms || d.DiskP99Ms != want.DiskP99Ms || d.MaxInFlight != want.MaxInFlight ||
@@ -33,7 +34,7 @@ func TestSaturation(t *testing.T) {
 	if c := saturation(samples, telemetry.Summary{}, serverWatched, 0.5); c.Cores != 0.5 {
 		t.Errorf("cap of 0.5 CPUs: cores %v", c.Cores)
 	}
-	if r := saturation(samples, telemetry.Summary{CPUBusyPct: 99}, serverElsewhere, 0); r.HostBusyPct != 0 {
+	if r := saturation(samples, telemetry.Summary{Host: figures.Host{CPUBusyPct: 99}}, serverElsewhere, 0); r.HostBusyPct != 0 {
 		t.Errorf("a server elsewhere got the host's busy CPU: %+v", r)
 	}
 	if saturation(nil, telemetry.Summary{}, serverWatched, 0) != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/rightsize/rightsize/figures"
 )
 
 // Run sources.
@@ -234,23 +236,9 @@ type Validity struct {
 	Violations []string `json:"violations"`
 }
 
-// HostSummary summarises host telemetry over an interval: means of the
-// samples, the disk latency I/O-weighted (see telemetry.Summary).
-type HostSummary struct {
-	CPUBusyPct       float64 `json:"cpu_busy_pct"`        // 100 − idle − iowait, % of all CPUs
-	CPUIdlePct       float64 `json:"cpu_idle_pct"`        // % of all CPUs
-	CPUIowaitPct     float64 `json:"cpu_iowait_pct"`      // % of all CPUs
-	CPUUserPct       float64 `json:"cpu_user_pct"`        // user + nice, % of all CPUs
-	CPUSystemPct     float64 `json:"cpu_system_pct"`      // system + irq + softirq, % of all CPUs
-	CPUStealPct      float64 `json:"cpu_steal_pct"`       // % of all CPUs
-	DiskReadIOPS     float64 `json:"disk_read_iops"`      // reads/s summed over disks
-	DiskWriteIOPS    float64 `json:"disk_write_iops"`     // writes/s summed over disks
-	DiskReadMBps     float64 `json:"disk_read_mbps"`      // MB (10^6 bytes)/s read, summed over disks
-	DiskWriteMBps    float64 `json:"disk_write_mbps"`     // MB (10^6 bytes)/s written, summed over disks
-	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"` // I/O-weighted mean latency, ms
-	MemUsedBytes     uint64  `json:"mem_used_bytes"`      // total − available
-	MemCachedBytes   uint64  `json:"mem_cached_bytes"`    // reclaimable page cache
-}
+// HostSummary is the host summary of a step, stored as figures.Host
+// defines it (the JSON keys are the column names).
+type HostSummary = figures.Host
 
 // DBCounters are server-side counter deltas over the measured interval.
 type DBCounters struct {
@@ -307,28 +295,9 @@ type Window struct {
 	Hist HdrHist `json:"hist,omitempty"`
 }
 
-// HostSample is one raw host telemetry sample (the interval ending At);
-// units as in HostSummary.
-type HostSample struct {
-	At               time.Time `json:"at"`                  // end of the sampled interval
-	CPUUserPct       float64   `json:"cpu_user_pct"`        // % of all CPUs
-	CPUSystemPct     float64   `json:"cpu_system_pct"`      // % of all CPUs
-	CPUIowaitPct     float64   `json:"cpu_iowait_pct"`      // % of all CPUs
-	CPUIdlePct       float64   `json:"cpu_idle_pct"`        // % of all CPUs
-	CPUStealPct      float64   `json:"cpu_steal_pct"`       // % of all CPUs
-	CPUBusyPct       float64   `json:"cpu_busy_pct"`        // 100 − idle − iowait
-	DiskReadIOPS     float64   `json:"disk_read_iops"`      // summed over disks
-	DiskWriteIOPS    float64   `json:"disk_write_iops"`     // summed over disks
-	DiskReadMBps     float64   `json:"disk_read_mbps"`      // summed over disks
-	DiskWriteMBps    float64   `json:"disk_write_mbps"`     // summed over disks
-	DiskAvgLatencyMs float64   `json:"disk_avg_latency_ms"` // I/O-weighted over disks
-	MemUsedBytes     uint64    `json:"mem_used_bytes"`      // total − available
-	MemCachedBytes   uint64    `json:"mem_cached_bytes"`    // reclaimable page cache
-	ServerCPUPct     float64   `json:"server_cpu_pct"`      // database server, % of one core
-	DriverCPUPct     float64   `json:"driver_cpu_pct"`      // rightsize itself, % of one core
-	// Disks is a JSON document of per-disk figures (owned by telemetry).
-	Disks string `json:"disks,omitempty"`
-}
+// HostSample is one raw host sample, stored as figures.HostSample
+// defines it (the JSON keys are the column names).
+type HostSample = figures.HostSample
 
 // Probe is the stored result of a probe (storage, CPU, backup).
 type Probe struct {

@@ -44,7 +44,10 @@
 package telemetry
 
 import (
+	"encoding/json"
 	"time"
+
+	"github.com/rightsize/rightsize/figures"
 )
 
 // Sample is one host observation covering the interval since the previous
@@ -129,47 +132,21 @@ type DiskSample struct {
 	QueueDepth float64
 }
 
-// Summary averages samples over a step. Every sample weighs the same, except
-// DiskAvgLatencyMs, which is weighted by I/O count.
+// Summary averages samples over a step: the host figures (figures.Host,
+// what a step stores) and the sampler's own. Every sample weighs the same,
+// except DiskAvgLatencyMs, which is weighted by I/O count (each
+// disk-sample weighs IOPS × interval, an interval of 0 counting as 1 s; 0 if
+// there was no I/O). Disk rates are summed over disks, memory and CPU
+// shares are means of the samples'.
 type Summary struct {
+	figures.Host
+
 	// Samples is the number of samples averaged.
 	Samples int
-
-	// CPUBusyPct is the mean of Sample.CPUBusyPct.
-	CPUBusyPct float64
-	// CPUIdlePct is the mean of Sample.CPUIdlePct.
-	CPUIdlePct float64
-	// CPUIowaitPct is the mean of Sample.CPUIowaitPct.
-	CPUIowaitPct float64
-	// CPUUserPct is the mean of Sample.CPUUserPct.
-	CPUUserPct float64
-	// CPUSystemPct is the mean of Sample.CPUSystemPct.
-	CPUSystemPct float64
-	// CPUStealPct is the mean of Sample.CPUStealPct.
-	CPUStealPct float64
-
-	// DiskReadIOPS is reads per second summed over disks, mean over samples.
-	DiskReadIOPS float64
-	// DiskWriteIOPS is writes per second summed over disks, mean over samples.
-	DiskWriteIOPS float64
-	// DiskReadMBps is MB/s read summed over disks, mean over samples.
-	DiskReadMBps float64
-	// DiskWriteMBps is MB/s written summed over disks, mean over samples.
-	DiskWriteMBps float64
-	// DiskAvgLatencyMs is the I/O-weighted mean latency over all disks and
-	// samples (each disk-sample weighs IOPS × interval, an interval of 0
-	// counting as 1 s); 0 if there was no I/O.
-	DiskAvgLatencyMs float64
 	// DiskMaxUtilPct is the mean over samples of the busiest disk's UtilPct.
 	DiskMaxUtilPct float64
-
-	// MemUsedBytes is the mean of Sample.MemUsedBytes.
-	MemUsedBytes uint64
-	// MemCachedBytes is the mean of Sample.MemCachedBytes.
-	MemCachedBytes uint64
 	// MemTotalBytes is the largest Sample.MemTotalBytes.
 	MemTotalBytes uint64
-
 	// ServerCPUPct is the mean of Sample.ServerCPUPct (% of one core).
 	ServerCPUPct float64
 	// DriverCPUPct is the mean of Sample.DriverCPUPct (% of one core).
@@ -237,4 +214,31 @@ func Summarize(samples []Sample) Summary {
 	sum.ServerCPUPct /= f
 	sum.DriverCPUPct /= f
 	return sum
+}
+
+// Figures returns the sample as stored (figures.HostSample): the disks
+// summed, their latency weighted by IOPS, the per-disk figures as a JSON
+// document.
+func (s *Sample) Figures() figures.HostSample {
+	hs := figures.HostSample{At: s.At, CPUUserPct: s.CPUUserPct, CPUSystemPct: s.CPUSystemPct, CPUIowaitPct: s.CPUIowaitPct,
+		CPUIdlePct: s.CPUIdlePct, CPUStealPct: s.CPUStealPct, CPUBusyPct: s.CPUBusyPct, MemUsedBytes: s.MemUsedBytes,
+		MemCachedBytes: s.MemCachedBytes, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct}
+	var lat, ios float64
+	for _, d := range s.Disks {
+		hs.DiskReadIOPS += d.ReadIOPS
+		hs.DiskWriteIOPS += d.WriteIOPS
+		hs.DiskReadMBps += d.ReadMBps
+		hs.DiskWriteMBps += d.WriteMBps
+		lat += d.AvgLatencyMs * (d.ReadIOPS + d.WriteIOPS)
+		ios += d.ReadIOPS + d.WriteIOPS
+	}
+	if ios > 0 {
+		hs.DiskAvgLatencyMs = lat / ios
+	}
+	if len(s.Disks) > 0 {
+		if b, err := json.Marshal(s.Disks); err == nil {
+			hs.Disks = string(b)
+		}
+	}
+	return hs
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rightsize/rightsize/figures"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -32,11 +34,11 @@ func TestSummarize(t *testing.T) {
 				ServerCPUPct: 150, DriverCPUPct: 20,
 			}},
 			want: Summary{
-				Samples:    1,
-				CPUBusyPct: 45, CPUIdlePct: 50, CPUIowaitPct: 5, CPUUserPct: 30, CPUSystemPct: 10, CPUStealPct: 5,
-				DiskReadIOPS: 100, DiskWriteIOPS: 150, DiskReadMBps: 1, DiskWriteMBps: 6,
-				DiskAvgLatencyMs: (200*1 + 50*6) / 250.0, DiskMaxUtilPct: 70,
-				MemUsedBytes: 100, MemCachedBytes: 50, MemTotalBytes: 1000,
+				Samples: 1,
+				Host: figures.Host{CPUBusyPct: 45, CPUIdlePct: 50, CPUIowaitPct: 5, CPUUserPct: 30, CPUSystemPct: 10, CPUStealPct: 5,
+					DiskReadIOPS: 100, DiskWriteIOPS: 150, DiskReadMBps: 1, DiskWriteMBps: 6,
+					DiskAvgLatencyMs: (200*1 + 50*6) / 250.0, MemUsedBytes: 100, MemCachedBytes: 50},
+				DiskMaxUtilPct: 70, MemTotalBytes: 1000,
 				ServerCPUPct: 150, DriverCPUPct: 20,
 			},
 		},
@@ -51,12 +53,11 @@ func TestSummarize(t *testing.T) {
 					MemUsedBytes: 20, MemCachedBytes: 4, MemTotalBytes: 100, ServerCPUPct: 300, DriverCPUPct: 30},
 			},
 			want: Summary{
-				Samples:    2,
-				CPUBusyPct: 40, CPUIdlePct: 55, CPUIowaitPct: 5, CPUUserPct: 40,
-				DiskReadIOPS: 500, DiskWriteIOPS: 5,
-				DiskAvgLatencyMs: (1000*1 + 10*100) / 1010.0, DiskMaxUtilPct: 30,
-				MemUsedBytes: 15, MemCachedBytes: 4, // 3.5 rounds half up
-				MemTotalBytes: 100, ServerCPUPct: 200, DriverCPUPct: 20,
+				Samples: 2,
+				Host: figures.Host{CPUBusyPct: 40, CPUIdlePct: 55, CPUIowaitPct: 5, CPUUserPct: 40,
+					DiskReadIOPS: 500, DiskWriteIOPS: 5, DiskAvgLatencyMs: (1000*1 + 10*100) / 1010.0,
+					MemUsedBytes: 15, MemCachedBytes: 4}, // 3.5 rounds half up
+				DiskMaxUtilPct: 30, MemTotalBytes: 100, ServerCPUPct: 200, DriverCPUPct: 20,
 			},
 		},
 		{
@@ -65,7 +66,7 @@ func TestSummarize(t *testing.T) {
 				{Disks: []DiskSample{{Name: "sda"}}, CPUIdlePct: 100},
 				{Disks: []DiskSample{{Name: "sda"}}, CPUIdlePct: 100},
 			},
-			want: Summary{Samples: 2, CPUIdlePct: 100},
+			want: Summary{Samples: 2, Host: figures.Host{CPUIdlePct: 100}},
 		},
 		{
 			name: "longer interval weighs more in latency",
@@ -73,7 +74,7 @@ func TestSummarize(t *testing.T) {
 				{Interval: 3 * time.Second, Disks: []DiskSample{{ReadIOPS: 10, AvgLatencyMs: 2}}},
 				{Interval: time.Second, Disks: []DiskSample{{ReadIOPS: 10, AvgLatencyMs: 6}}},
 			},
-			want: Summary{Samples: 2, DiskReadIOPS: 10, DiskAvgLatencyMs: (30*2 + 10*6) / 40.0},
+			want: Summary{Samples: 2, Host: figures.Host{DiskReadIOPS: 10, DiskAvgLatencyMs: (30*2 + 10*6) / 40.0}},
 		},
 	}
 	for _, tc := range tests {
