@@ -37,7 +37,12 @@ func (db *DB) NewExecutor(ctx context.Context, mode engine.Mode) (tpcc.Executor,
 		}
 		return e, nil
 	case engine.Statements:
-		return newStmtExec(conn), nil
+		e, err := newStmtExec(ctx, conn)
+		if err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
+		return e, nil
 	}
 	conn.Close(ctx)
 	return nil, fmt.Errorf("postgres: unknown mode %q", mode)

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,19 +20,10 @@ import (
 // per-call machinery, and parsing a screen text, and allocates nothing per
 // transaction.
 type procExec struct {
-	w    *wire
-	buf  []byte // parameter text
-	ends []int  // end of each parameter in buf
+	session
 	// screens holds the text of each transaction type's last result: its
 	// strings alias it (tpcc.ScreenText).
 	screens [tpcc.NumTxnTypes]tpcc.ScreenText
-
-	// watched is the context whose cancellation interrupts the connection
-	// (stopWatch undoes that): registered once per context rather than
-	// once per call, as pgconn would, since a virtual user passes the same
-	// one every time.
-	watched   context.Context
-	stopWatch func() bool
 }
 
 // procCall is one prepared function call and the types of its result
@@ -78,14 +67,11 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 			return nil, err
 		}
 	}
-	if err := pg.SyncConn(ctx); err != nil {
-		return nil, fmt.Errorf("take over the connection: %w", err)
-	}
-	hc, err := pg.Hijack()
+	s, err := takeOver(ctx, pg)
 	if err != nil {
-		return nil, fmt.Errorf("take over the connection: %w", err)
+		return nil, err
 	}
-	return &procExec{w: newWire(hc)}, nil
+	return &procExec{session: s}, nil
 }
 
 // check compares the prepared statement's result columns with c's.
@@ -101,89 +87,22 @@ func (c *procCall) check(sd *pgconn.StatementDescription) error {
 	return nil
 }
 
-func (e *procExec) Close(ctx context.Context) error {
-	e.unwatch()
-	return e.w.close()
-}
-
-// watch makes ctx's cancellation end whatever the connection is waiting
-// for, as pgconn's default handler does: a deadline in the past returns the
-// call at once, and pgconn then closes the connection, sending the server a
-// cancel request first.
-func (e *procExec) watch(ctx context.Context) {
-	if ctx == e.watched {
-		return
-	}
-	e.unwatch()
-	e.watched = ctx
-	if ctx.Done() != nil {
-		netConn := e.w.hc.Conn
-		e.stopWatch = context.AfterFunc(ctx, func() { _ = netConn.SetDeadline(time.Unix(1, 0)) })
-	}
-}
-
-func (e *procExec) unwatch() {
-	if e.stopWatch != nil {
-		e.stopWatch()
-		e.stopWatch = nil
-	}
-	e.watched = nil
-}
-
-// Parameter text, appended to e.buf one parameter at a time.
-func (e *procExec) reset() { e.buf, e.ends = e.buf[:0], e.ends[:0] }
-func (e *procExec) end()   { e.ends = append(e.ends, len(e.buf)) }
-func (e *procExec) int(v int32) {
-	e.buf = strconv.AppendInt(e.buf, int64(v), 10)
-	e.end()
-}
-func (e *procExec) bool(v bool) {
-	if v {
-		e.buf = append(e.buf, 't')
-	} else {
-		e.buf = append(e.buf, 'f')
-	}
-	e.end()
-}
-func (e *procExec) text(s string) { e.buf = append(e.buf, s...); e.end() }
-func (e *procExec) float(v float64) {
-	e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64) // shortest text that reads back as v
-	e.end()
-}
-
-// intArray appends the array literal {f(0),f(1),...}.
-func (e *procExec) intArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineInput) int32) {
-	e.buf = append(e.buf, '{')
-	for i := range lines {
-		if i > 0 {
-			e.buf = append(e.buf, ',')
-		}
-		e.buf = strconv.AppendInt(e.buf, int64(f(&lines[i])), 10)
-	}
-	e.buf = append(e.buf, '}')
-	e.end()
-}
-
 // call executes c with the parameters appended since reset and decodes its
 // one result row into out, a pointer to a result struct. An error the
 // server raised is returned as pgconn's *PgError.
 func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
-	if e.w.broken != nil {
-		return fmt.Errorf("%s: %w", c.name, errConnBroken)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := e.ready(ctx, c.name); err != nil {
 		return err
 	}
-	e.watch(ctx)
 	if err := e.w.send(c.name, e.buf, e.ends); err != nil {
-		return e.lost(ctx, c, err)
+		return e.lost(ctx, c.name, err)
 	}
 	rows := 0
 	var pgErr, decodeErr error
 	for {
 		typ, body, err := e.w.next()
 		if err != nil {
-			return e.lost(ctx, c, err)
+			return e.lost(ctx, c.name, err)
 		}
 		switch typ {
 		case 'D': // DataRow
@@ -200,7 +119,7 @@ func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
 			return result(c, rows, pgErr, decodeErr)
 		case '2', 'C', 'N', 'S', 'A': // BindComplete, CommandComplete, notice, parameter status, notification
 		default:
-			return e.lost(ctx, c, fmt.Errorf("protocol: unexpected message %q", typ))
+			return e.lost(ctx, c.name, fmt.Errorf("protocol: unexpected message %q", typ))
 		}
 	}
 }
@@ -216,17 +135,6 @@ func result(c *procCall, rows int, pgErr, decodeErr error) error {
 		return fmt.Errorf("%s returned %d rows, want 1", c.name, rows)
 	}
 	return nil
-}
-
-// lost ends the connection after err broke a call, naming ctx's error when
-// its cancellation was the cause.
-func (e *procExec) lost(ctx context.Context, c *procCall, err error) error {
-	ctxErr := ctx.Err()
-	e.w.fail(err, ctxErr != nil)
-	if ctxErr != nil {
-		return fmt.Errorf("%s: %w (%v)", c.name, ctxErr, err)
-	}
-	return fmt.Errorf("%s: %w", c.name, err)
 }
 
 // decode reads a result row into out.

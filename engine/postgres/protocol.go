@@ -16,8 +16,9 @@ import (
 // wire speaks the extended query protocol on a virtual user's connection
 // once pgconn has connected it and prepared its statements and handed it
 // over (Hijack): a call is one write of Bind, Execute and Sync built in a
-// reused buffer, then reads into another until ReadyForQuery, the result
-// row's values left in place for the decoder. pgconn's per-call machinery
+// reused buffer (for a pipeline, a Bind and Execute per statement and one
+// Sync), then reads into another until ReadyForQuery, each result row's
+// values left in place for the decoder. pgconn's per-call machinery
 // (a write timer armed and stopped around each flush, a background reader,
 // a message struct per message, a command tag) is about as much CPU as the
 // rest of the call on the driver's side.
@@ -44,7 +45,17 @@ func (w *wire) int32(v int) { w.out = binary.BigEndian.AppendUint32(w.out, uint3
 // send writes Bind (text parameters: the bytes of buf ending at each of
 // ends; every result column binary), Execute and Sync for statement stmt.
 func (w *wire) send(stmt string, buf []byte, ends []int) error {
-	w.out = append(w.out[:0], 'B', 0, 0, 0, 0, 0) // length, unnamed portal
+	w.out = w.out[:0]
+	w.bind(stmt, buf, ends)
+	return w.flush()
+}
+
+// bind appends Bind and Execute for statement stmt to the messages to
+// send: the parameters are text, the bytes of buf ending at each of ends;
+// every result column comes back binary.
+func (w *wire) bind(stmt string, buf []byte, ends []int) {
+	at := len(w.out)
+	w.out = append(w.out, 'B', 0, 0, 0, 0, 0) // length, unnamed portal
 	w.out = append(append(w.out, stmt...), 0)
 	w.int16(0) // parameter formats: all text
 	w.int16(len(ends))
@@ -56,10 +67,26 @@ func (w *wire) send(stmt string, buf []byte, ends []int) error {
 	}
 	w.int16(1) // result formats: all binary
 	w.int16(1)
-	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
+	binary.BigEndian.PutUint32(w.out[at+1:], uint32(len(w.out)-at-1))
 	w.out = append(w.out, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // unnamed portal, all rows
+}
+
+// flush appends Sync to the messages bound since the last flush and
+// writes them all at once.
+func (w *wire) flush() error {
 	w.out = append(w.out, 'S', 0, 0, 0, 4)
 	_, err := w.hc.Conn.Write(w.out)
+	w.out = w.out[:0]
+	return err
+}
+
+// query writes sql as a simple Query.
+func (w *wire) query(sql string) error {
+	w.out = append(w.out[:0], 'Q', 0, 0, 0, 0)
+	w.out = append(append(w.out, sql...), 0)
+	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
+	_, err := w.hc.Conn.Write(w.out)
+	w.out = w.out[:0]
 	return err
 }
 
