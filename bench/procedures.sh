@@ -5,12 +5,14 @@
 # (the order rotates from round to round), with VACUUM and CHECKPOINT
 # before each run, so machine noise hits all alike. It prints TPM, NOPM
 # and the driver's CPU µs per transaction per run, then per binary the
-# medians and their ratios to the first binary.
+# medians, their ratios to the first binary's and their ranges.
 #   bench/procedures.sh [warehouses=4] [users=4] [duration=60s] [rounds=3]
 # REFS="7602bc2 3831ca1" are the old commits (default: 7602bc2, main when
 # issue 32 item 1 began); the work tree is "new". ISOLATION=spec runs the
 # binaries that know --isolation at spec (default read-committed; older
-# binaries run read committed anyway). MODE=statements measures that mode.
+# binaries run read committed anyway). MODE=statements measures that mode;
+# MODE="statements procedures" runs every binary in both, each run
+# labelled binary/mode (issue 32 item 3).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
 # root the server runs as PG_USER (default postgres).
 # 2026-11-27, REFS="7602bc2 3831ca1" bench/procedures.sh 4 4 30s 4, on the
@@ -18,6 +20,11 @@
 #   7602bc2  82,998 TPM  71.1 µs/txn
 #   3831ca1  83,392 TPM  62.6 µs/txn (the 2026-11-22 binary)
 #   new      81,202 TPM  55.8 µs/txn (TPM 0.978, driver µs 0.785 of 7602bc2)
+# 2026-11-27, MODE="statements procedures" REFS=7d69a38 bench/procedures.sh
+# 4 4 45s 3 (issue 32 item 3), same machine, load 9-14, medians (range):
+#   7d69a38/statements  15,777 TPM  214.0 µs/txn (192.4-216.6)
+#   new/statements      18,379 TPM  102.2 µs/txn (91.6-138.3; 0.478)
+#   new/procedures      20,980 TPM   97.5 µs/txn (84.6-98.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
@@ -54,36 +61,48 @@ for i in "${!bins[@]}"; do
     { echo "build ${names[$i]} failed:"; tail -5 "$TMP/build-$i.log"; exit 1; }
 done
 
+# A run is a binary in a mode; with more than one mode its label is
+# binary/mode.
+labels=(); run_bin=(); run_mode=()
+for i in "${!bins[@]}"; do
+  for mode in $MODE; do
+    label=${names[$i]}; [ "$(echo $MODE | wc -w)" -gt 1 ] && label="${names[$i]}/$mode"
+    labels+=("$label"); run_bin+=("$i"); run_mode+=("$mode")
+  done
+done
+
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $U users, 10 s ramp-up, $D, $MODE, $ISOLATION; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
-printf '%-5s %-9s %10s %10s %14s\n' round binary TPM NOPM "driver µs/txn"
-n=${#bins[@]}
+printf '%-5s %-20s %10s %10s %14s\n' round run TPM NOPM "driver µs/txn"
+n=${#labels[@]}
 for round in $(seq "$ROUNDS"); do
   for k in $(seq 0 $((n - 1))); do
-    i=$(( (k + round - 1) % n ))
+    j=$(( (k + round - 1) % n )); i=${run_bin[$j]}
     db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
     sql "$db" "VACUUM"; sql "$db" "CHECKPOINT"
     iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "$ISOLATION")
     "${bins[$i]}" run --target "$(dsn "$db")" --store "$TMP/store-$i.db" --users "$U" --rampup 10s --duration "$D" \
-      --mode "$MODE" "${iso[@]}" --json >"$TMP/run.json" 2>"$TMP/run.err" || { echo "run ${names[$i]} failed:"; tail -3 "$TMP/run.err"; continue; }
-    python3 - "$TMP/run.json" "$round" "${names[$i]}" <<'PY' | tee -a "$TMP/rows"
+      --mode "${run_mode[$j]}" "${iso[@]}" --json >"$TMP/run.json" 2>"$TMP/run.err" || { echo "run ${labels[$j]} failed:"; tail -3 "$TMP/run.err"; continue; }
+    python3 - "$TMP/run.json" "$round" "${labels[$j]}" <<'PY' | tee -a "$TMP/rows"
 import json, sys
 s = json.load(open(sys.argv[1]))["steps"][0]
-print("%-5s %-9s %10.0f %10.0f %14.1f" % (sys.argv[2], sys.argv[3], s["tpm"], s["nopm"], s["driver_cpu_us_per_txn"]))
+print("%-5s %-20s %10.0f %10.0f %14.1f" % (sys.argv[2], sys.argv[3], s["tpm"], s["nopm"], s["driver_cpu_us_per_txn"]))
 PY
   done
 done
-python3 - "$TMP/rows" "${names[@]}" <<'PY'
+python3 - "$TMP/rows" "${labels[@]}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 names = sys.argv[2:]
-med = {}
+med, spread = {}, {}
 for n in names:
     r = [x for x in rows if x[1] == n]
     if r:
-        med[n] = (statistics.median(float(x[2]) for x in r), statistics.median(float(x[4]) for x in r))
+        tpm, us = [float(x[2]) for x in r], [float(x[4]) for x in r]
+        med[n] = (statistics.median(tpm), statistics.median(us))
+        spread[n] = "%.0f-%.0f / %.1f-%.1f" % (min(tpm), max(tpm), min(us), max(us))
 base = names[0]
-print("\nmedians  %10s %14s %10s %12s" % ("TPM", "driver µs/txn", "TPM ratio", "µs ratio"))
+print("\nmedians %-13s %10s %14s %10s %9s   %s" % ("", "TPM", "driver µs/txn", "TPM ratio", "µs ratio", "range TPM / µs"))
 for n in names:
     if n in med and base in med:
-        print("%-8s %10.0f %14.1f %10.3f %12.3f" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1]))
+        print("%-20s %10.0f %14.1f %10.3f %9.3f   %s" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1], spread[n]))
 PY

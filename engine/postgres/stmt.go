@@ -17,7 +17,8 @@ import (
 // executed in one pipeline (one write, one Sync, one round trip), their
 // parameters as text and their rows in binary, decoded in place into the
 // result structs as they arrive. Its SQL mirrors procs.go statement by
-// statement. Nothing is allocated per transaction.
+// statement, but that Order-Status reads the last order and its lines in
+// one statement. Nothing is allocated per transaction.
 type stmtExec struct {
 	session
 	queued []*stmt // the statements of the pipeline being built, in order
