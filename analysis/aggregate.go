@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/rightsize/rightsize/diagnosis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/waits"
@@ -151,20 +152,11 @@ func aggregateGroup(idx int, all []*store.Step) StepAggregate {
 	a.DriverCPUPct = mean(func(s *store.Step) float64 { return s.DriverCPUPct })
 	a.DriverCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.DriverCPUUsPerTxn })
 	a.ServerCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.ServerCPUUsPerTxn })
-	h := &a.Host
-	h.CPUBusyPct = mean(func(s *store.Step) float64 { return s.Host.CPUBusyPct })
-	h.CPUIdlePct = mean(func(s *store.Step) float64 { return s.Host.CPUIdlePct })
-	h.CPUIowaitPct = mean(func(s *store.Step) float64 { return s.Host.CPUIowaitPct })
-	h.CPUUserPct = mean(func(s *store.Step) float64 { return s.Host.CPUUserPct })
-	h.CPUSystemPct = mean(func(s *store.Step) float64 { return s.Host.CPUSystemPct })
-	h.CPUStealPct = mean(func(s *store.Step) float64 { return s.Host.CPUStealPct })
-	h.DiskReadIOPS = mean(func(s *store.Step) float64 { return s.Host.DiskReadIOPS })
-	h.DiskWriteIOPS = mean(func(s *store.Step) float64 { return s.Host.DiskWriteIOPS })
-	h.DiskReadMBps = mean(func(s *store.Step) float64 { return s.Host.DiskReadMBps })
-	h.DiskWriteMBps = mean(func(s *store.Step) float64 { return s.Host.DiskWriteMBps })
-	h.DiskAvgLatencyMs = mean(func(s *store.Step) float64 { return s.Host.DiskAvgLatencyMs })
-	h.MemUsedBytes = uint64(math.Round(mean(func(s *store.Step) float64 { return float64(s.Host.MemUsedBytes) })))
-	h.MemCachedBytes = uint64(math.Round(mean(func(s *store.Step) float64 { return float64(s.Host.MemCachedBytes) })))
+	hosts := make([]store.HostSummary, len(group))
+	for i, st := range group {
+		hosts[i] = st.Host
+	}
+	a.Host = figures.MeanHost(hosts)
 	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
 	a.DBTPM = mean(func(s *store.Step) float64 { return s.DB.TPM })
 	a.BlocksReadPerTxn = mean(func(s *store.Step) float64 {

@@ -8,7 +8,10 @@
 // server and driver CPU in % of one core, MB = 10^6 bytes, latency in ms.
 package figures
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Host summarises host telemetry over an interval: means of the samples,
 // the disk latency I/O-weighted (see telemetry.Summarize).
@@ -50,4 +53,71 @@ type HostSample struct {
 	DriverCPUPct     float64   `json:"driver_cpu_pct"`      // rightsize itself, % of one core
 	// Disks is a JSON document of per-disk figures (telemetry.DiskSample).
 	Disks string `json:"disks,omitempty"`
+}
+
+// Column is one host figure as stored: its column name (also its JSON key)
+// and a pointer to the field holding it, a *float64 or a *uint64.
+type Column struct {
+	Name string
+	Ptr  any
+}
+
+// Columns lists h's figures in their stored order.
+func (h *Host) Columns() []Column {
+	return []Column{
+		{"cpu_busy_pct", &h.CPUBusyPct}, {"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
+		{"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_steal_pct", &h.CPUStealPct},
+		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS},
+		{"disk_read_mbps", &h.DiskReadMBps}, {"disk_write_mbps", &h.DiskWriteMBps},
+		{"disk_avg_latency_ms", &h.DiskAvgLatencyMs}, {"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
+	}
+}
+
+// Columns lists s's figures in their stored order, At and Disks excepted.
+func (s *HostSample) Columns() []Column {
+	return []Column{
+		{"cpu_user_pct", &s.CPUUserPct}, {"cpu_system_pct", &s.CPUSystemPct}, {"cpu_iowait_pct", &s.CPUIowaitPct},
+		{"cpu_idle_pct", &s.CPUIdlePct}, {"cpu_steal_pct", &s.CPUStealPct}, {"cpu_busy_pct", &s.CPUBusyPct},
+		{"disk_read_iops", &s.DiskReadIOPS}, {"disk_write_iops", &s.DiskWriteIOPS}, {"disk_read_mbps", &s.DiskReadMBps},
+		{"disk_write_mbps", &s.DiskWriteMBps}, {"disk_avg_latency_ms", &s.DiskAvgLatencyMs},
+		{"mem_used_bytes", &s.MemUsedBytes}, {"mem_cached_bytes", &s.MemCachedBytes},
+		{"server_cpu_pct", &s.ServerCPUPct}, {"driver_cpu_pct", &s.DriverCPUPct},
+	}
+}
+
+// Float returns the column's value as a float64.
+func (c Column) Float() float64 {
+	switch p := c.Ptr.(type) {
+	case *float64:
+		return *p
+	case *uint64:
+		return float64(*p)
+	}
+	return 0
+}
+
+// MeanHost is the mean of each figure over hs (the memory figures rounded
+// to the nearest byte); the zero Host for none.
+func MeanHost(hs []Host) Host {
+	var out Host
+	if len(hs) == 0 {
+		return out
+	}
+	each := make([][]Column, len(hs))
+	for j := range hs {
+		each[j] = hs[j].Columns()
+	}
+	for i, c := range out.Columns() {
+		sum := 0.0
+		for j := range each {
+			sum += each[j][i].Float()
+		}
+		switch p := c.Ptr.(type) {
+		case *float64:
+			*p = sum / float64(len(hs))
+		case *uint64:
+			*p = uint64(math.Round(sum / float64(len(hs))))
+		}
+	}
+	return out
 }

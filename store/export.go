@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/rightsize/rightsize/figures"
 )
 
 // CSV file names written by ExportCSV.
@@ -118,6 +120,20 @@ func ct(t time.Time) string {
 	return t.UTC().Format(csvTime)
 }
 
+// hostCells are the CSV cells of host figures, in their columns' order.
+func hostCells(cols []figures.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		switch p := c.Ptr.(type) {
+		case *float64:
+			out[i] = cf(*p)
+		case *uint64:
+			out[i] = cu(*p)
+		}
+	}
+	return out
+}
+
 func cf(f float64) string { return strconv.FormatFloat(fin(f), 'f', -1, 64) }
 func ci(i int64) string   { return strconv.FormatInt(i, 10) }
 func cu(u uint64) string  { return strconv.FormatUint(u, 10) }
@@ -161,24 +177,22 @@ func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
 	header := append(append([]string{}, stepKeyHeader...),
 		"engine", "engine_version", "mode", "warehouses",
 		"start_utc", "measure_start_utc", "measure_end_utc", "measured_s", "partial",
-		"tpm", "nopm", "tpm_per_user", "driver_cpu_us_per_txn", "server_cpu_us_per_txn", "skipped_deliveries", "reconnects",
-		"cpu_busy_pct", "cpu_idle_pct", "cpu_iowait_pct", "cpu_user_pct", "cpu_system_pct", "cpu_steal_pct",
-		"disk_read_iops", "disk_write_iops", "disk_read_mbps", "disk_write_mbps", "disk_avg_latency_ms",
-		"mem_used_bytes", "mem_cached_bytes", "server_cpu_pct", "driver_cpu_pct",
+		"tpm", "nopm", "tpm_per_user", "driver_cpu_us_per_txn", "server_cpu_us_per_txn", "skipped_deliveries", "reconnects")
+	header = append(header, names(hostFields((&HostSummary{}).Columns()))...)
+	header = append(header, "server_cpu_pct", "driver_cpu_pct",
 		"db_commits", "db_rollbacks", "db_blocks_read", "db_blocks_hit", "db_wal_bytes", "db_checkpoints", "db_tpm", "db_buffer_hit_pct")
 	if err := w.Write(header); err != nil {
 		return err
 	}
 	for i := range steps {
 		st := &steps[i]
-		h, d := &st.Host, &st.DB
+		d := &st.DB
 		rec := append(stepKey(r, st), r.Engine, r.EngineVersion, r.Mode, strconv.Itoa(r.Warehouses),
 			ct(st.Start), ct(st.MeasureStart), ct(st.MeasureEnd), cf(st.Measured().Seconds()), cb(st.Partial),
 			cf(st.TPM), cf(st.NOPM), cf(st.TPMPerUser), cf(st.DriverCPUUsPerTxn), cf(st.ServerCPUUsPerTxn),
-			ci(st.SkippedDeliveries), ci(st.Reconnects),
-			cf(h.CPUBusyPct), cf(h.CPUIdlePct), cf(h.CPUIowaitPct), cf(h.CPUUserPct), cf(h.CPUSystemPct), cf(h.CPUStealPct),
-			cf(h.DiskReadIOPS), cf(h.DiskWriteIOPS), cf(h.DiskReadMBps), cf(h.DiskWriteMBps), cf(h.DiskAvgLatencyMs),
-			cu(h.MemUsedBytes), cu(h.MemCachedBytes), cf(st.ServerCPUPct), cf(st.DriverCPUPct),
+			ci(st.SkippedDeliveries), ci(st.Reconnects))
+		rec = append(rec, hostCells(st.Host.Columns())...)
+		rec = append(rec, cf(st.ServerCPUPct), cf(st.DriverCPUPct),
 			ci(d.Commits), ci(d.Rollbacks), ci(d.BlocksRead), ci(d.BlocksHit), ci(d.WALBytes), ci(d.Checkpoints),
 			cf(d.TPM), cf(d.BufferHitPct))
 		if err := w.Write(rec); err != nil {
@@ -227,10 +241,8 @@ func timeseriesCSV(w *csv.Writer, r *Run, steps []Step) error {
 }
 
 func hostSamplesCSV(w *csv.Writer, r *Run, steps []Step) error {
-	header := append(append([]string{}, stepKeyHeader...), "time_utc", "offset_s",
-		"cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct", "cpu_busy_pct",
-		"disk_read_iops", "disk_write_iops", "disk_read_mbps", "disk_write_mbps", "disk_avg_latency_ms",
-		"mem_used_bytes", "mem_cached_bytes", "server_cpu_pct", "driver_cpu_pct", "disks")
+	header := append(append([]string{}, stepKeyHeader...), "time_utc", "offset_s")
+	header = append(append(header, names(hostFields((&HostSample{}).Columns()))...), "disks")
 	if err := w.Write(header); err != nil {
 		return err
 	}
@@ -241,10 +253,8 @@ func hostSamplesCSV(w *csv.Writer, r *Run, steps []Step) error {
 			if !st.Start.IsZero() && !h.At.IsZero() {
 				off = cf(h.At.Sub(st.Start).Seconds())
 			}
-			rec := append(stepKey(r, st), ct(h.At), off,
-				cf(h.CPUUserPct), cf(h.CPUSystemPct), cf(h.CPUIowaitPct), cf(h.CPUIdlePct), cf(h.CPUStealPct), cf(h.CPUBusyPct),
-				cf(h.DiskReadIOPS), cf(h.DiskWriteIOPS), cf(h.DiskReadMBps), cf(h.DiskWriteMBps), cf(h.DiskAvgLatencyMs),
-				cu(h.MemUsedBytes), cu(h.MemCachedBytes), cf(h.ServerCPUPct), cf(h.DriverCPUPct), h.Disks)
+			rec := append(stepKey(r, st), ct(h.At), off)
+			rec = append(append(rec, hostCells(h.Columns())...), h.Disks)
 			if err := w.Write(rec); err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rightsize/rightsize/figures"
 )
 
 // childTables are the tables of a step's children, keyed by (step_id, seq).
@@ -20,18 +22,16 @@ type field struct {
 }
 
 func stepFields(st *Step) []field {
-	h, d := &st.Host, &st.DB
-	return []field{
+	d := &st.DB
+	fs := []field{
 		{"run_id", &st.RunID}, {"repeat_no", &st.Repeat}, {"step_index", &st.Index}, {"users", &st.Users},
 		{"start_ns", &st.Start}, {"measure_start_ns", &st.MeasureStart}, {"measure_end_ns", &st.MeasureEnd},
 		{"partial", &st.Partial}, {"tpm", &st.TPM}, {"nopm", &st.NOPM}, {"tpm_per_user", &st.TPMPerUser},
 		{"driver_cpu_us_per_txn", &st.DriverCPUUsPerTxn}, {"server_cpu_us_per_txn", &st.ServerCPUUsPerTxn},
 		{"skipped_deliveries", &st.SkippedDeliveries}, {"reconnects", &st.Reconnects},
-		{"cpu_busy_pct", &h.CPUBusyPct}, {"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
-		{"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_steal_pct", &h.CPUStealPct},
-		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS},
-		{"disk_read_mbps", &h.DiskReadMBps}, {"disk_write_mbps", &h.DiskWriteMBps},
-		{"disk_avg_latency_ms", &h.DiskAvgLatencyMs}, {"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
+	}
+	fs = append(fs, hostFields(st.Host.Columns())...)
+	return append(fs, []field{
 		{"server_cpu_pct", &st.ServerCPUPct}, {"driver_cpu_pct", &st.DriverCPUPct},
 		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
 		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
@@ -41,7 +41,7 @@ func stepFields(st *Step) []field {
 		{"rampup_end", &st.RampupEnd}, {"rampup_note", &st.RampupNote}, {"measure_end", &st.MeasureEndHow},
 		{"precision_pct", &st.PrecisionPct}, {"tpm_ci_half", &st.TPMCIHalf}, {"nopm_ci_half", &st.NOPMCIHalf},
 		{"confidence", &st.Confidence},
-	}
+	}...)
 }
 
 func txnFields(t *TxnSummary) []field {
@@ -61,14 +61,17 @@ func windowFields(w *Window) []field {
 }
 
 func sampleFields(h *HostSample) []field {
-	return []field{
-		{"at_ns", &h.At}, {"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
-		{"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_steal_pct", &h.CPUStealPct}, {"cpu_busy_pct", &h.CPUBusyPct},
-		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS}, {"disk_read_mbps", &h.DiskReadMBps},
-		{"disk_write_mbps", &h.DiskWriteMBps}, {"disk_avg_latency_ms", &h.DiskAvgLatencyMs},
-		{"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
-		{"server_cpu_pct", &h.ServerCPUPct}, {"driver_cpu_pct", &h.DriverCPUPct}, {"disks", &h.Disks},
+	fs := append([]field{{"at_ns", &h.At}}, hostFields(h.Columns())...)
+	return append(fs, field{"disks", &h.Disks})
+}
+
+// hostFields are the stored columns of the host figures (figures.Column).
+func hostFields(cols []figures.Column) []field {
+	fs := make([]field, len(cols))
+	for i, c := range cols {
+		fs[i] = field{c.Name, c.Ptr}
 	}
+	return fs
 }
 
 func names(fs []field) []string {

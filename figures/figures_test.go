@@ -1,0 +1,63 @@
+package figures
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestColumnsAreJSONKeys: every column is named as its JSON key, and every
+// figure of Host has a column.
+func TestColumnsAreJSONKeys(t *testing.T) {
+	h := Host{CPUBusyPct: 1, CPUIdlePct: 2, CPUIowaitPct: 3, CPUUserPct: 4, CPUSystemPct: 5, CPUStealPct: 6,
+		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13}
+	s := HostSample{CPUBusyPct: 1, ServerCPUPct: 2}
+	tests := []struct {
+		name string
+		v    any
+		cols []Column
+		skip map[string]bool
+	}{
+		{"host", &h, h.Columns(), nil},
+		{"sample", &s, s.Columns(), map[string]bool{"at": true, "disks": true}},
+	}
+	for _, tc := range tests {
+		b, err := json.Marshal(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]float64
+		_ = json.Unmarshal(b, &m) // "at" is not a number: ignored
+		n := 0
+		for k := range m {
+			if !tc.skip[k] {
+				n++
+			}
+		}
+		if n != len(tc.cols) {
+			t.Errorf("%s: %d JSON figures, %d columns", tc.name, n, len(tc.cols))
+		}
+		for _, c := range tc.cols {
+			if v, ok := m[c.Name]; !ok || v != c.Float() {
+				t.Errorf("%s: column %s = %v, JSON %v (present %v)", tc.name, c.Name, c.Float(), v, ok)
+			}
+		}
+	}
+}
+
+func TestMeanHost(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []Host
+		want Host
+	}{
+		{"none", nil, Host{}},
+		{"one", []Host{{CPUBusyPct: 40, MemUsedBytes: 7}}, Host{CPUBusyPct: 40, MemUsedBytes: 7}},
+		{"two, memory rounded", []Host{{CPUBusyPct: 40, DiskAvgLatencyMs: 1, MemUsedBytes: 3}, {CPUBusyPct: 60, DiskAvgLatencyMs: 2, MemUsedBytes: 4}},
+			Host{CPUBusyPct: 50, DiskAvgLatencyMs: 1.5, MemUsedBytes: 4}},
+	}
+	for _, tc := range tests {
+		if got := MeanHost(tc.in); got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
