@@ -3,6 +3,7 @@ package scenario
 import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -56,7 +57,7 @@ type StepReport struct {
 	TPMMin            float64              `json:"tpm_min"`
 	TPMMax            float64              `json:"tpm_max"`
 	Unstable          bool                 `json:"unstable"`
-	Host              HostReport           `json:"host"`
+	Host              figures.Host         `json:"host"`
 	ServerCPUPct      float64              `json:"server_cpu_pct"`
 	DriverCPUPct      float64              `json:"driver_cpu_pct"`
 	DBTPM             *float64             `json:"db_tpm,omitempty"`
@@ -70,19 +71,6 @@ type StepReport struct {
 	// (omitted with one repeat).
 	PrecisionPct float64 `json:"precision_pct,omitempty"`
 	TPMCIHalf    float64 `json:"tpm_ci_half,omitempty"`
-}
-
-// HostReport is the host telemetry of a step (means over the measured
-// interval and over repeats).
-type HostReport struct {
-	CPUBusyPct       float64 `json:"cpu_busy_pct"`
-	CPUIdlePct       float64 `json:"cpu_idle_pct"`
-	CPUIowaitPct     float64 `json:"cpu_iowait_pct"`
-	DiskReadIOPS     float64 `json:"disk_read_iops"`
-	DiskWriteIOPS    float64 `json:"disk_write_iops"`
-	DiskReadMBps     float64 `json:"disk_read_mbps"`
-	DiskWriteMBps    float64 `json:"disk_write_mbps"`
-	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"`
 }
 
 // TxnReport is one transaction type of a step.
@@ -116,10 +104,8 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
 			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
 			MeasuredSeconds: a.MeasuredSeconds, SkippedDeliveries: a.SkippedDeliveries, Reconnects: a.Reconnects,
-			Host: HostReport{CPUBusyPct: a.Host.CPUBusyPct, CPUIdlePct: a.Host.CPUIdlePct, CPUIowaitPct: a.Host.CPUIowaitPct,
-				DiskReadIOPS: a.Host.DiskReadIOPS, DiskWriteIOPS: a.Host.DiskWriteIOPS, DiskReadMBps: a.Host.DiskReadMBps,
-				DiskWriteMBps: a.Host.DiskWriteMBps, DiskAvgLatencyMs: a.Host.DiskAvgLatencyMs},
-			Txn: map[string]TxnReport{}, Validity: a.Validity}
+			Host: a.Host,
+			Txn:  map[string]TxnReport{}, Validity: a.Validity}
 		if v := a.ServerCPUUsPerTxn; v > 0 {
 			s.ServerCPUUsPerTxn = &v
 		}
