@@ -272,7 +272,7 @@ func (c *Confinement) Report() Report {
 }
 
 // Limits is Report: what the confined server runs under, read back (a
-// server that embeds its Confinement answers target.Limited with it).
+// server that embeds its Confinement answers registry.Limited with it).
 func (c *Confinement) Limits() Report { return c.Report() }
 
 // OOMKills is how many processes the OOM killer killed in the group.

@@ -25,7 +25,7 @@ import (
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // Report is what Check found.
@@ -112,7 +112,7 @@ func Check(ctx context.Context, dataDir, parent string) Report {
 			r.Cgroup.Parents[c] = h.Parent(c)
 		}
 	}
-	for _, e := range target.Engines() {
+	for _, e := range registry.Engines() {
 		if m := e.Managed; m != nil {
 			found, note := m.Binaries(ctx, r.BaseDir)
 			r.Engines = append(r.Engines, Engine{Name: m.Name, Binaries: found, Note: note})

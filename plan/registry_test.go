@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // TestManagedEnginesRegistered keeps the engines a plan can manage in step
@@ -13,7 +13,7 @@ import (
 // (mariadb, a managed form of the mysql engine).
 func TestManagedEnginesRegistered(t *testing.T) {
 	var registered []string
-	for _, e := range target.Engines() {
+	for _, e := range registry.Engines() {
 		for _, f := range e.Forms {
 			if !f.Managed {
 				continue

@@ -16,15 +16,15 @@ import (
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/probe/storage"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
-	"github.com/rightsize/rightsize/target"
 )
 
 // managedEngines are the engines a plan can manage, the first the
 // default: the managed servers of the engine registry, by the name a plan
 // gives them (TestManagedEnginesRegistered checks them against the
 // --target forms marked Managed).
-var managedEngines = target.ManagedNames()
+var managedEngines = registry.ManagedNames()
 
 // sweepKinds are the kinds in scenario's registry.
 func sweepKinds() []string {
@@ -353,7 +353,7 @@ func (cf *Configuration) validateExternal(c *checker, path string) {
 		}
 	}
 	u, err := url.Parse(cf.Target)
-	if e, managed, eerr := target.EngineOf(cf.Target); err != nil || eerr != nil || managed || !e.Caps.Server {
+	if e, managed, eerr := registry.EngineOf(cf.Target); err != nil || eerr != nil || managed || !e.Caps.Server {
 		c.field(cf.at, path, "target", "want a DSN such as postgres://user@host:5432/db, mysql://..., sqlserver://...")
 		return
 	}
@@ -370,9 +370,9 @@ func (cf *Configuration) validateExternal(c *checker, path string) {
 // checkVersion checks a version of the managed server a plan calls
 // engine against the versions the registry says it starts.
 func checkVersion(engine, v string) string {
-	e, _, ok := target.ManagedNamed(engine)
+	e, _, ok := registry.ManagedNamed(engine)
 	if !ok || e.Managed.Versions == nil {
-		msg := "a version applies to the " + strings.Join(target.Versioned(), " and ") + " only"
+		msg := "a version applies to the " + strings.Join(registry.Versioned(), " and ") + " only"
 		if ok && e.Managed.VersionNote != "" {
 			msg += " (" + e.Managed.VersionNote + ")"
 		}

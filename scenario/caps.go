@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // ErrOOMKilled marks a run whose server the kernel's OOM killer hit under
@@ -19,7 +19,7 @@ var ErrOOMKilled = errors.New("server killed by its memory limit")
 // environment: the caps asked (caps.asked, JSON), what the server's cgroup
 // really applied, read back from its files (caps.applied, JSON, with what
 // was not applied and why), and a one-line summary (caps.summary).
-func CapsEnvironment(t *target.Target) map[string]string {
+func CapsEnvironment(t *registry.Target) map[string]string {
 	env := map[string]string{}
 	if !t.Options.Caps.IsZero() {
 		if b, err := json.Marshal(t.Options.Caps); err == nil {
@@ -42,7 +42,7 @@ func CapsEnvironment(t *target.Target) map[string]string {
 // named (as cgroup.Report.Missing names them) was not applied: a sweep or
 // fit that varies a cap must not measure one unlimited server under
 // several labels, best effort or not.
-func requireCaps(t *target.Target, varied ...string) error {
+func requireCaps(t *registry.Target, varied ...string) error {
 	r, ok := t.CapsReport()
 	if !ok {
 		return nil
@@ -57,7 +57,7 @@ func requireCaps(t *target.Target, varied ...string) error {
 
 // oomFailure turns a run during which the server's OOM-kill count rose
 // into an ErrOOMKilled failure.
-func oomFailure(t *target.Target, before int64, runErr error) error {
+func oomFailure(t *registry.Target, before int64, runErr error) error {
 	n := t.ServerOOMKills() - before
 	if n <= 0 {
 		return runErr

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // FitKind is the store.Sweep kind a fit is stored as: one point per
@@ -61,7 +61,7 @@ type FitResult struct {
 // It returns the target as it is at the end (nil when the last restart
 // failed). A result with no fit wraps fit.ErrNoFit; Ctrl-C stores the fit
 // as partial, and RunFit with Resume continues it.
-func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions) (*FitResult, *target.Target, error) {
+func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptions) (*FitResult, *registry.Target, error) {
 	if err := o.Run.Validate(); err != nil {
 		return nil, t, err
 	}
@@ -114,12 +114,12 @@ func RunFit(ctx context.Context, st *store.Store, t *target.Target, o FitOptions
 }
 
 // checkCandidateCaps makes sure, before anything is measured, that every
-// candidate's caps can be applied (target.CheckCaps).
-func checkCandidateCaps(t *target.Target, cands []fit.Priced) error {
+// candidate's caps can be applied (registry.CheckCaps).
+func checkCandidateCaps(t *registry.Target, cands []fit.Priced) error {
 	for _, p := range cands {
 		opt, err := CandidateOptions(t.Registered, p.Candidate, t.Options)
 		if err == nil {
-			err = target.CheckCaps(t.Spec, opt)
+			err = registry.CheckCaps(t.Spec, opt)
 		}
 		if err != nil {
 			return bad("candidate %s: %v", p.Candidate, err)
@@ -197,10 +197,10 @@ func decodeFitSpec(sw *store.Sweep, cands *[]fit.Priced, cr *fit.Criteria, curre
 // ones the store already holds.
 type fitMeasurer struct {
 	st     *store.Store
-	t      *target.Target
+	t      *registry.Target
 	spec   string
-	engine target.Engine
-	base   target.Options
+	engine registry.Engine
+	base   registry.Options
 	run    RunOptions
 	sw     *store.Sweep
 	cands  []fit.Priced
@@ -251,11 +251,11 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if m.t != nil {
 		m.t, err = m.t.Reopen(ctx, opt)
 	} else {
-		m.t, err = target.Open(ctx, m.spec, opt)
+		m.t, err = registry.Open(ctx, m.spec, opt)
 	}
 	if err != nil {
 		err = fmt.Errorf("restart the server with %s: %w", c, err)
-		if target.IsBadCaps(err) {
+		if registry.IsBadCaps(err) {
 			err = badOptions{err}
 		}
 		return fail(err)
@@ -320,7 +320,7 @@ func CheckCandidates(cands []fit.Priced) error {
 // CandidateOptions applies a candidate's cpus, memory, I/O limit and
 // version to base with the sweep kinds' Apply: a fit candidate is the
 // same configuration a sweep value would be.
-func CandidateOptions(e target.Engine, c fit.Candidate, base target.Options) (target.Options, error) {
+func CandidateOptions(e registry.Engine, c fit.Candidate, base registry.Options) (registry.Options, error) {
 	dims := [][2]string{{"cpus", strconv.FormatFloat(c.Cpus, 'f', -1, 64)}}
 	if c.Memory > 0 {
 		dims = append(dims, [2]string{"memory", strconv.FormatInt(c.Memory, 10)})

@@ -19,8 +19,8 @@ import (
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/result"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // NeighbourKind is the store.Sweep kind of a noisy-neighbour scenario: its
@@ -136,7 +136,7 @@ func span(lo, hi int) []int {
 // instance next to it and removed at the end). Every server and its cgroup
 // are stopped when it returns, also after Ctrl-C (what was measured is
 // kept, the scenario marked partial); o.Resume continues such a scenario.
-func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target.Options, o NeighbourOptions) (*NeighbourResult, error) {
+func RunNeighbour(ctx context.Context, st *store.Store, spec string, base registry.Options, o NeighbourOptions) (*NeighbourResult, error) {
 	bg := context.WithoutCancel(ctx)
 	sw, err := resumeNeighbour(ctx, st, &o)
 	if err != nil {
@@ -148,7 +148,7 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 	if base.Caps.WALDir != "" {
 		return nil, bad("--wal-dir: the neighbour scenario copies each instance's data directory, and the copies cannot share one WAL directory")
 	}
-	if err := target.CheckCaps(spec, base); err != nil {
+	if err := registry.CheckCaps(spec, base); err != nil {
 		return nil, badOptions{err}
 	}
 	event := func(f string, a ...any) {
@@ -200,9 +200,9 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base target
 // startInstances starts one server per copy, instance i on cores[i] when
 // cores are given out (the driver on driver); it returns those started
 // (the caller closes them, also on error).
-func startInstances(ctx context.Context, spec string, base target.Options, dirs []string, cores [][]int, driver []int,
-	event func(string, ...any)) ([]*target.Target, error) {
-	var targets []*target.Target
+func startInstances(ctx context.Context, spec string, base registry.Options, dirs []string, cores [][]int, driver []int,
+	event func(string, ...any)) ([]*registry.Target, error) {
+	var targets []*registry.Target
 	for i, d := range dirs {
 		opt := base
 		opt.DataDir = d
@@ -212,7 +212,7 @@ func startInstances(ctx context.Context, spec string, base target.Options, dirs 
 				opt.Caps.DriverCPUs = cgroup.FormatCPUList(driver)
 			}
 		}
-		t, err := target.Open(ctx, spec, opt)
+		t, err := registry.Open(ctx, spec, opt)
 		if err != nil {
 			return targets, fmt.Errorf("start instance %d: %w", i+1, err)
 		}
@@ -228,7 +228,7 @@ func startInstances(ctx context.Context, spec string, base target.Options, dirs 
 // runPhases runs each phase for the instances whose run of that phase is
 // not stored complete, storing each run's point; it returns the backup
 // loops it ran.
-func runPhases(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, o NeighbourOptions,
+func runPhases(ctx context.Context, st *store.Store, targets []*registry.Target, sw *store.Sweep, o NeighbourOptions,
 	event func(string, ...any)) ([]NeighbourBackup, error) {
 	done := completePositions(sw)
 	var backups []NeighbourBackup
@@ -396,8 +396,8 @@ func runLabel(sw *store.Sweep) string { return RunLabel(NeighbourKind, sw.ID, sw
 
 // cloneBuild checks the build behind spec, stops its server and copies its
 // data directory once per instance.
-func cloneBuild(ctx context.Context, spec string, base target.Options, n int, event func(string, ...any)) ([]string, error) {
-	t, err := target.Open(ctx, spec, base)
+func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, event func(string, ...any)) ([]string, error) {
+	t, err := registry.Open(ctx, spec, base)
 	if err != nil {
 		return nil, fmt.Errorf("open the build: %w", err)
 	}
@@ -431,7 +431,7 @@ func cloneBuild(ctx context.Context, spec string, base target.Options, n int, ev
 // runPhase drives the targets listed in drive at once (one run each) and,
 // on the first backups of all targets, the backup loop; it returns the
 // sweep points (position first+i for target i) and the backup loops.
-func runPhase(ctx context.Context, st *store.Store, targets []*target.Target, sw *store.Sweep, first int, phase string, drive []int, backups int, o NeighbourOptions) ([]store.SweepPoint, []NeighbourBackup) {
+func runPhase(ctx context.Context, st *store.Store, targets []*registry.Target, sw *store.Sweep, first int, phase string, drive []int, backups int, o NeighbourOptions) ([]store.SweepPoint, []NeighbourBackup) {
 	points := make([]store.SweepPoint, len(drive))
 	bks := make([]NeighbourBackup, backups)
 	var wg sync.WaitGroup
@@ -453,7 +453,7 @@ func runPhase(ctx context.Context, st *store.Store, targets []*target.Target, sw
 	return points, bks
 }
 
-func neighbourRun(ctx context.Context, st *store.Store, t *target.Target, sw *store.Sweep, pos int, phase string, o NeighbourOptions) store.SweepPoint {
+func neighbourRun(ctx context.Context, st *store.Store, t *registry.Target, sw *store.Sweep, pos int, phase string, o NeighbourOptions) store.SweepPoint {
 	v := sw.Values[pos]
 	point := store.SweepPoint{Position: pos, Value: v, Status: store.StatusFailed}
 	ro := o.Run
@@ -481,7 +481,7 @@ func neighbourRun(ctx context.Context, st *store.Store, t *target.Target, sw *st
 
 // backupLoop runs the backup probe's cycles on one instance and stores them
 // as a backup probe labelled with the scenario.
-func backupLoop(ctx context.Context, st *store.Store, t *target.Target, n int, sw *store.Sweep, o NeighbourOptions) NeighbourBackup {
+func backupLoop(ctx context.Context, st *store.Store, t *registry.Target, n int, sw *store.Sweep, o NeighbourOptions) NeighbourBackup {
 	b := NeighbourBackup{Instance: n}
 	spec, err := t.BackupSpec(ctx)
 	if err != nil {

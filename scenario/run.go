@@ -12,9 +12,9 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/tpcc"
 	"github.com/rightsize/rightsize/validity"
 )
@@ -165,7 +165,7 @@ func (o *RunOptions) validateTimes() error {
 // applyIsolation sets the isolation of t's executors and returns what it
 // records with the run. An engine that cannot choose (SQLite: always
 // serializable) runs at spec and refuses read-committed.
-func applyIsolation(t *target.Target, name string) (engine.Isolation, error) {
+func applyIsolation(t *registry.Target, name string) (engine.Isolation, error) {
 	iso, _ := engine.ParseIsolation(name)
 	if s, ok := t.DB.(engine.IsolationSetter); ok {
 		s.SetIsolation(iso)
@@ -223,7 +223,7 @@ func (r *Result) Partial() bool { return r.Run.Status == store.StatusPartial }
 
 // ReadySchema reads the build metadata of t and turns a missing or
 // incomplete schema into an ErrBadOptions error that says how to fix it.
-func ReadySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
+func ReadySchema(ctx context.Context, t *registry.Target) (engine.Meta, error) {
 	m, err := t.ReadMeta(ctx)
 	if errors.Is(err, engine.ErrNoSchema) {
 		return m, bad("%s has no rightsize TPC-C schema; build one first: rightsize build --target %s --warehouses N", t.Name, t.Spec)
@@ -246,7 +246,7 @@ func ReadySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
 // status (complete, partial or failed). The returned Result is non-nil once
 // the run exists in the store, also when err is not nil; err is
 // ErrBadOptions-wrapped when nothing was started.
-func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (*Result, error) {
+func Run(ctx context.Context, st *store.Store, t *registry.Target, o RunOptions) (*Result, error) {
 	r := &runner{st: st, t: t, o: o, bg: context.WithoutCancel(ctx)} // the store is written even after Ctrl-C
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func Run(ctx context.Context, st *store.Store, t *target.Target, o RunOptions) (
 // measure, finish.
 type runner struct {
 	st *store.Store
-	t  *target.Target
+	t  *registry.Target
 	o  RunOptions
 	bg context.Context // ctx without its cancel: the store is written after Ctrl-C
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 func TestRunOptionsValidate(t *testing.T) {
@@ -55,7 +55,7 @@ func TestRunOptionsValidate(t *testing.T) {
 func TestRunWithoutSchemaStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	tg, err := target.Open(ctx, "sqlite:"+filepath.Join(dir, "tpcc.db"), target.Options{})
+	tg, err := registry.Open(ctx, "sqlite:"+filepath.Join(dir, "tpcc.db"), registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

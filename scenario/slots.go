@@ -7,7 +7,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // slotCounter is what an engine that limits its connections tells
@@ -27,7 +27,7 @@ const ownConnections = 1
 // the slots the role may use at all, since the others may have connected
 // already. Slots that cannot be read are not checked: connecting the users
 // will say what is wrong.
-func checkSlots(ctx context.Context, t *target.Target, o RunOptions, warehouses int) error {
+func checkSlots(ctx context.Context, t *registry.Target, o RunOptions, warehouses int) error {
 	sc, ok := t.DB.(slotCounter)
 	if !ok || len(o.Users) == 0 {
 		return nil

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // TestConnectionSlots: a run whose largest step needs more connection
@@ -24,9 +24,9 @@ func TestConnectionSlots(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := serverDir(t)
-	opt := target.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
+	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
 		Settings: map[string]string{"max_connections": "20", "shared_buffers": "128MB"}}
-	tg, err := target.Open(ctx, "embedded", opt)
+	tg, err := registry.Open(ctx, "embedded", opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // SweepKind is one kind of configuration sweep: what its values mean and
@@ -35,7 +35,7 @@ type SweepKind struct {
 	Order func(values []string) ([]string, error)
 	// Apply returns the options that open engine e's target with value
 	// applied.
-	Apply func(e target.Engine, value string, opt target.Options) (target.Options, error)
+	Apply func(e registry.Engine, value string, opt registry.Options) (registry.Options, error)
 	// Varies are the caps its values set, as cgroup.Report.Missing names
 	// them: a point where one of them is not applied (--caps best-effort)
 	// is refused.
@@ -129,7 +129,7 @@ func orderBy(values []string, key func(string) (float64, error)) ([]string, erro
 // effective_cache_size, MariaDB innodb_buffer_pool_size) gets what
 // caps.Split leaves after its processes' share, and the whole is its
 // cgroup memory limit, page cache included.
-func applyMemory(e target.Engine, value string, opt target.Options) (target.Options, error) {
+func applyMemory(e registry.Engine, value string, opt registry.Options) (registry.Options, error) {
 	n, err := ParseSize(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
@@ -142,7 +142,7 @@ func applyMemory(e target.Engine, value string, opt target.Options) (target.Opti
 }
 
 // applyCPUs gives the managed server value as --cpus.
-func applyCPUs(_ target.Engine, value string, opt target.Options) (target.Options, error) {
+func applyCPUs(_ registry.Engine, value string, opt registry.Options) (registry.Options, error) {
 	n, err := caps.ParseCPUs(value, runtime.NumCPU())
 	if err != nil {
 		return opt, bad("--values %w", err)
@@ -152,7 +152,7 @@ func applyCPUs(_ target.Engine, value string, opt target.Options) (target.Option
 }
 
 // applyIO gives the managed server value as --io-limit ("none": no limit).
-func applyIO(_ target.Engine, value string, opt target.Options) (target.Options, error) {
+func applyIO(_ registry.Engine, value string, opt registry.Options) (registry.Options, error) {
 	l, err := caps.ParseIOLimit(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
@@ -166,7 +166,7 @@ func applyIO(_ target.Engine, value string, opt target.Options) (target.Options,
 // of a resource).
 func orderVersions(values []string) ([]string, error) {
 	var known, offered []string
-	for _, e := range target.Engines() {
+	for _, e := range registry.Engines() {
 		if e.Managed != nil && e.Managed.Versions != nil {
 			vs := e.Managed.Versions
 			known = append(known, vs.List...)
@@ -185,9 +185,9 @@ func orderVersions(values []string) ([]string, error) {
 // data directory of its own (a cluster belongs to one major version):
 // --data-dir DIR becomes DIR-pgVALUE, the default one the version's default.
 // Engines whose managed server starts no other versions refuse it.
-func applyVersion(e target.Engine, value string, opt target.Options) (target.Options, error) {
+func applyVersion(e registry.Engine, value string, opt registry.Options) (registry.Options, error) {
 	if e.Managed == nil || e.Managed.Versions == nil {
-		return opt, bad("sweep version: only the %s downloads other versions, not %s", strings.Join(target.Versioned(), ", "), e.Name)
+		return opt, bad("sweep version: only the %s downloads other versions, not %s", strings.Join(registry.Versioned(), ", "), e.Name)
 	}
 	if opt.PGBin != "" {
 		return opt, bad("sweep version: --pg-bin fixes the binaries; leave it out so each version is downloaded")
@@ -202,7 +202,7 @@ func applyVersion(e target.Engine, value string, opt target.Options) (target.Opt
 // ensureBuilt makes t hold the database the sweep started from: the same
 // warehouses and seed, built once in this data directory (and snapshot),
 // restored from that snapshot on later uses.
-func ensureBuilt(ctx context.Context, t *target.Target, want engine.Meta) error {
+func ensureBuilt(ctx context.Context, t *registry.Target, want engine.Meta) error {
 	r := t.DB.(Restorer)
 	if m, err := ReadySchema(ctx, t); err == nil && m.Warehouses == want.Warehouses && m.Seed == want.Seed {
 		if err := r.Restore(ctx); err == nil {
@@ -218,7 +218,7 @@ func ensureBuilt(ctx context.Context, t *target.Target, want engine.Meta) error 
 // applied to base and the caps it gives are checked for the server spec
 // starts (more cores than the machine has, too little memory, an I/O limit
 // on a device that cannot be found).
-func CheckSweep(spec string, base target.Options, kindName string, values []string) error {
+func CheckSweep(spec string, base registry.Options, kindName string, values []string) error {
 	kind, err := LookupSweepKind(kindName)
 	if err != nil {
 		return err
@@ -229,17 +229,17 @@ func CheckSweep(spec string, base target.Options, kindName string, values []stri
 	if values, err = kind.Order(values); err != nil {
 		return err
 	}
-	e, managed, err := target.EngineOf(spec)
+	e, managed, err := registry.EngineOf(spec)
 	if err != nil {
 		return badOptions{err}
 	}
 	if !managed {
-		return bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", target.Redact(spec))
+		return bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", registry.Redact(spec))
 	}
 	for _, v := range values {
 		opt, err := kind.Apply(e, v, base)
 		if err == nil {
-			err = target.CheckCaps(spec, opt)
+			err = registry.CheckCaps(spec, opt)
 		}
 		if err != nil {
 			return bad("--values %s: %v", v, err)
@@ -267,7 +267,7 @@ type SweepOptions struct {
 	OnWarning func(string)
 	// OnStarted, when set, is told the target once the server runs with
 	// a value (to say what its caps applied).
-	OnStarted func(t *target.Target)
+	OnStarted func(t *registry.Target)
 }
 
 // SweepPoint is one value of a sweep with its figures (from analysis.Aggregate
@@ -354,12 +354,12 @@ func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
 }
 
 // RunSweep measures t once per value: for each it restarts the managed
-// server with the value applied (target.Reopen), restores the built state
+// server with the value applied (registry.Reopen), restores the built state
 // (Restorer), runs o.Run through Run, and records the value's run in the
 // store's sweep. It returns the target as it is at the end (the caller
 // closes it; nil when the last restart failed). Ctrl-C ends the sweep as
 // partial: RunSweep with Resume continues it.
-func RunSweep(ctx context.Context, st *store.Store, t *target.Target, o SweepOptions) (*SweepResult, *target.Target, error) {
+func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepOptions) (*SweepResult, *registry.Target, error) {
 	kind, err := LookupSweepKind(o.Kind)
 	if err != nil {
 		return nil, t, err
@@ -476,8 +476,8 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 // measureValue restarts the server with v applied, restores the built
 // state and runs; point gets the outcome. It returns the target now open
 // (nil when the server could not start).
-func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec string, e target.Engine, base target.Options, kind SweepKind,
-	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*target.Target), built engine.Meta) (*target.Target, error) {
+func measureValue(ctx context.Context, st *store.Store, t *registry.Target, spec string, e registry.Engine, base registry.Options, kind SweepKind,
+	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*registry.Target), built engine.Meta) (*registry.Target, error) {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
 		if ctx.Err() != nil {
@@ -492,11 +492,11 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec s
 	if t != nil {
 		t, err = t.Reopen(ctx, opt)
 	} else {
-		t, err = target.Open(ctx, spec, opt)
+		t, err = registry.Open(ctx, spec, opt)
 	}
 	if err != nil {
 		err = fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err)
-		if target.IsBadCaps(err) {
+		if registry.IsBadCaps(err) {
 			err = badOptions{err} // the same on every value: stop, exit 2
 		}
 		return nil, fail(err)
@@ -533,7 +533,7 @@ func measureValue(ctx context.Context, st *store.Store, t *target.Target, spec s
 
 // databaseBytes is the benchmark database's size (tables and indexes), 0
 // when the engine cannot tell.
-func databaseBytes(ctx context.Context, t *target.Target) int64 {
+func databaseBytes(ctx context.Context, t *registry.Target) int64 {
 	sizes, err := t.TableSizes(ctx)
 	if err != nil {
 		return 0

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 func TestKnee(t *testing.T) {
@@ -40,15 +40,15 @@ func TestKnee(t *testing.T) {
 }
 
 // registered is the registry's engine called name.
-func registered(t *testing.T, name string) target.Engine {
+func registered(t *testing.T, name string) registry.Engine {
 	t.Helper()
-	for _, e := range target.Engines() {
+	for _, e := range registry.Engines() {
 		if e.Name == name {
 			return e
 		}
 	}
 	t.Fatalf("no engine %s in the registry", name)
-	return target.Engine{}
+	return registry.Engine{}
 }
 
 func TestSweepKindsAndValues(t *testing.T) {
@@ -62,11 +62,11 @@ func TestSweepKindsAndValues(t *testing.T) {
 	if _, err := v.Order([]string{"17", "11"}); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("version 11: %v, want bad options (not downloadable)", err)
 	}
-	opt, err := v.Apply(registered(t, "postgres"), "13", target.Options{DataDir: "/data/pg"})
+	opt, err := v.Apply(registered(t, "postgres"), "13", registry.Options{DataDir: "/data/pg"})
 	if err != nil || opt.PGVersion != "13" || opt.DataDir != "/data/pg-pg13" {
 		t.Fatalf("Apply version 13: %+v, %v; want PGVersion 13 in /data/pg-pg13", opt, err)
 	}
-	if _, err := v.Apply(registered(t, "mysql"), "13", target.Options{}); !errors.Is(err, ErrBadOptions) {
+	if _, err := v.Apply(registered(t, "mysql"), "13", registry.Options{}); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("version on MariaDB: %v, want bad options", err)
 	}
 	k, err := LookupSweepKind("memory")
@@ -82,11 +82,11 @@ func TestSweepKindsAndValues(t *testing.T) {
 			t.Errorf("Order(%v) = %v, want ErrBadOptions", bad, err)
 		}
 	}
-	opt, err = k.Apply(registered(t, "postgres"), "256M", target.Options{Settings: map[string]string{"max_connections": "100"}})
+	opt, err = k.Apply(registered(t, "postgres"), "256M", registry.Options{Settings: map[string]string{"max_connections": "100"}})
 	if err != nil || opt.Caps.Memory != 256<<20 || opt.Settings["max_connections"] != "100" {
 		t.Fatalf("postgres: %+v, %v", opt, err)
 	}
-	if _, err := k.Apply(registered(t, "sqlite"), "1G", target.Options{}); !errors.Is(err, ErrBadOptions) {
+	if _, err := k.Apply(registered(t, "sqlite"), "1G", registry.Options{}); !errors.Is(err, ErrBadOptions) {
 		t.Fatalf("sqlite: %v", err)
 	}
 }
@@ -105,7 +105,7 @@ func TestSweepCPUsAndIO(t *testing.T) {
 			t.Errorf("cpus Order(%v) = %v", bad, err)
 		}
 	}
-	opt, err := cpus.Apply(registered(t, "postgres"), "0.5", target.Options{})
+	opt, err := cpus.Apply(registered(t, "postgres"), "0.5", registry.Options{})
 	if err != nil || opt.Caps.CPUs != 0.5 {
 		t.Fatalf("cpus Apply: %+v, %v", opt.Caps, err)
 	}
@@ -120,7 +120,7 @@ func TestSweepCPUsAndIO(t *testing.T) {
 	if _, err := io.Order([]string{"fast"}); !errors.Is(err, ErrBadOptions) {
 		t.Errorf("io Order(fast) = %v", err)
 	}
-	opt, err = io.Apply(registered(t, "postgres"), "riops=2000:wiops=500", target.Options{})
+	opt, err = io.Apply(registered(t, "postgres"), "riops=2000:wiops=500", registry.Options{})
 	if err != nil || opt.Caps.IO.ReadIOPS != 2000 || opt.Caps.IO.WriteIOPS != 500 {
 		t.Fatalf("io Apply: %+v, %v", opt.Caps, err)
 	}

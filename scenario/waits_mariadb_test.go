@@ -10,7 +10,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/instance/mariadb"
 	"github.com/rightsize/rightsize/loader"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -29,7 +29,7 @@ func TestWaitsMariaDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := serverDir(t)
-	tg, err := target.Open(ctx, "mariadb", target.Options{DataDir: filepath.Join(dir, "data"), PoolSize: 4, Database: "tpcc",
+	tg, err := registry.Open(ctx, "mariadb", registry.Options{DataDir: filepath.Join(dir, "data"), PoolSize: 4, Database: "tpcc",
 		Settings: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "64M", "performance_schema": "ON",
 			"performance_schema_instrument": "wait/%=ON", "innodb_flush_log_at_trx_commit": "1"}})
 	if err != nil {

@@ -12,22 +12,22 @@ import (
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/waits"
 )
 
 // pgWaitTarget starts a managed PostgreSQL with fsync on (the shared test
 // server runs with fsync off, where commits never wait for the WAL) and
 // builds 1 warehouse in it.
-func pgWaitTarget(t *testing.T) *target.Target {
+func pgWaitTarget(t *testing.T) *registry.Target {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
 	dir := serverDir(t)
-	tg, err := target.Open(ctx, "embedded", target.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
+	tg, err := registry.Open(ctx, "embedded", registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "on", "shared_buffers": "128MB", "full_page_writes": "off"}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func serverDir(t *testing.T) string {
 }
 
 // setDB sets database-level settings, which the next step's connections get.
-func setDB(t *testing.T, tg *target.Target, settings ...string) {
+func setDB(t *testing.T, tg *registry.Target, settings ...string) {
 	t.Helper()
 	for _, s := range settings {
 		if _, err := tg.DB.(*postgres.DB).Pool().Exec(context.Background(), "ALTER DATABASE tpcc SET "+s); err != nil {
@@ -82,7 +82,7 @@ func setDB(t *testing.T, tg *target.Target, settings ...string) {
 	}
 }
 
-func runSteps(t *testing.T, tg *target.Target, o RunOptions) []store.Step {
+func runSteps(t *testing.T, tg *registry.Target, o RunOptions) []store.Step {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
@@ -129,7 +129,7 @@ func TestWaitsPostgres(t *testing.T) {
 		base, throttled := tg.Options, false
 		if opt := tg.Options; os.Geteuid() == 0 {
 			opt.Caps.IO.WriteIOPS = 25
-			if target.CheckCaps(tg.Spec, opt) == nil {
+			if registry.CheckCaps(tg.Spec, opt) == nil {
 				var err error
 				if tg, err = tg.Reopen(context.Background(), opt); err != nil {
 					t.Fatal(err)

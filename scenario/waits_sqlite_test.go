@@ -8,7 +8,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/loader"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -20,7 +20,7 @@ func TestWaitsSQLite(t *testing.T) {
 		t.Skip("builds a database")
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"), target.Options{})
+	tg, err := registry.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"), registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,10 +31,10 @@ import (
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/backup"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // Prober probes a configuration's storage (the command implements it with
@@ -114,7 +114,7 @@ func (r *runner) eta() string {
 func (r *runner) label(name string) string { return r.p.Name + "/" + name }
 
 // checkCaps makes sure before anything is measured that every managed
-// configuration's caps can be applied here (target.CheckCaps: a group with
+// configuration's caps can be applied here (registry.CheckCaps: a group with
 // its limits made where its server's would go, read back, removed).
 func (r *runner) checkCaps(ctx context.Context) error {
 	for i := range r.p.Configurations {
@@ -124,7 +124,7 @@ func (r *runner) checkCaps(ctx context.Context) error {
 		}
 		spec, opt, err := TargetOptions(r.p, c)
 		if err == nil {
-			err = target.CheckCaps(spec, opt)
+			err = registry.CheckCaps(spec, opt)
 		}
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
@@ -201,7 +201,7 @@ func (r *runner) configuration(ctx context.Context, c *plan.Configuration) (stri
 
 // backups times the plan's backup and restore cycles of c's database
 // (the backup probe), stored as a probe labelled PLAN/CONFIGURATION backup.
-func (r *runner) backups(ctx context.Context, t *target.Target, c *plan.Configuration) {
+func (r *runner) backups(ctx context.Context, t *registry.Target, c *plan.Configuration) {
 	b := r.p.Backups
 	if b == nil {
 		return
@@ -229,17 +229,17 @@ func (r *runner) backups(ctx context.Context, t *target.Target, c *plan.Configur
 }
 
 // TargetOptions returns the target spec and options of configuration c.
-func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, target.Options, error) {
+func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Options, error) {
 	if !c.Managed() {
 		spec, err := externalDSN(c)
-		return spec, target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1}, err
+		return spec, registry.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1}, err
 	}
-	e, spec, ok := target.ManagedNamed(c.Engine)
+	e, spec, ok := registry.ManagedNamed(c.Engine)
 	if !ok {
-		e, spec, _ = target.ManagedNamed(target.ManagedNames()[0])
+		e, spec, _ = registry.ManagedNamed(registry.ManagedNames()[0])
 	}
 	versions := e.Managed.Versions
-	opt := target.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
+	opt := registry.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
 	if users := p.Autopilot.UsersList(); len(users) > 0 {
 		opt.Connections = driver.Connections(slices.Max(users), p.Autopilot.Connections)
 	}
@@ -300,7 +300,7 @@ func externalDSN(c *plan.Configuration) (string, error) {
 	return u.String(), nil
 }
 
-func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Target, error) {
+func (r *runner) open(ctx context.Context, c *plan.Configuration) (*registry.Target, error) {
 	spec, opt, err := TargetOptions(r.p, c)
 	if err != nil {
 		return nil, err
@@ -310,7 +310,7 @@ func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Targe
 			return nil, err
 		}
 	}
-	t, err := target.Open(ctx, spec, opt)
+	t, err := registry.Open(ctx, spec, opt)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Name, err)
 	}
@@ -318,7 +318,7 @@ func (r *runner) open(ctx context.Context, c *plan.Configuration) (*target.Targe
 }
 
 // openBuilt opens c's server with the plan's database in it.
-func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*target.Target, error) {
+func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*registry.Target, error) {
 	t, err := r.open(ctx, c)
 	if err != nil {
 		return nil, err
@@ -332,7 +332,7 @@ func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*target.
 
 // ensureDatabase makes t hold the plan's database: built there once (and
 // snapshot where the engine can), restored from that snapshot later.
-func (r *runner) ensureDatabase(ctx context.Context, t *target.Target, name string) error {
+func (r *runner) ensureDatabase(ctx context.Context, t *registry.Target, name string) error {
 	b := r.p.Build
 	restorer, canRestore := t.DB.(scenario.Restorer)
 	m, err := scenario.ReadySchema(ctx, t)
@@ -381,7 +381,7 @@ type snapshotChecker interface {
 
 // probe runs the plan's storage probe in c's data directory, inside c's
 // I/O limit.
-func (r *runner) probe(ctx context.Context, t *target.Target, c *plan.Configuration) {
+func (r *runner) probe(ctx context.Context, t *registry.Target, c *plan.Configuration) {
 	if r.p.Probe == nil || r.p.Probe.Storage == nil {
 		return
 	}

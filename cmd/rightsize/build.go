@@ -13,7 +13,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rightsize/rightsize/loader"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -52,7 +52,7 @@ func newBuildCmd() *cobra.Command {
 }
 
 // buildWith builds into an open target and prints progress and a summary.
-func buildWith(cmd *cobra.Command, t *target.Target, warehouses, loaders int, seed uint64) (loader.Result, error) {
+func buildWith(cmd *cobra.Command, t *registry.Target, warehouses, loaders int, seed uint64) (loader.Result, error) {
 	ctx := cmd.Context()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	obs := newBuildProgress(ctx, errOut, warehouses)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -39,7 +39,7 @@ build, so it is skipped once a run has happened. The conditions marked
 	return cmd
 }
 
-func checkWith(cmd *cobra.Command, t *target.Target, quick bool) error {
+func checkWith(cmd *cobra.Command, t *registry.Target, quick bool) error {
 	ctx := cmd.Context()
 	meta, err := readySchema(ctx, t)
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // targetFlags are the flags every command that opens a target shares.
@@ -28,7 +28,7 @@ type targetFlags struct {
 	capFlags
 	cmd *cobra.Command // where to say what the caps applied
 	// users is the largest step's users of the command's runs: a managed
-	// server starts with connection slots for them (target.Options.Connections).
+	// server starts with connection slots for them (registry.Options.Connections).
 	users int
 }
 
@@ -48,7 +48,7 @@ func (f *targetFlags) register(cmd *cobra.Command) {
 // registerBase registers the flags that name the target and where its
 // server keeps its data, without the caps (fit has caps lists of its own).
 func (f *targetFlags) registerBase(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", target.Help())
+	cmd.Flags().StringVarP(&f.spec, "target", "t", "embedded", registry.Help())
 	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "use installed PostgreSQL binaries for the embedded target (e.g. /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded target (default: under the user's cache directory)")
 	cmd.Flags().StringArrayVar(&f.settings, "set", nil, "server setting of a managed server, name=value (repeatable; --pg-setting is an alias)")
@@ -63,20 +63,20 @@ func (f *targetFlags) registerBase(cmd *cobra.Command) {
 	})
 }
 
-func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*target.Target, error) {
+func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*registry.Target, error) {
 	opt, err := f.options(createDB, pool)
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(ctx, f.spec, opt)
+	t, err := registry.Open(ctx, f.spec, opt)
 	if err != nil {
-		if errors.Is(err, target.ErrBadTarget) || target.IsBadCaps(err) {
+		if errors.Is(err, registry.ErrBadTarget) || registry.IsBadCaps(err) {
 			return nil, badInput(err)
 		}
-		if target.Managed(f.spec) {
+		if registry.Managed(f.spec) {
 			return nil, badInput(err) // a managed server's errors say what to do
 		}
-		if fix := target.FixFor(f.spec); fix != "" {
+		if fix := registry.FixFor(f.spec); fix != "" {
 			return nil, badInput(fmt.Errorf("%w\n  fix: %s", err, fix))
 		}
 		return nil, badInput(err) // its error says what is wrong with it
@@ -89,29 +89,29 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*targe
 
 // options turns the flags into target options (bad input when they
 // cannot be read).
-func (f *targetFlags) options(createDB bool, pool int) (target.Options, error) {
+func (f *targetFlags) options(createDB bool, pool int) (registry.Options, error) {
 	settings := map[string]string{}
 	for _, s := range f.settings {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return target.Options{}, badInput(fmt.Errorf("--set %q: want name=value", s))
+			return registry.Options{}, badInput(fmt.Errorf("--set %q: want name=value", s))
 		}
 		settings[k] = v
 	}
 	c, err := f.capFlags.caps()
 	if err != nil {
-		return target.Options{}, badInput(err)
+		return registry.Options{}, badInput(err)
 	}
 	if pool == 0 {
 		pool = runtime.NumCPU()
 	}
-	return target.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1,
+	return registry.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1,
 		Caps: c, PGVersion: f.pgVersion, Connections: f.users}, nil
 }
 
 // readySchema reads the build metadata and turns a missing or incomplete
 // schema into a bad-input error that says how to fix it.
-func readySchema(ctx context.Context, t *target.Target) (engine.Meta, error) {
+func readySchema(ctx context.Context, t *registry.Target) (engine.Meta, error) {
 	m, err := scenario.ReadySchema(ctx, t)
 	if err != nil {
 		return m, badInput(err)

@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // engineTargets is the TARGET column of an engine: its --target forms.
-func engineTargets(e target.Engine) string {
+func engineTargets(e registry.Engine) string {
 	forms := make([]string, 0, len(e.Forms))
 	for _, f := range e.Forms {
 		s := f.Long
@@ -30,11 +30,11 @@ func newEnginesCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			width := len("TARGET")
-			for _, e := range target.Engines() {
+			for _, e := range registry.Engines() {
 				width = max(width, len(engineTargets(e)))
 			}
 			fmt.Fprintf(w, "%-9s %-*s %-24s %-7s %s\n", "ENGINE", width, "TARGET", "MODES (DEFAULT FIRST)", "SERVER", "NOTES")
-			for _, e := range target.Engines() {
+			for _, e := range registry.Engines() {
 				modes := make([]string, 0, 2)
 				for _, m := range e.Caps.Modes() {
 					modes = append(modes, string(m))

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // engines prints every registered engine with its --target forms, from the
@@ -16,7 +16,7 @@ func TestEnginesFromRegistry(t *testing.T) {
 		t.Fatalf("engines: %d\n%s", code, errOut)
 	}
 	help, _, _ := cli(t, context.Background(), "run", "--help")
-	for _, e := range target.Engines() {
+	for _, e := range registry.Engines() {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {
 			if strings.HasPrefix(l, e.Name+" ") {

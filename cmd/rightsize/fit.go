@@ -14,10 +14,10 @@ import (
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/plan"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 // fitFlags are rightsize fit's flags.
@@ -170,12 +170,12 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 			return badInput(err)
 		}
 	}
-	return restartingTarget(cmd, f.tf, func(st *store.Store, t *target.Target) (*target.Target, error) {
+	return restartingTarget(cmd, f.tf, func(st *store.Store, t *registry.Target) (*registry.Target, error) {
 		return fitOn(cmd, st, t, f, fo, baseline)
 	})
 }
 
-func fitOn(cmd *cobra.Command, st *store.Store, t *target.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) (*target.Target, error) {
+func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) (*registry.Target, error) {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fo.Run.Version, fo.Run.Commit = version, commit

@@ -13,10 +13,10 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/waits"
 )
@@ -139,7 +139,7 @@ func allFlags(cmd *cobra.Command) map[string]string {
 		}
 		v := f.Value.String()
 		if f.Name == "target" {
-			v = target.Redact(v)
+			v = registry.Redact(v)
 		}
 		m[f.Name] = v
 	})
@@ -152,7 +152,7 @@ func allFlags(cmd *cobra.Command) map[string]string {
 // stepProgress).
 //
 // join, when not nil, makes this process one worker of a shared run.
-func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
+func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
 	join func(*store.Store) (scenario.Meeting, error)) (*scenario.Report, error) {
 	ctx := cmd.Context()
 	st, err := openStore(cmd)
@@ -224,7 +224,7 @@ func runWith(cmd *cobra.Command, t *target.Target, o scenario.RunOptions, asJSON
 
 // serverCPU returns the managed server's cumulative CPU (nil when the
 // server is not ours to watch).
-func serverCPU(t *target.Target) func() time.Duration {
+func serverCPU(t *registry.Target) func() time.Duration {
 	pid := t.ServerPID()
 	if pid == 0 {
 		return nil

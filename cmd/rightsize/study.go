@@ -18,11 +18,11 @@ import (
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/storage"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/study"
-	"github.com/rightsize/rightsize/target"
 )
 
 // newStudyCmd is "rightsize study validate|init|run": a whole study from
@@ -269,7 +269,7 @@ func runStudy(cmd *cobra.Command, p *plan.Plan, output string, interval time.Dur
 		runErr = rerr
 	}
 	if runErr != nil {
-		if errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, target.ErrBadTarget) || target.IsBadCaps(runErr) {
+		if errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, registry.ErrBadTarget) || registry.IsBadCaps(runErr) {
 			return badInput(runErr)
 		}
 		return fmt.Errorf("%w (what was measured is stored; rerun the same command to continue)", runErr)

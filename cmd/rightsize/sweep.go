@@ -13,10 +13,10 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/units"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/target"
 )
 
 func newSweepCmd() *cobra.Command {
@@ -107,7 +107,7 @@ func kneePercent(s string) (float64, error) {
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {
-	return restartingTarget(cmd, tf, func(st *store.Store, t *target.Target) (*target.Target, error) {
+	return restartingTarget(cmd, tf, func(st *store.Store, t *registry.Target) (*registry.Target, error) {
 		return sweepOn(cmd, st, t, so, rf, predict)
 	})
 }
@@ -116,7 +116,7 @@ func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf 
 // scenario that restarts the server (sweep, fit) and runs it; run returns
 // the target open at its end, which is closed afterwards. Bad options and
 // targets become bad input.
-func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *target.Target) (*target.Target, error)) error {
+func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) (*registry.Target, error)) error {
 	st, err := openStore(cmd)
 	if err != nil {
 		return err
@@ -130,13 +130,13 @@ func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store,
 	if t != nil {
 		t.Close()
 	}
-	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, target.ErrBadTarget) {
+	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, registry.ErrBadTarget) {
 		return badInput(err)
 	}
 	return err
 }
 
-func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.SweepOptions, rf runFlags, predict bool) (*target.Target, error) {
+func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenario.SweepOptions, rf runFlags, predict bool) (*registry.Target, error) {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	so.Run.Version, so.Run.Commit = version, commit
@@ -149,7 +149,7 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *target.Target, so scenario.
 		defer prog.finish()
 	}
 	so.OnWarning = func(w string) { fmt.Fprintln(errOut, "warning:", w) }
-	so.OnStarted = func(t *target.Target) {
+	so.OnStarted = func(t *registry.Target) {
 		if r, ok := t.CapsReport(); ok {
 			fmt.Fprintln(errOut, "  caps:", r.Summary())
 		}

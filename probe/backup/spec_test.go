@@ -6,7 +6,7 @@ import (
 
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/probe/backup"
-	"github.com/rightsize/rightsize/target"
+	"github.com/rightsize/rightsize/registry"
 )
 
 func TestFromTarget(t *testing.T) {
@@ -16,7 +16,7 @@ func TestFromTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tg := &target.Target{DB: db, Spec: "embedded", Server: srv}
+	tg := &registry.Target{DB: db, Spec: "embedded", Server: srv}
 	spec, err := tg.BackupSpec(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestFromTarget(t *testing.T) {
 	if spec.Engine() != "postgres" || spec.DSN() != srv.DSN("probe") || spec.PostgresInstance() != srv {
 		t.Errorf("%+v", spec)
 	}
-	tg = &target.Target{DB: db, Spec: "postgres://u:p@h/db"}
+	tg = &registry.Target{DB: db, Spec: "postgres://u:p@h/db"}
 	spec, err = tg.BackupSpec(context.Background())
 	if err != nil || spec.DSN() != "postgres://u:p@h/db" || spec.Postgres != nil {
 		t.Errorf("%+v %v", spec, err)

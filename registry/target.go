@@ -1,4 +1,4 @@
-// Package target turns a --target value into an open engine.DB. Engines are
+// Package registry holds the engine registry and turns a --target value into an open engine.DB. Engines are
 // registered in one place (Engines, engines.go): each says which --target
 // values it takes, what it can do, how to open them and, for the rest of
 // rightsize, how it is started and tuned when managed, backed up and
@@ -7,7 +7,7 @@
 // server, "mariadb" starts a managed local MariaDB, "mysql://..." connects
 // to MySQL or MariaDB, "sqlserver://..." to SQL Server, and "sqlite:PATH"
 // opens a SQLite file in process.
-package target
+package registry
 
 import (
 	"context"
