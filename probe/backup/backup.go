@@ -281,22 +281,7 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 	res.Dir = base
 	work := ""
 	if m.local() {
-		if base, err = filepath.Abs(base); err != nil {
-			return res, fmt.Errorf("backup: directory: %w", err)
-		}
-		res.Dir = base
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			return res, fmt.Errorf("backup: create %s: %w", base, err)
-		}
-		if work, err = os.MkdirTemp(base, "rightsize-backup-"); err != nil {
-			return res, fmt.Errorf("backup: create a work directory in %s: %w", base, err)
-		}
-		if err := os.Chmod(work, 0o755); err != nil {
-			os.RemoveAll(work)
-			return res, fmt.Errorf("backup: %w", err)
-		}
-		if err := m.prepareWorkDir(work); err != nil {
-			os.RemoveAll(work)
+		if res.Dir, work, err = makeWorkDir(m, base); err != nil {
 			return res, err
 		}
 	}
@@ -327,16 +312,7 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 		n := i + 1
 		note := ""
 		if i > 0 && opt.Every > 0 {
-			slot := i
-			next := res.StartedAt.Add(time.Duration(slot) * opt.Every)
-			for now := time.Now(); next.Before(now); next = res.StartedAt.Add(time.Duration(slot) * opt.Every) {
-				slot++
-			}
-			if slot > i {
-				note = fmt.Sprintf("started at %v instead of %v: the previous cycle overran", time.Duration(slot)*opt.Every, time.Duration(i)*opt.Every)
-			}
-			progress(fmt.Sprintf("cycle %d/%d: waiting until %s", n, opt.Cycles, next.Format("15:04:05")))
-			if err := sleepUntil(ctx, next); err != nil {
+			if note, err = waitForSlot(ctx, res.StartedAt, i, opt, progress); err != nil {
 				runErr = err
 				break
 			}
@@ -373,17 +349,7 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 		// let the sampler close the interval holding the last cycle's end
 		_ = sleepUntil(ctx, time.Now().Add(opt.Interval+opt.Interval/4))
 	}
-	samples := rec.Stop()
-	for i := range res.Cycles {
-		c := &res.Cycles[i]
-		win := telemetry.Window(samples, c.Start, c.End)
-		for _, s := range win {
-			one := telemetry.Summarize([]telemetry.Sample{s})
-			c.DiskLatencyMs = append(c.DiskLatencyMs, one.DiskAvgLatencyMs)
-			c.DiskMBps = append(c.DiskMBps, one.DiskReadMBps+one.DiskWriteMBps)
-		}
-		c.DiskAvgLatencyMs = telemetry.Summarize(win).DiskAvgLatencyMs
-	}
+	addDiskSeries(res.Cycles, rec.Stop())
 	if kept != "" {
 		res.Kept = m.where(kept)
 	}
@@ -585,5 +551,60 @@ func FormatText(w io.Writer, r Result) {
 	}
 	if r.Kept != "" {
 		fmt.Fprintf(w, "  backup kept in %s\n", r.Kept)
+	}
+}
+
+// makeWorkDir creates, under the absolute form of base, the work directory
+// a local method writes its backups into; it returns both paths.
+func makeWorkDir(m method, base string) (abs, work string, err error) {
+	rel := base
+	if base, err = filepath.Abs(base); err != nil {
+		return rel, "", fmt.Errorf("backup: directory: %w", err)
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return base, "", fmt.Errorf("backup: create %s: %w", base, err)
+	}
+	if work, err = os.MkdirTemp(base, "rightsize-backup-"); err != nil {
+		return base, "", fmt.Errorf("backup: create a work directory in %s: %w", base, err)
+	}
+	if err := os.Chmod(work, 0o755); err != nil {
+		os.RemoveAll(work)
+		return base, "", fmt.Errorf("backup: %w", err)
+	}
+	if err := m.prepareWorkDir(work); err != nil {
+		os.RemoveAll(work)
+		return base, "", err
+	}
+	return base, work, nil
+}
+
+// waitForSlot sleeps until the next free period slot for cycle i (0-based,
+// i > 0) and returns a note when an overrunning cycle pushed it to a later slot.
+func waitForSlot(ctx context.Context, start time.Time, i int, opt Options, progress func(string)) (string, error) {
+	note := ""
+	slot := i
+	next := start.Add(time.Duration(slot) * opt.Every)
+	for now := time.Now(); next.Before(now); next = start.Add(time.Duration(slot) * opt.Every) {
+		slot++
+	}
+	if slot > i {
+		note = fmt.Sprintf("started at %v instead of %v: the previous cycle overran", time.Duration(slot)*opt.Every, time.Duration(i)*opt.Every)
+	}
+	progress(fmt.Sprintf("cycle %d/%d: waiting until %s", i+1, opt.Cycles, next.Format("15:04:05")))
+	return note, sleepUntil(ctx, next)
+}
+
+// addDiskSeries fills each cycle's disk latency and throughput series, and its
+// average latency, from the samples inside its window.
+func addDiskSeries(cycles []Cycle, samples []telemetry.Sample) {
+	for i := range cycles {
+		c := &cycles[i]
+		win := telemetry.Window(samples, c.Start, c.End)
+		for _, s := range win {
+			one := telemetry.Summarize([]telemetry.Sample{s})
+			c.DiskLatencyMs = append(c.DiskLatencyMs, one.DiskAvgLatencyMs)
+			c.DiskMBps = append(c.DiskMBps, one.DiskReadMBps+one.DiskWriteMBps)
+		}
+		c.DiskAvgLatencyMs = telemetry.Summarize(win).DiskAvgLatencyMs
 	}
 }
