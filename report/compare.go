@@ -87,13 +87,6 @@ func (c *Comparison) Write(w io.Writer) {
 		}
 		return format(f(a))
 	}
-	ratio := func(r ComparisonRow, f func(*analysis.StepAggregate) float64, unit string) string {
-		x, ok := r.Ratio(f)
-		if !ok {
-			return "-"
-		}
-		return strconv.FormatFloat(x, 'f', 2, 64) + "x " + unit
-	}
 	tpm := func(a *analysis.StepAggregate) float64 { return a.TPM.Mean }
 	nopm := func(a *analysis.StepAggregate) float64 { return a.NOPM.Mean }
 	perUser := func(a *analysis.StepAggregate) float64 { return a.TPMPerUser.Mean }
@@ -101,14 +94,29 @@ func (c *Comparison) Write(w io.Writer) {
 	var rows [][]string
 	for _, r := range c.Rows {
 		rows = append(rows, []string{strconv.Itoa(r.Users),
-			num(r.A, tpm, fmtInt), num(r.B, tpm, fmtInt), ratio(r, tpm, "TPM"),
-			num(r.A, nopm, fmtInt), num(r.B, nopm, fmtInt), ratio(r, nopm, "NOPM"),
-			num(r.A, perUser, fmtInt), num(r.B, perUser, fmtInt), ratio(r, perUser, "TPM/user")})
+			num(r.A, tpm, fmtInt), num(r.B, tpm, fmtInt), compareRatio(r, tpm, "TPM"),
+			num(r.A, nopm, fmtInt), num(r.B, nopm, fmtInt), compareRatio(r, nopm, "NOPM"),
+			num(r.A, perUser, fmtInt), num(r.B, perUser, fmtInt), compareRatio(r, perUser, "TPM/user")})
 	}
 	writeTable(w, head, rows, []bool{true, true, true, true, true, true, true, true, true, true})
 	c.writeVerdicts(w)
 
-	// Host figures and latency, when either run has them.
+	c.writeResources(w)
+	c.writeAverages(w)
+}
+
+// compareRatio is B/A of figure f on row r with its unit, "-" without both.
+func compareRatio(r ComparisonRow, f func(*analysis.StepAggregate) float64, unit string) string {
+	x, ok := r.Ratio(f)
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64) + "x " + unit
+}
+
+// writeResources writes the host figures and New-Order p99 latency of both
+// runs side by side, when either run has them.
+func (c *Comparison) writeResources(w io.Writer) {
 	host, disk, lat := false, false, false
 	for _, r := range c.Rows {
 		for _, a := range []*analysis.StepAggregate{r.A, r.B} {
@@ -170,7 +178,7 @@ func (c *Comparison) Write(w io.Writer) {
 					}
 					return fmtMs(p99(a))
 				}
-				row = append(row, ms(r.A), ms(r.B), ratio(r, p99, ""))
+				row = append(row, ms(r.A), ms(r.B), compareRatio(r, p99, ""))
 			}
 			rows = append(rows, row)
 		}
@@ -181,7 +189,10 @@ func (c *Comparison) Write(w io.Writer) {
 		}
 		writeTable(w, head, rows, right)
 	}
+}
 
+// writeAverages writes the average TPM and NOPM over the steps both runs measured.
+func (c *Comparison) writeAverages(w io.Writer) {
 	fmt.Fprintln(w)
 	scope := "over all steps"
 	if !c.SameSteps {

@@ -136,42 +136,7 @@ func storageTip(label, what string, r storage.JobResult, lead string) string {
 // (grouped bars) and average/p99 latency (lines), one series per probe and
 // read share.
 func randomCharts(sps []storageProbe) []Chart {
-	type series struct {
-		name, color, label string
-		jobs               map[int]storage.JobResult // by block size
-	}
-	var ss []series
-	sizes := map[int]bool{}
-	for _, sp := range sps {
-		var mixes []int
-		byMix := map[int]map[int]storage.JobResult{}
-		for _, r := range sp.res.Jobs {
-			if !r.Job.Random || r.Total.IOs == 0 {
-				continue
-			}
-			m := byMix[r.Job.ReadPct]
-			if m == nil {
-				m = map[int]storage.JobResult{}
-				byMix[r.Job.ReadPct] = m
-				mixes = append(mixes, r.Job.ReadPct)
-			}
-			if _, dup := m[r.Job.BlockSize]; !dup {
-				m[r.Job.BlockSize] = r
-				sizes[r.Job.BlockSize] = true
-			}
-		}
-		for _, mix := range mixes {
-			name := sp.label
-			if len(mixes) > 1 {
-				name += fmt.Sprintf(" · %d %% read", mix)
-			}
-			color := sp.color
-			if len(ss) > 0 && ss[len(ss)-1].label == sp.label { // another mix of the same probe
-				color = lighten(sp.color, 0.45)
-			}
-			ss = append(ss, series{name: name, color: color, label: sp.label, jobs: byMix[mix]})
-		}
-	}
+	ss, sizes := randomSeries(sps)
 	if len(ss) == 0 {
 		return nil
 	}
@@ -221,28 +186,78 @@ func randomCharts(sps []storageProbe) []Chart {
 		logY(ic, "IOPS (I/O per second)", iops)
 	}
 	lat := func(title string, series []LineSeries, vals []float64) Chart {
-		log := isWide(vals)
-		text := ChartText{Title: title, Subtitle: withLogNote(sub, log), XName: "block size", YName: "latency (ms)"}
-		var c rectChart
-		if len(cats) == 1 { // one block size (the sqlserver preset): bars, not lone dots
-			var bars []BarSeries
-			for _, s := range series {
-				b := BarSeries{Name: s.Name, Color: s.Color, Values: []*BarValue{nil}}
-				if v := s.Values[0]; v != nil {
-					b.Values[0] = &BarValue{Mean: *v, Repeats: 1, Tooltip: fmt.Sprintf("%s<br/>%s: <b>%s ms</b>", tooltipHTML(s.Name), cats[0], fmtMs(*v))}
-				}
-				bars = append(bars, b)
-			}
-			c = GroupedBars(text, cats, bars)
-		} else {
-			c = Lines(text, cats, series)
-		}
-		if log {
-			logY(c, "latency (ms)", vals)
-		}
-		return c.(Chart)
+		return blockLatencyChart(ChartText{Title: title, XName: "block size", YName: "latency (ms)"}, sub, cats, series, vals)
 	}
 	return []Chart{ic, lat("Average latency by block size", avgs, avgVals), lat("99th percentile latency by block size", p99s, p99Vals)}
+}
+
+// randomSeries are the probes' random-I/O jobs as one series per probe and
+// read mix, by block size, with the set of block sizes they cover.
+func randomSeries(sps []storageProbe) ([]mixSeries, map[int]bool) {
+	var ss []mixSeries
+	sizes := map[int]bool{}
+	for _, sp := range sps {
+		var mixes []int
+		byMix := map[int]map[int]storage.JobResult{}
+		for _, r := range sp.res.Jobs {
+			if !r.Job.Random || r.Total.IOs == 0 {
+				continue
+			}
+			m := byMix[r.Job.ReadPct]
+			if m == nil {
+				m = map[int]storage.JobResult{}
+				byMix[r.Job.ReadPct] = m
+				mixes = append(mixes, r.Job.ReadPct)
+			}
+			if _, dup := m[r.Job.BlockSize]; !dup {
+				m[r.Job.BlockSize] = r
+				sizes[r.Job.BlockSize] = true
+			}
+		}
+		for _, mix := range mixes {
+			name := sp.label
+			if len(mixes) > 1 {
+				name += fmt.Sprintf(" · %d %% read", mix)
+			}
+			color := sp.color
+			if len(ss) > 0 && ss[len(ss)-1].label == sp.label { // another mix of the same probe
+				color = lighten(sp.color, 0.45)
+			}
+			ss = append(ss, mixSeries{name: name, color: color, label: sp.label, jobs: byMix[mix]})
+		}
+	}
+	return ss, sizes
+}
+
+// mixSeries is one probe's random-I/O jobs at one read mix, by block size.
+type mixSeries struct {
+	name, color, label string
+	jobs               map[int]storage.JobResult // by block size
+}
+
+// blockLatencyChart charts latency series by block size: bars when there is
+// one block size (the sqlserver preset), not lone dots; log scale when wide.
+func blockLatencyChart(text ChartText, sub string, cats []string, series []LineSeries, vals []float64) Chart {
+	log := isWide(vals)
+	text.Subtitle = withLogNote(sub, log)
+	var c rectChart
+	if len(cats) == 1 { // one block size (the sqlserver preset): bars, not lone dots
+		var bars []BarSeries
+		for _, s := range series {
+			b := BarSeries{Name: s.Name, Color: s.Color, Values: []*BarValue{nil}}
+			if v := s.Values[0]; v != nil {
+				b.Values[0] = &BarValue{Mean: *v, Repeats: 1, Tooltip: fmt.Sprintf("%s<br/>%s: <b>%s ms</b>", tooltipHTML(s.Name), cats[0], fmtMs(*v))}
+			}
+			bars = append(bars, b)
+		}
+		c = GroupedBars(text, cats, bars)
+	} else {
+		c = Lines(text, cats, series)
+	}
+	if log {
+		logY(c, "latency (ms)", vals)
+	}
+	return c.(Chart)
 }
 
 // sequentialChart is the MB/s of the sequential jobs, one bar per probe;
@@ -365,13 +380,6 @@ func storageDetail(p *Page, sp storageProbe) {
 		p.Note("This probe has no completed job.")
 		return
 	}
-	pcts := []func(storage.Latency) float64{
-		func(l storage.Latency) float64 { return l.MinMs }, func(l storage.Latency) float64 { return l.P25Ms },
-		func(l storage.Latency) float64 { return l.P50Ms }, func(l storage.Latency) float64 { return l.P75Ms },
-		func(l storage.Latency) float64 { return l.P90Ms }, func(l storage.Latency) float64 { return l.P95Ms },
-		func(l storage.Latency) float64 { return l.P99Ms }, func(l storage.Latency) float64 { return l.P999Ms },
-		func(l storage.Latency) float64 { return l.MaxMs },
-	}
 	var rows []Row
 	var notes []string
 	engines := map[string]bool{}
@@ -380,50 +388,7 @@ func storageDetail(p *Page, sp storageProbe) {
 			engines[e] = true
 			notes = append(notes, jobText(jr.Job)+": engine "+e)
 		}
-		sides := []struct {
-			name string
-			s    storage.Side
-		}{{"read", jr.Read}, {"write", jr.Write}, {"total", jr.Total}, {"fsync", jr.Sync}}
-		firstRow := true
-		for _, sd := range sides {
-			if sd.s.IOs == 0 && sd.name != "total" {
-				continue
-			}
-			job := Cell{Title: jobTitle(jr)}
-			if firstRow {
-				job.Text = jobText(jr.Job)
-				if !jr.DirectIO {
-					job.Text += " buffered"
-					job.Class = "warn"
-				}
-			}
-			firstRow = false
-			cells := []Cell{job, Txt(sd.name)}
-			if sd.name == "fsync" {
-				cells = append(cells, Cell{Text: "-", Class: "num muted"})
-			} else {
-				cells = append(cells, Num(fmtBytes(float64(sd.s.Bytes))))
-			}
-			cells = append(cells, Num(fmtInt(float64(sd.s.IOs))))
-			if sd.name == "fsync" {
-				cells = append(cells, Cell{Text: "-", Class: "num muted"})
-			} else {
-				cells = append(cells, Num(fmtFloat(sd.s.MBps, 2)))
-			}
-			cells = append(cells, Num(fmtFloat(sd.s.IOPS, 0)))
-			if sd.s.IOs == 0 {
-				for range 2 + len(pcts) {
-					cells = append(cells, Cell{Text: "N/A", Class: "num muted"})
-				}
-			} else {
-				cells = append(cells, Num(fmtMs(sd.s.Latency.MeanMs)), Num(fmtMs(sd.s.Latency.StdDevMs)))
-				for _, f := range pcts {
-					cells = append(cells, Num(fmtMs(f(sd.s.Latency))))
-				}
-			}
-			row := Row{Cells: cells}
-			rows = append(rows, row)
-		}
+		rows = append(rows, storageJobRows(jr)...)
 		for _, n := range jr.Notes {
 			notes = append(notes, jobText(jr.Job)+": "+n)
 		}
@@ -433,4 +398,62 @@ func storageDetail(p *Page, sp storageProbe) {
 	for _, n := range notes {
 		p.Notef("Note: %s", n)
 	}
+}
+
+// storageJobRows are one job's rows of the storage detail table: read, write,
+// total and fsync, skipping sides without I/O but never the total.
+func storageJobRows(jr storage.JobResult) []Row {
+	pcts := []func(storage.Latency) float64{
+		func(l storage.Latency) float64 { return l.MinMs }, func(l storage.Latency) float64 { return l.P25Ms },
+		func(l storage.Latency) float64 { return l.P50Ms }, func(l storage.Latency) float64 { return l.P75Ms },
+		func(l storage.Latency) float64 { return l.P90Ms }, func(l storage.Latency) float64 { return l.P95Ms },
+		func(l storage.Latency) float64 { return l.P99Ms }, func(l storage.Latency) float64 { return l.P999Ms },
+		func(l storage.Latency) float64 { return l.MaxMs },
+	}
+	var rows []Row
+	sides := []struct {
+		name string
+		s    storage.Side
+	}{{"read", jr.Read}, {"write", jr.Write}, {"total", jr.Total}, {"fsync", jr.Sync}}
+	firstRow := true
+	for _, sd := range sides {
+		if sd.s.IOs == 0 && sd.name != "total" {
+			continue
+		}
+		job := Cell{Title: jobTitle(jr)}
+		if firstRow {
+			job.Text = jobText(jr.Job)
+			if !jr.DirectIO {
+				job.Text += " buffered"
+				job.Class = "warn"
+			}
+		}
+		firstRow = false
+		cells := []Cell{job, Txt(sd.name)}
+		if sd.name == "fsync" {
+			cells = append(cells, Cell{Text: "-", Class: "num muted"})
+		} else {
+			cells = append(cells, Num(fmtBytes(float64(sd.s.Bytes))))
+		}
+		cells = append(cells, Num(fmtInt(float64(sd.s.IOs))))
+		if sd.name == "fsync" {
+			cells = append(cells, Cell{Text: "-", Class: "num muted"})
+		} else {
+			cells = append(cells, Num(fmtFloat(sd.s.MBps, 2)))
+		}
+		cells = append(cells, Num(fmtFloat(sd.s.IOPS, 0)))
+		if sd.s.IOs == 0 {
+			for range 2 + len(pcts) {
+				cells = append(cells, Cell{Text: "N/A", Class: "num muted"})
+			}
+		} else {
+			cells = append(cells, Num(fmtMs(sd.s.Latency.MeanMs)), Num(fmtMs(sd.s.Latency.StdDevMs)))
+			for _, f := range pcts {
+				cells = append(cells, Num(fmtMs(f(sd.s.Latency))))
+			}
+		}
+		row := Row{Cells: cells}
+		rows = append(rows, row)
+	}
+	return rows
 }

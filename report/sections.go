@@ -201,33 +201,8 @@ func (throughputSection) Render(p *Page) error {
 		p.Note("No step was measured.")
 		return nil
 	}
-	cats := usersCategories(users)
 	mk := func(title, unit string, pick func(a *analysis.StepAggregate) analysis.Stat, flag bool) Chart {
-		var series []BarSeries
-		for i, rs := range all {
-			s := BarSeries{Name: p.Labels[i], Color: p.Colors[i], Values: make([]*BarValue, len(users))}
-			for ci, u := range users {
-				a := rs.At(u)
-				if a == nil {
-					continue
-				}
-				st := pick(a)
-				tip := fmt.Sprintf("%s<br/>%d users: <b>%s</b> %s", tooltipHTML(p.Labels[i]), u, fmtInt(st.Mean), unit)
-				if a.Repeats > 1 {
-					tip += fmt.Sprintf("<br/>%d repeats: min %s, max %s, CV %.1f%%", a.Repeats, fmtInt(st.Min), fmtInt(st.Max), st.CV*100)
-				}
-				unstable := flag && a.Repeats > 1 && st.CV > analysis.UnstableCV
-				if unstable {
-					tip += "<br/><b>unstable</b>: repeats differ by more than 10 %"
-				}
-				if a.Partial {
-					tip += "<br/>partial step (interrupted)"
-				}
-				s.Values[ci] = &BarValue{Mean: st.Mean, Min: st.Min, Max: st.Max, CV: st.CV, Repeats: a.Repeats, Unstable: unstable, Tooltip: tip}
-			}
-			series = append(series, s)
-		}
-		return GroupedBars(ChartText{Title: title, XName: "virtual users", YName: unit}, cats, series)
+		return throughputBars(p, all, users, ChartText{Title: title, XName: "virtual users", YName: unit}, pick, flag)
 	}
 	p.Charts(
 		mk("TPM by virtual users", "TPM (transactions/min)", func(a *analysis.StepAggregate) analysis.Stat { return a.TPM }, true),
@@ -250,49 +225,7 @@ func (throughputSection) Render(p *Page) error {
 	var rows []Row
 	for _, u := range users {
 		for i, rs := range all {
-			a := rs.At(u)
-			if a == nil {
-				cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), {Text: notMeasuredText, Class: "muted"}}
-				for len(cells) < len(head)-1 {
-					cells = append(cells, Cell{Text: "-", Class: "num muted"})
-				}
-				rows = append(rows, Row{Cells: append(cells, Cell{Class: "warn"})})
-				continue
-			}
-			rng := func(s analysis.Stat) Cell {
-				if a.Repeats < 2 {
-					return Cell{Text: "-", Class: "num muted"}
-				}
-				return Num(fmtInt(s.Min) + " – " + fmtInt(s.Max))
-			}
-			cv := func(s analysis.Stat) Cell {
-				if a.Repeats < 2 {
-					return Cell{Text: "-", Class: "num muted"}
-				}
-				c := Num(fmtPct(s.CV * 100))
-				if s.CV > analysis.UnstableCV {
-					c.Class += " warn"
-				}
-				return c
-			}
-			var flags []string
-			if a.Unstable {
-				flags = append(flags, "unstable")
-			}
-			if a.Partial {
-				flags = append(flags, "partial")
-			}
-			flag := Cell{Text: strings.Join(flags, ", "), Class: "warn"}
-			cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), Num(strconv.Itoa(a.Repeats)),
-				Num(fmtInt(a.TPM.Mean)), rng(a.TPM), cv(a.TPM), Num(fmtInt(a.NOPM.Mean)), rng(a.NOPM), cv(a.NOPM),
-				Num(fmtInt(a.TPMPerUser.Mean))}
-			switch {
-			case keyed && p.Runs[i].Run.KeyingThinking:
-				cells = append(cells, Num(fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users))))
-			case keyed:
-				cells = append(cells, Cell{Text: "-", Class: "num muted"})
-			}
-			rows = append(rows, Row{Cells: append(cells, flag)})
+			rows = append(rows, throughputRow(p, i, u, rs.At(u), keyed, len(head)))
 		}
 	}
 	anyFlag := false
@@ -311,6 +244,83 @@ func (throughputSection) Render(p *Page) error {
 			"with no response time (this deck's form of clause 12.86's 12.86 per warehouse); it falls as response times lengthen the users' cycles.", tpcc.KeyedNOPMPerUser())
 	}
 	return nil
+}
+
+// throughputBars charts figure pick of every run by users count, one bar
+// series per run, with spread and stability in the bars and tooltips.
+func throughputBars(p *Page, all []*RunStats, users []int, text ChartText, pick func(a *analysis.StepAggregate) analysis.Stat, flag bool) Chart {
+	unit := text.YName
+	var series []BarSeries
+	for i, rs := range all {
+		s := BarSeries{Name: p.Labels[i], Color: p.Colors[i], Values: make([]*BarValue, len(users))}
+		for ci, u := range users {
+			a := rs.At(u)
+			if a == nil {
+				continue
+			}
+			st := pick(a)
+			tip := fmt.Sprintf("%s<br/>%d users: <b>%s</b> %s", tooltipHTML(p.Labels[i]), u, fmtInt(st.Mean), unit)
+			if a.Repeats > 1 {
+				tip += fmt.Sprintf("<br/>%d repeats: min %s, max %s, CV %.1f%%", a.Repeats, fmtInt(st.Min), fmtInt(st.Max), st.CV*100)
+			}
+			unstable := flag && a.Repeats > 1 && st.CV > analysis.UnstableCV
+			if unstable {
+				tip += "<br/><b>unstable</b>: repeats differ by more than 10 %"
+			}
+			if a.Partial {
+				tip += "<br/>partial step (interrupted)"
+			}
+			s.Values[ci] = &BarValue{Mean: st.Mean, Min: st.Min, Max: st.Max, CV: st.CV, Repeats: a.Repeats, Unstable: unstable, Tooltip: tip}
+		}
+		series = append(series, s)
+	}
+	return GroupedBars(text, usersCategories(users), series)
+}
+
+// throughputRow is run i's row of the throughput table at u users (a nil
+// when it did not measure them), width cells long with the flags last.
+func throughputRow(p *Page, i, u int, a *analysis.StepAggregate, keyed bool, width int) Row {
+	if a == nil {
+		cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), {Text: notMeasuredText, Class: "muted"}}
+		for len(cells) < width-1 {
+			cells = append(cells, Cell{Text: "-", Class: "num muted"})
+		}
+		return Row{Cells: append(cells, Cell{Class: "warn"})}
+	}
+	rng := func(s analysis.Stat) Cell {
+		if a.Repeats < 2 {
+			return Cell{Text: "-", Class: "num muted"}
+		}
+		return Num(fmtInt(s.Min) + " – " + fmtInt(s.Max))
+	}
+	cv := func(s analysis.Stat) Cell {
+		if a.Repeats < 2 {
+			return Cell{Text: "-", Class: "num muted"}
+		}
+		c := Num(fmtPct(s.CV * 100))
+		if s.CV > analysis.UnstableCV {
+			c.Class += " warn"
+		}
+		return c
+	}
+	var flags []string
+	if a.Unstable {
+		flags = append(flags, "unstable")
+	}
+	if a.Partial {
+		flags = append(flags, "partial")
+	}
+	flag := Cell{Text: strings.Join(flags, ", "), Class: "warn"}
+	cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), Num(strconv.Itoa(a.Repeats)),
+		Num(fmtInt(a.TPM.Mean)), rng(a.TPM), cv(a.TPM), Num(fmtInt(a.NOPM.Mean)), rng(a.NOPM), cv(a.NOPM),
+		Num(fmtInt(a.TPMPerUser.Mean))}
+	switch {
+	case keyed && p.Runs[i].Run.KeyingThinking:
+		cells = append(cells, Num(fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users))))
+	case keyed:
+		cells = append(cells, Cell{Text: "-", Class: "num muted"})
+	}
+	return Row{Cells: append(cells, flag)}
 }
 
 // maxSubtitle is the most characters a chart's subtitle holds: echarts
@@ -461,23 +471,7 @@ func (latencySection) Render(p *Page) error {
 	p.Note("Percentiles come from the steps' HdrHistograms merged across repeats (exact), or from HammerDB's xtprof summary for imported runs.")
 
 	for i, rs := range all {
-		var rows []Row
-		for _, a := range rs.Steps {
-			for _, typ := range types {
-				t := txnOf(&a, typ)
-				if t == nil {
-					continue
-				}
-				errs := Num(fmtInt(float64(t.Errors)))
-				if t.Errors > 0 {
-					errs.Class += " bad"
-					errs.Title = t.FirstError
-				}
-				rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), Num(fmtInt(float64(t.Rollbacks))), errs,
-					Num(fmtInt(float64(t.Retries))), Num(pctMs(t, t.P50Ms)), Num(pctMs(t, t.P90Ms)), Num(pctMs(t, t.P95Ms)),
-					Num(pctMs(t, t.P99Ms)), Num(pctMs(t, t.MaxMs)), Num(pctMs(t, t.MeanMs))}})
-			}
-		}
+		rows := latencyRows(rs, types)
 		if len(rows) == 0 {
 			continue
 		}
@@ -501,6 +495,29 @@ func (latencySection) Render(p *Page) error {
 		p.Note("No transaction failed.")
 	}
 	return nil
+}
+
+// latencyRows are the latency table's rows of one run: per step, one row
+// per transaction type it has figures for.
+func latencyRows(rs *RunStats, types []string) []Row {
+	var rows []Row
+	for _, a := range rs.Steps {
+		for _, typ := range types {
+			t := txnOf(&a, typ)
+			if t == nil {
+				continue
+			}
+			errs := Num(fmtInt(float64(t.Errors)))
+			if t.Errors > 0 {
+				errs.Class += " bad"
+				errs.Title = t.FirstError
+			}
+			rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), Num(fmtInt(float64(t.Rollbacks))), errs,
+				Num(fmtInt(float64(t.Retries))), Num(pctMs(t, t.P50Ms)), Num(pctMs(t, t.P90Ms)), Num(pctMs(t, t.P95Ms)),
+				Num(pctMs(t, t.P99Ms)), Num(pctMs(t, t.MaxMs)), Num(pctMs(t, t.MeanMs))}})
+		}
+	}
+	return rows
 }
 
 // pctMs formats a latency figure of a summary: "-" when the source did not

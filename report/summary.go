@@ -115,140 +115,164 @@ func writeKeyNumbers(w io.Writer, rs *RunStats) {
 
 // writeStepsTable prints a row per users step, with its notes.
 func writeStepsTable(w io.Writer, run store.Run, rs *RunStats) {
-	repeated := false
-	host, disk := false, false
-	for i := range rs.Steps {
-		a := &rs.Steps[i]
-		repeated = repeated || a.Repeats > 1
-		host = host || hasHost(a)
-		disk = disk || hasDisk(a)
-	}
-	head := []string{"users", "TPM"}
-	if repeated {
-		head = append(head, "min–max", "CV")
-	}
-	head = append(head, "NOPM")
-	if repeated {
-		head = append(head, "CV")
-	}
-	head = append(head, "TPM/user")
-	if run.KeyingThinking {
-		head = append(head, "efficiency")
-	}
-	if host {
-		head = append(head, "CPU busy", "idle", "iowait")
-	}
-	if disk {
-		head = append(head, "disk ms", "IOPS")
-	}
-	driver := false
-	for i := range rs.Steps {
-		driver = driver || rs.Steps[i].DriverCPUPct > 0
-	}
-	server := false
-	for i := range rs.Steps {
-		server = server || rs.Steps[i].ServerCPUUsPerTxn > 0
-	}
-	if driver {
-		head = append(head, "driver CPU", "driver µs/txn")
-	}
-	if server {
-		head = append(head, "server CPU", "server µs/txn")
-	}
-	head = append(head, "")
+	cols := stepsColumns(run, rs)
 	var rows [][]string
-	var notes []string
 	for i := range rs.Steps {
-		a := &rs.Steps[i]
-		row := []string{strconv.Itoa(a.Users), fmtInt(a.TPM.Mean)}
-		if repeated {
-			if a.Repeats > 1 {
-				row = append(row, fmtInt(a.TPM.Min)+"–"+fmtInt(a.TPM.Max), fmtPct(a.TPM.CV*100))
-			} else {
-				row = append(row, "-", "-")
-			}
-		}
-		row = append(row, fmtInt(a.NOPM.Mean))
-		if repeated {
-			if a.Repeats > 1 {
-				row = append(row, fmtPct(a.NOPM.CV*100))
-			} else {
-				row = append(row, "-")
-			}
-		}
-		row = append(row, fmtInt(a.TPMPerUser.Mean))
-		if run.KeyingThinking {
-			row = append(row, fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)))
-		}
-		if host {
-			if hasHost(a) {
-				row = append(row, fmtPct(a.Host.CPUBusyPct), fmtPct(a.Host.CPUIdlePct), fmtPct(a.Host.CPUIowaitPct))
-			} else {
-				row = append(row, "-", "-", "-")
-			}
-		}
-		if disk {
-			if hasDisk(a) {
-				row = append(row, fmtMs(a.Host.DiskAvgLatencyMs), fmtInt(a.Host.DiskReadIOPS+a.Host.DiskWriteIOPS))
-			} else {
-				row = append(row, "-", "-")
-			}
-		}
-		if driver {
-			if a.DriverCPUPct > 0 {
-				row = append(row, fmtPct(a.DriverCPUPct))
-			} else {
-				row = append(row, "-")
-			}
-			row = append(row, fmtDec(a.DriverCPUUsPerTxn))
-		}
-		if server {
-			if a.ServerCPUUsPerTxn > 0 {
-				row = append(row, fmtPct(a.ServerCPUPct), fmtDec(a.ServerCPUUsPerTxn))
-			} else {
-				row = append(row, "-", "-")
-			}
-		}
-		var flags []string
-		if a.Unstable {
-			flags = append(flags, "! unstable")
-		}
-		if a.Partial {
-			flags = append(flags, "partial")
-		}
-		row = append(row, strings.Join(flags, ", "))
-		rows = append(rows, row)
+		rows = append(rows, cols.row(&rs.Steps[i]))
 	}
+	head := cols.head()
 	fmt.Fprintln(w)
 	right := make([]bool, len(head))
 	for i := range right {
 		right[i] = i < len(head)-1
 	}
 	writeTable(w, head, rows, right)
+	for _, n := range cols.notes(run, rs) {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+}
+
+// stepsCols are the optional column groups of the steps table, each shown
+// when at least one step has its figures.
+type stepsCols struct {
+	repeated, keying, host, disk, driver, server bool
+}
+
+// stepsColumns decides which optional column groups the steps table shows.
+func stepsColumns(run store.Run, rs *RunStats) stepsCols {
+	c := stepsCols{keying: run.KeyingThinking}
+	for i := range rs.Steps {
+		a := &rs.Steps[i]
+		c.repeated = c.repeated || a.Repeats > 1
+		c.host = c.host || hasHost(a)
+		c.disk = c.disk || hasDisk(a)
+		c.driver = c.driver || a.DriverCPUPct > 0
+		c.server = c.server || a.ServerCPUUsPerTxn > 0
+	}
+	return c
+}
+
+// head is the steps table's header row.
+func (c stepsCols) head() []string {
+	head := []string{"users", "TPM"}
+	if c.repeated {
+		head = append(head, "min–max", "CV")
+	}
+	head = append(head, "NOPM")
+	if c.repeated {
+		head = append(head, "CV")
+	}
+	head = append(head, "TPM/user")
+	if c.keying {
+		head = append(head, "efficiency")
+	}
+	if c.host {
+		head = append(head, "CPU busy", "idle", "iowait")
+	}
+	if c.disk {
+		head = append(head, "disk ms", "IOPS")
+	}
+	if c.driver {
+		head = append(head, "driver CPU", "driver µs/txn")
+	}
+	if c.server {
+		head = append(head, "server CPU", "server µs/txn")
+	}
+	return append(head, "")
+}
+
+// row is one step's row of the steps table, "-" where it lacks a figure.
+func (c stepsCols) row(a *analysis.StepAggregate) []string {
+	row := []string{strconv.Itoa(a.Users), fmtInt(a.TPM.Mean)}
+	if c.repeated {
+		if a.Repeats > 1 {
+			row = append(row, fmtInt(a.TPM.Min)+"–"+fmtInt(a.TPM.Max), fmtPct(a.TPM.CV*100))
+		} else {
+			row = append(row, "-", "-")
+		}
+	}
+	row = append(row, fmtInt(a.NOPM.Mean))
+	if c.repeated {
+		if a.Repeats > 1 {
+			row = append(row, fmtPct(a.NOPM.CV*100))
+		} else {
+			row = append(row, "-")
+		}
+	}
+	row = append(row, fmtInt(a.TPMPerUser.Mean))
+	if c.keying {
+		row = append(row, fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)))
+	}
+	row = append(row, c.resourceCells(a)...)
+	var flags []string
+	if a.Unstable {
+		flags = append(flags, "! unstable")
+	}
+	if a.Partial {
+		flags = append(flags, "partial")
+	}
+	return append(row, strings.Join(flags, ", "))
+}
+
+// resourceCells are a step's host, disk, driver and server CPU cells.
+func (c stepsCols) resourceCells(a *analysis.StepAggregate) []string {
+	var row []string
+	if c.host {
+		if hasHost(a) {
+			row = append(row, fmtPct(a.Host.CPUBusyPct), fmtPct(a.Host.CPUIdlePct), fmtPct(a.Host.CPUIowaitPct))
+		} else {
+			row = append(row, "-", "-", "-")
+		}
+	}
+	if c.disk {
+		if hasDisk(a) {
+			row = append(row, fmtMs(a.Host.DiskAvgLatencyMs), fmtInt(a.Host.DiskReadIOPS+a.Host.DiskWriteIOPS))
+		} else {
+			row = append(row, "-", "-")
+		}
+	}
+	if c.driver {
+		if a.DriverCPUPct > 0 {
+			row = append(row, fmtPct(a.DriverCPUPct))
+		} else {
+			row = append(row, "-")
+		}
+		row = append(row, fmtDec(a.DriverCPUUsPerTxn))
+	}
+	if c.server {
+		if a.ServerCPUUsPerTxn > 0 {
+			row = append(row, fmtPct(a.ServerCPUPct), fmtDec(a.ServerCPUUsPerTxn))
+		} else {
+			row = append(row, "-", "-")
+		}
+	}
+	return row
+}
+
+// notes are the lines under the steps table explaining its columns and flags.
+func (c stepsCols) notes(run store.Run, rs *RunStats) []string {
+	var notes []string
 	for i := range rs.Steps {
 		if rs.Steps[i].Unstable {
 			notes = append(notes, "! unstable: the repeats' TPM or NOPM differ by more than 10 % (coefficient of variation); measure longer or more repeats")
 			break
 		}
 	}
-	if repeated {
+	if c.repeated {
 		notes = append(notes, "figures are means across repeats; min–max and CV (coefficient of variation) show their spread")
 	}
-	if host {
+	if c.host {
 		notes = append(notes, "CPU in % of all CPUs; idle excludes I/O wait")
 	}
-	if driver && run.EngineInProcess() {
+	if c.driver && run.EngineInProcess() {
 		notes = append(notes, "driver CPU: rightsize's CPU, with "+run.Engine+"'s running inside it, in % of one core (100 % = one core busy); µs/txn: its CPU per completed transaction")
-	} else if driver {
+	} else if c.driver {
 		notes = append(notes, "driver CPU: rightsize's own CPU in % of one core (100 % = one core busy); µs/txn: its CPU per completed transaction")
 	}
-	if server {
+	if c.server {
 		notes = append(notes, "server CPU: the database server's process tree (managed servers on this host), in % of one core")
 	}
-	for _, n := range notes {
-		fmt.Fprintf(w, "  %s\n", n)
-	}
-
+	return notes
 }
 
 // writeLatency prints the latency of each transaction type over all steps,
