@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -75,19 +76,7 @@ func newProbeStorageCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "storage",
 		Short: "Measure IOPS, MB/s and the latency percentile table of a directory's storage",
-		Long: `probe storage runs the I/O patterns database storage studies use, with fio
-when it is installed (--engine fio) or a built-in Go engine (O_DIRECT,
-HdrHistogram latencies) that keeps threads x outstanding I/Os in flight as
-fio does: io_uring on Linux, Linux native AIO where the kernel refuses
-io_uring, one goroutine per outstanding I/O elsewhere (--builtin-io forces
-one). Each job's result names the interface that ran, why a better one was
-not used, and the engine's CPU time per I/O. Presets:
-  sqlserver  8 KiB random, 25 % writes, 8 threads x 4 outstanding, direct, 30 s
-             (diskspd -b8K -o4 -t8 -r -w25 -h)
-  hci        4k..256k at 70 % read random, then sequential 128k read and write
-  log        8k..64k sequential writes with an fsync after each, queue depth 1
-  custom     from --bs, --read-pct, --sequential, --threads, --depth, --fsync-every
-The test file is created in --path and always removed afterwards.`,
+		Long:  probeStorageLong,
 		Example: `  rightsize probe storage --path /data --preset sqlserver --size 20G
   rightsize probe storage --path /data --preset hci --duration 10s --json
   rightsize probe storage --path /log --preset custom --bs 64k --read-pct 0 --sequential --threads 1 --depth 1 --fsync-every 1`,
@@ -126,16 +115,8 @@ The test file is created in --path and always removed afterwards.`,
 			if p == nil {
 				return runErr
 			}
-			results := res.Jobs
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"probe_id": p.ID, "result": res}); err != nil {
-					return err
-				}
-			} else {
-				storage.FormatTable(cmd.OutOrStdout(), results)
-				fmt.Fprintf(cmd.OutOrStdout(), "stored as probe %s\n", p.ID)
+			if err := printStorageProbe(cmd.OutOrStdout(), p.ID, res, asJSON); err != nil {
+				return err
 			}
 			if runErr != nil {
 				return fmt.Errorf("storage probe interrupted: %w (the jobs above are stored, the last one marked partial; the test file was removed)", runErr)
@@ -161,6 +142,21 @@ The test file is created in --path and always removed afterwards.`,
 	f.StringVar(&ioLimit, "io-limit", "", "run the probe inside a cgroup with this I/O limit on --path's device (riops=N,wiops=N,rbps=SIZE,wbps=SIZE), as a managed server's --io-limit: shows what the limit really does")
 	return cmd
 }
+
+// probeStorageLong is rightsize probe storage's help text.
+const probeStorageLong = `probe storage runs the I/O patterns database storage studies use, with fio
+when it is installed (--engine fio) or a built-in Go engine (O_DIRECT,
+HdrHistogram latencies) that keeps threads x outstanding I/Os in flight as
+fio does: io_uring on Linux, Linux native AIO where the kernel refuses
+io_uring, one goroutine per outstanding I/O elsewhere (--builtin-io forces
+one). Each job's result names the interface that ran, why a better one was
+not used, and the engine's CPU time per I/O. Presets:
+  sqlserver  8 KiB random, 25 % writes, 8 threads x 4 outstanding, direct, 30 s
+             (diskspd -b8K -o4 -t8 -r -w25 -h)
+  hci        4k..256k at 70 % read random, then sequential 128k read and write
+  log        8k..64k sequential writes with an fsync after each, queue depth 1
+  custom     from --bs, --read-pct, --sequential, --threads, --depth, --fsync-every
+The test file is created in --path and always removed afterwards.`
 
 // storeProbe saves a probe result.
 func storeProbe(cmd *cobra.Command, kind, label, host string, result any) (string, error) {
@@ -347,4 +343,17 @@ func (sp storageProbe) run(cmd *cobra.Command, st *store.Store, progress func(st
 		return nil, res, err
 	}
 	return p, res, runErr
+}
+
+// printStorageProbe prints a stored storage probe's result as JSON or as the
+// latency percentile table.
+func printStorageProbe(w io.Writer, id string, res storageProbeResult, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"probe_id": id, "result": res})
+	}
+	storage.FormatTable(w, res.Jobs)
+	fmt.Fprintf(w, "stored as probe %s\n", id)
+	return nil
 }

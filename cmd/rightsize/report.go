@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,30 +25,7 @@ func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report [RUN ...] [--probe ID|LABEL ...]",
 		Short: "Write one offline HTML file with the charts and tables of runs and probes, compared side by side",
-		Long: `Write one self-contained HTML file (it opens offline: the chart library is
-embedded) with, for each RUN: a summary, TPM/NOPM/TPM per user by virtual
-users, CPU and disk by virtual users, transaction latency percentiles,
-throughput and latency over time, and the environment and settings, with
-the settings that differ between runs highlighted.
-
-RUN is a run id, a label (the latest run with that label), or a unique
-prefix of a run id; without RUN, the latest run. Several RUNs are compared
-side by side, in the order given.
-
-Probes (rightsize probe storage, cpu, backup) have their own sections:
-storage (the study table of each job; IOPS and latency by block size),
-single-thread CPU, and backup and restore. Probes of several machines are
-shown side by side. Which probes:
-  - by default, for each kind (storage, cpu, backup), the latest probe whose
-    host is a reported run's host (the run's host.name; case and domain are
-    ignored: db1 matches DB1.example.com). Runs on two hosts bring both
-    hosts' probes; an imported HammerDB run has no host and brings none.
-  - --probe ID|LABEL adds a probe by id, label (the latest probe with that
-    label) or unique id prefix; repeatable. Naming probes turns the default
-    off, unless --probes-latest is given too.
-  - --probes-latest=false leaves the default probes out.
-With --probe and no RUN, the report has the probes only, and no run.
-rightsize probe prints the id of each probe it stores.`,
+		Long:  reportLong,
 		Example: `  rightsize report                                  # the latest run and its host's probes, to report.html
   rightsize report baseline "8 cores" -o cores.html
   rightsize report hammerdb:hammerdb.log baseline   # an imported HammerDB run next to a measured one
@@ -83,22 +61,7 @@ rightsize probe prints the id of each probe it stores.`,
 			}
 			var runs []report.RunData
 			if len(args) > 0 || (len(probeKeys) == 0 && costRes == nil && sweep == nil && fitRep == nil) {
-				var ids []string
-				for _, a := range args {
-					id, err := resolveRun(ctx, st, a)
-					if err != nil {
-						return err
-					}
-					ids = append(ids, id)
-				}
-				runs, err = report.Load(ctx, st, ids...)
-				if err != nil {
-					if len(ids) == 0 {
-						return badInput(fmt.Errorf("%w; or report probes alone with --probe ID", err))
-					}
-					if errors.Is(err, store.ErrNotFound) {
-						return badInput(err)
-					}
+				if runs, err = loadReportRuns(ctx, st, args); err != nil {
 					return err
 				}
 			}
@@ -112,18 +75,7 @@ rightsize probe prints the id of each probe it stores.`,
 				return probeError(cmd, st, err)
 			}
 			opts := report.Options{Title: title, Version: version, Probes: probes, Cost: costRes, Sweep: sweep, Fit: fitRep}
-			if out == "-" {
-				return report.HTML(cmd.OutOrStdout(), runs, opts)
-			}
-			if err := writeFileAtomic(out, func(f *os.File) error { return report.HTML(f, runs, opts) }); err != nil {
-				return err
-			}
-			contents := reportContents(runs, probes)
-			if costRes != nil {
-				contents += "; cost model " + costFile
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out, contents)
-			return nil
+			return writeReport(cmd, out, runs, opts, costFile)
 		},
 	}
 	f := cmd.Flags()
@@ -135,6 +87,56 @@ rightsize probe prints the id of each probe it stores.`,
 	f.StringVar(&fitKey, "fit", "", "add the right-size search section of this fit (id or label); without RUN, the report shows its measured runs")
 	f.StringVar(&costFile, "cost", "", "add the cost section from this cost file (see rightsize cost); without RUN, the report shows the runs it links")
 	return cmd
+}
+
+// reportLong is rightsize report's help text.
+const reportLong = `Write one self-contained HTML file (it opens offline: the chart library is
+embedded) with, for each RUN: a summary, TPM/NOPM/TPM per user by virtual
+users, CPU and disk by virtual users, transaction latency percentiles,
+throughput and latency over time, and the environment and settings, with
+the settings that differ between runs highlighted.
+
+RUN is a run id, a label (the latest run with that label), or a unique
+prefix of a run id; without RUN, the latest run. Several RUNs are compared
+side by side, in the order given.
+
+Probes (rightsize probe storage, cpu, backup) have their own sections:
+storage (the study table of each job; IOPS and latency by block size),
+single-thread CPU, and backup and restore. Probes of several machines are
+shown side by side. Which probes:
+  - by default, for each kind (storage, cpu, backup), the latest probe whose
+    host is a reported run's host (the run's host.name; case and domain are
+    ignored: db1 matches DB1.example.com). Runs on two hosts bring both
+    hosts' probes; an imported HammerDB run has no host and brings none.
+  - --probe ID|LABEL adds a probe by id, label (the latest probe with that
+    label) or unique id prefix; repeatable. Naming probes turns the default
+    off, unless --probes-latest is given too.
+  - --probes-latest=false leaves the default probes out.
+With --probe and no RUN, the report has the probes only, and no run.
+rightsize probe prints the id of each probe it stores.`
+
+// loadReportRuns loads the runs named by keys (run ids, labels or prefixes),
+// or the latest run without keys.
+func loadReportRuns(ctx context.Context, st *store.Store, keys []string) ([]report.RunData, error) {
+	var ids []string
+	for _, a := range keys {
+		id, err := resolveRun(ctx, st, a)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	runs, err := report.Load(ctx, st, ids...)
+	if err != nil {
+		if len(ids) == 0 {
+			return nil, badInput(fmt.Errorf("%w; or report probes alone with --probe ID", err))
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, badInput(err)
+		}
+		return nil, err
+	}
+	return runs, nil
 }
 
 // reportCost evaluates the report's cost file (nil without one).
@@ -253,4 +255,21 @@ func writeFileAtomic(path string, fill func(*os.File) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return os.Rename(tmp, path)
+}
+
+// writeReport writes the HTML report to out ("-" for standard output) and
+// says on standard error what a written file holds.
+func writeReport(cmd *cobra.Command, out string, runs []report.RunData, opts report.Options, costFile string) error {
+	if out == "-" {
+		return report.HTML(cmd.OutOrStdout(), runs, opts)
+	}
+	if err := writeFileAtomic(out, func(f *os.File) error { return report.HTML(f, runs, opts) }); err != nil {
+		return err
+	}
+	contents := reportContents(runs, opts.Probes)
+	if opts.Cost != nil {
+		contents += "; cost model " + costFile
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s (open it in a browser; it needs no network)\n", out, contents)
+	return nil
 }

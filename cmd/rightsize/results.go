@@ -288,6 +288,41 @@ func localTime(t time.Time) string {
 
 // printRun writes the human-readable view of a run.
 func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
+	if err := printRunHeader(w, r); err != nil {
+		return err
+	}
+	printMap(w, "environment", r.Env, "")
+	printMap(w, "command line", r.Flags, "--")
+
+	if len(steps) == 0 {
+		fmt.Fprintln(w, "\nno steps stored")
+		return nil
+	}
+	aggs := analysis.Aggregate(steps)
+	fig := analysis.RunFigures(aggs)
+	fmt.Fprintf(w, "\npeak TPM %.0f at %d users · peak NOPM %.0f at %d users", fig.PeakTPM, fig.PeakTPMUsers, fig.PeakNOPM, fig.PeakNOPMUsers)
+	if fig.Steps > 1 {
+		fmt.Fprintf(w, " · average over all steps TPM %.0f · NOPM %.0f", fig.AvgTPM, fig.AvgNOPM)
+	}
+	fmt.Fprintln(w)
+	if fig.PeakDriverCPUPct > 0 {
+		fmt.Fprintf(w, "peak driver CPU %.1f %% of one core at %d users (%.1f µs/txn)\n", fig.PeakDriverCPUPct, fig.PeakDriverCPUUsers, fig.PeakDriverCPUUsPerTxn)
+	}
+	if err := printStepThroughput(w, r, aggs); err != nil {
+		return err
+	}
+	if err := printStepsMeasured(w, steps); err != nil {
+		return err
+	}
+	if err := printTxnLatency(w, aggs); err != nil {
+		return err
+	}
+	report.WriteStepEndings(w, *r, steps)
+	return nil
+}
+
+// printRunHeader prints the run's identity, target, workload, steps and time.
+func printRunHeader(w io.Writer, r *store.Run) error {
 	title := "run " + r.ID
 	if r.Label != "" {
 		title += "  \"" + r.Label + "\""
@@ -312,28 +347,14 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if s := r.CapsNotApplied(); s != "" {
 		kv("caps", "%s", s)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	printMap(w, "environment", r.Env, "")
-	printMap(w, "command line", r.Flags, "--")
+	return tw.Flush()
+}
 
-	if len(steps) == 0 {
-		fmt.Fprintln(w, "\nno steps stored")
-		return nil
-	}
-	aggs := analysis.Aggregate(steps)
-	fig := analysis.RunFigures(aggs)
-	fmt.Fprintf(w, "\npeak TPM %.0f at %d users · peak NOPM %.0f at %d users", fig.PeakTPM, fig.PeakTPMUsers, fig.PeakNOPM, fig.PeakNOPMUsers)
-	if fig.Steps > 1 {
-		fmt.Fprintf(w, " · average over all steps TPM %.0f · NOPM %.0f", fig.AvgTPM, fig.AvgNOPM)
-	}
-	fmt.Fprintln(w)
-	if fig.PeakDriverCPUPct > 0 {
-		fmt.Fprintf(w, "peak driver CPU %.1f %% of one core at %d users (%.1f µs/txn)\n", fig.PeakDriverCPUPct, fig.PeakDriverCPUUsers, fig.PeakDriverCPUUsPerTxn)
-	}
+// printStepThroughput prints the throughput table, one row per users count
+// with its repeats' spread, and explains its marks.
+func printStepThroughput(w io.Writer, r *store.Run, aggs []analysis.StepAggregate) error {
 	fmt.Fprintln(w, "\nthroughput per step (mean across repeats [min–max], CV = stddev/mean)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	effHead := ""
 	if r.KeyingThinking {
 		effHead = "efficiency %\t"
@@ -366,9 +387,13 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if partial {
 		fmt.Fprintln(w, "  PARTIAL: only interrupted steps were measured at this user count")
 	}
+	return nil
+}
 
+// printStepsMeasured prints every measured step as stored.
+func printStepsMeasured(w io.Writer, steps []store.Step) error {
 	fmt.Fprintln(w, "\nsteps as measured")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "repeat\tusers\tTPM\tNOPM\tmeasured s\tdb TPM\tbuffer hit %\tskipped deliveries\treconnects\tstarted\t")
 	for _, s := range steps {
 		mark := ""
@@ -378,12 +403,14 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%d\t%s\t%s\n", s.Repeat, s.Users, s.TPM, s.NOPM, s.Measured().Seconds(),
 			s.DB.TPM, s.DB.BufferHitPct, s.SkippedDeliveries, s.Reconnects, localTime(s.Start), mark)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
 
+// printTxnLatency prints latency per users count and transaction type, with
+// the first error of each.
+func printTxnLatency(w io.Writer, aggs []analysis.StepAggregate) error {
 	fmt.Fprintln(w, "\nlatency per transaction (ms, all repeats merged)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "users\ttransaction\tcount\trollbacks\tretries\terrors\tp50\tp90\tp95\tp99\tmax\tmean\t")
 	var firstErrors []string
 	for _, a := range aggs {
@@ -405,7 +432,6 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	for _, e := range firstErrors {
 		fmt.Fprintln(w, e)
 	}
-	report.WriteStepEndings(w, *r, steps)
 	return nil
 }
 
