@@ -241,11 +241,19 @@ func (p *parser) line(raw string) error {
 		text = strings.TrimSpace(m[2])
 	}
 
-	// xtprof report.
+	if done, err := p.profileLine(text); done {
+		return err
+	}
+	return p.testLine(text)
+}
+
+// profileLine parses a line of an xtprof time profile; done is false when
+// the line is not one.
+func (p *parser) profileLine(text string) (done bool, err error) {
 	switch {
 	case reSeparator.MatchString(text):
 		p.endProfile()
-		return nil
+		return true, nil
 	case reSummary.MatchString(text), reCombined.MatchString(text):
 		p.endProfile()
 		users := 0
@@ -253,50 +261,53 @@ func (p *parser) line(raw string) error {
 			users, _ = strconv.Atoi(m[1])
 		}
 		p.prof = &HammerDBProfile{Line: p.lineNo, Users: users}
-		return nil
+		return true, nil
 	case reVUProfile.MatchString(text):
 		p.endProfile()
 		p.inVUProfile = true
-		return nil
+		return true, nil
 	}
 	if m := reProc.FindStringSubmatch(text); m != nil {
 		if p.inVUProfile {
-			return nil
+			return true, nil
 		}
 		if p.prof == nil {
-			return p.errf("%q outside a profile summary (no \">>>>> SUMMARY OF N ACTIVE VIRTUAL USERS\" line before it)", text)
+			return true, p.errf("%q outside a profile summary (no \">>>>> SUMMARY OF N ACTIVE VIRTUAL USERS\" line before it)", text)
 		}
 		p.procName = strings.ToUpper(m[1])
 		typ, ok := procTypes[p.procName]
 		if !ok {
 			p.proc = nil // another procedure (gettimestamp): not a transaction
-			return nil
+			return true, nil
 		}
 		p.prof.Txn = append(p.prof.Txn, store.TxnSummary{Type: typ})
 		p.proc = &p.prof.Txn[len(p.prof.Txn)-1]
-		return nil
+		return true, nil
 	}
 	if strings.HasPrefix(text, "CALLS:") || strings.HasPrefix(text, "P99:") {
 		if p.inVUProfile {
-			return nil
+			return true, nil
 		}
 		if p.prof == nil || p.procName == "" {
-			return p.errf("%q outside a \">>>>> PROC: NAME\" block of a time profile", oneLine(text))
+			return true, p.errf("%q outside a \">>>>> PROC: NAME\" block of a time profile", oneLine(text))
 		}
 		if p.proc == nil {
-			return nil
+			return true, nil
 		}
-		return p.pairs(text)
+		return true, p.pairs(text)
 	}
 	if reProfHeader.MatchString(text) {
 		p.endProfile()
 		if t, ok := parseTclTime(reProfHeader.FindStringSubmatch(text)[1]); ok && p.log.Started.IsZero() {
 			p.log.Started = t
 		}
-		return nil
+		return true, nil
 	}
+	return false, nil
+}
 
-	// Timed test output.
+// testLine parses a line of a timed test's output and the log's settings.
+func (p *parser) testLine(text string) error {
 	switch {
 	case strings.HasPrefix(text, "TEST RESULT"):
 		return p.result(text)
@@ -595,66 +606,21 @@ const envHash = "source.sha256"
 // imported before is refused (a ParseError) unless opt.Replace. Nothing is
 // stored unless every file can be read and placed.
 func ImportHammerDB(ctx context.Context, st *store.Store, files []string, opt Options) ([]Imported, error) {
-	var logs []*HammerDBLog
-	hashes := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		l, err := ParseHammerDB(bytes.NewReader(b), f)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(b)
-		hashes[f] = hex.EncodeToString(sum[:])
-		logs = append(logs, l)
+	logs, hashes, err := readHammerDBLogs(files)
+	if err != nil {
+		return nil, err
 	}
 	stored, err := st.ListRuns(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []Imported
-	var orphans []*HammerDBLog
-	var cur *HammerDBLog
-	for _, l := range logs {
-		if len(l.Tests) > 0 {
-			cur = l
-			out = append(out, Imported{File: l.Name})
-			continue
-		}
-		// A time profile on its own: it belongs to the previous log.
-		if cur == nil {
-			orphans = append(orphans, l)
-			continue
-		}
-		for _, prof := range l.Profiles {
-			if !attach(cur.Tests, prof) {
-				return nil, &ParseError{File: l.Name, Line: prof.Line,
-					Msg: fmt.Sprintf("time profile of %d virtual users matches no test of %s without one", prof.Users, cur.Name)}
-			}
-		}
-		last := &out[len(out)-1]
-		last.Profiles = append(last.Profiles, l.Name)
-		if cur.Version == "" {
-			cur.Version = l.Version
-		}
-		if cur.Started.IsZero() {
-			cur.Started = l.Started
-		}
+	out, orphans, err := groupProfiles(logs)
+	if err != nil {
+		return nil, err
 	}
-	// A file imported before is refused, or its runs replaced.
-	var replaced []string
-	for _, f := range files {
-		for _, r := range stored {
-			if r.Source != store.SourceHammerDB || r.Env[envHash] != hashes[f] {
-				continue
-			}
-			if !opt.Replace {
-				return nil, &ParseError{File: f, Msg: fmt.Sprintf("already imported as run %s (label %q); give --replace to import it again", r.ID, r.Label)}
-			}
-			replaced = append(replaced, r.ID)
-		}
+	replaced, err := reimported(files, hashes, stored, opt.Replace)
+	if err != nil {
+		return nil, err
 	}
 	attached, err := placeOrphans(ctx, st, stored, replaced, orphans)
 	if err != nil {
@@ -710,6 +676,80 @@ func ImportHammerDB(ctx context.Context, st *store.Store, files []string, opt Op
 		out = append(out, attached[i])
 	}
 	return out, nil
+}
+
+// readHammerDBLogs parses the files, in order, with each file's SHA-256.
+func readHammerDBLogs(files []string) ([]*HammerDBLog, map[string]string, error) {
+	var logs []*HammerDBLog
+	hashes := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := ParseHammerDB(bytes.NewReader(b), f)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum := sha256.Sum256(b)
+		hashes[f] = hex.EncodeToString(sum[:])
+		logs = append(logs, l)
+	}
+	return logs, hashes, nil
+}
+
+// groupProfiles makes one import per log with tests, attaching each
+// time-profile-only log to the log before it; profiles with no log before
+// them are the orphans.
+func groupProfiles(logs []*HammerDBLog) ([]Imported, []*HammerDBLog, error) {
+	var out []Imported
+	var orphans []*HammerDBLog
+	var cur *HammerDBLog
+	for _, l := range logs {
+		if len(l.Tests) > 0 {
+			cur = l
+			out = append(out, Imported{File: l.Name})
+			continue
+		}
+		// A time profile on its own: it belongs to the previous log.
+		if cur == nil {
+			orphans = append(orphans, l)
+			continue
+		}
+		for _, prof := range l.Profiles {
+			if !attach(cur.Tests, prof) {
+				return nil, nil, &ParseError{File: l.Name, Line: prof.Line,
+					Msg: fmt.Sprintf("time profile of %d virtual users matches no test of %s without one", prof.Users, cur.Name)}
+			}
+		}
+		last := &out[len(out)-1]
+		last.Profiles = append(last.Profiles, l.Name)
+		if cur.Version == "" {
+			cur.Version = l.Version
+		}
+		if cur.Started.IsZero() {
+			cur.Started = l.Started
+		}
+	}
+	return out, orphans, nil
+}
+
+// reimported are the stored runs of files imported before (by hash): an
+// error unless replace, else the ids of the runs to replace.
+func reimported(files []string, hashes map[string]string, stored []store.Run, replace bool) ([]string, error) {
+	var replaced []string
+	for _, f := range files {
+		for _, r := range stored {
+			if r.Source != store.SourceHammerDB || r.Env[envHash] != hashes[f] {
+				continue
+			}
+			if !replace {
+				return nil, &ParseError{File: f, Msg: fmt.Sprintf("already imported as run %s (label %q); give --replace to import it again", r.ID, r.Label)}
+			}
+			replaced = append(replaced, r.ID)
+		}
+	}
+	return replaced, nil
 }
 
 // runLabel is the label of an imported run: "hammerdb:BASE" without a
