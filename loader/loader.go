@@ -92,18 +92,7 @@ func Build(ctx context.Context, db Builder, cfg Config) (Result, error) {
 	}
 	gen := tpcc.GenConfig{Seed: cfg.Seed, LoadTime: meta.BuiltAt, Constants: meta.Constants}
 
-	// Biggest jobs first so the loaders finish together.
-	jobs := []job{{tpcc.Item, 0}}
-	for w := 1; w <= cfg.Warehouses; w++ {
-		for _, t := range tpcc.Tables {
-			if t != tpcc.Item {
-				jobs = append(jobs, job{t, w})
-			}
-		}
-	}
-	sort.SliceStable(jobs, func(i, j int) bool {
-		return tpcc.InitialRows(jobs[i].t, 1) > tpcc.InitialRows(jobs[j].t, 1)
-	})
+	jobs := loadJobs(cfg.Warehouses)
 	var rows atomic.Int64
 	err := parallel(ctx, cfg.Loaders, len(jobs), func(ctx context.Context, i int) error {
 		j := jobs[i]
@@ -122,22 +111,7 @@ func Build(ctx context.Context, db Builder, cfg Config) (Result, error) {
 	}
 
 	t0 := time.Now()
-	steps := db.IndexSteps()
-	err = parallel(ctx, cfg.Loaders, len(steps), func(ctx context.Context, i int) error {
-		if err := steps[i].Run(ctx); err != nil {
-			return err
-		}
-		obs.StepDone("indexes", steps[i].Name)
-		return nil
-	})
-	if err == nil {
-		if err = db.InstallProcedures(ctx); err == nil {
-			obs.StepDone("procedures", "procedures")
-			if err = db.Analyze(ctx); err == nil {
-				obs.StepDone("analyze", "analyze")
-			}
-		}
-	}
+	err = finishSchema(ctx, db, cfg.Loaders, obs)
 	res.Indexes = time.Since(t0)
 	if err != nil {
 		return res, interrupted(ctx, err)
@@ -224,3 +198,42 @@ type nopObserver struct{}
 
 func (nopObserver) Rows(tpcc.Table, int64)  {}
 func (nopObserver) StepDone(string, string) {}
+
+// loadJobs are the tables to load, one job per table and warehouse (the item
+// table once), biggest first so the loaders finish together.
+func loadJobs(warehouses int) []job {
+	jobs := []job{{tpcc.Item, 0}}
+	for w := 1; w <= warehouses; w++ {
+		for _, t := range tpcc.Tables {
+			if t != tpcc.Item {
+				jobs = append(jobs, job{t, w})
+			}
+		}
+	}
+	sort.SliceStable(jobs, func(i, j int) bool {
+		return tpcc.InitialRows(jobs[i].t, 1) > tpcc.InitialRows(jobs[j].t, 1)
+	})
+	return jobs
+}
+
+// finishSchema builds the indexes with loaders workers, then installs the
+// stored procedures and analyzes the tables.
+func finishSchema(ctx context.Context, db Builder, loaders int, obs Observer) error {
+	steps := db.IndexSteps()
+	err := parallel(ctx, loaders, len(steps), func(ctx context.Context, i int) error {
+		if err := steps[i].Run(ctx); err != nil {
+			return err
+		}
+		obs.StepDone("indexes", steps[i].Name)
+		return nil
+	})
+	if err == nil {
+		if err = db.InstallProcedures(ctx); err == nil {
+			obs.StepDone("procedures", "procedures")
+			if err = db.Analyze(ctx); err == nil {
+				obs.StepDone("analyze", "analyze")
+			}
+		}
+	}
+	return err
+}
