@@ -249,62 +249,11 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if p.notices == nil {
 		p.notices = os.Stderr
 	}
-	if cfg.BinDir == "" {
-		major := cfg.Version
-		if major == "" {
-			major = DefaultVersion
-		}
-		b, err := newBinaries(base, major)
-		if err != nil {
-			return nil, err
-		}
-		p.major, p.libVersion, p.binariesPath, p.bins = major, b.version, b.dir, &b
-	} else {
-		binDir, err := filepath.Abs(cfg.BinDir)
-		if err != nil {
-			return nil, fmt.Errorf("instance: BinDir: %w", err)
-		}
-		if err := checkBinDir(binDir); err != nil {
-			return nil, err
-		}
-		full, err := binaryVersion(ctx, binDir)
-		if err != nil {
-			return nil, err
-		}
-		p.major = majorOf(full)
-		if cfg.Version != "" && cfg.Version != p.major {
-			return nil, fmt.Errorf("instance: the binaries in %s are PostgreSQL %s, not %s as asked", binDir, p.major, cfg.Version)
-		}
-		p.libVersion = p.major + ".0"
-		// embedded-postgres runs BinariesPath/bin/pg_ctl: use the parent of
-		// a directory named bin, else a private directory linking bin to it.
-		p.binariesPath = filepath.Dir(binDir)
-		if filepath.Base(binDir) != "bin" {
-			p.binariesPath = filepath.Join(base, "pgbin", "custom-"+shortHash(binDir))
-			if err := ensureSymlink(binDir, filepath.Join(p.binariesPath, "bin")); err != nil {
-				return nil, fmt.Errorf("instance: link BinDir: %w", err)
-			}
-		}
+	if err := p.useBinaries(ctx, cfg); err != nil {
+		return nil, err
 	}
-
-	p.dataDir = cfg.DataDir
-	if p.dataDir == "" {
-		p.dataDir = filepath.Join(base, "data", "pg"+p.major+"-default")
-	}
-	if p.dataDir, err = filepath.Abs(p.dataDir); err != nil {
-		return nil, fmt.Errorf("instance: data dir: %w", err)
-	}
-	p.logFile = cfg.LogFile
-	if p.logFile == "" {
-		p.logFile = filepath.Join(p.logDir, fmt.Sprintf("%s-%s.log", filepath.Base(p.dataDir), shortHash(p.dataDir)))
-	}
-	if p.logFile, err = filepath.Abs(p.logFile); err != nil {
-		return nil, fmt.Errorf("instance: log file: %w", err)
-	}
-	for _, path := range []string{p.baseDir, p.dataDir, p.binariesPath, p.logFile} {
-		if strings.ContainsAny(path, "\"$`\\\n") {
-			return nil, fmt.Errorf("instance: path %q contains a character (\" $ ` \\ or newline) that pg_ctl's shell command cannot carry", path)
-		}
+	if err := p.setPaths(cfg); err != nil {
+		return nil, err
 	}
 	if p.settings, err = p.buildSettings(cfg.Settings); err != nil {
 		return nil, err
@@ -336,6 +285,77 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	}
 	p.setPort(port)
 	return p, nil
+}
+
+// useBinaries picks the PostgreSQL binaries: a downloaded release of
+// cfg.Version without cfg.BinDir, else the binaries in cfg.BinDir.
+func (p *Postgres) useBinaries(ctx context.Context, cfg PostgresConfig) error {
+	base := p.baseDir
+	if cfg.BinDir == "" {
+		major := cfg.Version
+		if major == "" {
+			major = DefaultVersion
+		}
+		b, err := newBinaries(base, major)
+		if err != nil {
+			return err
+		}
+		p.major, p.libVersion, p.binariesPath, p.bins = major, b.version, b.dir, &b
+	} else {
+		binDir, err := filepath.Abs(cfg.BinDir)
+		if err != nil {
+			return fmt.Errorf("instance: BinDir: %w", err)
+		}
+		if err := checkBinDir(binDir); err != nil {
+			return err
+		}
+		full, err := binaryVersion(ctx, binDir)
+		if err != nil {
+			return err
+		}
+		p.major = majorOf(full)
+		if cfg.Version != "" && cfg.Version != p.major {
+			return fmt.Errorf("instance: the binaries in %s are PostgreSQL %s, not %s as asked", binDir, p.major, cfg.Version)
+		}
+		p.libVersion = p.major + ".0"
+		// embedded-postgres runs BinariesPath/bin/pg_ctl: use the parent of
+		// a directory named bin, else a private directory linking bin to it.
+		p.binariesPath = filepath.Dir(binDir)
+		if filepath.Base(binDir) != "bin" {
+			p.binariesPath = filepath.Join(base, "pgbin", "custom-"+shortHash(binDir))
+			if err := ensureSymlink(binDir, filepath.Join(p.binariesPath, "bin")); err != nil {
+				return fmt.Errorf("instance: link BinDir: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// setPaths sets the absolute data directory and log file, refusing paths
+// pg_ctl's shell command cannot carry.
+func (p *Postgres) setPaths(cfg PostgresConfig) error {
+	base := p.baseDir
+	var err error
+	p.dataDir = cfg.DataDir
+	if p.dataDir == "" {
+		p.dataDir = filepath.Join(base, "data", "pg"+p.major+"-default")
+	}
+	if p.dataDir, err = filepath.Abs(p.dataDir); err != nil {
+		return fmt.Errorf("instance: data dir: %w", err)
+	}
+	p.logFile = cfg.LogFile
+	if p.logFile == "" {
+		p.logFile = filepath.Join(p.logDir, fmt.Sprintf("%s-%s.log", filepath.Base(p.dataDir), shortHash(p.dataDir)))
+	}
+	if p.logFile, err = filepath.Abs(p.logFile); err != nil {
+		return fmt.Errorf("instance: log file: %w", err)
+	}
+	for _, path := range []string{p.baseDir, p.dataDir, p.binariesPath, p.logFile} {
+		if strings.ContainsAny(path, "\"$`\\\n") {
+			return fmt.Errorf("instance: path %q contains a character (\" $ ` \\ or newline) that pg_ctl's shell command cannot carry", path)
+		}
+	}
+	return nil
 }
 
 // prepareBaseDir creates the base directory layout. Binaries, downloads
