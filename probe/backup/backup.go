@@ -253,14 +253,9 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 	if progress == nil {
 		progress = func(string) {}
 	}
-	if opt.Cycles <= 0 {
-		opt.Cycles = 1
-	}
-	if opt.Interval <= 0 {
-		opt.Interval = time.Second
-	}
-	if opt.Every < 0 {
-		return Result{}, fmt.Errorf("backup: negative period %v", opt.Every)
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return Result{}, err
 	}
 	res := Result{Engine: t.Engine(), EverySeconds: opt.Every.Seconds()}
 	res.Host, _ = os.Hostname()
@@ -287,21 +282,7 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 	}
 
 	kept := "" // the kept backup of the last completed cycle (local: its path)
-	defer func() {
-		if work == "" {
-			return
-		}
-		if kept == "" {
-			_ = os.RemoveAll(work)
-			return
-		}
-		entries, _ := os.ReadDir(work)
-		for _, e := range entries {
-			if p := filepath.Join(work, e.Name()); p != kept {
-				_ = os.RemoveAll(p)
-			}
-		}
-	}()
+	defer func() { cleanWorkDir(work, kept) }()
 
 	rec := telemetry.Start(ctx, opt.Interval, m.serverPID())
 	defer rec.Stop()
@@ -325,23 +306,9 @@ func Run(ctx context.Context, t Target, opt Options, progress func(string)) (Res
 		if note != "" {
 			c.Note = strings.TrimPrefix(c.Note+"; "+note, "; ")
 		}
-		bdir := fmt.Sprintf("backup-%d", n)
-		if m.local() {
-			bdir = filepath.Join(work, bdir)
-		}
-		drop := func(dir string) error {
-			if m.local() {
-				return os.RemoveAll(dir)
-			}
-			return m.remove(dir)
-		}
-		if opt.Keep {
-			if kept != "" {
-				_ = drop(kept)
-			}
-			kept = bdir
-		} else if err := drop(bdir); err != nil {
-			c.Note = strings.TrimPrefix(c.Note+"; "+err.Error(), "; ")
+		var dropErr error
+		if kept, dropErr = settleBackup(m, opt.Keep, work, n, kept); dropErr != nil {
+			c.Note = strings.TrimPrefix(c.Note+"; "+dropErr.Error(), "; ")
 		}
 		res.Cycles = append(res.Cycles, c)
 	}
@@ -607,4 +574,59 @@ func addDiskSeries(cycles []Cycle, samples []telemetry.Sample) {
 		}
 		c.DiskAvgLatencyMs = telemetry.Summarize(win).DiskAvgLatencyMs
 	}
+}
+
+// cleanWorkDir removes a local method's work directory, or, when a backup is
+// kept, everything in it but that backup.
+func cleanWorkDir(work, kept string) {
+	if work == "" {
+		return
+	}
+	if kept == "" {
+		_ = os.RemoveAll(work)
+		return
+	}
+	entries, _ := os.ReadDir(work)
+	for _, e := range entries {
+		if p := filepath.Join(work, e.Name()); p != kept {
+			_ = os.RemoveAll(p)
+		}
+	}
+}
+
+// settleBackup keeps cycle n's backup when keep, dropping the one kept
+// before, else drops it; it returns the backup kept now and the error of
+// dropping cycle n's.
+func settleBackup(m method, keep bool, work string, n int, kept string) (string, error) {
+	bdir := fmt.Sprintf("backup-%d", n)
+	if m.local() {
+		bdir = filepath.Join(work, bdir)
+	}
+	drop := func(dir string) error {
+		if m.local() {
+			return os.RemoveAll(dir)
+		}
+		return m.remove(dir)
+	}
+	if keep {
+		if kept != "" {
+			_ = drop(kept)
+		}
+		return bdir, nil
+	}
+	return kept, drop(bdir)
+}
+
+// withDefaults fills the unset cycle count and sampling interval.
+func (opt Options) withDefaults() (Options, error) {
+	if opt.Cycles <= 0 {
+		opt.Cycles = 1
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = time.Second
+	}
+	if opt.Every < 0 {
+		return opt, fmt.Errorf("backup: negative period %v", opt.Every)
+	}
+	return opt, nil
 }
