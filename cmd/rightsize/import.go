@@ -31,21 +31,7 @@ func newImportHammerDBCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hammerdb FILE...",
 		Short: "Import HammerDB TPROC-C results: hammerdb.log, CLI output, autopilot logs, xtprof time profiles",
-		Long: `Import the results of HammerDB timed TPROC-C (TPC-C) runs. FILE is a
-hammerdb.log, the CLI's output, or the log of an autopilot sequence: every
-"TEST RESULT : System achieved N NOPM from M <database> TPM" line becomes a
-step, with its number of active virtual users (a users count met again is
-the next repeat of that step). When the time profiler (xtprof) was on, its
-summary of all virtual users gives each step its per-transaction p50, p95
-and p99 latency: printed in the log, or in hdbxtprofile.log given right
-after the log it belongs to. An hdbxtprofile.log given alone completes the
-latest imported HammerDB run with a step of the same virtual users, or,
-when no imported run has one, becomes a latency-only run.
-
-Each log becomes one run, with source "hammerdb" and label --label (with
-several logs, --label:BASE), or "hammerdb:BASE", BASE being the file's base
-name. A file imported before is refused; --replace deletes the runs it made
-and imports it again. Nothing is stored unless every file can be read.`,
+		Long:  importHammerDBLong,
 		Example: `  rightsize import hammerdb hammerdb.log
   rightsize import hammerdb run.log /tmp/hdbxtprofile.log --label "HDD/16 cores"
   rightsize report "HDD/16 cores" baseline`,
@@ -107,6 +93,23 @@ and imports it again. Nothing is stored unless every file can be read.`,
 	cmd.Flags().BoolVar(&opt.Replace, "replace", false, "import a file imported before again, deleting the runs it made")
 	return cmd
 }
+
+// importHammerDBLong is rightsize import hammerdb's help text.
+const importHammerDBLong = `Import the results of HammerDB timed TPROC-C (TPC-C) runs. FILE is a
+hammerdb.log, the CLI's output, or the log of an autopilot sequence: every
+"TEST RESULT : System achieved N NOPM from M <database> TPM" line becomes a
+step, with its number of active virtual users (a users count met again is
+the next repeat of that step). When the time profiler (xtprof) was on, its
+summary of all virtual users gives each step its per-transaction p50, p95
+and p99 latency: printed in the log, or in hdbxtprofile.log given right
+after the log it belongs to. An hdbxtprofile.log given alone completes the
+latest imported HammerDB run with a step of the same virtual users, or,
+when no imported run has one, becomes a latency-only run.
+
+Each log becomes one run, with source "hammerdb" and label --label (with
+several logs, --label:BASE), or "hammerdb:BASE", BASE being the file's base
+name. A file imported before is refused; --replace deletes the runs it made
+and imports it again. Nothing is stored unless every file can be read.`
 
 // stepUsers lists the steps' users counts ("4, 8").
 func stepUsers(steps []store.Step) string {

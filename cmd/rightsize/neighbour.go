@@ -21,26 +21,7 @@ func newNeighbourCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "neighbour",
 		Short: "Noisy neighbour: N managed servers on the same storage, each loaded at once, then backups looping on K of them",
-		Long: `neighbour copies the build of the managed target (--target embedded or
-mariadb, --data-dir) once per instance, starts --instances servers (each with
-the caps given: --cpus, --memory, --io-limit), and drives all of them at once
-with --users each: phase "baseline", then phase "backup", in which the backup
-probe (backup and restore, --backup-cycles cycles, one every --backup-every)
-loops on the first --backup-instances of them while all keep their load. Let
---duration cover the backup cycles. One run per instance and phase is stored,
-grouped as one scenario (kind neighbour); the backup cycles as backup probes.
-Copies, servers and cgroups are removed at the end, also after Ctrl-C.
-
---cpus N gives each instance cores of its own when --instances × N whole
-cores fit in the machine (instance n1 the highest, n2 the next below ...,
-the driver the cores left); when they do not fit, the instances share the
-same cores and the scenario says so (stored with it).
-
-Ctrl-C keeps the runs measured, marks the scenario partial and removes
-every server, copy and cgroup; --resume SCENARIO continues it with its own
-instances, backup settings, users, ramp-up and duration, measuring only the
-runs not stored complete (a phase is run again for its unfinished
-instances, with the backup loop when it is the backup phase).`,
+		Long:  neighbourLong,
 		Example: `  rightsize build --warehouses 10
   rightsize neighbour --instances 3 --users 8 --rampup 30s --duration 20m --backup-instances 1 --backup-every 100s --backup-cycles 10
   rightsize neighbour --resume 20261124-041500-ab12cd`,
@@ -97,6 +78,28 @@ instances, with the backup loop when it is the backup phase).`,
 	f.StringVar(&o.Resume, "resume", "", "continue an interrupted scenario (id or label): runs stored complete are kept")
 	return cmd
 }
+
+// neighbourLong is rightsize neighbour's help text.
+const neighbourLong = `neighbour copies the build of the managed target (--target embedded or
+mariadb, --data-dir) once per instance, starts --instances servers (each with
+the caps given: --cpus, --memory, --io-limit), and drives all of them at once
+with --users each: phase "baseline", then phase "backup", in which the backup
+probe (backup and restore, --backup-cycles cycles, one every --backup-every)
+loops on the first --backup-instances of them while all keep their load. Let
+--duration cover the backup cycles. One run per instance and phase is stored,
+grouped as one scenario (kind neighbour); the backup cycles as backup probes.
+Copies, servers and cgroups are removed at the end, also after Ctrl-C.
+
+--cpus N gives each instance cores of its own when --instances × N whole
+cores fit in the machine (instance n1 the highest, n2 the next below ...,
+the driver the cores left); when they do not fit, the instances share the
+same cores and the scenario says so (stored with it).
+
+Ctrl-C keeps the runs measured, marks the scenario partial and removes
+every server, copy and cgroup; --resume SCENARIO continues it with its own
+instances, backup settings, users, ramp-up and duration, measuring only the
+runs not stored complete (a phase is run again for its unfinished
+instances, with the backup loop when it is the backup phase).`
 
 // shapeFlags are the flags a resumed scenario takes from the store.
 var shapeFlags = []string{"instances", "backup-instances", "backup-every", "backup-cycles", "users", "rampup", "duration", "label"}
