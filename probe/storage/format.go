@@ -67,6 +67,21 @@ func formatOne(w io.Writer, r JobResult) {
 		row("fsync", r.Sync, false)
 	}
 
+	writePercentiles(w, r)
+	if len(r.Buckets) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, l := range distributionLines(r.Buckets) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// writePercentiles writes the job's latency percentile table: read, write,
+// total and, when the job synced, fsync.
+func writePercentiles(w io.Writer, r JobResult) {
 	syncs := r.Sync.IOs > 0
 	fmt.Fprintf(w, "\n  %7s |%11s |%11s |%11s", "%-ile", "read(ms)", "write(ms)", "total(ms)")
 	rule := strings.Repeat("-", 8) + "+" + strings.Repeat("-", 12) + "+" + strings.Repeat("-", 12) + "+" + strings.Repeat("-", 12)
@@ -102,15 +117,6 @@ func formatOne(w io.Writer, r JobResult) {
 			fmt.Fprintf(w, " |%11s", cell(r.Sync, l.get))
 		}
 		fmt.Fprintln(w)
-	}
-	if len(r.Buckets) > 0 {
-		fmt.Fprintln(w)
-	}
-	for _, l := range distributionLines(r.Buckets) {
-		fmt.Fprintf(w, "  %s\n", l)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 }
 
