@@ -304,27 +304,11 @@ func (db *DB) insertAll(ctx context.Context, t tpcc.Table, per int, full <-chan 
 		}
 		ncol := len(tpcc.Columns[t])
 		for b := range full {
-			if b.rows == per {
-				_, err = se.ExecContext(ctx, b.vals)
-			} else { // the last, partial batch
-				var st2 driver.Stmt
-				if st2, err = pr.PrepareContext(ctx, insertSQL(t, b.rows)); err == nil {
-					_, err = st2.(driver.StmtExecContext).ExecContext(ctx, b.vals[:b.rows*ncol])
-					st2.Close()
-				}
-			}
-			if err != nil {
+			if err := insertBatch(ctx, se, pr, t, per, ncol, b); err != nil {
 				return err
 			}
 			n += int64(b.rows)
-			clear(b.vals[:b.rows*ncol]) // drop references to strings
-			for i := range b.vals[:b.rows*ncol] {
-				b.vals[i].Ordinal = i + 1
-			}
-			select {
-			case free <- b:
-			default:
-			}
+			recycle(b, ncol, free)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -339,6 +323,35 @@ func (db *DB) insertAll(ctx context.Context, t tpcc.Table, per int, full <-chan 
 		return 0, fmt.Errorf("load %s: %w", t, err)
 	}
 	return n, nil
+}
+
+// insertBatch inserts batch b with the prepared statement for per rows, or,
+// for the last, partial batch, with one prepared for its rows.
+func insertBatch(ctx context.Context, se driver.StmtExecContext, pr driver.ConnPrepareContext, t tpcc.Table, per, ncol int, b *batch) error {
+	if b.rows == per {
+		_, err := se.ExecContext(ctx, b.vals)
+		return err
+	}
+	st2, err := pr.PrepareContext(ctx, insertSQL(t, b.rows))
+	if err != nil {
+		return err
+	}
+	_, err = st2.(driver.StmtExecContext).ExecContext(ctx, b.vals[:b.rows*ncol])
+	st2.Close()
+	return err
+}
+
+// recycle clears batch b's values, dropping references to strings, and
+// hands it back to the generator when it has room.
+func recycle(b *batch, ncol int, free chan<- *batch) {
+	clear(b.vals[:b.rows*ncol])
+	for i := range b.vals[:b.rows*ncol] {
+		b.vals[i].Ordinal = i + 1
+	}
+	select {
+	case free <- b:
+	default:
+	}
 }
 
 // timeCache converts generator values to the types the table columns

@@ -33,8 +33,8 @@ func TestRunPathShort(t *testing.T) {
 }
 
 // maxLong is how many non-test functions of the whole repository may exceed
-// 80 lines (issue 31: at most 10; 7 today). Lower it when you split one; never raise it.
-const maxLong = 7
+// 80 lines (issue 31: at most 10; 6 today). Lower it when you split one; never raise it.
+const maxLong = 6
 
 func TestRepositoryLongFunctions(t *testing.T) {
 	var globs []string
