@@ -15,7 +15,7 @@ import (
 	"github.com/rightsize/rightsize/tpcc"
 )
 
-// Deferred Delivery (clause 2.7.2): with StepConfig.DeferredDelivery a
+// Deferred Delivery (clause 2.7.2): with StepConfig.Delivery deferred a
 // user's Delivery is queued, and the terminal's response time is the
 // queueing; the step's delivery workers, each on a connection of its own,
 // run the queued Deliveries in order, and at least 90 % of them must
@@ -36,17 +36,34 @@ func DeliveryWorkers(warehouses int) int {
 	return max(1, (warehouses+deliveriesPerWorker-1)/deliveriesPerWorker)
 }
 
+// Delivery is how a step runs the Delivery transaction: in the user's own
+// transaction or deferred (clause 2.7.2). The zero value is interactive.
+type Delivery string
+
+// Delivery choices.
+const (
+	// DeliveryInteractive runs Delivery in the user's own transaction, as
+	// HammerDB does; the default.
+	DeliveryInteractive Delivery = "interactive"
+	// DeliveryDeferred queues each Delivery for the step's delivery
+	// workers (DeliveryWorkers).
+	DeliveryDeferred Delivery = "deferred"
+)
+
 // ParseDelivery reads a --delivery value: "" or "interactive" (Delivery in
-// the user's own transaction) or "deferred" (StepConfig.DeferredDelivery).
-func ParseDelivery(s string) (deferred bool, err error) {
-	switch s {
-	case "", "interactive":
-		return false, nil
-	case "deferred":
-		return true, nil
+// the user's own transaction) or "deferred" (queued for delivery workers).
+func ParseDelivery(s string) (Delivery, error) {
+	switch Delivery(s) {
+	case "", DeliveryInteractive:
+		return DeliveryInteractive, nil
+	case DeliveryDeferred:
+		return DeliveryDeferred, nil
 	}
-	return false, fmt.Errorf("%q is not interactive or deferred", s)
+	return "", fmt.Errorf("%q is not interactive or deferred", s)
 }
+
+// Deferred reports whether Deliveries are queued for delivery workers.
+func (d Delivery) Deferred() bool { return d == DeliveryDeferred }
 
 // DeferredStats are the deferred executions of the Deliveries queued in
 // the measured interval.

@@ -33,11 +33,12 @@ type StepConfig struct {
 	// gives it back before it thinks; waiting for one counts in the
 	// response time. 0: one connection per user.
 	Connections int
-	// DeferredDelivery queues each Delivery for the step's delivery
-	// workers (DeliveryWorkers, each on its own connection) as clause
-	// 2.7.2 defines; the terminal's response time is the queueing, and
-	// StepResult.Deferred has the executions.
-	DeferredDelivery bool
+	// Delivery, when DeliveryDeferred, queues each Delivery for the
+	// step's delivery workers (DeliveryWorkers, each on its own
+	// connection) as clause 2.7.2 defines; the terminal's response time is
+	// the queueing, and StepResult.Deferred has the executions. The zero
+	// value is interactive.
+	Delivery Delivery
 	// DeliveryDrain is how long after the users stop the delivery workers
 	// may still run what is queued (0: DeliveryDeadline); what is left
 	// then counts as not delivered.
@@ -159,7 +160,7 @@ type StepResult struct {
 	Txn               [tpcc.NumTxnTypes]TxnStats
 	SkippedDeliveries int64
 	// Deferred is the deferred execution of the Deliveries queued in the
-	// measured interval (nil without StepConfig.DeferredDelivery).
+	// measured interval (nil unless StepConfig.Delivery is deferred).
 	Deferred          *DeferredStats
 	Reconnects        int64
 	DriverCPU         time.Duration // this process's user+system CPU during the measured interval

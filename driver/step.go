@@ -97,7 +97,7 @@ func (s *step) connect(ctx context.Context) error {
 	cfg := &s.cfg
 	conns := Connections(cfg.Users, cfg.Connections)
 	nw := 0
-	if cfg.DeferredDelivery {
+	if cfg.Delivery.Deferred() {
 		nw = DeliveryWorkers(cmp.Or(cfg.HomeCount, cfg.Warehouses))
 	}
 	execs, err := connectAll(ctx, s.tgt, cfg.Mode, conns+nw)

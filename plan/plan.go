@@ -15,6 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 )
 
@@ -66,17 +68,17 @@ type Build struct {
 // rules (steady state, precision, agreement of the repeats) within
 // RampupMax, DurationMax and RepeatsMax; given, they are fixed.
 type Autopilot struct {
-	Users          string `yaml:"users"`
-	Rampup         string `yaml:"rampup"`
-	Duration       string `yaml:"duration"`
-	Repeats        int    `yaml:"repeats" want:"a whole number of repeats; write e.g. repeats: 3"`
-	Mode           string `yaml:"mode"`
-	KeyingThinking bool   `yaml:"keying_thinking" want:"true or false"`
+	Users          string      `yaml:"users"`
+	Rampup         string      `yaml:"rampup"`
+	Duration       string      `yaml:"duration"`
+	Repeats        int         `yaml:"repeats" want:"a whole number of repeats; write e.g. repeats: 3"`
+	Mode           engine.Mode `yaml:"mode"` // "": the engine's default
+	KeyingThinking bool        `yaml:"keying_thinking" want:"true or false"`
 	// Connections is how many connections a step's users share (0: one
 	// per user), as run's --connections.
 	Connections int `yaml:"connections" want:"a whole number of connections; write e.g. connections: 10, or 0 for one per user"`
 	// Delivery is interactive (default) or deferred, as run's --delivery.
-	Delivery string `yaml:"delivery"`
+	Delivery driver.Delivery `yaml:"delivery"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
 	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
 	Precision   string `yaml:"precision"`

@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -214,14 +215,16 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if a.Connections < 0 {
 		c.field(a.at, "autopilot", "connections", "must be 0 (one per user) or more")
 	}
-	if _, err := driver.ParseDelivery(a.Delivery); err != nil {
+	if d, err := driver.ParseDelivery(string(a.Delivery)); err != nil {
 		c.field(a.at, "autopilot", "delivery", err.Error())
+	} else {
+		a.Delivery = d
 	}
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax
 	}
-	if a.Mode != "" && a.Mode != "procedures" && a.Mode != "statements" {
+	if _, err := engine.ParseMode(string(a.Mode)); a.Mode != "" && err != nil {
 		c.field(a.at, "autopilot", "mode", fmt.Sprintf("%q is not procedures or statements", a.Mode))
 	}
 }

@@ -40,12 +40,12 @@ type Autopilot struct {
 	// Connections is how many connections each step's users share (0:
 	// one per user; driver.StepConfig.Connections).
 	Connections int
-	// DeferredDelivery queues Deliveries for delivery workers
-	// (driver.StepConfig.DeferredDelivery).
-	DeferredDelivery bool
-	Seed             uint64
-	Warehouses       int
-	Constants        tpcc.Constants
+	// Delivery, when deferred, queues Deliveries for delivery workers
+	// (driver.StepConfig.Delivery).
+	Delivery   driver.Delivery
+	Seed       uint64
+	Warehouses int
+	Constants  tpcc.Constants
 	// RebuildBetweenRepeats restores the freshly built state before every
 	// repeat after the first (the engine must implement Restorer).
 	RebuildBetweenRepeats bool
@@ -182,7 +182,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	out := stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}}
 	var before engine.Counters
 	var beforeErr error
-	cfg := driver.StepConfig{Users: users, Connections: a.Connections, DeferredDelivery: a.DeferredDelivery, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
+	cfg := driver.StepConfig{Users: users, Connections: a.Connections, Delivery: a.Delivery, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
 		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
 	cfg.Seed += uint64(a.Worker) << 40

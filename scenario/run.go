@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,12 +34,6 @@ func (b badOptions) Is(target error) bool { return target == ErrBadOptions }
 
 func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a...)} }
 
-// deferred reports whether Deliveries are queued for delivery workers.
-func (o *RunOptions) deferred() bool {
-	d, _ := driver.ParseDelivery(o.Delivery) // Validate has refused a bad value
-	return d
-}
-
 // RunOptions are everything one measured run needs besides its target and
 // store. run and quickstart fill them from flags; sweeps and other scenarios
 // fill them once and call Run for each configuration.
@@ -48,17 +43,17 @@ type RunOptions struct {
 	Duration              time.Duration
 	Repeats               int
 	RebuildBetweenRepeats bool
-	Mode                  string // "", "procedures" or "statements"
-	Isolation             string // "", "spec" or "read-committed" (engine.ParseIsolation)
+	Mode                  engine.Mode      // "": the engine's default (engine.ParseMode)
+	Isolation             engine.Isolation // "": spec (engine.ParseIsolation)
 	KeyingThinking        bool
 	// Connections, when over 0, is how many connections a step's users
 	// share (driver.StepConfig.Connections; --connections), per worker a
 	// share as the users are. 0: one per user.
 	Connections int
-	// Delivery is "" or "interactive" (Delivery in the user's own
-	// transaction) or "deferred" (queued for delivery workers, clause
-	// 2.7.2; driver.StepConfig.DeferredDelivery).
-	Delivery         string
+	// Delivery is interactive (Delivery in the user's own transaction;
+	// also "") or deferred (queued for delivery workers, clause 2.7.2;
+	// driver.StepConfig.Delivery).
+	Delivery         driver.Delivery
 	Seed             uint64 // 0: random
 	Warehouses       int    // expected warehouse count (0: any)
 	Label            string
@@ -110,7 +105,7 @@ func (o *RunOptions) Validate() error {
 	if o.Connections < 0 {
 		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
 	}
-	if _, err := driver.ParseDelivery(o.Delivery); err != nil {
+	if _, err := driver.ParseDelivery(string(o.Delivery)); err != nil {
 		return bad("--delivery %q: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
 	}
 	if o.Repeats < 1 {
@@ -125,7 +120,7 @@ func (o *RunOptions) Validate() error {
 		}
 	}
 	if o.Mode != "" {
-		if _, err := engine.ParseMode(o.Mode); err != nil {
+		if _, err := engine.ParseMode(string(o.Mode)); err != nil {
 			return badOptions{err}
 		}
 	}
@@ -135,7 +130,7 @@ func (o *RunOptions) Validate() error {
 	if o.ReconnectTimeout < 0 {
 		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
 	}
-	if _, err := engine.ParseIsolation(o.Isolation); err != nil {
+	if _, err := engine.ParseIsolation(string(o.Isolation)); err != nil {
 		return bad("--isolation: %w", err)
 	}
 	if err := o.validateAnswer(); err != nil {
@@ -165,8 +160,8 @@ func (o *RunOptions) validateTimes() error {
 // applyIsolation sets the isolation of t's executors and returns what it
 // records with the run. An engine that cannot choose (SQLite: always
 // serializable) runs at spec and refuses read-committed.
-func applyIsolation(t *registry.Target, name string) (engine.Isolation, error) {
-	iso, _ := engine.ParseIsolation(name)
+func applyIsolation(t *registry.Target, iso engine.Isolation) (engine.Isolation, error) {
+	iso = cmp.Or(iso, engine.IsolationSpec)
 	if s, ok := t.DB.(engine.IsolationSetter); ok {
 		s.SetIsolation(iso)
 		return iso, nil
@@ -297,9 +292,8 @@ func (r *runner) prepare(ctx context.Context) error {
 		return bad("the schema in %s was built with %d warehouses, not %d; rebuild with: rightsize build --warehouses %d, or drop --warehouses",
 			t.Name, meta.Warehouses, o.Warehouses, o.Warehouses)
 	}
-	r.mode = t.Caps().DefaultMode()
+	r.mode = cmp.Or(o.Mode, t.Caps().DefaultMode())
 	if o.Mode != "" {
-		r.mode, _ = engine.ParseMode(o.Mode)
 		if !slices.Contains(t.Caps().Modes(), r.mode) {
 			return bad("%s has no %s mode (it has %v)", t.Engine(), r.mode, t.Caps().Modes())
 		}
@@ -341,7 +335,7 @@ func (r *runner) create(ctx context.Context) error {
 	if o.Connections > 0 {
 		env[store.EnvConnections] = strconv.Itoa(o.Connections)
 	}
-	if o.deferred() {
+	if o.Delivery.Deferred() {
 		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
 	r.oomBefore = t.ServerOOMKills()
@@ -379,7 +373,7 @@ func (r *runner) create(ctx context.Context) error {
 func (r *runner) autopilot() *Autopilot {
 	o, t := &r.o, r.t
 	ap := &Autopilot{DB: t.DB, Users: r.users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: r.mode,
-		KeyingThinking: o.KeyingThinking, Connections: r.conns, DeferredDelivery: o.deferred(), Seed: o.Seed, Warehouses: r.meta.Warehouses,
+		KeyingThinking: o.KeyingThinking, Connections: r.conns, Delivery: o.Delivery, Seed: o.Seed, Warehouses: r.meta.Warehouses,
 		Constants: r.consts, RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}

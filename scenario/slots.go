@@ -41,7 +41,7 @@ func checkSlots(ctx context.Context, t *registry.Target, o RunOptions, warehouse
 		most, what, fewer = c, "shared connections", "share at most %d (--connections)"
 	}
 	need, free := slotNeed(s, most, o.Workers)
-	if o.deferred() {
+	if o.Delivery.Deferred() {
 		need += deliveryConnections(warehouses, o.Workers)
 	}
 	if need <= free {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/kubejob"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -64,7 +63,7 @@ CPU per transaction. The run flags given here
 				o.Image = defaultImage()
 			}
 			o.MaxUsers, o.KeyingThinking, o.Connections, o.Warehouses = maxOf(ro.Users), ro.KeyingThinking, ro.Connections, ro.Warehouses
-			o.DeferredDelivery, _ = driver.ParseDelivery(ro.Delivery) // options() has refused a bad value
+			o.DeferredDelivery = ro.Delivery.Deferred()
 			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
 			secret, job, err := kubejob.Build(o)
 			if err != nil {

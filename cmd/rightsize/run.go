@@ -37,9 +37,10 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.users, "users", "u", "1", "virtual users per step: N, a list, fib:N or A..BxF")
 	f.answer.register(cmd)
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
-	cmd.Flags().StringVar(&f.o.Mode, "mode", "", "procedures or statements (default: procedures where the engine has them)")
+	f.o.Mode, f.o.Delivery, f.o.Isolation = "", driver.DeliveryInteractive, engine.IsolationSpec // the defaults help shows
+	cmd.Flags().Var(modeValue(&f.o.Mode), "mode", "procedures or statements (default: procedures where the engine has them)")
 	cmd.Flags().BoolVar(&f.o.KeyingThinking, "keying-thinking", false, "use the spec's keying and think times")
-	cmd.Flags().StringVar(&f.o.Delivery, "delivery", "interactive", "interactive (Delivery in the user's own transaction, as HammerDB runs it) or deferred (queued for delivery workers, TPC-C clause 2.7.2)")
+	cmd.Flags().Var(deliveryValue(&f.o.Delivery), "delivery", "interactive (Delivery in the user's own transaction, as HammerDB runs it) or deferred (queued for delivery workers, TPC-C clause 2.7.2)")
 	cmd.Flags().IntVar(&f.o.Connections, "connections", 0, "connections the users of a step share, as a TP monitor multiplexes terminals (0: one per user); for keyed users, idle most of the time")
 	cmd.Flags().Uint64Var(&f.o.Seed, "seed", 0, "seed of the transaction inputs (default: random)")
 	cmd.Flags().IntVarP(&f.o.Warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
@@ -50,7 +51,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
 	cmd.Flags().BoolVar(&f.o.NoWaits, "no-waits", false, "do not sample the server's wait events during steps")
 	cmd.Flags().DurationVar(&f.o.WaitInterval, "wait-interval", waits.DefaultInterval, "interval of wait event sampling")
-	cmd.Flags().StringVar(&f.o.Isolation, "isolation", "spec", "spec (TPC-C level 3 on each engine) or read-committed (as HammerDB runs; recorded as not spec-compliant)")
+	cmd.Flags().Var(isolationValue(&f.o.Isolation), "isolation", "spec (TPC-C level 3 on each engine) or read-committed (as HammerDB runs; recorded as not spec-compliant)")
 }
 
 // options turns the flags into validated run options.

@@ -134,7 +134,7 @@ func Run(t *testing.T, h Harness) {
 		// Deferred Delivery (2.7.2): the delivery worker runs every
 		// Delivery queued in the interval, on its own connection.
 		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
-			Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, DeferredDelivery: true})
+			Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, Delivery: driver.DeliveryDeferred})
 		if err != nil {
 			t.Fatal(err)
 		}
