@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/rightsize/rightsize/store"
@@ -93,11 +92,8 @@ func Export(ctx context.Context, st *store.Store, id string, format string, dir 
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		dir = "."
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("export directory: %w", err)
+	if dir, err = store.ExportDir(dir); err != nil {
+		return nil, err
 	}
 	p := filepath.Join(dir, doc.Run.ID+".json")
 	if err := store.WriteFile(p, func(w io.Writer) error { return WriteDocument(w, doc) }); err != nil {

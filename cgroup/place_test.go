@@ -92,14 +92,7 @@ func TestPlacementOrder(t *testing.T) {
 			}
 			p, err := place(v2Tree{mount: mount, own: own, pid: me}, need, c.named, nil)
 			if c.parent == "" {
-				if err == nil {
-					t.Fatalf("placed at %+v, want an error", p)
-				}
-				for _, want := range c.errHas {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q, want %q in it", err, want)
-					}
-				}
+				wantPlaceError(t, p, err, c.errHas)
 				if _, serr := os.Stat(filepath.Join(scope, selfLeaf(me))); !errors.Is(serr, os.ErrNotExist) {
 					t.Errorf("a failed placement left its leaf: %v", serr)
 				}
@@ -260,14 +253,7 @@ func TestPlacementSystemdScope(t *testing.T) {
 				t.Errorf("scope asked %v, want %v", asked, c.asked)
 			}
 			if c.parent == "" {
-				if err == nil {
-					t.Fatalf("placed at %+v, want an error", p)
-				}
-				for _, want := range c.errHas {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q, want %q in it", err, want)
-					}
-				}
+				wantPlaceError(t, p, err, c.errHas)
 				return
 			}
 			if err != nil {
@@ -281,5 +267,19 @@ func TestPlacementSystemdScope(t *testing.T) {
 				t.Errorf("leaf %q, want rightsize moved into a leaf of the scope", p.Leaf)
 			}
 		})
+	}
+}
+
+// wantPlaceError fails unless place returned an error naming every part
+// of errHas.
+func wantPlaceError(t *testing.T, p Placement, err error, errHas []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("placed at %+v, want an error", p)
+	}
+	for _, want := range errHas {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q, want %q in it", err, want)
+		}
 	}
 }

@@ -34,6 +34,18 @@ type CSVFile struct {
 // CSVFloat is a number as the CSV export writes it (non-finite as 0).
 func CSVFloat(f float64) string { return cf(f) }
 
+// ExportDir creates the directory an export writes into ("" is the
+// current directory) and returns it.
+func ExportDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("export directory: %w", err)
+	}
+	return dir, nil
+}
+
 // ExportCSV writes a run (id, or label or unique id prefix as Resolve
 // takes it) as CSV files (steps.csv, transactions.csv, timeseries.csv,
 // host_samples.csv, then the files of more: header row, one row per
@@ -49,11 +61,9 @@ func ExportCSV(ctx context.Context, st *Store, id string, dir string, more ...CS
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		dir = "."
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("export directory: %w", err)
+	dir, err = ExportDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	files := []csvFill{
 		{StepsCSV, func(w *csv.Writer) error { return stepsCSV(w, r, steps) }},
