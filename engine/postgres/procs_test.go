@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,5 +77,56 @@ func TestProceduresOfAnotherVersion(t *testing.T) {
 				t.Fatalf("payment outputs incomplete: %+v", out)
 			}
 		})
+	}
+}
+
+// TestNewOrderWithAnItemTwice: procedures-mode New-Order takes its lines
+// one by one when an item comes twice, so the second line's S_QUANTITY
+// follows the first line's update, and the stock row counts both orders;
+// with the unused item besides, nothing is left behind.
+func TestNewOrderWithAnItemTwice(t *testing.T) {
+	db := built(t)
+	ctx := context.Background()
+	ex, err := db.NewExecutor(ctx, engine.Procedures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close(ctx)
+	stock := func(col string) int32 {
+		v, err := db.QueryInt(ctx, "SELECT "+col+" FROM stock WHERE s_w_id = 1 AND s_i_id = 500")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int32(v)
+	}
+	have, orders := stock("s_quantity"), stock("s_order_cnt")
+	in := tpcc.NewOrderInput{WID: 1, DID: 3, CID: 21, AllLocal: true, Lines: []tpcc.OrderLineInput{
+		{Number: 2, ItemID: 500, SupplyWID: 1, Quantity: 3},
+		{Number: 1, ItemID: 500, SupplyWID: 1, Quantity: 4},
+		{Number: 3, ItemID: 700, SupplyWID: 1, Quantity: 1},
+	}}
+	var out tpcc.NewOrderResult
+	if err := ex.NewOrder(ctx, &in, &out); err != nil || out.RolledBack || len(out.Lines) != 3 {
+		t.Fatalf("new order: %+v, %v", out, err)
+	}
+	first := tpcc.NewStockQuantity(have, 3)
+	if out.Lines[0].StockQty != first || out.Lines[1].StockQty != tpcc.NewStockQuantity(first, 4) {
+		t.Errorf("S_QUANTITY %d then %d from %d, want %d then %d", out.Lines[0].StockQty, out.Lines[1].StockQty,
+			have, first, tpcc.NewStockQuantity(first, 4))
+	}
+	if got := stock("s_order_cnt"); got != orders+2 {
+		t.Errorf("s_order_cnt %d -> %d, want +2", orders, got)
+	}
+	lines, _ := db.QueryInt(ctx, fmt.Sprintf("SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 3 AND ol_o_id = %d", out.OID))
+	if lines != 3 {
+		t.Errorf("%d order lines stored, want 3", lines)
+	}
+	in.Lines = append(in.Lines, tpcc.OrderLineInput{Number: 4, ItemID: tpcc.InvalidItemID, SupplyWID: 1, Quantity: 1})
+	before := stock("s_order_cnt")
+	if err := ex.NewOrder(ctx, &in, &out); err != nil || !out.RolledBack {
+		t.Fatalf("new order with an unused item: %+v, %v", out, err)
+	}
+	if after := stock("s_order_cnt"); after != before {
+		t.Errorf("stock updates left behind: s_order_cnt %d -> %d", before, after)
 	}
 }
