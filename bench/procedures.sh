@@ -10,7 +10,10 @@
 # REFS="7602bc2 3831ca1" are the old commits (default: 7602bc2, main when
 # issue 32 item 1 began); the work tree is "new". ISOLATION=spec runs the
 # binaries that know --isolation at spec (default read-committed; older
-# binaries run read committed anyway). MODE=statements measures that mode;
+# binaries run read committed anyway); ISOLATION="read-committed spec"
+# runs both, interleaved, each run labelled with its level (the binaries
+# that do not know --isolation run once, labelled rc; issue 32 item 2).
+# MODE=statements measures that mode;
 # MODE="statements procedures" runs every binary in both, each run
 # labelled binary/mode (issue 32 item 3).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
@@ -28,7 +31,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
-REFS=${REFS:-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-procedures}
+REFS=${REFS-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-procedures}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}; PG_USER=${PG_USER:-postgres}
 TMP=$(mktemp -d /var/tmp/rightsize-procbench.XXXXXX)
 chmod 755 "$TMP" # the server user must enter it
@@ -63,29 +66,41 @@ done
 
 # A run is a binary in a mode; with more than one mode its label is
 # binary/mode.
-labels=(); run_bin=(); run_mode=()
+# A run is a binary in a mode at an isolation; with more than one mode
+# its label is binary/mode, with more than one isolation binary[/mode]/level
+# (rc or spec).
+short() { case $1 in read-committed) echo rc ;; *) echo "$1" ;; esac; }
+labels=(); run_bin=(); run_mode=(); run_iso=()
 for i in "${!bins[@]}"; do
+  knows=0; "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && knows=1
   for mode in $MODE; do
-    label=${names[$i]}; [ "$(echo $MODE | wc -w)" -gt 1 ] && label="${names[$i]}/$mode"
-    labels+=("$label"); run_bin+=("$i"); run_mode+=("$mode")
+    for iso in $ISOLATION; do
+      [ "$knows" = 0 ] && [ "$iso" != "${ISOLATION%% *}" ] && continue
+      label=${names[$i]}; [ "$(echo $MODE | wc -w)" -gt 1 ] && label="$label/$mode"
+      [ "$(echo $ISOLATION | wc -w)" -gt 1 ] && { [ "$knows" = 1 ] && label="$label/$(short "$iso")" || label="$label/rc"; }
+      labels+=("$label"); run_bin+=("$i"); run_mode+=("$mode"); run_iso+=("$iso")
+    done
   done
 done
 
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $U users, 10 s ramp-up, $D, $MODE, $ISOLATION; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
-printf '%-5s %-20s %10s %10s %14s\n' round run TPM NOPM "driver µs/txn"
+printf '%-5s %-26s %10s %10s %14s %8s %10s\n' round run TPM NOPM "driver µs/txn" retries "NO p90 ms"
 n=${#labels[@]}
 for round in $(seq "$ROUNDS"); do
   for k in $(seq 0 $((n - 1))); do
     j=$(( (k + round - 1) % n )); i=${run_bin[$j]}
     db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
     sql "$db" "VACUUM"; sql "$db" "CHECKPOINT"
-    iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "$ISOLATION")
+    iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "${run_iso[$j]}")
     "${bins[$i]}" run --target "$(dsn "$db")" --store "$TMP/store-$i.db" --users "$U" --rampup 10s --duration "$D" \
       --mode "${run_mode[$j]}" "${iso[@]}" --json >"$TMP/run.json" 2>"$TMP/run.err" || { echo "run ${labels[$j]} failed:"; tail -3 "$TMP/run.err"; continue; }
     python3 - "$TMP/run.json" "$round" "${labels[$j]}" <<'PY' | tee -a "$TMP/rows"
 import json, sys
 s = json.load(open(sys.argv[1]))["steps"][0]
-print("%-5s %-20s %10.0f %10.0f %14.1f" % (sys.argv[2], sys.argv[3], s["tpm"], s["nopm"], s["driver_cpu_us_per_txn"]))
+t = s.get("txn", {})
+retries = sum(x.get("retries", 0) for x in t.values())
+p90 = t.get("new_order", {}).get("p90_ms", 0)
+print("%-5s %-26s %10.0f %10.0f %14.1f %8d %10.2f" % (sys.argv[2], sys.argv[3], s["tpm"], s["nopm"], s["driver_cpu_us_per_txn"], retries, p90))
 PY
   done
 done
@@ -101,8 +116,8 @@ for n in names:
         med[n] = (statistics.median(tpm), statistics.median(us))
         spread[n] = "%.0f-%.0f / %.1f-%.1f" % (min(tpm), max(tpm), min(us), max(us))
 base = names[0]
-print("\nmedians %-13s %10s %14s %10s %9s   %s" % ("", "TPM", "driver µs/txn", "TPM ratio", "µs ratio", "range TPM / µs"))
+print("\nmedians %-19s %10s %14s %10s %9s   %s" % ("", "TPM", "driver µs/txn", "TPM ratio", "µs ratio", "range TPM / µs"))
 for n in names:
     if n in med and base in med:
-        print("%-20s %10.0f %14.1f %10.3f %9.3f   %s" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1], spread[n]))
+        print("%-26s %10.0f %14.1f %10.3f %9.3f   %s" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1], spread[n]))
 PY
