@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -12,10 +13,11 @@ import (
 // New-Order of ex processed.
 func Processed(ex tpcc.Executor) int { return ex.(*stmtExec).processed }
 
-// UserConn opens a connection configured as a virtual user's (isolation
-// included), for two-session tests that pause inside a transaction.
+// UserConn opens a connection configured as a statements-mode virtual
+// user's (isolation included), for two-session tests that pause inside a
+// transaction.
 func UserConn(ctx context.Context, db *DB) (*pgx.Conn, error) {
-	cfg, err := db.userConfig()
+	cfg, err := db.userConfig(engine.Statements)
 	if err != nil {
 		return nil, err
 	}

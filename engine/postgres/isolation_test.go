@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,7 +85,9 @@ func orderStatus(t *testing.T, ex tpcc.Executor, c int32) tpcc.OrderStatusResult
 // TestIsolation runs the Isolation Tests of clause 3.4.2 that apply to a
 // multi-version engine as two sessions, at the isolation rightsize's
 // executors use (spec): the first session pauses inside its transaction
-// while the second runs.
+// while the second runs. Tests 1 and 2 run in both modes; tests 7 and 9
+// pause a statements-mode session (REPEATABLE READ), and
+// TestProceduresLevel3 checks how procedures mode meets them.
 func TestIsolation(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
@@ -223,4 +226,73 @@ func TestUnusedItemProcessesValidItemsFirst(t *testing.T) {
 	if after, _ := db.QueryInt(ctx, stock); after != before {
 		t.Fatalf("stock updates left behind: s_order_cnt %d -> %d", before, after)
 	}
+}
+
+// TestProceduresLevel3 checks how procedures mode gets level 3 at read
+// committed (isolationLevel): a Payment that waits for another session's
+// update of its warehouse row goes on once that commits (no serialization
+// failure to retry); a New-Order with an item twice, paused on a stock row
+// between its lines while another session changes that item's price, prices
+// both lines alike (Isolation Test 7); Order-Status and Stock-Level read from
+// one snapshot (STABLE).
+func TestProceduresLevel3(t *testing.T) {
+	db := built(t)
+	ctx := context.Background()
+	ex, err := db.NewExecutor(ctx, engine.Procedures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close(ctx)
+	// holdRow runs sql in an open transaction of its own session until the
+	// returned function commits it.
+	holdRow := func(sql string) func() {
+		c := userConn(t, db)
+		exec(t, c, "BEGIN")
+		exec(t, c, sql)
+		return func() { exec(t, c, "COMMIT") }
+	}
+	t.Run("payment-queues", func(t *testing.T) {
+		commit := holdRow("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
+		done := make(chan error, 1)
+		go func() {
+			var out tpcc.PaymentResult
+			done <- ex.Payment(ctx, &tpcc.PaymentInput{WID: 1, DID: 5, CWID: 1, CDID: 5, CID: 12, Amount: 10}, &out)
+		}()
+		waitBlocked(t, db)
+		commit()
+		if err := <-done; err != nil {
+			t.Fatalf("a Payment that waited for the warehouse row: %v", err)
+		}
+	})
+	t.Run("test7", func(t *testing.T) {
+		const x, y = 301, 302
+		var before float64
+		if err := userConn(t, db).QueryRow(ctx, "SELECT i_price::float8 FROM item WHERE i_id = $1", x).Scan(&before); err != nil {
+			t.Fatal(err)
+		}
+		commit := holdRow(fmt.Sprintf("UPDATE stock SET s_ytd = s_ytd WHERE s_w_id = 1 AND s_i_id = %d", x))
+		in := tpcc.NewOrderInput{WID: 1, DID: 6, CID: 30, AllLocal: true, Lines: []tpcc.OrderLineInput{
+			{Number: 1, ItemID: x, SupplyWID: 1, Quantity: 1}, {Number: 2, ItemID: x, SupplyWID: 1, Quantity: 2},
+			{Number: 3, ItemID: y, SupplyWID: 1, Quantity: 1}}}
+		var out tpcc.NewOrderResult
+		done := make(chan error, 1)
+		go func() { done <- ex.NewOrder(ctx, &in, &out) }()
+		waitBlocked(t, db)
+		exec(t, userConn(t, db), "UPDATE item SET i_price = i_price + 1 WHERE i_id = $1", x)
+		commit()
+		if err := <-done; err != nil || out.RolledBack || len(out.Lines) != 3 {
+			t.Fatalf("new order: %+v, %v", out, err)
+		}
+		if out.Lines[0].Price != before || out.Lines[1].Price != before {
+			t.Fatalf("I_PRICE of item %d read %v and %v in one New-Order, want %v both times", x, out.Lines[0].Price, out.Lines[1].Price, before)
+		}
+	})
+	t.Run("one-snapshot", func(t *testing.T) {
+		for _, fn := range []string{"rs_order_status", "rs_stock_level"} {
+			var v string
+			if err := userConn(t, db).QueryRow(ctx, "SELECT provolatile::text FROM pg_proc WHERE proname = $1", fn).Scan(&v); err != nil || v != "s" {
+				t.Errorf("%s volatility %q (%v), want s (STABLE: one snapshot per call)", fn, v, err)
+			}
+		}
+	})
 }
