@@ -526,38 +526,13 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 		}
 	}()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	p.abortMu.Lock()
-	p.abort = cancel
-	p.abortMu.Unlock()
-	defer func() {
-		p.abortMu.Lock()
-		p.abort = nil
-		p.abortMu.Unlock()
-	}()
-
-	// The server's logging collector (running as the server user) appends
-	// to the log file; initdb and startup output go there too unless p.log
-	// is set.
-	if err := os.MkdirAll(filepath.Dir(p.logFile), 0o755); err != nil {
-		return fmt.Errorf("instance: create log dir: %w", err)
-	}
-	if removed := pruneLogs(p.logDir, p.logFile, logBudget, logRecent, time.Now()); len(removed) > 0 {
-		fmt.Fprintf(p.notices, "rightsize: removed %d old server log(s) from %s, over %d MiB (the newest are kept)\n", len(removed), p.logDir, logBudget>>20)
-	}
-	logf, err := openLog(p.logFile)
+	ctx, release := p.abortable(ctx)
+	defer release()
+	logw, closeLog, err := p.openStartLog()
 	if err != nil {
-		return fmt.Errorf("instance: open log: %w", err)
-	}
-	defer logf.Close()
-	if err := p.chown(p.logFile); err != nil {
 		return err
 	}
-	var logw io.Writer = logf
-	if p.log != nil {
-		logw = p.log
-	}
+	defer closeLog()
 
 	// The helper's scratch directory: removed here even if the helper is
 	// killed (cancelled) half-way.
@@ -569,7 +544,53 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := p.chown(tmp); err != nil {
 		return err
 	}
+	return p.launch(ctx, tmp, logw, hasCluster)
+}
 
+// abortable returns a context that Abort cancels until release is called.
+func (p *Postgres) abortable(ctx context.Context) (_ context.Context, release func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	p.abortMu.Lock()
+	p.abort = cancel
+	p.abortMu.Unlock()
+	return ctx, func() {
+		p.abortMu.Lock()
+		p.abort = nil
+		p.abortMu.Unlock()
+		cancel()
+	}
+}
+
+// openStartLog opens the server log for a start and returns where initdb
+// and startup output go. The server's logging collector (running as the
+// server user) appends to the log file; initdb and startup output go there
+// too unless p.log is set.
+func (p *Postgres) openStartLog() (_ io.Writer, closeLog func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(p.logFile), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("instance: create log dir: %w", err)
+	}
+	if removed := pruneLogs(p.logDir, p.logFile, logBudget, logRecent, time.Now()); len(removed) > 0 {
+		fmt.Fprintf(p.notices, "rightsize: removed %d old server log(s) from %s, over %d MiB (the newest are kept)\n", len(removed), p.logDir, logBudget>>20)
+	}
+	logf, err := openLog(p.logFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("instance: open log: %w", err)
+	}
+	if err := p.chown(p.logFile); err != nil {
+		logf.Close()
+		return nil, nil, err
+	}
+	closeLog = func() { logf.Close() }
+	if p.log != nil {
+		return p.log, closeLog, nil
+	}
+	return logf, closeLog, nil
+}
+
+// launch has the privileged helper start the server in tmp (initialising
+// the cluster first when there is none), then records its process and sets
+// up the roles. A failed start is cleaned up.
+func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCluster bool) error {
 	sec, rotate, err := p.loadSecrets(hasCluster)
 	if err != nil {
 		return err

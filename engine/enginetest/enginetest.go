@@ -57,34 +57,8 @@ func Run(t *testing.T, h Harness) {
 	Build(t, db)
 	ctx := context.Background()
 
-	t.Run("cardinalities", func(t *testing.T) {
-		for _, tab := range tpcc.Tables {
-			got := queryInt(t, db, "SELECT count(*) FROM "+string(tab))
-			want := tpcc.InitialRows(tab, 1)
-			if tab == tpcc.OrderLine {
-				want = queryInt(t, db, "SELECT sum(o_ol_cnt) FROM orders")
-			}
-			if got != want {
-				t.Errorf("%s: %d rows, want %d", tab, got, want)
-			}
-		}
-		if n := queryInt(t, db, "SELECT count(*) FROM customer WHERE c_credit = 'BC'"); n < 2700 || n > 3300 {
-			t.Errorf("BC customers %d, want about 3000", n)
-		}
-	})
-
-	t.Run("checks-after-build", func(t *testing.T) {
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range results {
-			if !r.Passed() || r.Skipped {
-				t.Errorf("%s %s: %d violations (skipped %v)", r.Check.ID, r.Check.Name, r.Violations, r.Skipped)
-			}
-		}
-	})
-
+	t.Run("cardinalities", func(t *testing.T) { testCardinalities(t, db) })
+	t.Run("checks-after-build", func(t *testing.T) { testChecksAfterBuild(t, db) })
 	if h.Exec != nil {
 		t.Run("broken-database-fails-checks", func(t *testing.T) { testBrokenChecks(t, db, h.Exec) })
 	}
@@ -103,83 +77,124 @@ func Run(t *testing.T, h Harness) {
 			testModesEqual(t, consts, map[engine.Mode]engine.DB{modes[0]: db, modes[1]: other})
 		})
 	}
-
 	for _, mode := range db.Caps().Modes() {
 		t.Run("rollback-"+string(mode), func(t *testing.T) {
 			testRollback(t, db, mode)
 		})
 	}
-
-	t.Run("run-then-check", func(t *testing.T) {
-		for _, mode := range db.Caps().Modes() {
-			// Two users on one warehouse at snapshot isolation collide on
-			// the warehouse row with every pair of concurrent Payments: on a
-			// loaded machine one user's Payment failed the default 10
-			// retries in a row (CI, once). Serialization failures are the
-			// isolation working; any error left after 100 retries is not.
-			res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
-				Mode: mode, Warehouses: 1, Constants: consts, Seed: 7, MaxRetries: 100})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for ty, s := range res.Txn {
-				if s.Errors > 0 {
-					t.Errorf("%s %s: %d errors, first: %s", mode, tpcc.TxnType(ty), s.Errors, s.FirstError)
-				}
-			}
-			if res.Completed() == 0 || res.TPM() <= 0 {
-				t.Errorf("%s: nothing completed", mode)
-			}
-		}
-		// Deferred Delivery (2.7.2): the delivery worker runs every
-		// Delivery queued in the interval, on its own connection.
-		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
-			Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, Delivery: driver.DeliveryDeferred})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d, queued := res.Deferred, res.Txn[tpcc.DeliveryTxn].Count; d == nil || queued == 0 || d.Count != queued || d.Errors != 0 {
-			t.Errorf("deferred Delivery: %d queued in the interval, executions %+v: want every one delivered", queued, d)
-		}
-		results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range results {
-			if !r.Passed() {
-				t.Errorf("after run: %s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
-			}
-		}
-	})
-
+	t.Run("run-then-check", func(t *testing.T) { testRunThenCheck(t, db, consts) })
 	if sc, ok := db.(slotCounter); ok {
 		t.Run("connection-slots", func(t *testing.T) { testSlots(t, db, sc) })
 	}
-
 	if h.RetryableError != nil {
-		t.Run("retryable-error-is-retried", func(t *testing.T) {
-			rerr := h.RetryableError(t, db)
-			if rerr == nil {
-				t.Fatal("no error provoked")
+		t.Run("retryable-error-is-retried", func(t *testing.T) { testRetried(t, db, h.RetryableError, consts) })
+	}
+}
+
+// testCardinalities sees every table of a 1-warehouse build hold the rows
+// the spec's initial population gives it.
+func testCardinalities(t *testing.T, db engine.DB) {
+	for _, tab := range tpcc.Tables {
+		got := queryInt(t, db, "SELECT count(*) FROM "+string(tab))
+		want := tpcc.InitialRows(tab, 1)
+		if tab == tpcc.OrderLine {
+			want = queryInt(t, db, "SELECT sum(o_ol_cnt) FROM orders")
+		}
+		if got != want {
+			t.Errorf("%s: %d rows, want %d", tab, got, want)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM customer WHERE c_credit = 'BC'"); n < 2700 || n > 3300 {
+		t.Errorf("BC customers %d, want about 3000", n)
+	}
+}
+
+// testChecksAfterBuild sees every consistency condition, the build-only
+// ones included, pass on a fresh build.
+func testChecksAfterBuild(t *testing.T, db engine.DB) {
+	results, err := tpcc.RunChecks(context.Background(), db, db.CheckSQL, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if !r.Passed() || r.Skipped {
+			t.Errorf("%s %s: %d violations (skipped %v)", r.Check.ID, r.Check.Name, r.Violations, r.Skipped)
+		}
+	}
+}
+
+// testRunThenCheck runs a short step in every mode and one with deferred
+// Delivery, then sees the consistency conditions still pass.
+func testRunThenCheck(t *testing.T, db engine.DB, consts tpcc.Constants) {
+	ctx := context.Background()
+	for _, mode := range db.Caps().Modes() {
+		// Two users on one warehouse at snapshot isolation collide on
+		// the warehouse row with every pair of concurrent Payments: on a
+		// loaded machine one user's Payment failed the default 10
+		// retries in a row (CI, once). Serialization failures are the
+		// isolation working; any error left after 100 retries is not.
+		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
+			Mode: mode, Warehouses: 1, Constants: consts, Seed: 7, MaxRetries: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ty, s := range res.Txn {
+			if s.Errors > 0 {
+				t.Errorf("%s %s: %d errors, first: %s", mode, tpcc.TxnType(ty), s.Errors, s.FirstError)
 			}
-			if c := db.Classify(rerr); c != engine.ErrRetry {
-				t.Fatalf("%v classified %v, want retry", rerr, c)
-			}
-			ft := &failOnce{DB: db, err: rerr}
-			res, err := driver.RunStep(ctx, ft, driver.StepConfig{Users: 1, Duration: time.Second, Mode: db.Caps().DefaultMode(),
-				Warehouses: 1, Constants: consts, Seed: 9})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var retries, errs int64
-			for _, s := range res.Txn {
-				retries += s.Retries
-				errs += s.Errors
-			}
-			if retries != 1 || errs != 0 {
-				t.Fatalf("retries %d errors %d, want 1 and 0", retries, errs)
-			}
-		})
+		}
+		if res.Completed() == 0 || res.TPM() <= 0 {
+			t.Errorf("%s: nothing completed", mode)
+		}
+	}
+	testDeferredDelivery(t, db, consts)
+	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("after run: %s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
+		}
+	}
+}
+
+// testDeferredDelivery (2.7.2): the delivery worker runs every Delivery
+// queued in the interval, on its own connection.
+func testDeferredDelivery(t *testing.T, db engine.DB, consts tpcc.Constants) {
+	res, err := driver.RunStep(context.Background(), db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
+		Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, Delivery: driver.DeliveryDeferred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, queued := res.Deferred, res.Txn[tpcc.DeliveryTxn].Count; d == nil || queued == 0 || d.Count != queued || d.Errors != 0 {
+		t.Errorf("deferred Delivery: %d queued in the interval, executions %+v: want every one delivered", queued, d)
+	}
+}
+
+// testRetried provokes a real retryable error, sees the engine classify it
+// as one, and sees the driver retry a transaction that failed with it once.
+func testRetried(t *testing.T, db engine.DB, provoke func(testing.TB, engine.DB) error, consts tpcc.Constants) {
+	rerr := provoke(t, db)
+	if rerr == nil {
+		t.Fatal("no error provoked")
+	}
+	if c := db.Classify(rerr); c != engine.ErrRetry {
+		t.Fatalf("%v classified %v, want retry", rerr, c)
+	}
+	ft := &failOnce{DB: db, err: rerr}
+	res, err := driver.RunStep(context.Background(), ft, driver.StepConfig{Users: 1, Duration: time.Second, Mode: db.Caps().DefaultMode(),
+		Warehouses: 1, Constants: consts, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries, errs int64
+	for _, s := range res.Txn {
+		retries += s.Retries
+		errs += s.Errors
+	}
+	if retries != 1 || errs != 0 {
+		t.Fatalf("retries %d errors %d, want 1 and 0", retries, errs)
 	}
 }
 

@@ -172,47 +172,12 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		return abort(tx, err)
 	}
 
-	args := e.args[:0]
-	for k, l := range in.Lines {
-		args = append(args, sql.Named(lineParam('i', k+1), l.ItemID))
-	}
-	if cap(e.prices) < n {
-		e.prices, e.found, e.names, e.iData = make([]int64, n), make([]bool, n), make([]string, n), make([]string, n)
-	}
-	prices, found, names, iData := e.prices[:n], e.found[:n], e.names[:n], e.iData[:n]
-	clear(found)
-	rows, err := tx.QueryContext(ctx, itemsSQL(n), args...)
+	valid, err := e.readItems(ctx, tx, in)
 	if err != nil {
 		return abort(tx, err)
 	}
-	for rows.Next() {
-		var id int32
-		var price float64
-		var name, data string
-		if err := rows.Scan(&id, &price, &name, &data); err != nil {
-			rows.Close()
-			return abort(tx, err)
-		}
-		for k, l := range in.Lines {
-			if l.ItemID == id {
-				prices[k], found[k], names[k], iData[k] = cents(price), true, name, data
-			}
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return abort(tx, err)
-	}
-	if err := rows.Err(); err != nil {
-		return abort(tx, err)
-	}
-	valid := n
-	for k, ok := range found {
-		if !ok {
-			valid = min(valid, k)
-		}
-	}
-
-	args = newOrderWriteArgs(args[:0], oid, in, prices, valid)
+	prices, names, iData := e.prices[:n], e.names[:n], e.iData[:n]
+	args := newOrderWriteArgs(e.args[:0], oid, in, prices, valid)
 	e.args = args
 	var sum int64
 	for k, l := range in.Lines[:valid] {
@@ -236,6 +201,54 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	out.OID = oid
 	out.Total = orderTotal(sum, out.Discount, out.WTax, out.DTax)
 	return nil
+}
+
+// readItems reads the order's items in one query into e.prices, e.found,
+// e.names and e.iData (by line) and returns how many lines come before the
+// first unused item.
+func (e *stmtExec) readItems(ctx context.Context, tx *sql.Tx, in *tpcc.NewOrderInput) (valid int, err error) {
+	n := len(in.Lines)
+	args := e.args[:0]
+	for k, l := range in.Lines {
+		args = append(args, sql.Named(lineParam('i', k+1), l.ItemID))
+	}
+	e.args = args
+	if cap(e.prices) < n {
+		e.prices, e.found, e.names, e.iData = make([]int64, n), make([]bool, n), make([]string, n), make([]string, n)
+	}
+	prices, found, names, iData := e.prices[:n], e.found[:n], e.names[:n], e.iData[:n]
+	clear(found)
+	rows, err := tx.QueryContext(ctx, itemsSQL(n), args...)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int32
+		var price float64
+		var name, data string
+		if err := rows.Scan(&id, &price, &name, &data); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		for k, l := range in.Lines {
+			if l.ItemID == id {
+				prices[k], found[k], names[k], iData[k] = cents(price), true, name, data
+			}
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	valid = n
+	for k, ok := range found {
+		if !ok {
+			valid = min(valid, k)
+		}
+	}
+	return valid, nil
 }
 
 // writeLines runs the write batch and reads each line's S_QUANTITY and

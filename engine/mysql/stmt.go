@@ -210,35 +210,84 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 	if err := e.begin(ctx); err != nil {
 		return e.abort(ctx, err)
 	}
-	if _, err := e.noUpdDistrict.ExecContext(ctx, in.WID, in.DID); err != nil {
+	h, err := e.newOrderHead(ctx, in, out)
+	if err != nil {
 		return e.abort(ctx, err)
 	}
-	var wTaxS, dTaxS, discS string
-	var oid int32
-	if err := e.noInfo.QueryRowContext(ctx, in.WID, in.DID, in.CID).Scan(&wTaxS, &dTaxS, &oid, &discS, &out.CLast, &out.Credit); err != nil {
+	lines, valid, err := e.newOrderStock(ctx, in)
+	if err != nil {
 		return e.abort(ctx, err)
+	}
+	if _, err := e.noInsOrder.ExecContext(ctx, h.oid, in.DID, in.WID, in.CID, int32(n), boolInt(in.AllLocal)); err != nil {
+		return e.abort(ctx, err)
+	}
+	if _, err := e.noInsNewOrder.ExecContext(ctx, h.oid, in.DID, in.WID); err != nil {
+		return e.abort(ctx, err)
+	}
+	sum, err := e.insertLines(ctx, in, out, h.oid, lines[:valid])
+	if err != nil {
+		return e.abort(ctx, err)
+	}
+	if valid < n { // the simulated user error: every valid item was processed, now roll back
+		if _, err := e.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			return err
+		}
+		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
+		return nil
+	}
+	if err := e.commit(ctx); err != nil {
+		return e.abort(ctx, err)
+	}
+	out.OID = h.oid
+	out.WTax, out.DTax, out.Discount = float64(h.wTax)/1e4, float64(h.dTax)/1e4, float64(h.disc)/1e4
+	// exact: cents x (1 - disc) x (1 + taxes) in units of 10^-10, then one rounding
+	out.Total = float64(sum*(10000-h.disc)*(10000+h.wTax+h.dTax)) / 1e10
+	return nil
+}
+
+// orderHead is what New-Order reads before its lines: the order number
+// and the taxes and discount in units of 10^-4.
+type orderHead struct {
+	oid              int32
+	wTax, dTax, disc int64
+}
+
+// newOrderHead takes the district's next order number and reads the
+// taxes, the discount and the customer's name and credit into out.
+func (e *stmtExec) newOrderHead(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult) (h orderHead, err error) {
+	if _, err := e.noUpdDistrict.ExecContext(ctx, in.WID, in.DID); err != nil {
+		return h, err
+	}
+	var wTaxS, dTaxS, discS string
+	if err := e.noInfo.QueryRowContext(ctx, in.WID, in.DID, in.CID).Scan(&wTaxS, &dTaxS, &h.oid, &discS, &out.CLast, &out.Credit); err != nil {
+		return h, err
 	}
 	wTax, err1 := units(wTaxS, 4)
 	dTax, err2 := units(dTaxS, 4)
 	disc, err3 := units(discS, 4)
-	if err := firstErr(err1, err2, err3); err != nil {
-		return e.abort(ctx, err)
-	}
+	h.wTax, h.dTax, h.disc = wTax, dTax, disc
+	return h, firstErr(err1, err2, err3)
+}
 
+// newOrderStock reads the items of all lines and locks and updates their
+// stock rows; it returns what it learnt by line and how many lines come
+// before the unused item (all of them when there is none).
+func (e *stmtExec) newOrderStock(ctx context.Context, in *tpcc.NewOrderInput) (lines []lineState, valid int, err error) {
+	n := len(in.Lines)
 	// items: all lines in one query, padded with the first item
 	if cap(e.lines) < n {
 		e.lines = make([]lineState, n)
 	}
-	lines := e.lines[:n]
+	lines = e.lines[:n]
 	clear(lines)
 	args := e.args[:0]
 	for i := range maxLines {
 		args = append(args, in.Lines[min(i, n-1)].ItemID)
 	}
 	if err := e.scanItems(ctx, args, in, lines); err != nil {
-		return e.abort(ctx, err)
+		return nil, 0, err
 	}
-	valid := n // the lines before the unused item, which sorts last
+	valid = n // the lines before the unused item, which sorts last
 	for i, l := range lines {
 		if !l.found {
 			valid = min(valid, i)
@@ -252,58 +301,45 @@ func (e *stmtExec) NewOrder(ctx context.Context, in *tpcc.NewOrderInput, out *tp
 		args = append(args, l.SupplyWID, l.ItemID)
 	}
 	if err := e.scanStock(ctx, args, in, lines[:valid]); err != nil {
-		return e.abort(ctx, err)
+		return nil, 0, err
 	}
 	args = stockUpdates(args[:0], in, lines[:valid])
+	e.args = args
 	if _, err := e.noUpdStock.ExecContext(ctx, args...); err != nil {
-		return e.abort(ctx, err)
+		return nil, 0, err
 	}
+	return lines, valid, nil
+}
 
-	if _, err := e.noInsOrder.ExecContext(ctx, oid, in.DID, in.WID, in.CID, int32(n), boolInt(in.AllLocal)); err != nil {
-		return e.abort(ctx, err)
+// insertLines inserts the order's valid lines in one statement, appends
+// them to out and returns their sum in cents.
+func (e *stmtExec) insertLines(ctx context.Context, in *tpcc.NewOrderInput, out *tpcc.NewOrderResult, oid int32, lines []lineState) (sum int64, err error) {
+	valid := len(lines)
+	if valid == 0 {
+		return 0, nil
 	}
-	if _, err := e.noInsNewOrder.ExecContext(ctx, oid, in.DID, in.WID); err != nil {
-		return e.abort(ctx, err)
+	ins := e.noInsLines[valid]
+	if ins == nil {
+		st, err := e.prepare(ctx, sqlNOInsLines(valid))
+		if err != nil {
+			return 0, err
+		}
+		e.noInsLines[valid], ins = st, st
 	}
-	var sum int64 // cents
-	if valid > 0 {
-		ins := e.noInsLines[valid]
-		if ins == nil {
-			st, err := e.prepare(ctx, sqlNOInsLines(valid))
-			if err != nil {
-				return e.abort(ctx, err)
-			}
-			e.noInsLines[valid], ins = st, st
-		}
-		args = args[:0]
-		for i, l := range in.Lines[:valid] {
-			amt := int64(l.Quantity) * lines[i].price
-			sum += amt
-			args = append(args, oid, in.DID, in.WID, l.Number, l.ItemID, l.SupplyWID, l.Quantity,
-				strconv.FormatInt(amt/100, 10)+"."+twoDigits(amt%100), lines[i].dist)
-			out.Lines = append(out.Lines, tpcc.NewOrderLine{ItemName: lines[i].itemName, StockQty: lines[i].newQty,
-				BrandGeneric: tpcc.Brand(lines[i].iData, lines[i].sData), Price: float64(lines[i].price) / 100, Amount: float64(amt) / 100})
-		}
-		if _, err := ins.ExecContext(ctx, args...); err != nil {
-			return e.abort(ctx, err)
-		}
+	args := e.args[:0]
+	for i, l := range in.Lines[:valid] {
+		amt := int64(l.Quantity) * lines[i].price
+		sum += amt
+		args = append(args, oid, in.DID, in.WID, l.Number, l.ItemID, l.SupplyWID, l.Quantity,
+			strconv.FormatInt(amt/100, 10)+"."+twoDigits(amt%100), lines[i].dist)
+		out.Lines = append(out.Lines, tpcc.NewOrderLine{ItemName: lines[i].itemName, StockQty: lines[i].newQty,
+			BrandGeneric: tpcc.Brand(lines[i].iData, lines[i].sData), Price: float64(lines[i].price) / 100, Amount: float64(amt) / 100})
 	}
 	e.args = args
-	if valid < n { // the simulated user error: every valid item was processed, now roll back
-		if _, err := e.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-			return err
-		}
-		*out = tpcc.NewOrderResult{RolledBack: true, Lines: out.Lines[:0]}
-		return nil
+	if _, err := ins.ExecContext(ctx, args...); err != nil {
+		return 0, err
 	}
-	if err := e.commit(ctx); err != nil {
-		return e.abort(ctx, err)
-	}
-	out.OID = oid
-	out.WTax, out.DTax, out.Discount = float64(wTax)/1e4, float64(dTax)/1e4, float64(disc)/1e4
-	// exact: cents x (1 - disc) x (1 + taxes) in units of 10^-10, then one rounding
-	out.Total = float64(sum*(10000-disc)*(10000+wTax+dTax)) / 1e10
-	return nil
+	return sum, nil
 }
 
 // stockUpdates computes, line after line, each line's new S_QUANTITY from

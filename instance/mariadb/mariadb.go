@@ -302,6 +302,30 @@ func optionName(k string) string { return strings.ReplaceAll(strings.TrimLeft(k,
 
 // start runs the server and waits until it accepts connections.
 func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings map[string]string, onStart func(int) error) error {
+	args, switchTo := s.serverArgs(fl, runAs, settings)
+	cmd := exec.Command(fl.server, args...)
+	cmd.Stdout, cmd.Stderr = s.out, s.out
+	cmd.Dir = s.runDir
+	cmd.SysProcAttr = sysProcAttr(switchTo)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("mariadb: start %s: %w", fl.server, err)
+	}
+	s.cmd = cmd
+	s.done = make(chan struct{})
+	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+	if onStart != nil {
+		if err := onStart(cmd.Process.Pid); err != nil {
+			s.kill()
+			return fmt.Errorf("mariadb: confine the server: %w", err)
+		}
+	}
+	return s.waitReady(ctx)
+}
+
+// serverArgs are the server's command line: DefaultSettings overlaid with
+// settings, in name order, after the paths and port of s; and the account to
+// exec the server as (nil: as this process, or root by --user).
+func (s *Server) serverArgs(fl flavor, runAs *account, settings map[string]string) (args []string, switchTo *account) {
 	opts := map[string]string{}
 	for k, v := range DefaultSettings {
 		opts[optionName(k)] = v
@@ -312,7 +336,7 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 	if _, ok := opts["log_bin"]; ok {
 		delete(opts, "skip_log_bin") // the caller wants a binary log
 	}
-	args := []string{"--no-defaults",
+	args = []string{"--no-defaults",
 		"--datadir=" + s.dataDir,
 		"--socket=" + s.socket(),
 		"--pid-file=" + filepath.Join(s.runDir, "mariadbd.pid"),
@@ -324,7 +348,6 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 	if fl.mysql {
 		args = append(args, "--mysqlx=OFF") // its port 33060 would clash between servers
 	}
-	var switchTo *account
 	switch {
 	case runAs == nil:
 	case runAs.name == "root":
@@ -344,23 +367,13 @@ func (s *Server) start(ctx context.Context, fl flavor, runAs *account, settings 
 			args = append(args, "--"+k+"="+v)
 		}
 	}
-	cmd := exec.Command(fl.server, args...)
-	cmd.Stdout, cmd.Stderr = s.out, s.out
-	cmd.Dir = s.runDir
-	cmd.SysProcAttr = sysProcAttr(switchTo)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("mariadb: start %s: %w", fl.server, err)
-	}
-	s.cmd = cmd
-	s.done = make(chan struct{})
-	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
-	if onStart != nil {
-		if err := onStart(cmd.Process.Pid); err != nil {
-			s.kill()
-			return fmt.Errorf("mariadb: confine the server: %w", err)
-		}
-	}
+	return args, switchTo
+}
 
+// waitReady waits until the started server answers a connection (access
+// denied counts: it is up), killing it on cancellation or after
+// startTimeout.
+func (s *Server) waitReady(ctx context.Context) error {
 	deadline := time.NewTimer(startTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(100 * time.Millisecond)

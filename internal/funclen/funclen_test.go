@@ -33,8 +33,9 @@ func TestRunPathShort(t *testing.T) {
 }
 
 // maxLong is how many non-test functions of the whole repository may exceed
-// 80 lines (issue 31: at most 10; 6 today). Lower it when you split one; never raise it.
-const maxLong = 6
+// 80 lines (issue 31: at most 10; 1 today, scenario.RunSweep). Lower it when
+// you split one; never raise it.
+const maxLong = 1
 
 func TestRepositoryLongFunctions(t *testing.T) {
 	var globs []string
