@@ -29,6 +29,7 @@ import (
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/units"
 )
 
 // Caps are what a managed server may use. The zero value caps nothing.
@@ -102,7 +103,7 @@ func ParseIOLimit(s string) (IOLimit, error) {
 			n, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		case "rbps", "wbps":
 			var b int64
-			b, err = ParseSize(v)
+			b, err = units.ParseSize(v)
 			n = uint64(b)
 		default:
 			return l, fmt.Errorf("--io-limit %q: unknown key %q; use riops=N,wiops=N,rbps=SIZE,wbps=SIZE or none", s, k)
@@ -122,37 +123,6 @@ func ParseIOLimit(s string) (IOLimit, error) {
 		}
 	}
 	return l, nil
-}
-
-// ParseSize reads 512M, 1G, 1.5G, 64k or plain bytes (binary units).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToUpper(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := int64(1)
-	if len(t) > 0 {
-		if m, ok := map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}[t[len(t)-1]]; ok {
-			t, mult = t[:len(t)-1], m
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 || math.IsInf(n, 0) {
-		return 0, fmt.Errorf("%q: want a positive size like 256M or 1G", s)
-	}
-	return int64(n * float64(mult)), nil
-}
-
-// FormatSize writes n bytes as ParseSize reads them, in the largest binary
-// unit that keeps it whole: 1G, 512M, 1K, 1500.
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		suffix string
-		size   int64
-	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // ParseCPUs reads --cpus: a positive number of cores, at most ncpu, in
@@ -267,7 +237,7 @@ func (c Caps) Plan(t engine.Tuning, ncpu int) (Plan, error) {
 		}
 		if min := MinMemory(t); c.Memory < min {
 			return p, bad("--memory %s is below what %s runs in; use at least %dM (%dM for its processes, the rest for its cache)",
-				FormatSize(c.Memory), t.Engine, min>>20, t.Reserve>>20)
+				units.FormatSize(c.Memory), t.Engine, min>>20, t.Reserve>>20)
 		}
 		p.Memory = c.Memory
 		p.Cache, _ = Split(t, c.Memory)

@@ -116,16 +116,3 @@ func TestPlanLimits(t *testing.T) {
 		t.Fatalf("Limits = %+v, want %+v", got, want)
 	}
 }
-
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int64]string{1 << 10: "1K", 256 << 20: "256M", 1 << 30: "1G", 1536 << 20: "1536M", 1500: "1500", 0: "0"} {
-		if got := FormatSize(n); got != want {
-			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
-		}
-		if n > 0 {
-			if back, err := ParseSize(want); err != nil || back != n {
-				t.Errorf("ParseSize(%q) = %d, %v; want %d", want, back, err, n)
-			}
-		}
-	}
-}

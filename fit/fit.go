@@ -22,6 +22,7 @@ import (
 	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -39,7 +40,7 @@ type Candidate struct {
 func (c Candidate) String() string {
 	parts := []string{"cpus " + strconv.FormatFloat(c.Cpus, 'f', -1, 64)}
 	if c.Memory > 0 {
-		parts = append(parts, "memory "+caps.FormatSize(c.Memory))
+		parts = append(parts, "memory "+units.FormatSize(c.Memory))
 	}
 	if c.IO != "" {
 		parts = append(parts, "io "+c.IO)

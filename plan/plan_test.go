@@ -162,19 +162,6 @@ sweeps:
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for s, want := range map[string]int64{"256M": 256 << 20, "1G": 1 << 30, "1.5G": 3 << 29, "512MiB": 512 << 20, "4096": 4096, "64k": 64 << 10} {
-		if got, err := ParseSize(s); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", s, got, err, want)
-		}
-	}
-	for _, s := range []string{"", "0", "-1G", "lots", "G"} {
-		if _, err := ParseSize(s); err == nil {
-			t.Errorf("ParseSize(%q) accepted", s)
-		}
-	}
-}
-
 // An autopilot that leaves its lengths out is estimated at its caps, as an
 // upper bound.
 func TestEstimateAuto(t *testing.T) {

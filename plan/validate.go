@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
@@ -291,7 +290,7 @@ func (s *StorageProbe) validate(c *checker) {
 		s.total += j.Duration
 	}
 	if s.Size != "" {
-		if _, err := ParseSize(s.Size); err != nil {
+		if _, err := units.ParseSize(s.Size); err != nil {
 			c.field(s.at, path, "size", err.Error())
 		}
 	}
@@ -398,7 +397,7 @@ func checkCpus(n float64) string {
 }
 
 func checkMemory(s string) string {
-	if _, err := ParseSize(s); err != nil {
+	if _, err := units.ParseSize(s); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -420,7 +419,7 @@ func checkIO(s string) string {
 				return fmt.Sprintf("%s=%s: want a positive number of I/Os per second", k, v)
 			}
 		case k == "rbps" || k == "wbps":
-			if _, err := ParseSize(v); err != nil {
+			if _, err := units.ParseSize(v); err != nil {
 				return fmt.Sprintf("%s=%s: %v", k, v, err)
 			}
 		default:
@@ -630,7 +629,3 @@ func checkKnee(s string) string {
 	}
 	return ""
 }
-
-// ParseSize reads sizes like 512M, 1G, 1.5G or plain bytes (binary units:
-// 1M = 1 MiB), as the caps do.
-func ParseSize(s string) (int64, error) { return caps.ParseSize(s) }

@@ -17,6 +17,7 @@ import (
 	"github.com/rightsize/rightsize/cgroup"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
@@ -73,12 +74,9 @@ func LookupSweepKind(name string) (SweepKind, error) {
 	return SweepKind{}, bad("unknown sweep kind %q: use one of %s", name, strings.Join(names, ", "))
 }
 
-// ParseSize reads 512M, 1G, 1.5G, 64k or plain bytes (binary units).
-func ParseSize(s string) (int64, error) { return caps.ParseSize(s) }
-
 func orderSizes(values []string) ([]string, error) {
 	return orderBy(values, func(v string) (float64, error) {
-		n, err := ParseSize(v)
+		n, err := units.ParseSize(v)
 		if err != nil {
 			return 0, err
 		}
@@ -130,7 +128,7 @@ func orderBy(values []string, key func(string) (float64, error)) ([]string, erro
 // caps.Split leaves after its processes' share, and the whole is its
 // cgroup memory limit, page cache included.
 func applyMemory(e registry.Engine, value string, opt registry.Options) (registry.Options, error) {
-	n, err := ParseSize(value)
+	n, err := units.ParseSize(value)
 	if err != nil {
 		return opt, bad("--values %w", err)
 	}
@@ -551,7 +549,7 @@ func warnFits(kind SweepKind, values []string, dbBytes int64, warn func(string))
 	if kind.Name != "memory" || warn == nil || dbBytes == 0 || len(values) == 0 {
 		return
 	}
-	smallest, err := ParseSize(values[len(values)-1])
+	smallest, err := units.ParseSize(values[len(values)-1])
 	if err != nil || dbBytes > smallest {
 		return
 	}

@@ -260,7 +260,7 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 		opt.Caps.CPUs = c.Cpus
 	}
 	if c.Memory != "" {
-		if opt.Caps.Memory, err = caps.ParseSize(c.Memory); err != nil {
+		if opt.Caps.Memory, err = units.ParseSize(c.Memory); err != nil {
 			return spec, opt, err
 		}
 	}
@@ -610,7 +610,7 @@ func (r *runner) fitCandidates(ctx context.Context, f *plan.Fit, fo *scenario.Fi
 	}
 	var mem []int64
 	for _, s := range f.Memory {
-		n, err := caps.ParseSize(s.Value)
+		n, err := units.ParseSize(s.Value)
 		if err != nil {
 			return fmt.Errorf("fit: %w", err)
 		}

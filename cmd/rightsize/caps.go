@@ -9,6 +9,7 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/internal/units"
 )
 
 // capFlags are the caps of a managed server (package caps).
@@ -39,7 +40,7 @@ func (f *capFlags) caps() (caps.Caps, error) {
 	}
 	c.DriverCPUs = f.driverCPUs
 	if f.memory != "" {
-		if c.Memory, err = caps.ParseSize(f.memory); err != nil {
+		if c.Memory, err = units.ParseSize(f.memory); err != nil {
 			return c, fmt.Errorf("--memory %w", err)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
-	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -236,7 +235,7 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 	}
 	var mem []int64
 	for _, s := range f.memory {
-		n, err := plan.ParseSize(s)
+		n, err := units.ParseSize(s)
 		if err != nil {
 			return nil, fmt.Errorf("--memory %w", err)
 		}

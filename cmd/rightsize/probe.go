@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -51,7 +51,7 @@ func storageJobs(preset string, duration time.Duration, custom storage.Job, bs s
 		return nil, badInput(fmt.Errorf("--duration %v: want a positive duration like 30s (omit it for the preset's %v)", duration, storage.DefaultDuration))
 	}
 	if preset == "custom" {
-		b, err := caps.ParseSize(bs)
+		b, err := units.ParseSize(bs)
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--bs: %w", err))
 		}
@@ -84,7 +84,7 @@ func newProbeStorageCmd() *cobra.Command {
 			if path == "" {
 				return badInput(errors.New("--path is required: the directory whose storage to probe"))
 			}
-			sz, err := caps.ParseSize(size)
+			sz, err := units.ParseSize(size)
 			if err != nil {
 				return badInput(fmt.Errorf("--size %w", err))
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -290,7 +290,7 @@ func (s studyProber) ProbeStorage(_ context.Context, path, ioLimit, label string
 	}
 	size := int64(1 << 30)
 	if sp.Size != "" {
-		if size, err = caps.ParseSize(sp.Size); err != nil {
+		if size, err = units.ParseSize(sp.Size); err != nil {
 			return "", err
 		}
 	}

@@ -1,5 +1,6 @@
-// Package units reads the quantities users write in flags and plan files
-// that no other package owns (sizes are caps.ParseSize).
+// Package units reads and writes the quantities users write in flags and
+// plan files: sizes (ParseSize, FormatSize, HumanBytes) and percentages
+// (ParsePercent). Each has one parser; ranges are the caller's.
 package units
 
 import (

@@ -94,6 +94,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/telemetry"
 )
@@ -362,7 +363,7 @@ func runCycle(ctx context.Context, m method, opt Options, work string, n int, pr
 	}
 	c.BackupSeconds = time.Since(t0).Seconds()
 	c.BackupMBps = mbps(c.Bytes, c.BackupSeconds)
-	progress(fmt.Sprintf("cycle %d/%d: backup done: %s in %.1f s (%.1f MB/s)", n, opt.Cycles, humanBytes(c.Bytes), c.BackupSeconds, c.BackupMBps))
+	progress(fmt.Sprintf("cycle %d/%d: backup done: %s in %.1f s (%.1f MB/s)", n, opt.Cycles, units.HumanBytes(c.Bytes), c.BackupSeconds, c.BackupMBps))
 
 	progress(fmt.Sprintf("cycle %d/%d: restore", n, opt.Cycles))
 	t0 = time.Now()
@@ -411,18 +412,6 @@ func mbps(bytes int64, secs float64) float64 {
 		return 0
 	}
 	return float64(bytes) / 1e6 / secs
-}
-
-func humanBytes(b int64) string {
-	switch {
-	case b >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1f kB", float64(b)/1e3)
-	}
-	return fmt.Sprintf("%d bytes", b)
 }
 
 // Method is an engine's way to back up and restore, which the engine
@@ -500,7 +489,7 @@ func FormatText(w io.Writer, r Result) {
 			checked = "NO"
 		}
 		fmt.Fprintf(w, "  %5d | %12s | %10.1f | %11.1f | %10.1f | %10.1f | %8s | %12.2f | %12.2f\n",
-			c.N, humanBytes(c.Bytes), c.BackupSeconds, c.BackupMBps, c.RestoreSeconds, c.RestoreMBps, checked, c.DiskAvgLatencyMs, maxLat)
+			c.N, units.HumanBytes(c.Bytes), c.BackupSeconds, c.BackupMBps, c.RestoreSeconds, c.RestoreMBps, checked, c.DiskAvgLatencyMs, maxLat)
 		sb += c.BackupSeconds
 		sr += c.RestoreSeconds
 		lat += c.DiskAvgLatencyMs

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -353,7 +354,7 @@ func (m *pgMethod) prepareWorkDir(dir string) error {
 		}
 		if free := freeBytes(dir); free >= 0 && free < need {
 			return fmt.Errorf("backup: %s has %s free, the backup and its restored copy need about %s (the cluster is %s)",
-				filepath.Dir(dir), humanBytes(free), humanBytes(need), humanBytes(m.clusterSz))
+				filepath.Dir(dir), units.HumanBytes(free), units.HumanBytes(need), units.HumanBytes(m.clusterSz))
 		}
 	}
 	return nil

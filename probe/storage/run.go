@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/rightsize/rightsize/internal/units"
 )
 
 // Engine names accepted in Options.Engine and reported in JobResult.Engine.
@@ -235,7 +237,7 @@ func checkDir(path string, size int64) (string, error) {
 	}
 	if uint64(size) > free {
 		return "", fmt.Errorf("storage probe: test file size %s is larger than the free space %s in %s",
-			humanBytes(size), humanBytes(int64(free)), dir)
+			units.HumanBytes(size), units.HumanBytes(int64(free)), dir)
 	}
 	return file, nil
 }
@@ -317,17 +319,3 @@ func alignedBuffer(n int) []byte {
 
 // uintptrOf is the address of b's first byte.
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
-
-// humanBytes formats a byte count with a binary unit.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
