@@ -35,9 +35,8 @@ func TestStepControl(t *testing.T) {
 		{"never satisfied runs to the caps", &afterSeconds{}, 1500 * time.Millisecond, 2 * time.Second, 1500 * time.Millisecond, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := RunStep(context.Background(), idleTarget{time.Millisecond}, StepConfig{Users: 2, Rampup: tc.rampup, Duration: tc.duration,
-				Mode: engine.Statements, Warehouses: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1,
-				Control: tc.ctl})
+			res, err := RunStep(context.Background(), idleTarget{time.Millisecond}, StepConfig{Users: 2, Warehouses: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1,
+				Control: tc.ctl, Spec: Spec{Rampup: tc.rampup, Duration: tc.duration, Mode: engine.Statements}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,9 +28,8 @@ func TestDeferredDelivery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tgt := &countingTarget{service: 2 * time.Millisecond, delivery: tc.delivery}
-			res, err := RunStep(context.Background(), tgt, StepConfig{Users: 10, Delivery: DeliveryDeferred, DeliveryDrain: 300 * time.Millisecond,
-				Duration: time.Second, Mode: engine.Statements, Warehouses: tc.warehouses, Seed: 1,
-				Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1))})
+			res, err := RunStep(context.Background(), tgt, StepConfig{Users: 10, DeliveryDrain: 300 * time.Millisecond, Warehouses: tc.warehouses, Seed: 1,
+				Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Spec: Spec{Delivery: DeliveryDeferred, Duration: time.Second, Mode: engine.Statements}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,9 +24,20 @@ type Target interface {
 	Classify(err error) engine.ErrClass
 }
 
-// StepConfig describes one step.
-type StepConfig struct {
-	Users int
+// Spec is how every step of a run goes, as run's flags and a plan's
+// autopilot say it. scenario.RunOptions and the Autopilot embed it and
+// hand it to each StepConfig as it is, so an option added here reaches
+// the step without being copied on the way (the autopilot only puts in
+// the resolved mode and a worker's share of the connections).
+type Spec struct {
+	// Rampup (not measured) and Duration (measured) are each step's
+	// lengths, the caps when a StepControl ends the phases.
+	Rampup   time.Duration
+	Duration time.Duration
+	// Mode is procedures or statements ("": the engine's default, which
+	// the autopilot resolves before the step).
+	Mode           engine.Mode
+	KeyingThinking bool
 	// Connections, when over 0 and below Users, is how many connections
 	// the users share (a pool, as a TP monitor multiplexes terminals):
 	// each user takes one for a transaction, its retries included, and
@@ -39,17 +50,22 @@ type StepConfig struct {
 	// the queueing, and StepResult.Deferred has the executions. The zero
 	// value is interactive.
 	Delivery Delivery
+	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
+	// cannot reconnect for this long (0: 30 s).
+	ReconnectTimeout time.Duration
+}
+
+// StepConfig describes one step.
+type StepConfig struct {
+	Spec
+	Users int
 	// DeliveryDrain is how long after the users stop the delivery workers
 	// may still run what is queued (0: DeliveryDeadline); what is left
 	// then counts as not delivered.
-	DeliveryDrain  time.Duration
-	Rampup         time.Duration
-	Duration       time.Duration
-	Mode           engine.Mode
-	KeyingThinking bool
-	Warehouses     int
-	Constants      tpcc.Constants // with CLastRun set
-	Seed           uint64
+	DeliveryDrain time.Duration
+	Warehouses    int
+	Constants     tpcc.Constants // with CLastRun set
+	Seed          uint64
 	// MaxRetries bounds retries of one transaction (serialization failures, deadlocks).
 	MaxRetries int
 	// ServerCPU, when set, returns the database server's cumulative CPU
@@ -58,9 +74,6 @@ type StepConfig struct {
 	// OnMeasureStart, when set, is called as the ramp-up ends (the
 	// autopilot snapshots server counters there).
 	OnMeasureStart func()
-	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
-	// cannot reconnect for this long (default 30 s).
-	ReconnectTimeout time.Duration
 	// ServerAlive, when set, is polled every 250 ms; once it reports false
 	// the step ends at once (partial, ErrServerLost). Managed servers use it:
 	// nobody will restart a server rightsize started and saw die.

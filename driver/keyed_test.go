@@ -16,9 +16,8 @@ import (
 // New-Order's 18 s. 200 users complete about 9.7 a second in the steady
 // state, a third of them New-Orders (the draws follow the seed).
 func TestKeyedUsersStartSteady(t *testing.T) {
-	res, err := RunStep(context.Background(), idleTarget{time.Millisecond}, StepConfig{Users: 200, Duration: 1900 * time.Millisecond,
-		Mode: engine.Statements, KeyingThinking: true, Warehouses: 20, Seed: 1,
-		Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1))})
+	res, err := RunStep(context.Background(), idleTarget{time.Millisecond}, StepConfig{Users: 200, Warehouses: 20, Seed: 1,
+		Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Spec: Spec{Duration: 1900 * time.Millisecond, Mode: engine.Statements, KeyingThinking: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,9 +88,8 @@ func BenchmarkUsersMemory(b *testing.B) {
 						}
 					}
 				}()
-				res, err := RunStep(context.Background(), idleTarget{2 * time.Millisecond}, StepConfig{Users: users, Rampup: time.Second,
-					Duration: 4 * time.Second, Mode: engine.Statements, KeyingThinking: true, Warehouses: max(1, users/10),
-					Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1})
+				res, err := RunStep(context.Background(), idleTarget{2 * time.Millisecond}, StepConfig{Users: users, Warehouses: max(1, users/10),
+					Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1, Spec: Spec{Rampup: time.Second, Duration: 4 * time.Second, Mode: engine.Statements, KeyingThinking: true}})
 				close(stop)
 				<-done
 				if err != nil {

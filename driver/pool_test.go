@@ -92,8 +92,7 @@ func TestSharedConnections(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tgt := &countingTarget{service: 2 * time.Millisecond}
-			res, err := RunStep(context.Background(), tgt, StepConfig{Users: 40, Connections: tc.connections, Duration: time.Second,
-				Mode: engine.Statements, Warehouses: 4, Seed: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1))})
+			res, err := RunStep(context.Background(), tgt, StepConfig{Users: 40, Warehouses: 4, Seed: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Spec: Spec{Connections: tc.connections, Duration: time.Second, Mode: engine.Statements}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,8 +120,7 @@ func TestSharedConnections(t *testing.T) {
 func TestSharedConnectionLost(t *testing.T) {
 	tgt := &countingTarget{service: time.Millisecond}
 	tgt.lose.Store(3)
-	res, err := RunStep(context.Background(), tgt, StepConfig{Users: 20, Connections: 2, Duration: 500 * time.Millisecond,
-		Mode: engine.Statements, Warehouses: 2, Seed: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1))})
+	res, err := RunStep(context.Background(), tgt, StepConfig{Users: 20, Warehouses: 2, Seed: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Spec: Spec{Connections: 2, Duration: 500 * time.Millisecond, Mode: engine.Statements}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,9 +39,8 @@ func TestProgressEverySecond(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var got []Progress
-			_, err := RunStep(context.Background(), c.tgt, StepConfig{Users: 2, Rampup: 1500 * time.Millisecond, Duration: 2 * time.Second,
-				Mode: engine.Statements, Warehouses: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1,
-				OnProgress: func(p Progress) { mu.Lock(); got = append(got, p); mu.Unlock() }})
+			_, err := RunStep(context.Background(), c.tgt, StepConfig{Users: 2, Warehouses: 1, Constants: tpcc.LoadConstants(1).WithRunConstants(tpcc.NewRand(1, 1)), Seed: 1,
+				OnProgress: func(p Progress) { mu.Lock(); got = append(got, p); mu.Unlock() }, Spec: Spec{Rampup: 1500 * time.Millisecond, Duration: 2 * time.Second, Mode: engine.Statements}})
 			if err != nil {
 				t.Fatal(err)
 			}

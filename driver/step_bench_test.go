@@ -21,8 +21,7 @@ func BenchmarkStep(b *testing.B) {
 	var cpu, tpm float64
 	n := 0
 	for b.Loop() {
-		res, err := RunStep(context.Background(), idleTarget{50 * time.Microsecond}, StepConfig{Users: 4, Duration: 2 * time.Second,
-			Mode: engine.Statements, Warehouses: 1, Constants: consts, Seed: 1, AdaptiveProcs: true})
+		res, err := RunStep(context.Background(), idleTarget{50 * time.Microsecond}, StepConfig{Users: 4, Warehouses: 1, Constants: consts, Seed: 1, AdaptiveProcs: true, Spec: Spec{Duration: 2 * time.Second, Mode: engine.Statements}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/scenario"
 )
 
 // Plan is a study plan.
@@ -79,6 +80,24 @@ type Autopilot struct {
 	Connections int `yaml:"connections" want:"a whole number of connections; write e.g. connections: 10, or 0 for one per user"`
 	// Delivery is interactive (default) or deferred, as run's --delivery.
 	Delivery driver.Delivery `yaml:"delivery"`
+	// Isolation is spec (default) or read-committed, as run's --isolation.
+	Isolation engine.Isolation `yaml:"isolation"`
+	// Seed seeds the transaction inputs (0: random), as run's --seed;
+	// build.seed is the data's.
+	Seed uint64 `yaml:"seed" want:"a whole number, 0 or more; write e.g. seed: 42"`
+	// ReconnectTimeout ends a step (partial) when users cannot reconnect
+	// for this long (default 30s), as run's --reconnect-timeout.
+	ReconnectTimeout string `yaml:"reconnect_timeout"`
+	// RebuildBetweenRepeats restores the built database before each
+	// repeat, as run's --rebuild-between-repeats.
+	RebuildBetweenRepeats bool `yaml:"rebuild_between_repeats" want:"true or false"`
+	// DriverProcs is the driver's GOMAXPROCS during steps (0: adaptive),
+	// as run's --driver-procs.
+	DriverProcs int `yaml:"driver_procs" want:"a whole number of Ps; write e.g. driver_procs: 2, or 0 for adaptive"`
+	// NoWaits turns wait event sampling off and WaitInterval is its
+	// interval (default 100ms), as run's --no-waits and --wait-interval.
+	NoWaits      bool   `yaml:"no_waits" want:"true or false"`
+	WaitInterval string `yaml:"wait_interval"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
 	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
 	Precision   string `yaml:"precision"`
@@ -87,9 +106,22 @@ type Autopilot struct {
 	RepeatsMax  int    `yaml:"repeats_max" want:"a whole number of repeats; write e.g. repeats_max: 3"`
 	at          yamlfile.At
 
-	users            []int
-	rampup, duration time.Duration
-	answer           Answer
+	users                                  []int
+	rampup, duration, reconnect, waitEvery time.Duration
+	answer                                 Answer
+}
+
+// RunOptions are the run options the autopilot says, as run's flags
+// would: the users, the lengths (the caps when the time-to-answer rules
+// decide them, see AnswerRules), the step's driver.Spec and the rest.
+// The study adds what is the configuration's (label, flags, warehouses).
+func (a Autopilot) RunOptions() scenario.RunOptions {
+	return scenario.RunOptions{
+		Spec: driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
+			Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect},
+		Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats, Isolation: a.Isolation,
+		Seed: a.Seed, DriverProcs: a.DriverProcs, NoWaits: a.NoWaits, WaitInterval: a.waitEvery,
+	}
 }
 
 // Answer is which of the autopilot's lengths the time-to-answer rules

@@ -128,6 +128,15 @@ sweeps:
 			[]string{"autopilot.delivery: \"later\" is not interactive or deferred"}},
 		{"negative connections", strings.Replace(good, "duration: 10s}", "duration: 10s, connections: -4}", 1),
 			[]string{"plan.yaml:3:55: autopilot.connections: must be 0 (one per user) or more"}},
+		{"run options as run's flags check them", strings.Replace(good, "duration: 10s}",
+			"duration: 10s, isolation: serializable, driver_procs: -1, wait_interval: 10us, reconnect_timeout: soon}", 1), []string{
+			`plan.yaml:3:53: autopilot.isolation: "serializable" is not spec or read-committed`,
+			`plan.yaml:3:81: autopilot.driver_procs: must be 0 (adaptive) or a number of Ps (got -1)`,
+			`plan.yaml:3:100: autopilot.wait_interval: must be at least 1ms (got 10µs); turn sampling off with no_waits`,
+			`plan.yaml:3:125: autopilot.reconnect_timeout: "soon" is not a duration`,
+		}},
+		{"negative reconnect timeout said once", strings.Replace(good, "duration: 10s}", "duration: 10s, reconnect_timeout: -1s}", 1),
+			[]string{"autopilot.reconnect_timeout: must be above 0 (-1s)"}},
 		{"password env unset", strings.Replace(good, "    cpus: 1\n", "    target: postgres://u@db/tpcc\n    password_env: RIGHTSIZE_TEST_UNSET_PW\n", 1),
 			[]string{"plan.yaml:7:19: configurations[0].password_env: environment variable RIGHTSIZE_TEST_UNSET_PW is not set"}},
 	} {

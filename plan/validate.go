@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/rightsize/rightsize/probe/storage"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // managedEngines are the engines a plan can manage, the first the
@@ -66,6 +68,16 @@ func (c *checker) decoded(a yamlfile.At, path string) {
 func (c *checker) isBad(field string) bool {
 	for _, b := range c.bad {
 		if field == b || b == "" || strings.HasPrefix(field, b+".") || strings.HasPrefix(field, b+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// has tells whether a problem of field is listed already.
+func (c *checker) has(field string) bool {
+	for _, e := range c.errs {
+		if e.Field == field {
 			return true
 		}
 	}
@@ -211,14 +223,18 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if a.at.Has("repeats") && a.Repeats < 1 {
 		c.field(a.at, "autopilot", "repeats", "must be at least 1")
 	}
-	if a.Connections < 0 {
-		c.field(a.at, "autopilot", "connections", "must be 0 (one per user) or more")
-	}
 	if d, err := driver.ParseDelivery(string(a.Delivery)); err != nil {
 		c.field(a.at, "autopilot", "delivery", err.Error())
 	} else {
 		a.Delivery = d
 	}
+	if iso, err := engine.ParseIsolation(string(a.Isolation)); err != nil {
+		c.field(a.at, "autopilot", "isolation", fmt.Sprintf("%q is not spec or read-committed", a.Isolation))
+	} else {
+		a.Isolation = iso
+	}
+	a.reconnect = c.duration(a.at, "autopilot", "reconnect_timeout", a.ReconnectTimeout, 30*time.Second, true)
+	a.waitEvery = c.duration(a.at, "autopilot", "wait_interval", a.WaitInterval, waits.DefaultInterval, true)
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax
@@ -226,7 +242,27 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	if _, err := engine.ParseMode(string(a.Mode)); a.Mode != "" && err != nil {
 		c.field(a.at, "autopilot", "mode", fmt.Sprintf("%q is not procedures or statements", a.Mode))
 	}
+	a.checkSpec(c)
 }
+
+// checkSpec checks the run options with the rules run's flags are checked
+// by (scenario.RunOptions.CheckSpec), each problem at its field: the
+// option's flag name with underscores.
+func (a *Autopilot) checkSpec(c *checker) {
+	o := a.RunOptions()
+	for _, e := range o.CheckSpec() {
+		key := strings.ReplaceAll(e.Option, "-", "_")
+		if c.has("autopilot." + key) {
+			continue // not a duration, or negative: said once
+		}
+		c.field(a.at, "autopilot", key, flagsAsKeys.ReplaceAllStringFunc(e.Problem, func(f string) string {
+			return strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")
+		}))
+	}
+}
+
+// flagsAsKeys finds the flags a problem names, which a plan writes as keys.
+var flagsAsKeys = regexp.MustCompile(`--[a-z][a-z-]*`)
 
 // validateAnswer reads the time-to-answer keys: a rampup, duration or
 // repeats left out is decided by the auto rules, within the caps

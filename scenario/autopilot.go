@@ -30,19 +30,12 @@ type Restorer interface {
 
 // Autopilot describes a sequence of steps repeated Repeats times.
 type Autopilot struct {
-	DB             engine.DB
-	Users          []int
-	Rampup         time.Duration
-	Duration       time.Duration
-	Repeats        int
-	Mode           engine.Mode
-	KeyingThinking bool
-	// Connections is how many connections each step's users share (0:
-	// one per user; driver.StepConfig.Connections).
-	Connections int
-	// Delivery, when deferred, queues Deliveries for delivery workers
-	// (driver.StepConfig.Delivery).
-	Delivery   driver.Delivery
+	// Spec is every step's (driver.StepConfig.Spec), its Mode resolved
+	// and its Connections this worker's share.
+	driver.Spec
+	DB         engine.DB
+	Users      []int
+	Repeats    int
 	Seed       uint64
 	Warehouses int
 	Constants  tpcc.Constants
@@ -51,8 +44,6 @@ type Autopilot struct {
 	RebuildBetweenRepeats bool
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
-	// ReconnectTimeout is passed to every step (0: the driver's default).
-	ReconnectTimeout time.Duration
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
 	// (driver.StepConfig.AdaptiveProcs).
 	AdaptiveProcs bool
@@ -182,9 +173,8 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	out := stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}}
 	var before engine.Counters
 	var beforeErr error
-	cfg := driver.StepConfig{Users: users, Connections: a.Connections, Delivery: a.Delivery, Rampup: a.Rampup, Duration: a.Duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
-		Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
-		ReconnectTimeout: a.ReconnectTimeout, AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
+	cfg := driver.StepConfig{Spec: a.Spec, Users: users, Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
+		AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
 	cfg.Seed += uint64(a.Worker) << 40
 	if a.StepStart != nil {
 		seq := (repeat-1)*len(a.Users) + index

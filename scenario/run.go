@@ -38,31 +38,23 @@ func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a
 // store. run and quickstart fill them from flags; sweeps and other scenarios
 // fill them once and call Run for each configuration.
 type RunOptions struct {
+	// Spec is how each step goes (lengths, mode, keying and thinking,
+	// shared connections, delivery, reconnection), handed to the
+	// Autopilot and every driver.StepConfig as it is. Connections is
+	// over the whole run: each worker takes its share as of the users.
+	driver.Spec
 	Users                 []int
-	Rampup                time.Duration
-	Duration              time.Duration
 	Repeats               int
 	RebuildBetweenRepeats bool
-	Mode                  engine.Mode      // "": the engine's default (engine.ParseMode)
 	Isolation             engine.Isolation // "": spec (engine.ParseIsolation)
-	KeyingThinking        bool
-	// Connections, when over 0, is how many connections a step's users
-	// share (driver.StepConfig.Connections; --connections), per worker a
-	// share as the users are. 0: one per user.
-	Connections int
-	// Delivery is interactive (Delivery in the user's own transaction;
-	// also "") or deferred (queued for delivery workers, clause 2.7.2;
-	// driver.StepConfig.Delivery).
-	Delivery         driver.Delivery
-	Seed             uint64 // 0: random
-	Warehouses       int    // expected warehouse count (0: any)
-	Label            string
-	ReconnectTimeout time.Duration
-	DriverProcs      int               // GOMAXPROCS during the steps; 0: adaptive
-	NoWaits          bool              // no wait sampling (--no-waits)
-	WaitInterval     time.Duration     // wait sampling interval (0: waits.DefaultInterval)
-	Flags            map[string]string // the command's flags, stored with the run
-	Version, Commit  string            // rightsize's own version, stored in the environment
+	Seed                  uint64           // 0: random
+	Warehouses            int              // expected warehouse count (0: any)
+	Label                 string
+	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
+	NoWaits               bool              // no wait sampling (--no-waits)
+	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
+	Flags                 map[string]string // the command's flags, stored with the run
+	Version, Commit       string            // rightsize's own version, stored in the environment
 	// Answer ends ramp-ups at steady state and measurements at a precision
 	// (--rampup auto, --duration auto); Rampup and Duration are then the
 	// caps (--rampup-max, --duration-max).
@@ -102,17 +94,14 @@ func (o *RunOptions) Validate() error {
 	if err := o.validateTimes(); err != nil {
 		return err
 	}
-	if o.Connections < 0 {
-		return bad("--connections must be 0 (one per user) or more (got %d)", o.Connections)
+	if errs := o.CheckSpec(); len(errs) > 0 {
+		return badOptions{errs[0]}
 	}
 	if _, err := driver.ParseDelivery(string(o.Delivery)); err != nil {
 		return bad("--delivery %q: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
 	}
 	if o.Repeats < 1 {
 		return bad("--repeat must be at least 1 (got %d)", o.Repeats)
-	}
-	if o.DriverProcs < 0 {
-		return bad("--driver-procs must be 0 (adaptive) or a number of Ps (got %d)", o.DriverProcs)
 	}
 	if o.Warehouses != 0 {
 		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
@@ -124,12 +113,6 @@ func (o *RunOptions) Validate() error {
 			return badOptions{err}
 		}
 	}
-	if o.WaitInterval < 0 || (o.WaitInterval > 0 && o.WaitInterval < time.Millisecond) {
-		return bad("--wait-interval must be at least 1ms (got %s); turn sampling off with --no-waits", o.WaitInterval)
-	}
-	if o.ReconnectTimeout < 0 {
-		return bad("--reconnect-timeout must not be negative (got %s)", o.ReconnectTimeout)
-	}
 	if _, err := engine.ParseIsolation(string(o.Isolation)); err != nil {
 		return bad("--isolation: %w", err)
 	}
@@ -137,6 +120,37 @@ func (o *RunOptions) Validate() error {
 		return err
 	}
 	return o.validateWorkers()
+}
+
+// OptionError is a run option with a bad value: Option is its flag's
+// name (driver-procs; a plan's autopilot writes driver_procs), Problem
+// what is wrong with it and the fix.
+type OptionError struct{ Option, Problem string }
+
+// Error says it as run's flag.
+func (e OptionError) Error() string { return "--" + e.Option + " " + e.Problem }
+
+// CheckSpec checks the options that a plan's autopilot says as run's
+// flags do, with one rule each, and returns every problem (Validate
+// returns the first, plan validation each at its field).
+func (o *RunOptions) CheckSpec() []OptionError {
+	var errs []OptionError
+	add := func(option, format string, a ...any) {
+		errs = append(errs, OptionError{option, fmt.Sprintf(format, a...)})
+	}
+	if o.Connections < 0 {
+		add("connections", "must be 0 (one per user) or more (got %d)", o.Connections)
+	}
+	if o.DriverProcs < 0 {
+		add("driver-procs", "must be 0 (adaptive) or a number of Ps (got %d)", o.DriverProcs)
+	}
+	if o.WaitInterval < 0 || (o.WaitInterval > 0 && o.WaitInterval < time.Millisecond) {
+		add("wait-interval", "must be at least 1ms (got %s); turn sampling off with --no-waits", o.WaitInterval)
+	}
+	if o.ReconnectTimeout < 0 {
+		add("reconnect-timeout", "must not be negative (got %s)", o.ReconnectTimeout)
+	}
+	return errs
 }
 
 // validateTimes names the flag that set a bad duration or ramp-up: with
@@ -372,11 +386,11 @@ func (r *runner) create(ctx context.Context) error {
 // autopilot is the run's autopilot, without its callbacks to the store.
 func (r *runner) autopilot() *Autopilot {
 	o, t := &r.o, r.t
-	ap := &Autopilot{DB: t.DB, Users: r.users, Rampup: o.Rampup, Duration: o.Duration, Repeats: o.Repeats, Mode: r.mode,
-		KeyingThinking: o.KeyingThinking, Connections: r.conns, Delivery: o.Delivery, Seed: o.Seed, Warehouses: r.meta.Warehouses,
-		Constants: r.consts, RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(), ReconnectTimeout: o.ReconnectTimeout,
+	ap := &Autopilot{Spec: o.Spec, DB: t.DB, Users: r.users, Repeats: o.Repeats, Seed: o.Seed, Warehouses: r.meta.Warehouses,
+		Constants: r.consts, RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(),
 		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
 		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}
+	ap.Mode, ap.Connections = r.mode, r.conns // resolved for the engine, this worker's share
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 )
 
 func TestRunOptionsValidate(t *testing.T) {
-	ok := RunOptions{Users: []int{1, 2}, Duration: time.Second, Repeats: 1}
+	ok := RunOptions{Users: []int{1, 2}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}
 	cases := []struct {
 		name string
 		edit func(*RunOptions)
@@ -65,7 +66,7 @@ func TestRunWithoutSchemaStoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	res, err := Run(ctx, st, tg, RunOptions{Users: []int{1}, Duration: time.Second, Repeats: 1})
+	res, err := Run(ctx, st, tg, RunOptions{Users: []int{1}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}})
 	if !errors.Is(err, ErrBadOptions) || res != nil {
 		t.Fatalf("Run = %v, %v; want ErrBadOptions and no result", res, err)
 	}

@@ -407,13 +407,10 @@ func (r *runner) probe(ctx context.Context, t *registry.Target, c *plan.Configur
 
 // runOptions are the autopilot of the plan for configuration name.
 func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
-	a := r.p.Autopilot
-	rampup, duration := a.Timing()
-	ro := scenario.RunOptions{Users: a.UsersList(), Rampup: rampup, Duration: duration, Repeats: max(a.Repeats, 1),
-		Mode: a.Mode, KeyingThinking: a.KeyingThinking, Connections: a.Connections, Delivery: a.Delivery, Warehouses: r.p.Build.Warehouses, Label: r.label(name),
-		ReconnectTimeout: 30 * time.Second, Version: r.o.Version, Commit: r.o.Commit,
-		Flags: map[string]string{"study": r.p.Name, "study.configuration": name}}
-	answerRules(&ro, a.AnswerRules())
+	ro := r.p.Autopilot.RunOptions()
+	ro.Warehouses, ro.Label, ro.Version, ro.Commit = r.p.Build.Warehouses, r.label(name), r.o.Version, r.o.Commit
+	ro.Flags = map[string]string{"study": r.p.Name, "study.configuration": name}
+	answerRules(&ro, r.p.Autopilot.AnswerRules())
 	if r.o.OnRun != nil {
 		r.o.OnRun(&ro)
 	}

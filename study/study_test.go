@@ -67,3 +67,25 @@ func TestRunOptionsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A plan's autopilot says what run's flags say, and the study runs with it.
+func TestRunOptionsSayWhatRunSays(t *testing.T) {
+	const text = "name: s\nbuild: {warehouses: 1}\nconfigurations: [{name: a, cpus: 1}]\n" +
+		"autopilot: {users: \"1,2\", rampup: 5s, duration: 20s, repeats: 2, mode: statements, keying_thinking: true, connections: 4,\n" +
+		"  delivery: deferred, isolation: read-committed, seed: 42, reconnect_timeout: 1m, rebuild_between_repeats: true,\n" +
+		"  driver_procs: 2, no_waits: true, wait_interval: 50ms}\n"
+	p, err := plan.Parse("plan.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, _ := (&runner{p: p}).runOptions("a")
+	got := fmt.Sprintf("%v %s %s %d %s %v %d %s %s %d %s %v %d %v %s %s %d", ro.Users, ro.Rampup, ro.Duration, ro.Repeats, ro.Mode, ro.KeyingThinking,
+		ro.Connections, ro.Delivery, ro.Isolation, ro.Seed, ro.ReconnectTimeout, ro.RebuildBetweenRepeats, ro.DriverProcs, ro.NoWaits, ro.WaitInterval,
+		ro.Label, ro.Warehouses)
+	if want := "[1 2] 5s 20s 2 statements true 4 deferred read-committed 42 1m0s true 2 true 50ms s/a 1"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if err := ro.Validate(); err != nil {
+		t.Errorf("options do not validate: %v", err)
+	}
+}

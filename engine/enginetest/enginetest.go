@@ -133,8 +133,7 @@ func testRunThenCheck(t *testing.T, db engine.DB, consts tpcc.Constants) {
 		// loaded machine one user's Payment failed the default 10
 		// retries in a row (CI, once). Serialization failures are the
 		// isolation working; any error left after 100 retries is not.
-		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
-			Mode: mode, Warehouses: 1, Constants: consts, Seed: 7, MaxRetries: 100})
+		res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Warehouses: 1, Constants: consts, Seed: 7, MaxRetries: 100, Spec: driver.Spec{Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Mode: mode}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,8 +161,7 @@ func testRunThenCheck(t *testing.T, db engine.DB, consts tpcc.Constants) {
 // testDeferredDelivery (2.7.2): the delivery worker runs every Delivery
 // queued in the interval, on its own connection.
 func testDeferredDelivery(t *testing.T, db engine.DB, consts tpcc.Constants) {
-	res, err := driver.RunStep(context.Background(), db, driver.StepConfig{Users: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second,
-		Mode: db.Caps().DefaultMode(), Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, Delivery: driver.DeliveryDeferred})
+	res, err := driver.RunStep(context.Background(), db, driver.StepConfig{Users: 2, Warehouses: 1, Constants: consts, Seed: 8, MaxRetries: 100, Spec: driver.Spec{Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Mode: db.Caps().DefaultMode(), Delivery: driver.DeliveryDeferred}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +181,8 @@ func testRetried(t *testing.T, db engine.DB, provoke func(testing.TB, engine.DB)
 		t.Fatalf("%v classified %v, want retry", rerr, c)
 	}
 	ft := &failOnce{DB: db, err: rerr}
-	res, err := driver.RunStep(context.Background(), ft, driver.StepConfig{Users: 1, Duration: time.Second, Mode: db.Caps().DefaultMode(),
-		Warehouses: 1, Constants: consts, Seed: 9})
+	res, err := driver.RunStep(context.Background(), ft, driver.StepConfig{Users: 1,
+		Warehouses: 1, Constants: consts, Seed: 9, Spec: driver.Spec{Duration: time.Second, Mode: db.Caps().DefaultMode()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,8 +90,8 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, _ := db.ReadMeta(ctx)
-	res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Duration: time.Second, Mode: engine.Procedures, Warehouses: 1,
-		Constants: meta.Constants.WithRunConstants(tpcc.NewRand(1, 1)), Seed: 3})
+	res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 2, Warehouses: 1,
+		Constants: meta.Constants.WithRunConstants(tpcc.NewRand(1, 1)), Seed: 3, Spec: driver.Spec{Duration: time.Second, Mode: engine.Procedures}})
 	if err != nil || res.Completed() == 0 {
 		t.Fatalf("run: %v", err)
 	}

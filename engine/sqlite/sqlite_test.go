@@ -182,8 +182,7 @@ func TestFourUsers(t *testing.T) {
 		dur = 2 * time.Second
 	}
 	c0, _ := db.Counters(ctx)
-	res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 4, Rampup: 500 * time.Millisecond, Duration: dur,
-		Mode: engine.Statements, Warehouses: 1, Constants: meta.Constants.WithRunConstants(tpcc.NewRand(3, 3)), Seed: 11})
+	res, err := driver.RunStep(ctx, db, driver.StepConfig{Users: 4, Warehouses: 1, Constants: meta.Constants.WithRunConstants(tpcc.NewRand(3, 3)), Seed: 11, Spec: driver.Spec{Rampup: 500 * time.Millisecond, Duration: dur, Mode: engine.Statements}})
 	if err != nil {
 		t.Fatal(err)
 	}
