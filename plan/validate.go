@@ -283,8 +283,8 @@ func (a *Autopilot) validateAnswer(c *checker) {
 	}
 	w.Precision = 0.02
 	if a.Precision != "" {
-		v, err := units.ParsePercent(a.Precision)
-		if err != nil || v <= 0 || v >= 100 {
+		v, err := units.ParseShare(a.Precision)
+		if err != nil {
 			c.field(a.at, "autopilot", "precision", fmt.Sprintf("%q: want a percentage above 0 and below 100, such as 2%%", a.Precision))
 		}
 		w.Precision = v / 100
@@ -656,12 +656,12 @@ func oneOf(v string, list []string) bool {
 // New-Order p90) against the best value, above 0 and below 100 %, as the
 // sweep itself requires.
 func checkKnee(s string) string {
-	v, err := units.ParsePercent(s)
+	_, err := units.ParseShare(s)
 	switch {
+	case errors.Is(err, units.ErrOutOfRange):
+		return fmt.Sprintf("%s is not above 0 and below 100 %%, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%%", strings.TrimSpace(s))
 	case err != nil:
 		return fmt.Sprintf("%q is not a percentage; write e.g. knee_threshold: 10%%", s)
-	case v <= 0 || v >= 100:
-		return fmt.Sprintf("%s is not above 0 and below 100 %%, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%%", strings.TrimSpace(s))
 	}
 	return ""
 }

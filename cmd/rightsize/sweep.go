@@ -52,7 +52,7 @@ continues it.`,
 			if _, err := scenario.LookupSweepKind(args[0]); err != nil {
 				return badInput(err)
 			}
-			th, err := kneePercent(threshold)
+			th, err := units.ParseShare(threshold)
 			if err != nil {
 				return badInput(fmt.Errorf("--knee-threshold %w", err))
 			}
@@ -94,16 +94,6 @@ func exampleOf(kind string) string {
 		}
 	}
 	return ""
-}
-
-// kneePercent reads --knee-threshold: "10%" or "10" as 10, above 0 and
-// below 100.
-func kneePercent(s string) (float64, error) {
-	v, err := units.ParsePercent(s)
-	if err != nil || v <= 0 || v >= 100 {
-		return 0, fmt.Errorf("%q: want a percentage between 0 and 100, such as 10%%", s)
-	}
-	return v, nil
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {

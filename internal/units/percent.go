@@ -4,6 +4,7 @@
 package units
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,3 +20,26 @@ func ParsePercent(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// ErrOutOfRange is the error of a percentage outside the range asked.
+var ErrOutOfRange = errors.New("percentage out of range")
+
+// ParseShare reads a percentage above 0 and below 100, the range of a
+// knee threshold and of a precision: "10%" is 10. A number outside it is
+// an ErrOutOfRange.
+func ParseShare(s string) (float64, error) {
+	v, err := ParsePercent(s)
+	if err != nil {
+		return 0, err
+	}
+	if v <= 0 || v >= 100 {
+		return 0, rangeError(strings.TrimSpace(s) + ": want a percentage above 0 and below 100, such as 10%")
+	}
+	return v, nil
+}
+
+// rangeError is an ErrOutOfRange in its own words.
+type rangeError string
+
+func (e rangeError) Error() string        { return string(e) }
+func (e rangeError) Is(target error) bool { return target == ErrOutOfRange }
