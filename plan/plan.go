@@ -116,11 +116,12 @@ type Autopilot struct {
 // decide them, see AnswerRules), the step's driver.Spec and the rest.
 // The study adds what is the configuration's (label, flags, warehouses).
 func (a Autopilot) RunOptions() scenario.RunOptions {
+	spec := driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
+		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect}
 	return scenario.RunOptions{
-		Spec: driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
-			Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect},
-		Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats, Isolation: a.Isolation,
-		Seed: a.Seed, DriverProcs: a.DriverProcs, NoWaits: a.NoWaits, WaitInterval: a.waitEvery,
+		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats,
+			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
+		Isolation: a.Isolation, DriverProcs: a.DriverProcs,
 	}
 }
 

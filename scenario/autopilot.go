@@ -28,20 +28,44 @@ type Restorer interface {
 	Restore(ctx context.Context) error
 }
 
-// Autopilot describes a sequence of steps repeated Repeats times.
-type Autopilot struct {
-	// Spec is every step's (driver.StepConfig.Spec), its Mode resolved
-	// and its Connections this worker's share.
+// RunSpec is what a run's autopilot does, as run's flags and a plan's
+// autopilot say it: each step's driver.Spec, the users of the steps, the
+// repeats and the time-to-answer rules, the transaction inputs' seed and
+// the wait sampling. RunOptions and the Autopilot embed it, so an option
+// added here reaches the autopilot without being copied on the way.
+type RunSpec struct {
+	// Spec is every step's (driver.StepConfig.Spec).
 	driver.Spec
-	DB         engine.DB
-	Users      []int
-	Repeats    int
-	Seed       uint64
-	Warehouses int
-	Constants  tpcc.Constants
+	Users   []int
+	Repeats int
 	// RebuildBetweenRepeats restores the freshly built state before every
 	// repeat after the first (the engine must implement Restorer).
 	RebuildBetweenRepeats bool
+	// Seed seeds the transaction inputs (RunOptions: 0 is random).
+	Seed uint64
+	// NoWaits turns wait sampling off; WaitInterval is its interval
+	// (0: waits.DefaultInterval).
+	NoWaits      bool
+	WaitInterval time.Duration
+	// Answer ends ramp-ups at steady state and measurements at a
+	// precision (run's --rampup auto, --duration auto); Rampup and
+	// Duration are then the caps (--rampup-max, --duration-max).
+	Answer steady.Plan
+	// RepeatAuto (--repeat auto) stops repeating once every step's TPM
+	// and NOPM agree across the repeats (CV at most MaxCV); Repeats is
+	// then the maximum (--repeat-max).
+	RepeatAuto bool
+	MaxCV      float64
+}
+
+// Autopilot describes a sequence of steps repeated Repeats times.
+type Autopilot struct {
+	// RunSpec is the run's, with the Mode resolved, and the Users and
+	// Connections this worker's share.
+	RunSpec
+	DB         engine.DB
+	Warehouses int
+	Constants  tpcc.Constants
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
@@ -63,19 +87,8 @@ type Autopilot struct {
 	// OnProgress, when set, gets the live figures of the running step
 	// every second (driver.StepConfig.OnProgress).
 	OnProgress func(repeat, index int, p driver.Progress)
-	// NoWaits turns wait sampling off; WaitInterval is its interval
-	// (0: waits.DefaultInterval).
-	NoWaits      bool
-	WaitInterval time.Duration
 	// ServerCPUs is the server's CPU cap (--cpus; 0: the host's CPUs).
 	ServerCPUs float64
-	// Answer ends each step's ramp-up at steady state and its measurement
-	// at the precision asked (Rampup and Duration are then the caps).
-	Answer steady.Plan
-	// RepeatAuto stops repeating once every step's TPM and NOPM agree
-	// across the repeats (CV at most MaxCV); Repeats is then the maximum.
-	RepeatAuto bool
-	MaxCV      float64
 	// OnRepeatsEnd, when set with RepeatAuto, is told how many repeats
 	// were made and why no more.
 	OnRepeatsEnd func(repeats int, how string)

@@ -14,7 +14,6 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/registry"
-	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 	"github.com/rightsize/rightsize/validity"
@@ -38,31 +37,16 @@ func bad(format string, a ...any) error { return badOptions{fmt.Errorf(format, a
 // store. run and quickstart fill them from flags; sweeps and other scenarios
 // fill them once and call Run for each configuration.
 type RunOptions struct {
-	// Spec is how each step goes (lengths, mode, keying and thinking,
-	// shared connections, delivery, reconnection), handed to the
-	// Autopilot and every driver.StepConfig as it is. Connections is
-	// over the whole run: each worker takes its share as of the users.
-	driver.Spec
-	Users                 []int
-	Repeats               int
-	RebuildBetweenRepeats bool
-	Isolation             engine.Isolation // "": spec (engine.ParseIsolation)
-	Seed                  uint64           // 0: random
-	Warehouses            int              // expected warehouse count (0: any)
-	Label                 string
-	DriverProcs           int               // GOMAXPROCS during the steps; 0: adaptive
-	NoWaits               bool              // no wait sampling (--no-waits)
-	WaitInterval          time.Duration     // wait sampling interval (0: waits.DefaultInterval)
-	Flags                 map[string]string // the command's flags, stored with the run
-	Version, Commit       string            // rightsize's own version, stored in the environment
-	// Answer ends ramp-ups at steady state and measurements at a precision
-	// (--rampup auto, --duration auto); Rampup and Duration are then the
-	// caps (--rampup-max, --duration-max).
-	Answer steady.Plan
-	// RepeatAuto (--repeat auto) stops repeating once the repeats agree
-	// (CV at most MaxCV); Repeats is then the maximum (--repeat-max).
-	RepeatAuto bool
-	MaxCV      float64
+	// RunSpec is what the autopilot does, handed to it as it is (and its
+	// driver.Spec to every driver.StepConfig). Users and Connections are
+	// over the whole run: each worker takes its share.
+	RunSpec
+	Isolation       engine.Isolation  // "": spec (engine.ParseIsolation)
+	Warehouses      int               // expected warehouse count (0: any)
+	Label           string            // names the run
+	DriverProcs     int               // GOMAXPROCS during the steps; 0: adaptive
+	Flags           map[string]string // the command's flags, stored with the run
+	Version, Commit string            // rightsize's own version, stored in the environment
 
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int, mode engine.Mode)
@@ -386,11 +370,10 @@ func (r *runner) create(ctx context.Context) error {
 // autopilot is the run's autopilot, without its callbacks to the store.
 func (r *runner) autopilot() *Autopilot {
 	o, t := &r.o, r.t
-	ap := &Autopilot{Spec: o.Spec, DB: t.DB, Users: r.users, Repeats: o.Repeats, Seed: o.Seed, Warehouses: r.meta.Warehouses,
-		Constants: r.consts, RebuildBetweenRepeats: o.RebuildBetweenRepeats, ServerPID: t.ServerPID(),
-		AdaptiveProcs: o.DriverProcs == 0, NoWaits: o.NoWaits, WaitInterval: o.WaitInterval,
-		ServerCPUs: t.Options.Caps.CPUs, Answer: o.Answer, RepeatAuto: o.RepeatAuto, MaxCV: o.MaxCV}
-	ap.Mode, ap.Connections = r.mode, r.conns // resolved for the engine, this worker's share
+	ap := &Autopilot{RunSpec: o.RunSpec, DB: t.DB, Warehouses: r.meta.Warehouses, Constants: r.consts, ServerPID: t.ServerPID(),
+		AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs}
+	// the mode resolved for the engine; this worker's users and connections
+	ap.Mode, ap.Users, ap.Connections = r.mode, r.users, r.conns
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)

@@ -13,7 +13,7 @@ import (
 )
 
 func TestRunOptionsValidate(t *testing.T) {
-	ok := RunOptions{Users: []int{1, 2}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}
+	ok := RunOptions{RunSpec: RunSpec{Users: []int{1, 2}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}}
 	cases := []struct {
 		name string
 		edit func(*RunOptions)
@@ -66,7 +66,7 @@ func TestRunWithoutSchemaStoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	res, err := Run(ctx, st, tg, RunOptions{Users: []int{1}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}})
+	res, err := Run(ctx, st, tg, RunOptions{RunSpec: RunSpec{Users: []int{1}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}})
 	if !errors.Is(err, ErrBadOptions) || res != nil {
 		t.Fatalf("Run = %v, %v; want ErrBadOptions and no result", res, err)
 	}

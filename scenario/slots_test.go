@@ -40,7 +40,7 @@ func TestConnectionSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	o := RunOptions{Users: []int{1, 16}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}} // the wait sampler connects too
+	o := RunOptions{RunSpec: RunSpec{Users: []int{1, 16}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}} // the wait sampler connects too
 
 	res, err := Run(ctx, st, tg, o)
 	if !errors.Is(err, ErrBadOptions) || res != nil {
@@ -65,11 +65,11 @@ func TestConnectionSlots(t *testing.T) {
 		t.Fatalf("16 users on 17 connections (one each): %v, want the users' slots refused", err)
 	}
 
-	deferred := RunOptions{Users: []int{15}, Repeats: 1, Spec: driver.Spec{Delivery: "deferred", Duration: time.Second}}
+	deferred := RunOptions{RunSpec: RunSpec{Users: []int{15}, Repeats: 1, Spec: driver.Spec{Delivery: "deferred", Duration: time.Second}}}
 	if _, err := Run(ctx, st, tg, deferred); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "15 users need 17 connection slots") {
 		t.Fatalf("15 users with a delivery worker: %v, want its slot counted", err)
 	}
-	many := RunOptions{Users: []int{30}, Repeats: 1, Spec: driver.Spec{Connections: 18, Duration: time.Second}}
+	many := RunOptions{RunSpec: RunSpec{Users: []int{30}, Repeats: 1, Spec: driver.Spec{Connections: 18, Duration: time.Second}}}
 	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 19") ||
 		!strings.Contains(err.Error(), "or share at most 15 (--connections)") {
 		t.Fatalf("30 users sharing 18 connections: %v, want the connections' slots refused", err)

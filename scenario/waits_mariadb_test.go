@@ -44,7 +44,7 @@ func TestWaitsMariaDB(t *testing.T) {
 	// 8 s measured: the row lock waits are short (2-3 ms each), and in a
 	// 4 s step on the loaded CI machine the 100 ms sampler once caught none
 	// of 741 (1.7 s of waiting in performance_schema).
-	steps := runSteps(t, tg, RunOptions{Users: []int{8}, Spec: driver.Spec{Rampup: time.Second, Duration: 8 * time.Second}})
+	steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{8}, Spec: driver.Spec{Rampup: time.Second, Duration: 8 * time.Second}}})
 	stop()
 	p := analysis.WhyOf(&steps[0]).Waits
 	if p == nil || len(p.Missing) > 0 {

@@ -142,7 +142,7 @@ func TestWaitsPostgres(t *testing.T) {
 		if !throttled {
 			stop = slowDisk(t, tg.Server.DataDir())
 		}
-		steps := runSteps(t, tg, RunOptions{Users: []int{1}, Spec: driver.Spec{Rampup: time.Second, Duration: 4 * time.Second}})
+		steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{1}, Spec: driver.Spec{Rampup: time.Second, Duration: 4 * time.Second}}})
 		stop()
 		if throttled { // the next cases run unthrottled
 			var err error
@@ -167,7 +167,7 @@ func TestWaitsPostgres(t *testing.T) {
 	})
 	t.Run("Lock", func(t *testing.T) {
 		setDB(t, tg, "synchronous_commit = off")
-		steps := runSteps(t, tg, RunOptions{Users: []int{32}, Spec: driver.Spec{Rampup: time.Second, Duration: 4 * time.Second}})
+		steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{32}, Spec: driver.Spec{Rampup: time.Second, Duration: 4 * time.Second}}})
 		p := analysis.WhyOf(&steps[0]).Waits
 		if p == nil {
 			t.Fatal("no profile")
@@ -187,7 +187,7 @@ func TestWaitsPostgres(t *testing.T) {
 		t.Logf("verdict: %s; locks %+v; %d ticks, %d skipped", analysis.WhyOf(&steps[0]).Verdict.Text, p.Locks, p.Ticks, p.Skipped)
 	})
 	t.Run("NoWaits", func(t *testing.T) {
-		steps := runSteps(t, tg, RunOptions{Users: []int{1}, NoWaits: true, Spec: driver.Spec{Duration: time.Second}})
+		steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{1}, NoWaits: true, Spec: driver.Spec{Duration: time.Second}}})
 		if analysis.WhyOf(&steps[0]).Waits != nil {
 			t.Errorf("--no-waits stored a profile: %+v", analysis.WhyOf(&steps[0]).Waits)
 		}

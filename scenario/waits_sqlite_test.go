@@ -29,7 +29,7 @@ func TestWaitsSQLite(t *testing.T) {
 	if _, err := loader.Build(ctx, tg, loader.Config{Warehouses: 1, Loaders: 1, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	steps := runSteps(t, tg, RunOptions{Users: []int{4}, Spec: driver.Spec{Duration: 2 * time.Second}})
+	steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{4}, Spec: driver.Spec{Duration: 2 * time.Second}}})
 	p, s := analysis.WhyOf(&steps[0]).Waits, analysis.WhyOf(&steps[0]).Saturation
 	if p == nil || p.Source != "sqlite writer lock" || p.Counters["write_lock_waits"] <= 0 {
 		t.Fatalf("profile %+v", p)
