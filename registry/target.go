@@ -61,13 +61,16 @@ type Target struct {
 	// Server is the managed server behind the target, nil when rightsize
 	// did not start it.
 	Server Server
-	// Options are the options the target was opened with (Reopen uses them).
+	// Options are the options the target was opened (or last restarted)
+	// with.
 	Options Options
 	// Registered is the registry's engine that opened the target: what
 	// the caps, the sweeps, the probes and the doctor read of it.
 	Registered Engine
 	// unpin restores the driver's CPU affinity (caps.go), nil when unpinned.
 	unpin func()
+	// closed is set by Close (Close and Restart read it).
+	closed bool
 }
 
 // ServerPID is the managed server's main process (0 when the server is not
@@ -83,8 +86,14 @@ func (t *Target) ServerPID() int {
 	return pid
 }
 
-// Close closes the database and stops a managed server.
+// Close closes the database and stops a managed server. It is
+// idempotent: closing a closed target, or one whose Restart failed, does
+// nothing and returns nil.
 func (t *Target) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
 	if t.unpin != nil {
 		t.unpin()
 		t.unpin = nil
@@ -98,15 +107,26 @@ func (t *Target) Close() error {
 	return err
 }
 
-// Reopen closes t (stopping its managed server) and opens the same target
-// with opt: a managed server restarts over the same data directory with
-// opt's settings. Scenarios that change one configuration value at a time
+// Restart restarts t in place with opt: it closes t (stopping its managed
+// server) and opens the same target again, a managed server with opt's
+// settings and caps over opt's data directory (the same one unless opt
+// names another, as a version sweep does); a target rightsize does not
+// manage reconnects. The database, server, options and driver pinning
+// inside t are replaced, so whoever holds t holds the restarted target; an
+// engine.DB taken out of t before is closed. When the start fails, t is
+// left closed: Close is safe, and a later Restart starts it again.
+// Scenarios that change one configuration value at a time (sweeps, fit)
 // use it between runs.
-func (t *Target) Reopen(ctx context.Context, opt Options) (*Target, error) {
+func (t *Target) Restart(ctx context.Context, opt Options) error {
 	if err := t.Close(); err != nil {
-		return nil, fmt.Errorf("stop %s before restarting it: %w", t.Name, err)
+		return fmt.Errorf("stop %s before restarting it: %w", t.Name, err)
 	}
-	return Open(ctx, t.Spec, opt)
+	n, err := Open(ctx, t.Spec, opt)
+	if err != nil {
+		return err
+	}
+	*t = *n
+	return nil
 }
 
 // ErrBadTarget marks a target spec that cannot be understood.

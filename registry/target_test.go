@@ -3,9 +3,12 @@ package registry
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/engine/postgres"
 )
 
 // Every --target form of the registry is matched by its own engine and by
@@ -50,29 +53,104 @@ func TestOpenUnknownTargetListsEveryForm(t *testing.T) {
 	}
 }
 
-// Reopen closes a target and opens it again with new options; a target
-// without a managed server has no server PID.
-func TestReopenSQLite(t *testing.T) {
+// Restart closes a target and opens it again in place with new options;
+// a target without a managed server has no server PID.
+func TestRestartSQLite(t *testing.T) {
 	ctx := context.Background()
 	spec := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
 	tg, err := Open(ctx, spec, Options{PoolSize: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer tg.Close()
 	if tg.Server != nil || tg.ServerPID() != 0 {
 		t.Fatalf("sqlite target has a server: %v", tg.Server)
 	}
-	tg2, err := tg.Reopen(ctx, Options{PoolSize: 3, Database: "tpcc"})
+	if err := tg.Restart(ctx, Options{PoolSize: 3, Database: "tpcc"}); err != nil {
+		t.Fatal(err)
+	}
+	if tg.Spec != spec || tg.Options.PoolSize != 3 {
+		t.Fatalf("reopened %q with %+v", tg.Spec, tg.Options)
+	}
+	if _, err := tg.Version(ctx); err != nil {
+		t.Fatalf("reopened target does not answer: %v", err)
+	}
+}
+
+// Restart restarts a managed PostgreSQL in place: whoever holds the
+// *Target gets the new server, with the new settings, over the same data.
+// A restart whose server cannot start leaves the target closed: Close is
+// safe (twice too), and a later Restart starts it again.
+func TestRestartManagedPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ctx := context.Background()
+	dir := testDir(t, "pg-restart-")
+	opt := Options{DataDir: filepath.Join(dir, "pg"), PGBin: testPGBin(), CreateDB: true, PoolSize: 2,
+		Settings: map[string]string{"shared_buffers": "128MB", "work_mem": "4MB"}}
+	tg, err := Open(ctx, "embedded", opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg2.Close()
-	if tg2.Spec != spec || tg2.Options.PoolSize != 3 {
-		t.Fatalf("reopened %q with %+v", tg2.Spec, tg2.Options)
+	defer tg.Close()
+	held, pid := tg, tg.ServerPID()
+	for _, q := range []string{"CREATE TABLE kept (n int)", "INSERT INTO kept VALUES (42)"} {
+		if _, err := tg.DB.(*postgres.DB).Pool().Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := tg2.Version(ctx); err != nil {
-		t.Fatalf("reopened target does not answer: %v", err)
+
+	opt.Settings = map[string]string{"shared_buffers": "128MB", "work_mem": "8MB"}
+	if err := tg.Restart(ctx, opt); err != nil {
+		t.Fatal(err)
 	}
+	if held != tg || held.ServerPID() == 0 || held.ServerPID() == pid {
+		t.Fatalf("server pid %d after the restart, %d before: want a new server behind the same target", held.ServerPID(), pid)
+	}
+	if n, err := held.QueryInt(ctx, "SELECT setting::int FROM pg_settings WHERE name = 'work_mem'"); err != nil || n != 8<<10 {
+		t.Errorf("work_mem after the restart: %d kB, %v; want 8192", n, err)
+	}
+	if n, err := held.QueryInt(ctx, "SELECT n FROM kept"); err != nil || n != 42 {
+		t.Errorf("the data after the restart: %d, %v; want 42 (same data directory)", n, err)
+	}
+	if held.Options.Settings["work_mem"] != "8MB" {
+		t.Errorf("options after the restart: %+v", held.Options)
+	}
+
+	bad := opt
+	bad.Settings = map[string]string{"shared_buffers": "lots"}
+	if err := held.Restart(ctx, bad); err == nil {
+		t.Fatal("restart with shared_buffers=lots started")
+	}
+	if held.ServerPID() != 0 {
+		t.Errorf("server pid %d after a failed restart, want none", held.ServerPID())
+	}
+	if err := held.Close(); err != nil {
+		t.Errorf("Close after a failed restart: %v", err)
+	}
+	if err := held.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := held.Restart(ctx, opt); err != nil {
+		t.Fatalf("restart after a failed one: %v", err)
+	}
+	if n, err := held.QueryInt(ctx, "SELECT n FROM kept"); err != nil || n != 42 {
+		t.Errorf("the data after restarting a closed target: %d, %v; want 42", n, err)
+	}
+}
+
+// testPGBin is the PostgreSQL a test's managed server runs:
+// $RIGHTSIZE_PG_BIN, else the machine's PostgreSQL 15 where installed, else
+// "" (embedded-postgres downloads it).
+func testPGBin() string {
+	if bin := os.Getenv("RIGHTSIZE_PG_BIN"); bin != "" {
+		return bin
+	}
+	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
+		return "/usr/lib/postgresql/15/bin"
+	}
+	return ""
 }
 
 // An engine has a managed server exactly when one of its forms is marked

@@ -57,43 +57,44 @@ type FitResult struct {
 
 // RunFit searches the candidates on t's managed server: each candidate is
 // applied through the sweep kinds' Apply (cpus, memory, io, version), the
-// server restarted, the built database restored and the autopilot run.
-// It returns the target as it is at the end (nil when the last restart
-// failed). A result with no fit wraps fit.ErrNoFit; Ctrl-C stores the fit
-// as partial, and RunFit with Resume continues it.
-func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptions) (*FitResult, *registry.Target, error) {
+// server restarted in place (registry.Target.Restart), the built database
+// restored and the autopilot run. t stays the caller's to close (closed
+// already when the last restart failed). A result with no fit wraps
+// fit.ErrNoFit; Ctrl-C stores the fit as partial, and RunFit with Resume
+// continues it.
+func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptions) (*FitResult, error) {
 	if err := o.Run.Validate(); err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	if t.Server == nil {
-		return nil, t, bad("fit restarts the server for each candidate: use a managed target (--target embedded or mariadb), not %s", t.Name)
+		return nil, bad("fit restarts the server for each candidate: use a managed target (--target embedded or mariadb), not %s", t.Name)
 	}
 	if _, ok := t.DB.(Restorer); !ok {
-		return nil, t, bad("fit restores the built database for each candidate, which %s cannot do; use --target embedded", t.Name)
+		return nil, bad("fit restores the built database for each candidate, which %s cannot do; use --target embedded", t.Name)
 	}
 	if _, err := ReadySchema(ctx, t); err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	if err := checkCandidateCaps(t, o.Candidates); err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	sw, err := openFit(ctx, st, &o, newPredictSpec(t.Options.Caps, o))
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	if o.Resume == "" {
 		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
-			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
+			return nil, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
-	m := &fitMeasurer{st: st, t: t, spec: t.Spec, engine: t.Registered, base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
+	m := &fitMeasurer{st: st, t: t, engine: t.Registered, base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
 		cands: o.Candidates, done: map[int]store.SweepPoint{}}
 	for _, p := range sw.Points {
 		m.done[p.Position] = p
 	}
 	so, err := searchOptions(ctx, st, sw, o)
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	res, serr := fit.SearchWith(ctx, o.Candidates, m, o.Criteria, so)
 	status := store.StatusComplete
@@ -104,13 +105,13 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 	}
 	bg := context.WithoutCancel(ctx)
 	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
-		return nil, m.t, err
+		return nil, err
 	}
 	out := &FitResult{ID: sw.ID, Label: sw.Label, Status: status, Currency: o.Currency, Result: res}
 	if status == store.StatusPartial {
-		return out, m.t, fmt.Errorf("fit interrupted: what was measured is stored as fit %s (partial); continue it with --resume %s", sw.ID, sw.ID)
+		return out, fmt.Errorf("fit interrupted: what was measured is stored as fit %s (partial); continue it with --resume %s", sw.ID, sw.ID)
 	}
-	return out, m.t, serr
+	return out, serr
 }
 
 // checkCandidateCaps makes sure, before anything is measured, that every
@@ -193,12 +194,12 @@ func decodeFitSpec(sw *store.Sweep, cands *[]fit.Priced, cr *fit.Criteria, curre
 	return nil
 }
 
-// fitMeasurer measures candidates on the managed server, or replays the
-// ones the store already holds.
+// fitMeasurer measures candidates on the managed server, restarted in
+// place for each from the options it was opened with (base), or replays
+// the ones the store already holds.
 type fitMeasurer struct {
 	st     *store.Store
 	t      *registry.Target
-	spec   string
 	engine registry.Engine
 	base   registry.Options
 	run    RunOptions
@@ -248,12 +249,7 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if err != nil {
 		return fail(err)
 	}
-	if m.t != nil {
-		m.t, err = m.t.Reopen(ctx, opt)
-	} else {
-		m.t, err = registry.Open(ctx, m.spec, opt)
-	}
-	if err != nil {
+	if err := m.t.Restart(ctx, opt); err != nil {
 		err = fmt.Errorf("restart the server with %s: %w", c, err)
 		if registry.IsBadCaps(err) {
 			err = badOptions{err}

@@ -31,7 +31,7 @@ func TestConnectionSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { tg.Close() }()
+	defer tg.Close()
 	if _, err := loader.Build(ctx, tg, loader.Config{Warehouses: 1, Loaders: 1, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestConnectionSlots(t *testing.T) {
 	}
 
 	opt.Settings["max_connections"] = "21" // the fix the error named
-	if tg, err = tg.Reopen(ctx, opt); err != nil {
+	if err := tg.Restart(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Run(ctx, st, tg, o); err != nil {
@@ -85,7 +85,7 @@ func TestConnectionSlots(t *testing.T) {
 
 	delete(opt.Settings, "max_connections")
 	opt.Connections = 400
-	if tg, err = tg.Reopen(ctx, opt); err != nil {
+	if err := tg.Restart(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
 	s, err := tg.DB.(interface {

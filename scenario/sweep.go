@@ -352,96 +352,92 @@ func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
 }
 
 // RunSweep measures t once per value: for each it restarts the managed
-// server with the value applied (registry.Reopen), restores the built state
-// (Restorer), runs o.Run through Run, and records the value's run in the
-// store's sweep. It returns the target as it is at the end (the caller
-// closes it; nil when the last restart failed). Ctrl-C ends the sweep as
+// server in place with the value applied (registry.Target.Restart),
+// restores the built state (Restorer), runs o.Run through Run, and records
+// the value's run in the store's sweep. t stays the caller's to close
+// (closed already when the last restart failed). Ctrl-C ends the sweep as
 // partial: RunSweep with Resume continues it.
-func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepOptions) (*SweepResult, *registry.Target, error) {
-	kind, err := LookupSweepKind(o.Kind)
+func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepOptions) (*SweepResult, error) {
+	kind, built, err := checkSweepTarget(ctx, t, o)
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
-	if err := o.Run.Validate(); err != nil {
-		return nil, t, err
-	}
-	if o.KneeThreshold <= 0 || o.KneeThreshold >= 1 {
-		return nil, t, bad("--knee-threshold must be between 0 and 100 %% (got %.4g %%)", o.KneeThreshold*100)
-	}
-	if t.Server == nil {
-		return nil, t, bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", t.Name)
-	}
-	restorer, ok := t.DB.(Restorer)
-	if !ok {
-		return nil, t, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
-	}
-	built, err := ReadySchema(ctx, t)
-	if err != nil {
-		return nil, t, err
-	}
-	if o.Resume == "" && len(o.Values) > 0 {
-		if err := CheckSweep(t.Spec, t.Options, kind.Name, o.Values); err != nil {
-			return nil, t, err
-		}
-	}
-	bg := context.WithoutCancel(ctx)
 	dbBytes := databaseBytes(ctx, t)
 	sw, err := openSweep(ctx, st, kind, o, dbBytes)
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	warnFits(kind, sw.Values, dbBytes, o.OnWarning)
 	warnDriverShare(kind, sw.Values, t.Options.Caps.DriverCPUs, runtime.NumCPU(), o.OnWarning)
 	if o.Resume == "" {
-		if err := restorer.Snapshot(ctx); err != nil {
-			return nil, t, fmt.Errorf("snapshot the built database: %w", err)
+		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
+			return nil, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
-	done := completePositions(sw)
-	spec, opts, e := t.Spec, t.Options, t.Registered
-	var cut []string // values whose run ended before its interval did
-	for i, v := range sw.Values {
-		if done[i] {
-			continue
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		if o.OnValue != nil {
-			o.OnValue(i, v)
-		}
-		point := store.SweepPoint{Position: i, Value: v}
-		t, err = measureValue(ctx, st, t, spec, e, opts, kind, sw, v, o.Run, &point, o.OnStarted, built)
-		if err != nil && errors.Is(err, ErrBadOptions) {
-			return nil, t, err
-		}
-		if perr := st.SetSweepPoint(bg, sw.ID, point); perr != nil {
-			return nil, t, perr
-		}
-		if point.Status == store.StatusPartial && ctx.Err() == nil {
-			cut = append(cut, kind.Name+"="+v)
+	m := &sweepMeasurer{st: st, t: t, base: t.Options, kind: kind, sw: sw, o: o, built: built}
+	cut, err := m.measureAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return finishSweep(ctx, st, sw, o.KneeThreshold, dbBytes, cut)
+}
+
+// checkSweepTarget checks o and that t can be swept (a managed server that
+// restores its built database), before anything is stored or restarted;
+// it returns the kind and the build every value runs on.
+func checkSweepTarget(ctx context.Context, t *registry.Target, o SweepOptions) (SweepKind, engine.Meta, error) {
+	kind, err := LookupSweepKind(o.Kind)
+	if err != nil {
+		return kind, engine.Meta{}, err
+	}
+	if err := o.Run.Validate(); err != nil {
+		return kind, engine.Meta{}, err
+	}
+	if o.KneeThreshold <= 0 || o.KneeThreshold >= 1 {
+		return kind, engine.Meta{}, bad("--knee-threshold must be between 0 and 100 %% (got %.4g %%)", o.KneeThreshold*100)
+	}
+	if t.Server == nil {
+		return kind, engine.Meta{}, bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", t.Name)
+	}
+	if _, ok := t.DB.(Restorer); !ok {
+		return kind, engine.Meta{}, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
+	}
+	built, err := ReadySchema(ctx, t)
+	if err != nil {
+		return kind, built, err
+	}
+	if o.Resume == "" && len(o.Values) > 0 {
+		if err := CheckSweep(t.Spec, t.Options, kind.Name, o.Values); err != nil {
+			return kind, built, err
 		}
 	}
+	return kind, built, nil
+}
+
+// finishSweep stores the sweep's status and reads back its result; a
+// value cut short or an interrupted sweep is an error beside the result.
+func finishSweep(ctx context.Context, st *store.Store, sw *store.Sweep, threshold float64, dbBytes int64, cut []string) (*SweepResult, error) {
+	bg := context.WithoutCancel(ctx)
 	status := store.StatusComplete
 	if ctx.Err() != nil || len(cut) > 0 {
 		status = store.StatusPartial
 	}
 	if err := st.FinishSweep(bg, sw.ID, status, time.Now().UTC()); err != nil {
-		return nil, t, err
+		return nil, err
 	}
-	res, err := LoadSweepResult(bg, st, sw.ID, o.KneeThreshold)
+	res, err := LoadSweepResult(bg, st, sw.ID, threshold)
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
 	res.DBBytes = dbBytes
 	if len(cut) > 0 && ctx.Err() == nil {
-		return res, t, fmt.Errorf("sweep %s is partial: %s did not measure its whole interval and decides nothing; --resume %s measures it again",
+		return res, fmt.Errorf("sweep %s is partial: %s did not measure its whole interval and decides nothing; --resume %s measures it again",
 			sw.ID, strings.Join(cut, ", "), sw.ID)
 	}
 	if status == store.StatusPartial {
-		return res, t, fmt.Errorf("sweep interrupted: what was measured is stored as sweep %s (partial); continue it with --resume %s", sw.ID, sw.ID)
+		return res, fmt.Errorf("sweep interrupted: what was measured is stored as sweep %s (partial); continue it with --resume %s", sw.ID, sw.ID)
 	}
-	return res, t, nil
+	return res, nil
 }
 
 // openSweep creates the sweep, or loads the one to resume.
@@ -471,11 +467,53 @@ func openSweep(ctx context.Context, st *store.Store, kind SweepKind, o SweepOpti
 	return sw, nil
 }
 
-// measureValue restarts the server with v applied, restores the built
-// state and runs; point gets the outcome. It returns the target now open
-// (nil when the server could not start).
-func measureValue(ctx context.Context, st *store.Store, t *registry.Target, spec string, e registry.Engine, base registry.Options, kind SweepKind,
-	sw *store.Sweep, v string, ro RunOptions, point *store.SweepPoint, onStarted func(*registry.Target), built engine.Meta) (*registry.Target, error) {
+// sweepMeasurer measures a sweep's values on one target, restarted in
+// place for each from the options it was opened with (base).
+type sweepMeasurer struct {
+	st    *store.Store
+	t     *registry.Target
+	base  registry.Options
+	kind  SweepKind
+	sw    *store.Sweep
+	o     SweepOptions
+	built engine.Meta // the build every value runs on
+}
+
+// measureAll measures the values not stored complete, storing each
+// value's point, until they are done or ctx ends; it returns the values
+// whose run ended before its interval did, and stops at bad options.
+func (m *sweepMeasurer) measureAll(ctx context.Context) ([]string, error) {
+	done := completePositions(m.sw)
+	var cut []string
+	for i, v := range m.sw.Values {
+		if done[i] {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if m.o.OnValue != nil {
+			m.o.OnValue(i, v)
+		}
+		point := store.SweepPoint{Position: i, Value: v}
+		err := m.measure(ctx, v, &point)
+		if err != nil && errors.Is(err, ErrBadOptions) {
+			return cut, err
+		}
+		if perr := m.st.SetSweepPoint(context.WithoutCancel(ctx), m.sw.ID, point); perr != nil {
+			return cut, perr
+		}
+		if point.Status == store.StatusPartial && ctx.Err() == nil {
+			cut = append(cut, m.kind.Name+"="+v)
+		}
+	}
+	return cut, nil
+}
+
+// measure restarts the server with v applied, restores the built state
+// and runs; point gets the outcome. A failed restart leaves the target
+// closed; the next value's restart starts it again.
+func (m *sweepMeasurer) measure(ctx context.Context, v string, point *store.SweepPoint) error {
 	fail := func(err error) error {
 		point.Status, point.Reason = store.StatusFailed, err.Error()
 		if ctx.Err() != nil {
@@ -483,50 +521,53 @@ func measureValue(ctx context.Context, st *store.Store, t *registry.Target, spec
 		}
 		return err
 	}
-	opt, err := kind.Apply(e, v, base)
+	kind, t := m.kind, m.t
+	opt, err := kind.Apply(t.Registered, v, m.base)
 	if err != nil {
-		return t, fail(err)
+		return fail(err)
 	}
-	if t != nil {
-		t, err = t.Reopen(ctx, opt)
-	} else {
-		t, err = registry.Open(ctx, spec, opt)
-	}
-	if err != nil {
+	if err := t.Restart(ctx, opt); err != nil {
 		err = fmt.Errorf("restart the server with %s=%s: %w", kind.Name, v, err)
 		if registry.IsBadCaps(err) {
 			err = badOptions{err} // the same on every value: stop, exit 2
 		}
-		return nil, fail(err)
+		return fail(err)
 	}
 	if err := requireCaps(t, kind.Varies...); err != nil {
-		return t, fail(err)
+		return fail(err)
 	}
-	if onStarted != nil {
-		onStarted(t)
+	if m.o.OnStarted != nil {
+		m.o.OnStarted(t)
 	}
 	if kind.Rebuild {
-		if err := ensureBuilt(ctx, t, built); err != nil {
-			return t, fail(fmt.Errorf("build the database for %s=%s: %w", kind.Name, v, err))
+		if err := ensureBuilt(ctx, t, m.built); err != nil {
+			return fail(fmt.Errorf("build the database for %s=%s: %w", kind.Name, v, err))
 		}
 	} else if err := t.DB.(Restorer).Restore(ctx); err != nil {
-		return t, fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
+		return fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
 	}
-	ro.Label = fmt.Sprintf("%s %s=%s", RunLabel(sw.Kind, sw.ID, sw.Label), kind.Name, v)
-	ro.Flags = maps.Clone(ro.Flags)
-	if ro.Flags == nil {
-		ro.Flags = map[string]string{}
-	}
-	ro.Flags["sweep"], ro.Flags["sweep.kind"], ro.Flags["sweep.value"] = sw.ID, kind.Name, v
-	res, err := Run(ctx, st, t, ro)
+	res, err := Run(ctx, m.st, t, m.runOptions(v))
 	if res != nil {
 		point.RunID, point.Status = res.Run.ID, res.Run.Status
 		if err != nil && ctx.Err() == nil {
 			point.Reason = err.Error()
 		}
-		return t, err
+		return err
 	}
-	return t, fail(err)
+	return fail(err)
+}
+
+// runOptions are the sweep's run options for value v: its label and the
+// flags that tie the run to the sweep.
+func (m *sweepMeasurer) runOptions(v string) RunOptions {
+	ro := m.o.Run
+	ro.Label = fmt.Sprintf("%s %s=%s", RunLabel(m.sw.Kind, m.sw.ID, m.sw.Label), m.kind.Name, v)
+	ro.Flags = maps.Clone(ro.Flags)
+	if ro.Flags == nil {
+		ro.Flags = map[string]string{}
+	}
+	ro.Flags["sweep"], ro.Flags["sweep.kind"], ro.Flags["sweep.value"] = m.sw.ID, m.kind.Name, v
+	return ro
 }
 
 // databaseBytes is the benchmark database's size (tables and indexes), 0

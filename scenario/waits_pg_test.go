@@ -117,8 +117,7 @@ func topClass(p *waits.Profile) waits.Class {
 // the district's d_next_o_id), and checks --no-waits stores no profile.
 func TestWaitsPostgres(t *testing.T) {
 	t.Parallel()
-	tg := pgWaitTarget(t)
-	t.Cleanup(func() { tg.Close() }) // the target the cases leave open
+	tg := pgWaitTarget(t) // restarted in place by the cases, closed by pgWaitTarget's cleanup
 	t.Run("WAL", func(t *testing.T) {
 		setDB(t, tg, "synchronous_commit = on")
 		// A slow log disk: the server's writes throttled to 25 IOPS (WAL
@@ -131,8 +130,7 @@ func TestWaitsPostgres(t *testing.T) {
 		if opt := tg.Options; os.Geteuid() == 0 {
 			opt.Caps.IO.WriteIOPS = 25
 			if registry.CheckCaps(tg.Spec, opt) == nil {
-				var err error
-				if tg, err = tg.Reopen(context.Background(), opt); err != nil {
+				if err := tg.Restart(context.Background(), opt); err != nil {
 					t.Fatal(err)
 				}
 				throttled = true
@@ -145,8 +143,7 @@ func TestWaitsPostgres(t *testing.T) {
 		steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{1}, Spec: driver.Spec{Rampup: time.Second, Duration: 4 * time.Second}}})
 		stop()
 		if throttled { // the next cases run unthrottled
-			var err error
-			if tg, err = tg.Reopen(context.Background(), base); err != nil {
+			if err := tg.Restart(context.Background(), base); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -481,10 +481,8 @@ func (r *runner) sweeps(ctx context.Context) error {
 		}
 		so.Run, _ = r.runOptions(c.Name)
 		so.OnValue = func(_ int, v string) { r.say("  %s = %s", s.Kind, v) }
-		res, t2, err := scenario.RunSweep(ctx, r.st, t, so)
-		if t2 != nil {
-			t2.Close()
-		}
+		res, err := scenario.RunSweep(ctx, r.st, t, so)
+		t.Close()
 		r.spent(time.Duration(len(s.Values)) * r.p.Autopilot.RunDuration())
 		if res != nil {
 			r.res.Sweeps = append(r.res.Sweeps, res.ID)
@@ -563,6 +561,7 @@ func (r *runner) fit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	fo.Run, _ = r.runOptions(c.Name)
 	fo.Run.Label = label
 	fo.MeasureAll = f.MeasureAll
@@ -573,10 +572,7 @@ func (r *runner) fit(ctx context.Context) error {
 		r.say("  fit candidate %s (%s %s)", p.Candidate, fo.Currency, p.Cost.Total.Cents())
 	}
 	r.say("fit: %d candidates of %s (%s)", len(fo.Candidates), c.Name, r.eta())
-	res, t2, err := scenario.RunFit(ctx, r.st, t, fo)
-	if t2 != nil {
-		t2.Close()
-	}
+	res, err := scenario.RunFit(ctx, r.st, t, fo)
 	if res != nil {
 		r.res.Fit = res.ID
 		r.say("fit: %s", res.Result.Answer(res.Currency, nil))

@@ -169,12 +169,12 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 			return badInput(err)
 		}
 	}
-	return restartingTarget(cmd, f.tf, func(st *store.Store, t *registry.Target) (*registry.Target, error) {
+	return withTarget(cmd, f.tf, func(st *store.Store, t *registry.Target) error {
 		return fitOn(cmd, st, t, f, fo, baseline)
 	})
 }
 
-func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) (*registry.Target, error) {
+func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fo.Run.Version, fo.Run.Commit = version, commit
@@ -190,26 +190,26 @@ func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags,
 		}
 		defer prog.finish()
 	}
-	res, t, err := scenario.RunFit(ctx, st, t, fo)
+	res, err := scenario.RunFit(ctx, st, t, fo)
 	if res == nil || res.Result == nil || errors.Is(err, scenario.ErrBadOptions) {
-		return t, err
+		return err
 	}
 	if f.rf.json {
 		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
-			return t, jerr
+			return jerr
 		}
 	} else {
 		out := cmd.OutOrStdout()
 		fmt.Fprintf(out, "\nfit %s (%s)\n", res.ID, res.Status)
 		if werr := res.Result.WriteText(out, res.Currency, baseline); werr != nil {
-			return t, werr
+			return werr
 		}
 		fmt.Fprintf(out, "  report: rightsize report --fit %s\n", res.ID)
 	}
 	if errors.Is(err, fit.ErrNoFit) {
-		return t, badInput(fmt.Errorf("%s", res.Result.Answer(res.Currency, baseline)))
+		return badInput(fmt.Errorf("%s", res.Result.Answer(res.Currency, baseline)))
 	}
-	return t, err
+	return err
 }
 
 func configNames(f *cost.File) []string {

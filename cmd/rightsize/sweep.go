@@ -97,16 +97,15 @@ func exampleOf(kind string) string {
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {
-	return restartingTarget(cmd, tf, func(st *store.Store, t *registry.Target) (*registry.Target, error) {
+	return withTarget(cmd, tf, func(st *store.Store, t *registry.Target) error {
 		return sweepOn(cmd, st, t, so, rf, predict)
 	})
 }
 
-// restartingTarget opens the results store and the managed target of a
-// scenario that restarts the server (sweep, fit) and runs it; run returns
-// the target open at its end, which is closed afterwards. Bad options and
-// targets become bad input.
-func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) (*registry.Target, error)) error {
+// withTarget opens the results store and the managed target of a scenario
+// that restarts the server in place (sweep, fit), runs it and closes both.
+// Bad options and targets become bad input.
+func withTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) error) error {
 	st, err := openStore(cmd)
 	if err != nil {
 		return err
@@ -116,17 +115,15 @@ func restartingTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store,
 	if err != nil {
 		return err
 	}
-	t, err = run(st, t)
-	if t != nil {
-		t.Close()
-	}
+	defer t.Close()
+	err = run(st, t)
 	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, registry.ErrBadTarget) {
 		return badInput(err)
 	}
 	return err
 }
 
-func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenario.SweepOptions, rf runFlags, predict bool) (*registry.Target, error) {
+func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenario.SweepOptions, rf runFlags, predict bool) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	so.Run.Version, so.Run.Commit = version, commit
@@ -144,18 +141,18 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenari
 			fmt.Fprintln(errOut, "  caps:", r.Summary())
 		}
 	}
-	res, t, err := scenario.RunSweep(ctx, st, t, so)
+	res, err := scenario.RunSweep(ctx, st, t, so)
 	if res == nil || errors.Is(err, scenario.ErrBadOptions) {
-		return t, err
+		return err
 	}
 	if predict {
 		if perr := res.Predict(context.WithoutCancel(ctx), st); perr != nil {
-			return t, perr
+			return perr
 		}
 	}
 	if rf.json {
 		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
-			return t, jerr
+			return jerr
 		}
 	} else {
 		writeSweep(cmd.OutOrStdout(), res)
@@ -164,7 +161,7 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenari
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "  report: rightsize report --sweep %s\n", res.ID)
 	}
-	return t, err
+	return err
 }
 
 // writeSweep prints a sweep's figures per value and its knee; a value that

@@ -10,10 +10,13 @@ import (
 )
 
 // runPath are the files a measured run goes through, from scenario.Run to
-// the virtual users (issue 31: no function on the run path over 80 lines).
+// the virtual users, and the scenarios that restart the server between
+// runs (sweep, fit) (issue 31: no function on the run path over 80 lines).
 var runPath = []string{
 	"../../driver/*.go",
 	"../../scenario/run*.go",
+	"../../scenario/sweep.go",
+	"../../scenario/fit.go",
 	"../../scenario/autopilot.go",
 	"../../scenario/record.go",
 	"../../scenario/slots.go",
@@ -33,9 +36,9 @@ func TestRunPathShort(t *testing.T) {
 }
 
 // maxLong is how many non-test functions of the whole repository may exceed
-// 80 lines (issue 31: at most 10; 1 today, scenario.RunSweep). Lower it when
-// you split one; never raise it.
-const maxLong = 1
+// 80 lines (issue 31: at most 10; none today). Never raise it: split a new
+// long function into named helpers.
+const maxLong = 0
 
 func TestRepositoryLongFunctions(t *testing.T) {
 	var globs []string
