@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -106,8 +107,8 @@ func TestAggregateTxn(t *testing.T) {
 		}
 		b, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		ms := func(v int64) float64 { return float64(v) / 1000 }
-		return store.TxnSummary{Type: "payment", Count: int64(len(values)), P50Ms: ms(h.ValueAtQuantile(50)), P99Ms: ms(h.ValueAtQuantile(99)),
-			MaxMs: ms(h.Max()), MeanMs: h.Mean() / 1000, Hist: b}, h
+		return store.TxnSummary{Type: "payment", Txn: figures.Txn{Count: int64(len(values)), P50Ms: ms(h.ValueAtQuantile(50)),
+			P99Ms: ms(h.ValueAtQuantile(99)), MaxMs: ms(h.Max())}, MeanMs: h.Mean() / 1000, Hist: b}, h
 	}
 	var a, b []int64
 	for i := range 1000 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -99,7 +100,7 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 		WriteBytes:    s.Host.DiskWriteMBps * 1e6 / tps,
 		IOSec:         s.Host.DiskAvgLatencyMs / 1000,
 		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
-		HostBusyPct:   s.Host.CPUBusyPct,
+		HostBusyPct:   figures.CPUBusy.Of(&s.Host),
 	}
 	if v := analysis.WhyOf(&s).Verdict; v != nil {
 		d.Bound = v.Kind

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/diagnosis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -18,7 +19,7 @@ func step(t0 time.Time) store.Step {
 		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500, DriverCPUUsPerTxn: 200,
 		Host: store.HostSummary{DiskReadIOPS: 150, DiskWriteIOPS: 600, DiskReadMBps: 1.2288, DiskAvgLatencyMs: 0.5, CPUBusyPct: 40},
 		DB:   store.DBCounters{Commits: 18000, WALBytes: 18000 * 4096, BlocksRead: 9000},
-		Txn:  []store.TxnSummary{{Type: "new_order", P90Ms: 6}}}
+		Txn:  []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{P90Ms: 6}}}}
 	for i := range 70 {
 		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: 300 + int64(i%3-1)*10})
 		s.Samples = append(s.Samples, store.HostSample{At: t0.Add(time.Duration(i+1) * time.Second), ServerCPUPct: 45 + float64(i%2), DiskReadIOPS: 150, DiskWriteIOPS: 600})

@@ -1,7 +1,8 @@
-// Package figures defines the host figures once, at the bottom of the
-// import graph: telemetry produces them, store persists them as they are
-// (the JSON keys are also the stored column names), and the views read them
-// from there. It holds data only and imports nothing of rightsize.
+// Package figures defines the host and transaction figures once, at the
+// bottom of the import graph: telemetry and the driver produce them, store
+// persists them as they are (the JSON keys are also the stored column
+// names), and the views read them from there. It holds data only and
+// imports nothing of rightsize.
 //
 // Units: CPU in % of all CPUs (see package telemetry for how the kernel's
 // categories are folded: busy = 100 − idle − iowait, steal counts as busy),
@@ -29,6 +30,22 @@ type Host struct {
 	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"` // I/O-weighted mean latency, ms
 	MemUsedBytes     uint64  `json:"mem_used_bytes"`      // total − available
 	MemCachedBytes   uint64  `json:"mem_cached_bytes"`    // reclaimable page cache
+}
+
+// Txn is the figures of one transaction type over an interval: counts and
+// latency percentiles in ms. store.TxnSummary stores them with the type,
+// the mean, the first error and the histogram; run --json shows them by
+// type (scenario.TxnReport).
+type Txn struct {
+	Count     int64   `json:"count"`     // completed, rolled-back New-Orders included
+	Rollbacks int64   `json:"rollbacks"` // New-Orders rolled back by the simulated user error
+	Retries   int64   `json:"retries"`   // retries (serialization failures, deadlocks)
+	Errors    int64   `json:"errors"`    // failed transactions
+	P50Ms     float64 `json:"p50_ms"`    // median latency
+	P90Ms     float64 `json:"p90_ms"`    // 90th percentile latency
+	P95Ms     float64 `json:"p95_ms"`    // 95th percentile latency
+	P99Ms     float64 `json:"p99_ms"`    // 99th percentile latency
+	MaxMs     float64 `json:"max_ms"`    // largest latency
 }
 
 // HostSample is one host sample as stored (the interval ending At); units
@@ -65,24 +82,86 @@ type Column struct {
 // Columns lists h's figures in their stored order.
 func (h *Host) Columns() []Column {
 	return []Column{
-		{"cpu_busy_pct", &h.CPUBusyPct}, {"cpu_idle_pct", &h.CPUIdlePct}, {"cpu_iowait_pct", &h.CPUIowaitPct},
-		{"cpu_user_pct", &h.CPUUserPct}, {"cpu_system_pct", &h.CPUSystemPct}, {"cpu_steal_pct", &h.CPUStealPct},
-		{"disk_read_iops", &h.DiskReadIOPS}, {"disk_write_iops", &h.DiskWriteIOPS},
-		{"disk_read_mbps", &h.DiskReadMBps}, {"disk_write_mbps", &h.DiskWriteMBps},
-		{"disk_avg_latency_ms", &h.DiskAvgLatencyMs}, {"mem_used_bytes", &h.MemUsedBytes}, {"mem_cached_bytes", &h.MemCachedBytes},
+		{CPUBusy.Name, &h.CPUBusyPct}, {CPUIdle.Name, &h.CPUIdlePct}, {CPUIowait.Name, &h.CPUIowaitPct},
+		{CPUUser.Name, &h.CPUUserPct}, {CPUSystem.Name, &h.CPUSystemPct}, {CPUSteal.Name, &h.CPUStealPct},
+		{DiskReadIOPS.Name, &h.DiskReadIOPS}, {DiskWriteIOPS.Name, &h.DiskWriteIOPS},
+		{DiskReadMBps.Name, &h.DiskReadMBps}, {DiskWriteMBps.Name, &h.DiskWriteMBps},
+		{DiskLatency.Name, &h.DiskAvgLatencyMs}, {MemUsed.Name, &h.MemUsedBytes}, {MemCached.Name, &h.MemCachedBytes},
 	}
 }
 
 // Columns lists s's figures in their stored order, At and Disks excepted.
 func (s *HostSample) Columns() []Column {
 	return []Column{
-		{"cpu_user_pct", &s.CPUUserPct}, {"cpu_system_pct", &s.CPUSystemPct}, {"cpu_iowait_pct", &s.CPUIowaitPct},
-		{"cpu_idle_pct", &s.CPUIdlePct}, {"cpu_steal_pct", &s.CPUStealPct}, {"cpu_busy_pct", &s.CPUBusyPct},
-		{"disk_read_iops", &s.DiskReadIOPS}, {"disk_write_iops", &s.DiskWriteIOPS}, {"disk_read_mbps", &s.DiskReadMBps},
-		{"disk_write_mbps", &s.DiskWriteMBps}, {"disk_avg_latency_ms", &s.DiskAvgLatencyMs},
-		{"mem_used_bytes", &s.MemUsedBytes}, {"mem_cached_bytes", &s.MemCachedBytes},
+		{CPUUser.Name, &s.CPUUserPct}, {CPUSystem.Name, &s.CPUSystemPct}, {CPUIowait.Name, &s.CPUIowaitPct},
+		{CPUIdle.Name, &s.CPUIdlePct}, {CPUSteal.Name, &s.CPUStealPct}, {CPUBusy.Name, &s.CPUBusyPct},
+		{DiskReadIOPS.Name, &s.DiskReadIOPS}, {DiskWriteIOPS.Name, &s.DiskWriteIOPS}, {DiskReadMBps.Name, &s.DiskReadMBps},
+		{DiskWriteMBps.Name, &s.DiskWriteMBps}, {DiskLatency.Name, &s.DiskAvgLatencyMs},
+		{MemUsed.Name, &s.MemUsedBytes}, {MemCached.Name, &s.MemCachedBytes},
 		{"server_cpu_pct", &s.ServerCPUPct}, {"driver_cpu_pct", &s.DriverCPUPct},
 	}
+}
+
+// Unit is what a figure counts; the views format a figure by its unit
+// (package report) and name it in headings.
+type Unit string
+
+// The units of the figures.
+const (
+	Count      Unit = ""              // a count or a rate (TPM, IOPS, users): whole numbers
+	Percent    Unit = "%"             // a share of something else (CV, efficiency)
+	PctAllCPUs Unit = "% of all CPUs" // host CPU shares
+	PctOneCore Unit = "% of one core" // a process tree's CPU: 100 = one core busy
+	Ms         Unit = "ms"            // latency
+	Us         Unit = "µs"            // CPU time per transaction
+	MBps       Unit = "MB/s"          // MB (10^6 bytes) per second
+	Bytes      Unit = "bytes"         // memory
+)
+
+// A Figure names one host figure for every view: Name is its stored
+// column and JSON key, Head its heading in a table, Unit what it counts.
+// Of reads it from a Host.
+type Figure struct {
+	Name string
+	Head string
+	Unit Unit
+}
+
+// The host figures, in Host's order.
+var (
+	CPUBusy       = Figure{"cpu_busy_pct", "CPU busy", PctAllCPUs} // 100 − idle − iowait
+	CPUIdle       = Figure{"cpu_idle_pct", "idle", PctAllCPUs}
+	CPUIowait     = Figure{"cpu_iowait_pct", "iowait", PctAllCPUs}
+	CPUUser       = Figure{"cpu_user_pct", "user", PctAllCPUs}
+	CPUSystem     = Figure{"cpu_system_pct", "system", PctAllCPUs}
+	CPUSteal      = Figure{"cpu_steal_pct", "steal", PctAllCPUs}
+	DiskReadIOPS  = Figure{"disk_read_iops", "read IOPS", Count}
+	DiskWriteIOPS = Figure{"disk_write_iops", "write IOPS", Count}
+	DiskReadMBps  = Figure{"disk_read_mbps", "read MB/s", MBps}
+	DiskWriteMBps = Figure{"disk_write_mbps", "write MB/s", MBps}
+	DiskLatency   = Figure{"disk_avg_latency_ms", "disk ms", Ms} // I/O-weighted
+	MemUsed       = Figure{"mem_used_bytes", "memory used", Bytes}
+	MemCached     = Figure{"mem_cached_bytes", "page cache", Bytes}
+)
+
+// Of is h's value of the figure (0 for a name Host lacks).
+func (f Figure) Of(h *Host) float64 {
+	for _, c := range h.Columns() {
+		if c.Name == f.Name {
+			return c.Float()
+		}
+	}
+	return 0
+}
+
+// CPUMeasured tells whether h has CPU figures (an imported run has none).
+func (h *Host) CPUMeasured() bool {
+	return h.CPUBusyPct != 0 || h.CPUIdlePct != 0 || h.CPUIowaitPct != 0
+}
+
+// DiskMeasured tells whether h has disk figures.
+func (h *Host) DiskMeasured() bool {
+	return h.DiskReadIOPS != 0 || h.DiskWriteIOPS != 0 || h.DiskAvgLatencyMs != 0
 }
 
 // Float returns the column's value as a float64.

@@ -61,3 +61,18 @@ func TestMeanHost(t *testing.T) {
 		}
 	}
 }
+
+// TestFigureOf: every Figure names a column of Host and reads its field.
+func TestFigureOf(t *testing.T) {
+	h := Host{CPUBusyPct: 1, CPUIdlePct: 2, CPUIowaitPct: 3, CPUUserPct: 4, CPUSystemPct: 5, CPUStealPct: 6,
+		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13}
+	for i, f := range []Figure{CPUBusy, CPUIdle, CPUIowait, CPUUser, CPUSystem, CPUSteal, DiskReadIOPS, DiskWriteIOPS,
+		DiskReadMBps, DiskWriteMBps, DiskLatency, MemUsed, MemCached} {
+		if got := f.Of(&h); got != float64(i+1) {
+			t.Errorf("%s: %v, want %d", f.Name, got, i+1)
+		}
+	}
+	if !h.CPUMeasured() || !h.DiskMeasured() || (&Host{}).CPUMeasured() || (&Host{}).DiskMeasured() {
+		t.Error("CPUMeasured or DiskMeasured wrong")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -58,7 +59,7 @@ func (f *fake) Measure(_ context.Context, c Candidate) (Measured, error) {
 				half = f.half(c)[i] * scale
 			}
 			steps = append(steps, store.Step{Repeat: i + 1, Index: map[int]int{2: 0, 4: 1}[u], Users: u, NOPM: n * scale, TPM: 2.2 * n * scale,
-				NOPMCIHalf: half, Confidence: 0.95, Txn: []store.TxnSummary{{Type: "new_order", Count: 100, P90Ms: p90}}})
+				NOPMCIHalf: half, Confidence: 0.95, Txn: []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 100, P90Ms: p90}}}})
 		}
 	}
 	return MeasuredOf(fmt.Sprintf("run-%d", len(f.measured)), steps), nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -100,8 +101,8 @@ func TestParseXTProf(t *testing.T) {
 		newOrder       store.TxnSummary
 		orderStatusP99 float64
 	}{
-		{2, store.TxnSummary{Type: "new_order", Count: 9310, P50Ms: 3.401, P95Ms: 7.530, P99Ms: 11.205, MeanMs: 3.912, MaxMs: 67.230}, 2.402},
-		{4, store.TxnSummary{Type: "new_order", Count: 17533, P50Ms: 3.650, P95Ms: 8.044, P99Ms: 12.620, MeanMs: 4.188, MaxMs: 75.720}, 2.690},
+		{2, store.TxnSummary{Type: "new_order", Txn: figures.Txn{Count: 9310, P50Ms: 3.401, P95Ms: 7.530, P99Ms: 11.205, MaxMs: 67.230}, MeanMs: 3.912}, 2.402},
+		{4, store.TxnSummary{Type: "new_order", Txn: figures.Txn{Count: 17533, P50Ms: 3.650, P95Ms: 8.044, P99Ms: 12.620, MaxMs: 75.720}, MeanMs: 4.188}, 2.690},
 	} {
 		test := l.Tests[i]
 		if test.Users != want.users || len(test.Txn) != 5 {

@@ -144,32 +144,24 @@ func (c *Comparison) writeResources(w io.Writer) {
 			}
 			return 0
 		}
-		pct := func(a *analysis.StepAggregate, f func(*analysis.StepAggregate) float64) string {
-			if a == nil || !hasHost(a) {
+		cell := func(a *analysis.StepAggregate, sc stepColumn) string {
+			if a == nil {
 				return "-"
 			}
-			return fmtPct(f(a))
+			return sc.cell(a)
 		}
 		var rows [][]string
 		for _, r := range c.Rows {
 			row := []string{strconv.Itoa(r.Users)}
 			if host {
-				for _, f := range []func(*analysis.StepAggregate) float64{
-					func(a *analysis.StepAggregate) float64 { return a.Host.CPUBusyPct },
-					func(a *analysis.StepAggregate) float64 { return a.Host.CPUIdlePct },
-					func(a *analysis.StepAggregate) float64 { return a.Host.CPUIowaitPct },
-				} {
-					row = append(row, pct(r.A, f), pct(r.B, f))
+				for _, col := range []analysis.Column{analysis.ColCPUBusy, analysis.ColCPUIdle, analysis.ColCPUIowait} {
+					sc := rich.figure(col, hasHost)
+					row = append(row, cell(r.A, sc), cell(r.B, sc))
 				}
 			}
 			if disk {
-				for _, a := range []*analysis.StepAggregate{r.A, r.B} {
-					if a == nil || !hasDisk(a) {
-						row = append(row, "-")
-					} else {
-						row = append(row, fmtMs(a.Host.DiskAvgLatencyMs))
-					}
-				}
+				sc := rich.figure(analysis.ColDiskLatency, hasDisk)
+				row = append(row, cell(r.A, sc), cell(r.B, sc))
 			}
 			if lat {
 				ms := func(a *analysis.StepAggregate) string {

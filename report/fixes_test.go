@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -38,7 +39,7 @@ func mixedStudy(t *testing.T) []byte {
 	}
 	for i, u := range imp.Users {
 		s := store.Step{RunID: imp.ID, Repeat: 1, Index: i, Users: u, TPM: 20000 * float64(u), NOPM: 9000 * float64(u),
-			Txn: []store.TxnSummary{{Type: "new_order", Count: 5000, Rollbacks: 77, P50Ms: 5, P95Ms: 9, P99Ms: 12, MaxMs: 40, MeanMs: 6}}}
+			Txn: []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 5000, Rollbacks: 77, P50Ms: 5, P95Ms: 9, P99Ms: 12, MaxMs: 40}, MeanMs: 6}}}
 		if err := st.AddStep(ctx, &s); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -104,9 +105,9 @@ func buildRun(t *testing.T, st *store.Store, start time.Time, f fixtureRun) stri
 				n := max(1, int(float64(measuredTxn)*m.share))
 				hn := min(n, 4000) // enough samples for percentiles, quick to build
 				h := latencyHist(rng, hn, f.latMs(u)*m.lat)
-				ts := store.TxnSummary{Type: m.name, Count: int64(n), P50Ms: float64(h.ValueAtQuantile(50)) / 1000,
+				ts := store.TxnSummary{Type: m.name, Txn: figures.Txn{Count: int64(n), P50Ms: float64(h.ValueAtQuantile(50)) / 1000,
 					P90Ms: float64(h.ValueAtQuantile(90)) / 1000, P95Ms: float64(h.ValueAtQuantile(95)) / 1000,
-					P99Ms: float64(h.ValueAtQuantile(99)) / 1000, MaxMs: float64(h.Max()) / 1000, MeanMs: h.Mean() / 1000,
+					P99Ms: float64(h.ValueAtQuantile(99)) / 1000, MaxMs: float64(h.Max()) / 1000}, MeanMs: h.Mean() / 1000,
 					Hist: encodeHist(t, h)}
 				if m.name == "new_order" {
 					ts.Rollbacks = int64(n / 100)

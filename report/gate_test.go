@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -42,7 +43,7 @@ func gateRun(t *testing.T, st *store.Store, label string, steps map[int][]gateSt
 			s := &store.Step{RunID: r.ID, Repeat: rep, Index: idx, Users: u, TPM: g.tpm, NOPM: g.tpm * 0.45, TPMPerUser: g.tpm / float64(u),
 				Start: start, MeasureStart: start, MeasureEnd: start.Add(30 * time.Second),
 				TPMCIHalf: g.half, NOPMCIHalf: g.half * 0.45, Confidence: 0.95,
-				Txn: []store.TxnSummary{{Type: "new_order", Count: 100, P90Ms: g.p90}}}
+				Txn: []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 100, P90Ms: g.p90}}}}
 			if err := st.AddStep(ctx, s); err != nil {
 				t.Fatal(err)
 			}

@@ -401,14 +401,12 @@ func (hostSection) Render(p *Page) error {
 	}
 	serverCPU := func(a *analysis.StepAggregate) bool { return a.ServerCPUPct != 0 }
 	p.Charts(
-		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUBusyPct }),
-		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUIdlePct }),
-		mk("CPU I/O wait", "I/O wait (% of all CPUs)", hasHost, func(a *analysis.StepAggregate) float64 { return a.Host.CPUIowaitPct }),
-		mk("Database server CPU", "server CPU (% of one core)", serverCPU, func(a *analysis.StepAggregate) float64 { return a.ServerCPUPct }),
-		mk("Disk average latency", "latency (ms, I/O-weighted)", hasDisk, func(a *analysis.StepAggregate) float64 { return a.Host.DiskAvgLatencyMs }),
-		mk("Disk IOPS (read + write)", "IOPS (I/O per second)", hasDisk, func(a *analysis.StepAggregate) float64 {
-			return a.Host.DiskReadIOPS + a.Host.DiskWriteIOPS
-		}),
+		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, analysis.ColCPUBusy.Value),
+		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, analysis.ColCPUIdle.Value),
+		mk("CPU I/O wait", "I/O wait (% of all CPUs)", hasHost, analysis.ColCPUIowait.Value),
+		mk("Database server CPU", "server CPU (% of one core)", serverCPU, analysis.ColServerCPU.Value),
+		mk("Disk average latency", "latency (ms, I/O-weighted)", hasDisk, analysis.ColDiskLatency.Value),
+		mk("Disk IOPS (read + write)", "IOPS (I/O per second)", hasDisk, analysis.ColDiskIOPS.Value),
 	)
 	if len(noHost) > 0 {
 		p.Notef("No host telemetry for: %s.", strings.Join(noHost, ", "))

@@ -77,17 +77,18 @@ func (rs *RunStats) Peak() (tpm, nopm *analysis.StepAggregate) {
 	return tpm, nopm
 }
 
-// hasHost tells whether host telemetry was measured in the step.
-func hasHost(a *analysis.StepAggregate) bool {
-	h := a.Host
-	return h.CPUBusyPct != 0 || h.CPUIdlePct != 0 || h.CPUIowaitPct != 0
-}
+// hasHost tells whether host CPU telemetry was measured in the step.
+func hasHost(a *analysis.StepAggregate) bool { return a.Host.CPUMeasured() }
 
 // hasDisk tells whether disk telemetry was measured in the step.
-func hasDisk(a *analysis.StepAggregate) bool {
-	h := a.Host
-	return h.DiskReadIOPS != 0 || h.DiskWriteIOPS != 0 || h.DiskAvgLatencyMs != 0
-}
+func hasDisk(a *analysis.StepAggregate) bool { return a.Host.DiskMeasured() }
+
+// driverMeasured tells whether the driver's CPU was measured in the step.
+func driverMeasured(a *analysis.StepAggregate) bool { return a.DriverCPUPct > 0 }
+
+// serverMeasured tells whether the server's CPU per transaction was
+// measured in the step.
+func serverMeasured(a *analysis.StepAggregate) bool { return a.ServerCPUUsPerTxn > 0 }
 
 // logicalCPUs returns the host's logical CPU count from the run's
 // environment (0 when unknown).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/tpcc"
 )
 
 // WriteRunSummary writes the end-of-run summary of a run, k6 style: the
@@ -115,19 +114,19 @@ func writeKeyNumbers(w io.Writer, rs *RunStats) {
 
 // writeStepsTable prints a row per users step, with its notes.
 func writeStepsTable(w io.Writer, run store.Run, rs *RunStats) {
-	cols := stepsColumns(run, rs)
-	var rows [][]string
-	for i := range rs.Steps {
-		rows = append(rows, cols.row(&rs.Steps[i]))
-	}
-	head := cols.head()
+	c := stepsColumns(run, rs)
 	fmt.Fprintln(w)
-	right := make([]bool, len(head))
-	for i := range right {
-		right[i] = i < len(head)-1
-	}
-	writeTable(w, head, rows, right)
-	for _, n := range cols.notes(run, rs) {
+	writeStepTable(w, c.columns(), rs.Steps, func(a *analysis.StepAggregate) string {
+		var flags []string
+		if a.Unstable {
+			flags = append(flags, "! unstable")
+		}
+		if a.Partial {
+			flags = append(flags, "partial")
+		}
+		return strings.Join(flags, ", ")
+	})
+	for _, n := range c.notes(run, rs) {
 		fmt.Fprintf(w, "  %s\n", n)
 	}
 }
@@ -143,110 +142,43 @@ func stepsColumns(run store.Run, rs *RunStats) stepsCols {
 	c := stepsCols{keying: run.KeyingThinking}
 	for i := range rs.Steps {
 		a := &rs.Steps[i]
-		c.repeated = c.repeated || a.Repeats > 1
+		c.repeated = c.repeated || repeated(a)
 		c.host = c.host || hasHost(a)
 		c.disk = c.disk || hasDisk(a)
-		c.driver = c.driver || a.DriverCPUPct > 0
-		c.server = c.server || a.ServerCPUUsPerTxn > 0
+		c.driver = c.driver || driverMeasured(a)
+		c.server = c.server || serverMeasured(a)
 	}
 	return c
 }
 
-// head is the steps table's header row.
-func (c stepsCols) head() []string {
-	head := []string{"users", "TPM"}
+// columns are the steps table's columns, in rich style.
+func (c stepsCols) columns() []stepColumn {
+	cols := []stepColumn{usersColumn, rich.figure(analysis.ColTPM, nil)}
 	if c.repeated {
-		head = append(head, "min–max", "CV")
+		cols = append(cols, rich.spread(analysis.ColTPM, repeated), rich.cv(analysis.ColTPM))
 	}
-	head = append(head, "NOPM")
+	cols = append(cols, rich.figure(analysis.ColNOPM, nil))
 	if c.repeated {
-		head = append(head, "CV")
+		cols = append(cols, rich.cv(analysis.ColNOPM))
 	}
-	head = append(head, "TPM/user")
+	cols = append(cols, rich.figure(analysis.ColTPMPerUser, nil))
 	if c.keying {
-		head = append(head, "efficiency")
+		cols = append(cols, rich.figure(analysis.ColEfficiency, nil))
 	}
 	if c.host {
-		head = append(head, "CPU busy", "idle", "iowait")
+		cols = append(cols, rich.figure(analysis.ColCPUBusy, hasHost), rich.figure(analysis.ColCPUIdle, hasHost),
+			rich.figure(analysis.ColCPUIowait, hasHost))
 	}
 	if c.disk {
-		head = append(head, "disk ms", "IOPS")
+		cols = append(cols, rich.figure(analysis.ColDiskLatency, hasDisk), rich.figure(analysis.ColDiskIOPS, hasDisk))
 	}
 	if c.driver {
-		head = append(head, "driver CPU", "driver µs/txn")
+		cols = append(cols, rich.figure(analysis.ColDriverCPU, driverMeasured), rich.figure(analysis.ColDriverCPUPerTx, nil))
 	}
 	if c.server {
-		head = append(head, "server CPU", "server µs/txn")
+		cols = append(cols, rich.figure(analysis.ColServerCPU, serverMeasured), rich.figure(analysis.ColServerCPUPerTx, serverMeasured))
 	}
-	return append(head, "")
-}
-
-// row is one step's row of the steps table, "-" where it lacks a figure.
-func (c stepsCols) row(a *analysis.StepAggregate) []string {
-	row := []string{strconv.Itoa(a.Users), fmtInt(a.TPM.Mean)}
-	if c.repeated {
-		if a.Repeats > 1 {
-			row = append(row, fmtInt(a.TPM.Min)+"–"+fmtInt(a.TPM.Max), fmtPct(a.TPM.CV*100))
-		} else {
-			row = append(row, "-", "-")
-		}
-	}
-	row = append(row, fmtInt(a.NOPM.Mean))
-	if c.repeated {
-		if a.Repeats > 1 {
-			row = append(row, fmtPct(a.NOPM.CV*100))
-		} else {
-			row = append(row, "-")
-		}
-	}
-	row = append(row, fmtInt(a.TPMPerUser.Mean))
-	if c.keying {
-		row = append(row, fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)))
-	}
-	row = append(row, c.resourceCells(a)...)
-	var flags []string
-	if a.Unstable {
-		flags = append(flags, "! unstable")
-	}
-	if a.Partial {
-		flags = append(flags, "partial")
-	}
-	return append(row, strings.Join(flags, ", "))
-}
-
-// resourceCells are a step's host, disk, driver and server CPU cells.
-func (c stepsCols) resourceCells(a *analysis.StepAggregate) []string {
-	var row []string
-	if c.host {
-		if hasHost(a) {
-			row = append(row, fmtPct(a.Host.CPUBusyPct), fmtPct(a.Host.CPUIdlePct), fmtPct(a.Host.CPUIowaitPct))
-		} else {
-			row = append(row, "-", "-", "-")
-		}
-	}
-	if c.disk {
-		if hasDisk(a) {
-			row = append(row, fmtMs(a.Host.DiskAvgLatencyMs), fmtInt(a.Host.DiskReadIOPS+a.Host.DiskWriteIOPS))
-		} else {
-			row = append(row, "-", "-")
-		}
-	}
-	if c.driver {
-		if a.DriverCPUPct > 0 {
-			row = append(row, fmtPct(a.DriverCPUPct))
-		} else {
-			row = append(row, "-")
-		}
-		row = append(row, fmtDec(a.DriverCPUUsPerTxn))
-	}
-	if c.server {
-		if a.ServerCPUUsPerTxn > 0 {
-			row = append(row, fmtPct(a.ServerCPUPct), fmtDec(a.ServerCPUUsPerTxn))
-		} else {
-			row = append(row, "-", "-")
-		}
-	}
-	return row
+	return cols
 }
 
 // notes are the lines under the steps table explaining its columns and flags.

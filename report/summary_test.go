@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -51,7 +52,7 @@ func TestWriteRunSummaryImported(t *testing.T) {
 		Target: "hammerdb", Engine: "postgres", EngineVersion: "PostgreSQL 16.4", Warehouses: 50, Users: []int{4, 8}, Repeats: 1}
 	steps := []store.Step{
 		{Repeat: 1, Index: 0, Users: 4, TPM: 26934, NOPM: 11573, TPMPerUser: 6733.5,
-			Txn: []store.TxnSummary{{Type: "new_order", Count: 82130, P50Ms: 6.101, P95Ms: 13.904, P99Ms: 24.301, MaxMs: 212.871, MeanMs: 7.402}}},
+			Txn: []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 82130, P50Ms: 6.101, P95Ms: 13.904, P99Ms: 24.301, MaxMs: 212.871}, MeanMs: 7.402}}},
 		{Repeat: 1, Index: 1, Users: 8, TPM: 40100, NOPM: 17200, TPMPerUser: 5012.5},
 	}
 	var buf bytes.Buffer

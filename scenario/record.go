@@ -6,6 +6,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -26,7 +27,7 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 
 // TxnSummary returns the store summary of one transaction type's stats.
 func TxnSummary(t tpcc.TxnType, s driver.TxnStats) store.TxnSummary {
-	out := store.TxnSummary{Type: t.String(), Count: s.Count, Rollbacks: s.Rollbacks, Retries: s.Retries, Errors: s.Errors,
+	out := store.TxnSummary{Type: t.String(), Txn: figures.Txn{Count: s.Count, Rollbacks: s.Rollbacks, Retries: s.Retries, Errors: s.Errors},
 		FirstError: s.FirstError}
 	if h := s.Hist; h != nil && h.TotalCount() > 0 {
 		out.P50Ms, out.P90Ms, out.P95Ms = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90)), ms(h.ValueAtQuantile(95))

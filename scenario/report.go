@@ -1,11 +1,14 @@
 package scenario
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Report is the JSON document of a stored run (run --json): its steps
@@ -34,58 +37,142 @@ type Report struct {
 	Workers []analysis.WorkerSummary `json:"workers,omitempty"`
 }
 
-// StepReport is one step of a Report (means over repeats).
+// StepReport is one step of a Report: its aggregate across repeats
+// (analysis.Aggregate), which MarshalJSON writes through stepKeys, the
+// keys of run --json in their order, reading the figures through the
+// column table (analysis.Column) where it has them.
 type StepReport struct {
-	Users      int     `json:"users"`
-	TPM        float64 `json:"tpm"`
-	NOPM       float64 `json:"nopm"`
-	TPMPerUser float64 `json:"tpm_per_user"`
-	// EfficiencyPct is the NOPM of keyed users as a percentage of the most
-	// they can complete (tpcc.KeyedEfficiency); omitted without keying and
-	// think times.
-	EfficiencyPct     *float64             `json:"efficiency_pct,omitempty"`
-	Txn               map[string]TxnReport `json:"txn"`
-	DriverCPUUsPerTxn float64              `json:"driver_cpu_us_per_txn"`
-	ServerCPUUsPerTxn *float64             `json:"server_cpu_us_per_txn,omitempty"`
-	MeasuredSeconds   float64              `json:"measured_seconds"`
-	SkippedDeliveries int64                `json:"skipped_deliveries"`
-	Reconnects        int64                `json:"reconnects"`
-	Partial           bool                 `json:"partial"`
-	Repeats           int                  `json:"repeats"`
-	TPMCV             float64              `json:"tpm_cv"`
-	NOPMCV            float64              `json:"nopm_cv"`
-	TPMMin            float64              `json:"tpm_min"`
-	TPMMax            float64              `json:"tpm_max"`
-	Unstable          bool                 `json:"unstable"`
-	Host              figures.Host         `json:"host"`
-	ServerCPUPct      float64              `json:"server_cpu_pct"`
-	DriverCPUPct      float64              `json:"driver_cpu_pct"`
-	DBTPM             *float64             `json:"db_tpm,omitempty"`
-	Verdict           string               `json:"verdict,omitempty"` // the step's diagnosis
-	// Validity is the TPC-C validity verdict (valid only when every
-	// repeat's step was); absent for steps stored without one.
-	Validity *store.Validity `json:"validity,omitempty"`
-	// PrecisionPct is the worst achieved precision of the repeats, % (the
-	// batch-means half-width over the mean; omitted when unknown), and
-	// TPMCIHalf the half-width of the interval of TPM across repeats
-	// (omitted with one repeat).
-	PrecisionPct float64 `json:"precision_pct,omitempty"`
-	TPMCIHalf    float64 `json:"tpm_ci_half,omitempty"`
+	*analysis.StepAggregate
+	// Keyed tells the run had keying and think times: the step carries
+	// efficiency_pct.
+	Keyed bool
 }
 
-// TxnReport is one transaction type of a step.
+// EfficiencyPct is the NOPM of keyed users as a percentage of the most
+// they can complete (tpcc.KeyedEfficiency); nil without keying and think
+// times.
+func (s StepReport) EfficiencyPct() *float64 {
+	if !s.Keyed {
+		return nil
+	}
+	e := analysis.ColEfficiency.Value(s.StepAggregate)
+	return &e
+}
+
+// A stepKey is one key of a step of run --json and its value; a nil value
+// omits the key.
+type stepKey struct {
+	name  string
+	value func(s StepReport) any
+}
+
+// column is the key of column c, its value.
+func column(c analysis.Column) stepKey {
+	return stepKey{c.Name, func(s StepReport) any { return c.Value(s.StepAggregate) }}
+}
+
+// positive is the key of column c, omitted unless its value is positive.
+func positive(c analysis.Column) stepKey {
+	return stepKey{c.Name, func(s StepReport) any { return ifPositive(c.Value(s.StepAggregate)) }}
+}
+
+// stepKeys are the keys of a step in run --json, in order.
+var stepKeys = []stepKey{
+	{"users", func(s StepReport) any { return s.Users }},
+	column(analysis.ColTPM), column(analysis.ColNOPM), column(analysis.ColTPMPerUser),
+	{analysis.ColEfficiency.Name, func(s StepReport) any {
+		if e := s.EfficiencyPct(); e != nil {
+			return *e
+		}
+		return nil
+	}},
+	{"txn", func(s StepReport) any { return txnReports(s.Txn) }},
+	column(analysis.ColDriverCPUPerTx), positive(analysis.ColServerCPUPerTx),
+	{"measured_seconds", func(s StepReport) any { return s.MeasuredSeconds }},
+	{"skipped_deliveries", func(s StepReport) any { return s.SkippedDeliveries }},
+	{"reconnects", func(s StepReport) any { return s.Reconnects }},
+	{"partial", func(s StepReport) any { return s.Partial }},
+	{"repeats", func(s StepReport) any { return s.Repeats }},
+	{"tpm_cv", func(s StepReport) any { return s.TPM.CV }},
+	{"nopm_cv", func(s StepReport) any { return s.NOPM.CV }},
+	{"tpm_min", func(s StepReport) any { return s.TPM.Min }},
+	{"tpm_max", func(s StepReport) any { return s.TPM.Max }},
+	{"unstable", func(s StepReport) any { return s.Unstable }},
+	{"host", func(s StepReport) any { return s.Host }},
+	column(analysis.ColServerCPU), column(analysis.ColDriverCPU),
+	{"db_tpm", func(s StepReport) any { return ifPositive(s.DBTPM) }},
+	{"verdict", func(s StepReport) any {
+		if s.Verdict == nil || s.Verdict.Text == "" {
+			return nil
+		}
+		return s.Verdict.Text
+	}},
+	{"validity", func(s StepReport) any {
+		if s.Validity == nil {
+			return nil
+		}
+		return s.Validity
+	}},
+	{"precision_pct", func(s StepReport) any { return ifNonZero(s.PrecisionPct) }},
+	{"tpm_ci_half", func(s StepReport) any { return ifNonZero(s.TPMCI.Half) }},
+}
+
+// ifPositive is v when positive, else nil (the key omitted).
+func ifPositive(v float64) any {
+	if v > 0 {
+		return v
+	}
+	return nil
+}
+
+// ifNonZero is v unless zero, else nil (the key omitted).
+func ifNonZero(v float64) any {
+	if v != 0 {
+		return v
+	}
+	return nil
+}
+
+// MarshalJSON writes the step's keys (stepKeys) in order.
+func (s StepReport) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, k := range stepKeys {
+		v := k.value(s)
+		if v == nil {
+			continue
+		}
+		val, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("step of %d users: %s: %w", s.Users, k.name, err)
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(k.name)
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// TxnReport is one transaction type of a step: its figures (figures.Txn,
+// as stored) and first error; the type is the map's key.
 type TxnReport struct {
-	Count     int64   `json:"count"`
-	Rollbacks int64   `json:"rollbacks"`
-	Retries   int64   `json:"retries"`
-	Errors    int64   `json:"errors"`
-	P50       float64 `json:"p50_ms"`
-	P90       float64 `json:"p90_ms"`
-	P95       float64 `json:"p95_ms"`
-	P99       float64 `json:"p99_ms"`
-	Max       float64 `json:"max_ms"`
+	figures.Txn
 	// FirstError is the first error message of this type (omitted when none).
 	FirstError string `json:"first_error,omitempty"`
+}
+
+// txnReports is run --json's transactions of a step, by type.
+func txnReports(txn []store.TxnSummary) map[string]TxnReport {
+	out := make(map[string]TxnReport, len(txn))
+	for _, x := range txn {
+		out[x.Type] = TxnReport{Txn: x.Txn, FirstError: x.FirstError}
+	}
+	return out
 }
 
 // BuildReport is the Report of a stored run: its steps aggregated across
@@ -99,32 +186,8 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 	if v, ok := analysis.RunVerdict(aggs); ok {
 		rep.Why = v.Text
 	}
-	for _, a := range aggs {
-		s := StepReport{Users: a.Users, Repeats: a.Repeats, TPM: a.TPM.Mean, NOPM: a.NOPM.Mean, TPMPerUser: a.TPMPerUser.Mean,
-			TPMCV: a.TPM.CV, NOPMCV: a.NOPM.CV, TPMMin: a.TPM.Min, TPMMax: a.TPM.Max, Unstable: a.Unstable, Partial: a.Partial,
-			DriverCPUUsPerTxn: a.DriverCPUUsPerTxn, DriverCPUPct: a.DriverCPUPct, ServerCPUPct: a.ServerCPUPct,
-			MeasuredSeconds: a.MeasuredSeconds, SkippedDeliveries: a.SkippedDeliveries, Reconnects: a.Reconnects,
-			Host: a.Host,
-			Txn:  map[string]TxnReport{}, Validity: a.Validity}
-		if v := a.ServerCPUUsPerTxn; v > 0 {
-			s.ServerCPUUsPerTxn = &v
-		}
-		if run.KeyingThinking {
-			e := tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users)
-			s.EfficiencyPct = &e
-		}
-		if v := a.DBTPM; v > 0 {
-			s.DBTPM = &v
-		}
-		if a.Verdict != nil {
-			s.Verdict = a.Verdict.Text
-		}
-		s.PrecisionPct, s.TPMCIHalf = a.PrecisionPct, a.TPMCI.Half
-		for _, x := range a.Txn {
-			s.Txn[x.Type] = TxnReport{Count: x.Count, Rollbacks: x.Rollbacks, Retries: x.Retries, Errors: x.Errors,
-				P50: x.P50Ms, P90: x.P90Ms, P95: x.P95Ms, P99: x.P99Ms, Max: x.MaxMs, FirstError: x.FirstError}
-		}
-		rep.Steps = append(rep.Steps, s)
+	for i := range aggs {
+		rep.Steps = append(rep.Steps, StepReport{StepAggregate: &aggs[i], Keyed: run.KeyingThinking})
 	}
 	return rep
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/waits"
 )
@@ -114,7 +115,7 @@ func saturation(samples []telemetry.Sample, sum telemetry.Summary, side serverSi
 		return nil
 	}
 	s := &waits.Saturation{Cores: float64(runtime.NumCPU()), ServerCores: sum.ServerCPUPct / 100, DriverCores: sum.DriverCPUPct / 100,
-		HostBusyPct: sum.CPUBusyPct}
+		HostBusyPct: figures.CPUBusy.Of(&sum.Host)}
 	if capCPUs > 0 {
 		s.Cores = min(s.Cores, capCPUs)
 	}

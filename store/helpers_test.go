@@ -9,6 +9,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
@@ -92,8 +93,8 @@ func testStep(tb testing.TB, runID string, repeat, index, users, seconds, window
 			Checkpoints: 1, TPM: 10100 + k, BufferHitPct: 99.5},
 	}
 	for i, typ := range txnTypes {
-		st.Txn = append(st.Txn, TxnSummary{Type: typ, Count: int64(1000 * (i + 1)), Rollbacks: int64(i), Retries: int64(2 * i),
-			Errors: int64(i % 2), P50Ms: 1.1 + k, P90Ms: 2.2, P95Ms: 3.3, P99Ms: 4.4, MaxMs: 55.5, MeanMs: 1.7,
+		st.Txn = append(st.Txn, TxnSummary{Type: typ, Txn: figures.Txn{Count: int64(1000 * (i + 1)), Rollbacks: int64(i), Retries: int64(2 * i),
+			Errors: int64(i % 2), P50Ms: 1.1 + k, P90Ms: 2.2, P95Ms: 3.3, P99Ms: 4.4, MaxMs: 55.5}, MeanMs: 1.7,
 			Hist: hist(tb, 200, int64(1000*(i+1))+int64(k))})
 	}
 	st.Txn[3].FirstError = "ERROR: deadlock detected (SQLSTATE 40P01)"

@@ -255,19 +255,12 @@ type DBCounters struct {
 }
 
 // TxnSummary is the figures of one transaction type over a measured
-// interval; latencies in milliseconds.
+// interval (figures.Txn, stored as it is), with its type, mean latency,
+// first error and histogram; latencies in milliseconds.
 type TxnSummary struct {
 	// Type is the transaction type ("new_order", "payment" ...).
-	Type       string  `json:"type"`
-	Count      int64   `json:"count"`                 // completed, rolled-back New-Orders included
-	Rollbacks  int64   `json:"rollbacks"`             // New-Orders rolled back by the simulated user error
-	Retries    int64   `json:"retries"`               // retries (serialization failures, deadlocks)
-	Errors     int64   `json:"errors"`                // failed transactions
-	P50Ms      float64 `json:"p50_ms"`                // median latency
-	P90Ms      float64 `json:"p90_ms"`                // 90th percentile latency
-	P95Ms      float64 `json:"p95_ms"`                // 95th percentile latency
-	P99Ms      float64 `json:"p99_ms"`                // 99th percentile latency
-	MaxMs      float64 `json:"max_ms"`                // largest latency
+	Type string `json:"type"`
+	figures.Txn
 	MeanMs     float64 `json:"mean_ms"`               // mean latency
 	FirstError string  `json:"first_error,omitempty"` // text of the first error, if any
 	// Hist is the latency histogram in microseconds (see HdrHist).

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -16,11 +17,11 @@ func compliant() (*store.Run, *store.Step) {
 	s := &store.Step{Users: 40, MeasureStart: start, MeasureEnd: start.Add(2 * time.Hour),
 		OrderLines: 43480, RemoteOrderLines: 435, RemotePayments: 652, SkippedDeliveries: 0,
 		Txn: []store.TxnSummary{
-			{Type: "new_order", Count: 4348, Rollbacks: 43, P90Ms: 40},
-			{Type: "payment", Count: 4348, P90Ms: 30},
-			{Type: "order_status", Count: 435, P90Ms: 10},
-			{Type: "delivery", Count: 435, P90Ms: 90},
-			{Type: "stock_level", Count: 434, P90Ms: 15},
+			{Type: "new_order", Txn: figures.Txn{Count: 4348, Rollbacks: 43, P90Ms: 40}},
+			{Type: "payment", Txn: figures.Txn{Count: 4348, P90Ms: 30}},
+			{Type: "order_status", Txn: figures.Txn{Count: 435, P90Ms: 10}},
+			{Type: "delivery", Txn: figures.Txn{Count: 435, P90Ms: 90}},
+			{Type: "stock_level", Txn: figures.Txn{Count: 434, P90Ms: 15}},
 		}}
 	return run, s
 }
@@ -59,10 +60,10 @@ func TestStep(t *testing.T) {
 		{"interval", func(_ *store.Run, s *store.Step) { s.MeasureEnd = s.MeasureStart.Add(time.Minute) }, "measurement interval 1m0s"},
 		{"partial", func(_ *store.Run, s *store.Step) { s.Partial = true }, "interrupted"},
 		{"deferred Deliveries not complete", func(_ *store.Run, s *store.Step) {
-			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 380, Errors: 55, P90Ms: 900})
+			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Txn: figures.Txn{Count: 380, Errors: 55, P90Ms: 900}})
 		}, "deferred Delivery: 55 of 435 queued did not complete"},
 		{"deferred Deliveries late", func(_ *store.Run, s *store.Step) {
-			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 435, P90Ms: 81000})
+			s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Txn: figures.Txn{Count: 435, P90Ms: 81000}})
 		}, "deferred Delivery 90th percentile 1m21s from queueing, above 1m20s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestStep(t *testing.T) {
 	}
 	// deferred Deliveries on time are not counted in the mix
 	run, s = compliant()
-	s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Count: 435, Errors: 10, P90Ms: 2500})
+	s.Txn = append(s.Txn, store.TxnSummary{Type: store.DeferredDeliveryType, Txn: figures.Txn{Count: 435, Errors: 10, P90Ms: 2500}})
 	if v := Step(run, s); !v.Valid {
 		t.Fatalf("deferred Deliveries on time: %+v", v)
 	}

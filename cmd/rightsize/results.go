@@ -18,7 +18,6 @@ import (
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/tpcc"
 )
 
 // newResultsCmd is "rightsize results": list, show, export and delete the
@@ -308,9 +307,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if fig.PeakDriverCPUPct > 0 {
 		fmt.Fprintf(w, "peak driver CPU %.1f %% of one core at %d users (%.1f µs/txn)\n", fig.PeakDriverCPUPct, fig.PeakDriverCPUUsers, fig.PeakDriverCPUUsPerTxn)
 	}
-	if err := printStepThroughput(w, r, aggs); err != nil {
-		return err
-	}
+	report.WriteStepThroughput(w, r, aggs)
 	if err := printStepsMeasured(w, steps); err != nil {
 		return err
 	}
@@ -348,46 +345,6 @@ func printRunHeader(w io.Writer, r *store.Run) error {
 		kv("caps", "%s", s)
 	}
 	return tw.Flush()
-}
-
-// printStepThroughput prints the throughput table, one row per users count
-// with its repeats' spread, and explains its marks.
-func printStepThroughput(w io.Writer, r *store.Run, aggs []analysis.StepAggregate) error {
-	fmt.Fprintln(w, "\nthroughput per step (mean across repeats [min–max], CV = stddev/mean)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	effHead := ""
-	if r.KeyingThinking {
-		effHead = "efficiency %\t"
-	}
-	fmt.Fprintln(tw, "users\trepeats\tTPM\t[min–max]\tCV\tNOPM\t[min–max]\tCV\tTPM/user\t"+effHead+"CPU busy %\tiowait %\tserver CPU % of one core\tdriver CPU % of one core\tread IOPS\twrite IOPS\tdisk ms\t")
-	unstable, partial := false, false
-	for _, a := range aggs {
-		mark := ""
-		if a.Unstable {
-			mark, unstable = "  unstable", true
-		}
-		if a.Partial {
-			mark, partial = mark+"  PARTIAL", true
-		}
-		eff := ""
-		if r.KeyingThinking {
-			eff = fmt.Sprintf("%.1f\t", tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users))
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%s%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%s\n",
-			a.Users, a.Repeats, a.TPM.Mean, statRange(a.TPM), cvStr(a.TPM, a.Repeats), a.NOPM.Mean, statRange(a.NOPM), cvStr(a.NOPM, a.Repeats),
-			a.TPMPerUser.Mean, eff, a.Host.CPUBusyPct, a.Host.CPUIowaitPct, a.ServerCPUPct, a.DriverCPUPct,
-			a.Host.DiskReadIOPS, a.Host.DiskWriteIOPS, a.Host.DiskAvgLatencyMs, mark)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if unstable {
-		fmt.Fprintf(w, "  unstable: TPM or NOPM varies by more than %.0f %% (CV) across repeats\n", analysis.UnstableCV*100)
-	}
-	if partial {
-		fmt.Fprintln(w, "  PARTIAL: only interrupted steps were measured at this user count")
-	}
-	return nil
 }
 
 // printStepsMeasured prints every measured step as stored.
@@ -450,17 +407,6 @@ func printMap(w io.Writer, title string, m map[string]string, prefix string) {
 		fmt.Fprintf(tw, "  %s%s\t%s\n", prefix, k, m[k])
 	}
 	tw.Flush()
-}
-
-func statRange(s analysis.Stat) string {
-	return fmt.Sprintf("[%.0f–%.0f]", s.Min, s.Max)
-}
-
-func cvStr(s analysis.Stat, repeats int) string {
-	if repeats < 2 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", s.CV*100)
 }
 
 func onOffStr(b bool) string {

@@ -1,0 +1,57 @@
+package analysis
+
+import (
+	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// A Column is one figure of a step aggregate as every view reads it,
+// defined once: Name is the figure's name (its key in run --json where it
+// has one), Head its heading in a table, Unit what it counts (package
+// report formats by it), Value where it comes from; Stat, when set, is the
+// figure across repeats, whose mean Value is.
+type Column struct {
+	Name  string
+	Head  string
+	Unit  figures.Unit
+	Value func(a *StepAggregate) float64
+	Stat  func(a *StepAggregate) Stat
+}
+
+// The columns of a step aggregate the views show.
+var (
+	ColRepeats    = Column{Name: "repeats", Head: "repeats", Unit: figures.Count, Value: func(a *StepAggregate) float64 { return float64(a.Repeats) }}
+	ColTPM        = statColumn("tpm", "TPM", func(a *StepAggregate) Stat { return a.TPM })
+	ColNOPM       = statColumn("nopm", "NOPM", func(a *StepAggregate) Stat { return a.NOPM })
+	ColTPMPerUser = statColumn("tpm_per_user", "TPM/user", func(a *StepAggregate) Stat { return a.TPMPerUser })
+	// ColEfficiency is tpcc.KeyedEfficiency: meaningful for keyed runs only.
+	ColEfficiency = Column{Name: "efficiency_pct", Head: "efficiency", Unit: figures.Percent,
+		Value: func(a *StepAggregate) float64 { return tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users) }}
+
+	ColCPUBusy        = hostColumn(figures.CPUBusy)
+	ColCPUIdle        = hostColumn(figures.CPUIdle)
+	ColCPUIowait      = hostColumn(figures.CPUIowait)
+	ColDiskLatency    = hostColumn(figures.DiskLatency)
+	ColDiskReadIOPS   = hostColumn(figures.DiskReadIOPS)
+	ColDiskWriteIOPS  = hostColumn(figures.DiskWriteIOPS)
+	ColDiskIOPS       = Column{Name: "disk_iops", Head: "IOPS", Unit: figures.Count, Value: diskIOPS} // read + write
+	ColServerCPU      = Column{Name: "server_cpu_pct", Head: "server CPU", Unit: figures.PctOneCore, Value: func(a *StepAggregate) float64 { return a.ServerCPUPct }}
+	ColServerCPUPerTx = Column{Name: "server_cpu_us_per_txn", Head: "server µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.ServerCPUUsPerTxn }}
+	ColDriverCPU      = Column{Name: "driver_cpu_pct", Head: "driver CPU", Unit: figures.PctOneCore, Value: func(a *StepAggregate) float64 { return a.DriverCPUPct }}
+	ColDriverCPUPerTx = Column{Name: "driver_cpu_us_per_txn", Head: "driver µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.DriverCPUUsPerTxn }}
+)
+
+// statColumn is a column of a rate across repeats: its mean and its Stat.
+func statColumn(name, head string, stat func(a *StepAggregate) Stat) Column {
+	return Column{Name: name, Head: head, Unit: figures.Count, Stat: stat, Value: func(a *StepAggregate) float64 { return stat(a).Mean }}
+}
+
+// hostColumn is the column of host figure f of the step (the means of the
+// repeats' host summaries).
+func hostColumn(f figures.Figure) Column {
+	return Column{Name: f.Name, Head: f.Head, Unit: f.Unit, Value: func(a *StepAggregate) float64 { return f.Of(&a.Host) }}
+}
+
+func diskIOPS(a *StepAggregate) float64 {
+	return figures.DiskReadIOPS.Of(&a.Host) + figures.DiskWriteIOPS.Of(&a.Host)
+}
