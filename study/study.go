@@ -458,7 +458,7 @@ func (r *runner) sweeps(ctx context.Context) error {
 	for i, s := range r.p.Sweeps {
 		label := fmt.Sprintf("%s/sweep-%s-%s", r.p.Name, s.Kind, s.Configuration)
 		so := scenario.SweepOptions{Kind: s.Kind, Label: label, KneeThreshold: 0.10}
-		if v, err := units.ParsePercent(s.KneeThreshold); err == nil && v > 0 { // validated with the plan
+		if v, err := units.ParseShare(s.KneeThreshold); err == nil { // validated with the plan; "" is 10 %
 			so.KneeThreshold = v / 100
 		}
 		for _, v := range s.Values {
