@@ -205,9 +205,9 @@ func (throughputSection) Render(p *Page) error {
 		return throughputBars(p, all, users, ChartText{Title: title, XName: "virtual users", YName: unit}, pick, flag)
 	}
 	p.Charts(
-		mk("TPM by virtual users", "TPM (transactions/min)", func(a *analysis.StepAggregate) analysis.Stat { return a.TPM }, true),
-		mk("NOPM by virtual users", "NOPM (New-Orders/min)", func(a *analysis.StepAggregate) analysis.Stat { return a.NOPM }, true),
-		mk("TPM per user by virtual users", "TPM per user", func(a *analysis.StepAggregate) analysis.Stat { return a.TPMPerUser }, false),
+		mk("TPM by virtual users", "TPM (transactions/min)", analysis.ColTPM.Stat, true),
+		mk("NOPM by virtual users", "NOPM (New-Orders/min)", analysis.ColNOPM.Stat, true),
+		mk("TPM per user by virtual users", "TPM per user", analysis.ColTPMPerUser.Stat, false),
 		averageChart(p, all),
 	)
 	p.Note("Bars are means across repeats; whiskers span min–max when a step was repeated. A pale bar with a red border and a CV label is unstable: " +
@@ -287,21 +287,23 @@ func throughputRow(p *Page, i, u int, a *analysis.StepAggregate, keyed bool, wid
 		}
 		return Row{Cells: append(cells, Cell{Class: "warn"})}
 	}
-	rng := func(s analysis.Stat) Cell {
+	fig := func(c analysis.Column) Cell { return Num(rich.figure(c, nil).cell(a)) }
+	rng := func(c analysis.Column) Cell {
 		if a.Repeats < 2 {
 			return Cell{Text: "-", Class: "num muted"}
 		}
-		return Num(fmtInt(s.Min) + " – " + fmtInt(s.Max))
+		s := c.Stat(a)
+		return Num(rich.num(c.Unit, s.Min) + " – " + rich.num(c.Unit, s.Max))
 	}
-	cv := func(s analysis.Stat) Cell {
+	cv := func(c analysis.Column) Cell {
 		if a.Repeats < 2 {
 			return Cell{Text: "-", Class: "num muted"}
 		}
-		c := Num(fmtPct(s.CV * 100))
-		if s.CV > analysis.UnstableCV {
-			c.Class += " warn"
+		cell := Num(rich.cv(c).cell(a))
+		if c.Stat(a).CV > analysis.UnstableCV {
+			cell.Class += " warn"
 		}
-		return c
+		return cell
 	}
 	var flags []string
 	if a.Unstable {
@@ -312,11 +314,11 @@ func throughputRow(p *Page, i, u int, a *analysis.StepAggregate, keyed bool, wid
 	}
 	flag := Cell{Text: strings.Join(flags, ", "), Class: "warn"}
 	cells := []Cell{Num(strconv.Itoa(u)), Txt(p.Labels[i]), Num(strconv.Itoa(a.Repeats)),
-		Num(fmtInt(a.TPM.Mean)), rng(a.TPM), cv(a.TPM), Num(fmtInt(a.NOPM.Mean)), rng(a.NOPM), cv(a.NOPM),
-		Num(fmtInt(a.TPMPerUser.Mean))}
+		fig(analysis.ColTPM), rng(analysis.ColTPM), cv(analysis.ColTPM), fig(analysis.ColNOPM), rng(analysis.ColNOPM), cv(analysis.ColNOPM),
+		fig(analysis.ColTPMPerUser)}
 	switch {
 	case keyed && p.Runs[i].Run.KeyingThinking:
-		cells = append(cells, Num(fmtPct(tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users))))
+		cells = append(cells, fig(analysis.ColEfficiency))
 	case keyed:
 		cells = append(cells, Cell{Text: "-", Class: "num muted"})
 	}
