@@ -238,7 +238,7 @@ func verdicts(r Report) []Verdict {
 	default:
 		v = append(v, Verdict{capIO, true, "io.max on device " + r.Device + ", tried" + where(t)})
 	}
-	v = append(v, Verdict{"--wal-dir", true, "PostgreSQL initdb --waldir for a new cluster; MariaDB innodb_log_group_home_dir"})
+	v = append(v, Verdict{"--wal-dir", true, walDirs()})
 	v = append(v, Verdict{"--pg-version", true, "downloads PostgreSQL " + instance.VersionList() + " on first use (about 15 MB each); installed ones with --pg-bin DIR"})
 	if !r.Root {
 		v = append(v, Verdict{"servers as root", true, "not root: servers run as " + r.User})
@@ -253,6 +253,18 @@ func verdicts(r Report) []Verdict {
 		v = append(v, Verdict{"probe storage", true, r.Fio})
 	}
 	return v
+}
+
+// walDirs is how each managed server keeps its transaction log on
+// --wal-dir's path (the registry's ManagedServer.WALDir).
+func walDirs() string {
+	var how []string
+	for _, e := range registry.Engines() {
+		if e.Managed != nil && e.Managed.WALDir != "" {
+			how = append(how, e.Managed.WALDir)
+		}
+	}
+	return strings.Join(how, "; ")
 }
 
 // WriteText prints the report for a terminal.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
@@ -137,9 +138,12 @@ func CheckCaps(spec string, opt Options) error {
 	}
 	if !managed {
 		if !opt.Caps.IsZero() {
-			return caps.Bad("--cpus, --memory, --io-limit and --wal-dir need a managed server (--target embedded or mariadb), not %s", Redact(spec))
+			return caps.Bad("--cpus, --memory, --io-limit and --wal-dir need a managed server (--target %s), not %s", ManagedForms(), Redact(spec))
 		}
 		return nil
+	}
+	if err := checkWALDir(e, opt); err != nil {
+		return err
 	}
 	dataDir := opt.DataDir
 	if dataDir == "" {
@@ -152,6 +156,15 @@ func CheckCaps(spec string, opt Options) error {
 	// a cap asked is a cap applied: try it where the server's group would go
 	_, err = cgroup.Check(l, opt.Caps.CgroupOptions())
 	return err
+}
+
+// checkWALDir refuses --wal-dir for a managed server that cannot keep its
+// transaction log elsewhere (ManagedServer.WALDir "").
+func checkWALDir(e Engine, opt Options) error {
+	if opt.Caps.WALDir != "" && e.Managed != nil && e.Managed.WALDir == "" {
+		return caps.Bad("--wal-dir: the %s cannot keep its transaction log elsewhere", e.Managed.Display)
+	}
+	return nil
 }
 
 // EngineOf finds the registered engine of spec and whether spec names a
@@ -180,6 +193,23 @@ func ManagedNames() []string {
 		}
 	}
 	return names
+}
+
+// ManagedForms are the --target values that start a managed server, for
+// messages ("embedded or mariadb").
+func ManagedForms() string {
+	var forms []string
+	for _, e := range Engines() {
+		for _, f := range e.Forms {
+			if f.Managed {
+				forms = append(forms, f.Long)
+			}
+		}
+	}
+	if len(forms) < 2 {
+		return strings.Join(forms, "")
+	}
+	return strings.Join(forms[:len(forms)-1], ", ") + " or " + forms[len(forms)-1]
 }
 
 // ManagedNamed is the engine whose managed server a plan calls name, and

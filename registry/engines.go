@@ -69,7 +69,8 @@ func postgresEngine() Engine {
 			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 		},
 		Managed: &ManagedServer{Name: "postgres", Display: "embedded PostgreSQL", Start: openEmbedded, Binaries: instance.FindBinaries,
-			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion}},
+			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion},
+			WALDir:   "PostgreSQL initdb --waldir for a new cluster"},
 		Tuning:   postgres.Tuning,
 		Backup:   backup.Postgres,
 		CPUProbe: cpu.PLpgSQLLoop,
@@ -169,7 +170,7 @@ func mysqlEngine() Engine {
 			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 		},
 		Managed: &ManagedServer{Name: "mariadb", Display: "managed MariaDB", Start: openManagedMariaDB, Binaries: mariadb.FindBinaries,
-			VersionNote: "MariaDB runs the installed mariadbd"},
+			VersionNote: "MariaDB runs the installed mariadbd", WALDir: "MariaDB innodb_log_group_home_dir"},
 		Tuning:   mysql.Tuning,
 		Backup:   backup.MySQL,
 		CPUProbe: cpu.MySQLLoop,

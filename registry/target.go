@@ -181,6 +181,9 @@ type ManagedServer struct {
 	Versions *Versions
 	// VersionNote says what it runs when Versions is nil.
 	VersionNote string
+	// WALDir says how it keeps its transaction log on --wal-dir's path, for
+	// doctor ("": it cannot, and --wal-dir is refused).
+	WALDir string
 }
 
 // Versions are the server versions a managed engine can start.
@@ -252,6 +255,9 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 	}
 	open := e.Open
 	if managed {
+		if err := checkWALDir(e, opt); err != nil {
+			return nil, err
+		}
 		open = e.Managed.Start
 	}
 	t, err := open(ctx, spec, opt)

@@ -11,8 +11,9 @@ import (
 	"github.com/rightsize/rightsize/engine/postgres"
 )
 
-// Every --target form of the registry is matched by its own engine and by
-// no other, and the help and error texts list it.
+// Every --target form of the registry, as the help texts spell it (Long)
+// and as a user fills it in (the examples, where there is one), is matched
+// by its own engine and by no other, and the help and error texts list it.
 func TestRegistryFormsMatchTheirEngineOnly(t *testing.T) {
 	examples := map[string]string{
 		"embedded": "embedded", "postgres://...": "postgres://u:p@h:5432/db", "mariadb": "mariadb",
@@ -23,13 +24,15 @@ func TestRegistryFormsMatchTheirEngineOnly(t *testing.T) {
 			t.Fatalf("engine %q is incomplete", e.Name)
 		}
 		for _, f := range e.Forms {
-			spec, ok := examples[f.Short]
-			if !ok {
-				t.Fatalf("no example for form %q of %s; add one", f.Short, e.Name)
+			specs := []string{f.Long}
+			if spec, ok := examples[f.Short]; ok {
+				specs = append(specs, spec)
 			}
-			for _, other := range Engines() {
-				if got := other.Match(spec); got != (other.Name == e.Name) {
-					t.Errorf("%s.Match(%q) = %v", other.Name, spec, got)
+			for _, spec := range specs {
+				for _, other := range Engines() {
+					if got := other.Match(spec); got != (other.Name == e.Name) {
+						t.Errorf("%s.Match(%q) = %v", other.Name, spec, got)
+					}
 				}
 			}
 			if !strings.Contains(Help(), f.Short) {

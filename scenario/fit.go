@@ -67,7 +67,7 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 		return nil, err
 	}
 	if t.Server == nil {
-		return nil, bad("fit restarts the server for each candidate: use a managed target (--target embedded or mariadb), not %s", t.Name)
+		return nil, bad("fit restarts the server for each candidate: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}
 	if _, ok := t.DB.(Restorer); !ok {
 		return nil, bad("fit restores the built database for each candidate, which %s cannot do; use --target embedded", t.Name)

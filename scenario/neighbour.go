@@ -403,7 +403,7 @@ func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, 
 	}
 	if t.Server == nil {
 		t.Close()
-		return nil, bad("the neighbour scenario starts its own servers: use a managed target (--target embedded or mariadb), not %s", t.Name)
+		return nil, bad("the neighbour scenario starts its own servers: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}
 	if _, err := ReadySchema(ctx, t); err != nil {
 		t.Close()

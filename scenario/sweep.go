@@ -232,7 +232,7 @@ func CheckSweep(spec string, base registry.Options, kindName string, values []st
 		return badOptions{err}
 	}
 	if !managed {
-		return bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", registry.Redact(spec))
+		return bad("a sweep restarts the server for each value: use a managed target (--target %s), not %s", registry.ManagedForms(), registry.Redact(spec))
 	}
 	for _, v := range values {
 		opt, err := kind.Apply(e, v, base)
@@ -397,7 +397,7 @@ func checkSweepTarget(ctx context.Context, t *registry.Target, o SweepOptions) (
 		return kind, engine.Meta{}, bad("--knee-threshold must be between 0 and 100 %% (got %.4g %%)", o.KneeThreshold*100)
 	}
 	if t.Server == nil {
-		return kind, engine.Meta{}, bad("a sweep restarts the server for each value: use a managed target (--target embedded or mariadb), not %s", t.Name)
+		return kind, engine.Meta{}, bad("a sweep restarts the server for each value: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}
 	if _, ok := t.DB.(Restorer); !ok {
 		return kind, engine.Meta{}, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)

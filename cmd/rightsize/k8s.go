@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/kubejob"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
 )
@@ -53,7 +54,7 @@ CPU per transaction. The run flags given here
 			if !store.IsPostgres(o.StoreDSN) {
 				return badInput(fmt.Errorf("--store %q: workers meet in a shared PostgreSQL results store; give --store postgres://...", o.StoreDSN))
 			}
-			if !strings.Contains(o.TargetDSN, "://") || strings.HasPrefix(o.TargetDSN, "sqlite") {
+			if e, _, err := registry.EngineOf(o.TargetDSN); !strings.Contains(o.TargetDSN, "://") || (err == nil && !e.Caps.Server) {
 				return badInput(fmt.Errorf("--target %q: the workers need a database server they all reach (postgres://..., mysql://..., sqlserver://...)", o.TargetDSN))
 			}
 			if o.RunID == "" {

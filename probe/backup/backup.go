@@ -415,21 +415,11 @@ func mbps(bytes int64, secs float64) float64 {
 }
 
 // Method is an engine's way to back up and restore, which the engine
-// registry gives each engine that has one (Postgres, MySQL, MSSQL; the
-// zero Method backs up nothing).
+// registry gives each engine that has one (Postgres, MySQL, MSSQL, each
+// declared in the engine's own file; the zero Method backs up nothing).
 type Method struct {
 	open func(ctx context.Context, t Target, opt Options) (method, error)
 }
-
-// The methods of the engines (see the package comment).
-var (
-	// Postgres is pg_basebackup, restored by a private server.
-	Postgres = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newPostgres(ctx, t, opt) }}
-	// MySQL is mariadb-backup or mysqldump.
-	MySQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMySQL(ctx, t, opt) }}
-	// MSSQL is the server's own BACKUP and RESTORE DATABASE.
-	MSSQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMSSQL(ctx, t, opt) }}
-)
 
 // newMethod opens the engine's method.
 func newMethod(ctx context.Context, t Target, opt Options) (method, error) {

@@ -85,6 +85,9 @@ type mssqlMethod struct {
 	backups map[string]string
 }
 
+// MSSQL is SQL Server's method: the server's own BACKUP and RESTORE DATABASE.
+var MSSQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMSSQL(ctx, t, opt) }}
+
 func newMSSQL(ctx context.Context, t Target, opt Options) (_ *mssqlMethod, err error) {
 	if opt.Method != "" && opt.Method != MethodMSSQL {
 		return nil, fmt.Errorf("backup: method %q is not available for SQL Server (use %q)", opt.Method, MethodMSSQL)

@@ -132,6 +132,9 @@ type mysqlMethod struct {
 	notesList []string
 }
 
+// MySQL is MySQL's and MariaDB's method: mariadb-backup or mysqldump.
+var MySQL = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newMySQL(ctx, t, opt) }}
+
 func newMySQL(ctx context.Context, t Target, opt Options) (_ *mysqlMethod, err error) {
 	m := &mysqlMethod{opt: opt}
 	if m.conn, err = parseMySQLURL(t.DSN()); err != nil {

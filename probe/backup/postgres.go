@@ -63,6 +63,9 @@ type pgMethod struct {
 	notesList  []string
 }
 
+// Postgres is PostgreSQL's method: pg_basebackup, restored by a private server.
+var Postgres = Method{func(ctx context.Context, t Target, opt Options) (method, error) { return newPostgres(ctx, t, opt) }}
+
 func newPostgres(ctx context.Context, t Target, opt Options) (*pgMethod, error) {
 	if opt.Method != "" && opt.Method != MethodPgBasebackup {
 		return nil, fmt.Errorf("backup: method %q is not available for PostgreSQL (use %s)", opt.Method, MethodPgBasebackup)

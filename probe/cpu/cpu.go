@@ -40,8 +40,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/probe/result"
 )
@@ -60,12 +58,6 @@ const warmupIterations = 1000
 // Result is the outcome of one CPU probe (defined in probe/result so the
 // report can read stored probes without linking database drivers).
 type Result = result.CPU
-
-// PgxPooler is implemented by engine.DB values of the PostgreSQL engine
-// (engine/postgres.DB has it).
-type PgxPooler interface {
-	Pool() *pgxpool.Pool
-}
 
 // SQLDBer is how Run reaches the database/sql pool of the MySQL/MariaDB and
 // SQL Server engines. The engines currently expose their pool under other
@@ -89,57 +81,22 @@ func sqlDB(db engine.DB) (*sql.DB, bool) {
 	return nil, false
 }
 
+// cleanupTimeout bounds the statement that drops what a probe created,
+// which runs even when the probe's context is cancelled.
+const cleanupTimeout = 10 * time.Second
+
 // ErrNotSupported is returned (wrapped) by Run for engines without a
 // server-side procedural language, or without a pool Run can reach.
 var ErrNotSupported = errors.New("cpu probe: not supported")
 
 // Loop is an engine's server-side loop, which the engine registry gives
 // each engine with a procedural language (PLpgSQLLoop, MySQLLoop,
-// TSQLLoop); the zero Loop has none.
+// TSQLLoop, each declared in the file of its language); the zero Loop has
+// none.
 type Loop struct {
 	// Language names the loop's language in the result ("PL/pgSQL").
 	Language string
 	open     func(ctx context.Context, db engine.DB) (looper, error)
-}
-
-// The loops of the engines: PostgreSQL's needs db to implement PgxPooler,
-// MySQL's and SQL Server's a database/sql pool (see SQLDBer).
-var (
-	PLpgSQLLoop = Loop{Language: "PL/pgSQL", open: openPostgresLoop}
-	MySQLLoop   = Loop{Language: "MySQL stored procedure", open: openMySQLLoop}
-	TSQLLoop    = Loop{Language: "T-SQL", open: openTSQLLoop}
-)
-
-func openPostgresLoop(ctx context.Context, db engine.DB) (looper, error) {
-	p, ok := db.(PgxPooler)
-	if !ok {
-		return nil, fmt.Errorf("%w: the %s engine value %T has no Pool() *pgxpool.Pool", ErrNotSupported, db.Engine(), db)
-	}
-	l, err := newPostgresLoop(ctx, p.Pool())
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-func openMySQLLoop(ctx context.Context, db engine.DB) (looper, error) {
-	s, err := sqlPool(db)
-	if err != nil {
-		return nil, err
-	}
-	l, err := newMySQLLoop(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-func openTSQLLoop(_ context.Context, db engine.DB) (looper, error) {
-	s, err := sqlPool(db)
-	if err != nil {
-		return nil, err
-	}
-	return &tsqlLoop{db: s}, nil
 }
 
 // sqlPool is db's database/sql pool, or why there is none.
