@@ -98,6 +98,9 @@ type Autopilot struct {
 	// interval (default 100ms), as run's --no-waits and --wait-interval.
 	NoWaits      bool   `yaml:"no_waits" want:"true or false"`
 	WaitInterval string `yaml:"wait_interval"`
+	// Prewarm loads each run's database into the server's cache before
+	// its ramp-up, as run's --prewarm.
+	Prewarm bool `yaml:"prewarm" want:"true or false"`
 	// Precision (default 2%) and the caps of the auto rules (defaults 2m,
 	// 5m and 3, as run's --rampup-max, --duration-max, --repeat-max).
 	Precision   string `yaml:"precision"`
@@ -121,7 +124,7 @@ func (a Autopilot) RunOptions() scenario.RunOptions {
 	return scenario.RunOptions{
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
-		Isolation: a.Isolation, DriverProcs: a.DriverProcs,
+		Isolation: a.Isolation, DriverProcs: a.DriverProcs, Prewarm: a.Prewarm,
 	}
 }
 

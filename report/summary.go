@@ -74,6 +74,9 @@ func writeRunHeader(w io.Writer, run store.Run) {
 	if run.Env[store.EnvDelivery] == store.DeliveryDeferred {
 		cfg = append(cfg, "Delivery deferred")
 	}
+	if s := run.Prewarmed(); s != "" {
+		cfg = append(cfg, s)
+	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(cfg, " · "))
 	if s := run.CapsNotApplied(); s != "" {
 		fmt.Fprintf(w, "  %s (--caps best-effort: the server ran without them)\n", s)

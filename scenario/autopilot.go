@@ -66,6 +66,9 @@ type Autopilot struct {
 	DB         engine.DB
 	Warehouses int
 	Constants  tpcc.Constants
+	// AfterRestore, when set, runs after each restore between repeats
+	// (RunOptions.Prewarm loads the cache again).
+	AfterRestore func(ctx context.Context) error
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
@@ -143,6 +146,11 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 		if repeat > 1 && restorer != nil {
 			if err := restorer.Restore(ctx); err != nil {
 				return fmt.Errorf("restore the built database before repeat %d: %w", repeat, err)
+			}
+			if a.AfterRestore != nil {
+				if err := a.AfterRestore(ctx); err != nil {
+					return fmt.Errorf("after restoring the built database before repeat %d: %w", repeat, err)
+				}
 			}
 		}
 		for i, users := range a.Users {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/engine"
@@ -27,14 +28,34 @@ type Report struct {
 	Partial        bool        `json:"partial"`
 	// CapsNotApplied lists the caps asked that the server ran without
 	// (--caps best-effort): "memory, I/O".
-	CapsNotApplied string       `json:"caps_not_applied,omitempty"`
-	Steps          []StepReport `json:"steps"`
+	CapsNotApplied string `json:"caps_not_applied,omitempty"`
+	// Prewarmed is what --prewarm loaded into the server's cache before
+	// the run (omitted when it was not prewarmed).
+	Prewarmed *PrewarmReport `json:"prewarmed,omitempty"`
+	Steps     []StepReport   `json:"steps"`
 	// Why is the run's diagnosis (analysis.RunVerdict), when waits or
 	// saturation were measured.
 	Why string `json:"why,omitempty"`
 	// Workers are the workers of a multi-worker run (run --worker), with
 	// their own figures; omitted for a single process.
 	Workers []analysis.WorkerSummary `json:"workers,omitempty"`
+}
+
+// PrewarmReport is what --prewarm loaded: blocks of the engine's size
+// (PostgreSQL: 8 KiB) and bytes.
+type PrewarmReport struct {
+	Blocks int64 `json:"blocks"`
+	Bytes  int64 `json:"bytes"`
+}
+
+// prewarmReport reads a run's prewarm from its environment (nil when none).
+func prewarmReport(env map[string]string) *PrewarmReport {
+	n, err := strconv.ParseInt(env[store.EnvPrewarmBytes], 10, 64)
+	if err != nil {
+		return nil
+	}
+	blocks, _ := strconv.ParseInt(env[store.EnvPrewarmBlocks], 10, 64)
+	return &PrewarmReport{Blocks: blocks, Bytes: n}
 }
 
 // StepReport is one step of a Report: its aggregate across repeats
@@ -181,7 +202,8 @@ func txnReports(txn []store.TxnSummary) map[string]TxnReport {
 func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
-		Partial: run.Status == store.StatusPartial, CapsNotApplied: run.Env[store.EnvCapsNotApplied]}
+		Partial: run.Status == store.StatusPartial, CapsNotApplied: run.Env[store.EnvCapsNotApplied],
+		Prewarmed: prewarmReport(run.Env)}
 	aggs := analysis.Aggregate(steps)
 	if v, ok := analysis.RunVerdict(aggs); ok {
 		rep.Why = v.Text

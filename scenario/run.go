@@ -47,6 +47,11 @@ type RunOptions struct {
 	DriverProcs     int               // GOMAXPROCS during the steps; 0: adaptive
 	Flags           map[string]string // the command's flags, stored with the run
 	Version, Commit string            // rightsize's own version, stored in the environment
+	// Prewarm loads the database into the server's cache before the first
+	// ramp-up and after each restore between repeats (--prewarm;
+	// registry.Target.Prewarm), so a short run measures the cache's size
+	// rather than its cold start.
+	Prewarm bool
 
 	// OnStepStart, when set, is told about each step before it starts.
 	OnStepStart func(repeat, index, users int, mode engine.Mode)
@@ -267,6 +272,7 @@ type runner struct {
 	mode   engine.Mode
 	iso    engine.Isolation
 	consts tpcc.Constants
+	warmed *engine.Warmed // what --prewarm loaded (nil: not asked)
 
 	// create
 	run       *store.Run
@@ -314,6 +320,11 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := checkSlots(ctx, t, *o, meta.Warehouses); err != nil {
 		return err
 	}
+	if o.Prewarm {
+		if r.warmed, err = prewarm(ctx, t); err != nil {
+			return err
+		}
+	}
 	if o.Worker == 0 { // one count per run, also with workers
 		meta.Runs++
 		if err := t.WriteMeta(ctx, meta); err != nil {
@@ -336,6 +347,7 @@ func (r *runner) create(ctx context.Context) error {
 	if o.Delivery.Deferred() {
 		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
+	prewarmEnv(env, r.warmed)
 	r.oomBefore = t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(r.mode),
 		Warehouses: r.meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(r.iso), Users: o.Users, Rampup: o.Rampup,
@@ -385,6 +397,9 @@ func (r *runner) autopilot() *Autopilot {
 		ap.OnStepStart = func(repeat, index, users int) { o.OnStepStart(repeat, index, users, r.mode) }
 	}
 	ap.OnProgress = o.OnProgress
+	if o.Prewarm {
+		ap.AfterRestore = func(ctx context.Context) error { _, err := prewarm(ctx, t); return err }
+	}
 	return ap
 }
 

@@ -99,6 +99,7 @@ func TestBadInput(t *testing.T) {
 		{"sweep values as separate arguments", []string{"sweep", "cpus", "--values", "2", "1", "--store", st}, "one comma-separated list (--values 2,1), not the extra arguments 1"},
 		{"sweep without a kind", []string{"sweep", "--values", "2,1", "--store", st}, "name what to sweep (memory, cpus, io, version)"},
 		{"bad caps mode", []string{"run", "--target", dsn, "--caps", "maybe", "--store", st}, "--caps \"maybe\": use strict"},
+		{"prewarm without the extension or the privilege", []string{"run", "--target", dsn, "--prewarm", "--store", st}, "--prewarm: cannot load the cache ahead of the run: it needs the pg_prewarm extension in database"},
 		{"cgroup parent that is no group", []string{"run", "--memory", "256M", "--cgroup-parent", "/no-such-rightsize-group", "--store", st}, "--cgroup-parent /no-such-rightsize-group"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

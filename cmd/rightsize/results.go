@@ -344,6 +344,9 @@ func printRunHeader(w io.Writer, r *store.Run) error {
 	if s := r.CapsNotApplied(); s != "" {
 		kv("caps", "%s", s)
 	}
+	if s := r.Prewarmed(); s != "" {
+		kv("cache", "%s before the first ramp-up", s)
+	}
 	return tw.Flush()
 }
 
