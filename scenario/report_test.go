@@ -68,3 +68,19 @@ func TestReportStepJSON(t *testing.T) {
 		t.Errorf("run --json steps:\n%s\nwant\n%s", b, want)
 	}
 }
+
+// run --json says what --prewarm loaded, and nothing for a run without it;
+// the run's views say it in words.
+func TestBuildReportPrewarmed(t *testing.T) {
+	run := &store.Run{ID: "r", Status: store.StatusComplete, Env: map[string]string{store.EnvPrewarmBlocks: "27520", store.EnvPrewarmBytes: "225443840"}}
+	if got := BuildReport(run, nil).Prewarmed; got == nil || *got != (PrewarmReport{Blocks: 27520, Bytes: 225443840}) {
+		t.Errorf("prewarmed %+v", got)
+	}
+	if got := run.Prewarmed(); got != "cache prewarmed: 215 MiB (27520 blocks)" {
+		t.Errorf("Prewarmed() = %q", got)
+	}
+	run.Env = nil
+	if got := BuildReport(run, nil).Prewarmed; got != nil || run.Prewarmed() != "" {
+		t.Errorf("prewarmed %+v, %q without a prewarm", got, run.Prewarmed())
+	}
+}
