@@ -29,29 +29,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-10}; ROUNDS=${2:-2}; REFS=${3:-3831ca1}
 K=${LOADERS:-$(nproc)}
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}; PG_USER=${PG_USER:-postgres}
-TMP=$(mktemp -d /var/tmp/rightsize-loadbench.XXXXXX)
-chmod 755 "$TMP" # the server user must enter it
-PORT=$((20000 + RANDOM % 20000))
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
-cleanup() { as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-names=(); bins=()
-for ref in $REFS; do
-  mkdir "$TMP/src-$ref"
-  git archive "$ref" | tar -x -C "$TMP/src-$ref"
-  (cd "$TMP/src-$ref" && go build -o "$TMP/rs-$ref" ./cmd/rightsize)
-  names+=("$ref"); bins+=("$TMP/rs-$ref")
-done
-go build -o "$TMP/rs-new" ./cmd/rightsize
-names+=(new); bins+=("$TMP/rs-new")
-
-mkdir "$TMP/pg" "$TMP/raw" && chown "$PG_USER" "$TMP/pg" "$TMP/raw" 2>/dev/null || true
-as_pg "$PG_BIN/initdb" -D "$TMP/pg" -A trust -U postgres >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -l "$TMP/pg/server.log" -w start -o \
-  "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$TMP/pg -c shared_buffers=512MB -c max_connections=100 -c max_wal_size=4GB -c checkpoint_timeout=15min" >/dev/null
-dsn() { echo "postgres://postgres@127.0.0.1:$PORT/$1?sslmode=disable"; }
+. bench/lib.sh
+bench_tmp loadbench
+build_binaries "$REFS"
+mkdir "$TMP/raw" && chown "$PG_USER" "$TMP/raw" 2>/dev/null || true
+start_cluster 100
 psql_() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
 fresh() { psql_ -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" -c "CHECKPOINT" >/dev/null; }
 build() { # binary database: the build's output; its time in $TMP/time

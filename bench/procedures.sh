@@ -28,33 +28,26 @@
 #   7d69a38/statements  15,777 TPM  214.0 µs/txn (192.4-216.6)
 #   new/statements      18,379 TPM  102.2 µs/txn (91.6-138.3; 0.478)
 #   new/procedures      20,980 TPM   97.5 µs/txn (84.6-98.0)
+# 2026-11-27, quiet VM (load from the bench only), MODE="procedures
+# statements" ISOLATION="read-committed spec" REFS=3831ca1
+# bench/procedures.sh 4 4 60s 3, medians (range):
+#   3831ca1/procedures/rc  87,082 TPM  60.0 µs/txn (57.6-61.1)
+#   3831ca1/statements/rc  48,115 TPM 142.0 µs/txn (134.6-145.6)
+#   new/procedures/rc      85,518 TPM  53.8 µs/txn (0.982, 0.897)
+#   new/procedures/spec    84,578 TPM  55.1 µs/txn (5-8 retries a run)
+#   new/statements/rc      46,702 TPM  71.1 µs/txn (0.50 of 3831ca1's µs)
+#   new/statements/spec    45,542 TPM  76.9 µs/txn
+# and at 4 warehouses x 40 users (REFS="" ... 4 40 60s 3): spec/rc TPM
+# 0.689 in procedures mode (33-47k retries a minute), 0.79 in statements
+# mode, before procedures mode's level 3 came from row locks (bench/levels.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
 REFS=${REFS-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-procedures}
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}; PG_USER=${PG_USER:-postgres}
-TMP=$(mktemp -d /var/tmp/rightsize-procbench.XXXXXX)
-chmod 755 "$TMP" # the server user must enter it
-PORT=$((20000 + RANDOM % 20000))
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
-cleanup() { as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-names=(); bins=()
-for ref in $REFS; do
-  mkdir "$TMP/src-$ref"
-  git archive "$ref" | tar -x -C "$TMP/src-$ref"
-  (cd "$TMP/src-$ref" && go build -o "$TMP/rs-$ref" ./cmd/rightsize)
-  names+=("$ref"); bins+=("$TMP/rs-$ref")
-done
-go build -o "$TMP/rs-new" ./cmd/rightsize
-names+=(new); bins+=("$TMP/rs-new")
-
-mkdir "$TMP/pg" && chown "$PG_USER" "$TMP/pg" 2>/dev/null || true
-as_pg "$PG_BIN/initdb" -D "$TMP/pg" -A trust -U postgres >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$TMP/pg" -l "$TMP/pg/server.log" -w start -o \
-  "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$TMP/pg -c shared_buffers=512MB -c max_connections=300 -c max_wal_size=4GB -c checkpoint_timeout=15min" >/dev/null
-dsn() { echo "postgres://postgres@127.0.0.1:$PORT/$1?sslmode=disable"; }
+. bench/lib.sh
+bench_tmp procbench
+build_binaries "$REFS"
+start_cluster 300
 sql() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -c "$2" >/dev/null; }
 
 for i in "${!bins[@]}"; do
@@ -64,8 +57,6 @@ for i in "${!bins[@]}"; do
     { echo "build ${names[$i]} failed:"; tail -5 "$TMP/build-$i.log"; exit 1; }
 done
 
-# A run is a binary in a mode; with more than one mode its label is
-# binary/mode.
 # A run is a binary in a mode at an isolation; with more than one mode
 # its label is binary/mode, with more than one isolation binary[/mode]/level
 # (rc or spec).
