@@ -65,10 +65,14 @@ func (db *DB) userConfig(mode engine.Mode) (*pgx.ConnConfig, error) {
 // isolationLevel is the PostgreSQL level a virtual user's session runs at
 // for an isolation choice in mode. Level 3 (clause 3.4: no dirty reads, no
 // non-repeatable reads, no phantoms) comes two ways:
-//   - statements mode runs at REPEATABLE READ (snapshot isolation): every
-//     read of a transaction sees one snapshot, and a write conflicting with
-//     a concurrent one fails with a serialization failure (40001) that the
-//     driver retries and counts;
+//   - statements mode runs New-Order and Order-Status at REPEATABLE READ
+//     (snapshot isolation): every read of a transaction sees one snapshot,
+//     and a write conflicting with a concurrent one fails with a
+//     serialization failure (40001) that the driver retries and counts.
+//     New-Order reads items, tax rates and the discount twice (its lines,
+//     then the total), so read committed would not do for it; Payment and
+//     Delivery begin at READ COMMITTED (stBeginLocking), as in procedures
+//     mode;
 //   - procedures mode runs at READ COMMITTED, the procedures being written
 //     so that it gives level 3 (procs.go): the transactions that write read
 //     every value that can change under a row lock they hold to the end

@@ -86,8 +86,8 @@ func orderStatus(t *testing.T, ex tpcc.Executor, c int32) tpcc.OrderStatusResult
 // multi-version engine as two sessions, at the isolation rightsize's
 // executors use (spec): the first session pauses inside its transaction
 // while the second runs. Tests 1 and 2 run in both modes; tests 7 and 9
-// pause a statements-mode session (REPEATABLE READ), and
-// TestProceduresLevel3 checks how procedures mode meets them.
+// pause a statements-mode New-Order's session (REPEATABLE READ), and
+// TestLevel3ByLocks checks the transactions that run at read committed.
 func TestIsolation(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
@@ -228,14 +228,14 @@ func TestUnusedItemProcessesValidItemsFirst(t *testing.T) {
 	}
 }
 
-// TestProceduresLevel3 checks how procedures mode gets level 3 at read
-// committed (isolationLevel): a Payment that waits for another session's
-// update of its warehouse row goes on once that commits (no serialization
-// failure to retry); a New-Order with an item twice, paused on a stock row
-// between its lines while another session changes that item's price, prices
-// both lines alike (Isolation Test 7); Order-Status and Stock-Level read from
-// one snapshot (STABLE).
-func TestProceduresLevel3(t *testing.T) {
+// TestLevel3ByLocks checks how the transactions that run at read committed
+// get level 3 (isolationLevel): a Payment, in either mode, that waits for
+// another session's update of its warehouse row goes on once that commits
+// (no serialization failure to retry); a procedures-mode New-Order with an
+// item twice, paused on a stock row between its lines while another session
+// changes that item's price, prices both lines alike (Isolation Test 7);
+// Order-Status and Stock-Level procedures read from one snapshot (STABLE).
+func TestLevel3ByLocks(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
 	ex, err := db.NewExecutor(ctx, engine.Procedures)
@@ -251,19 +251,26 @@ func TestProceduresLevel3(t *testing.T) {
 		exec(t, c, sql)
 		return func() { exec(t, c, "COMMIT") }
 	}
-	t.Run("payment-queues", func(t *testing.T) {
-		commit := holdRow("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
-		done := make(chan error, 1)
-		go func() {
-			var out tpcc.PaymentResult
-			done <- ex.Payment(ctx, &tpcc.PaymentInput{WID: 1, DID: 5, CWID: 1, CDID: 5, CID: 12, Amount: 10}, &out)
-		}()
-		waitBlocked(t, db)
-		commit()
-		if err := <-done; err != nil {
-			t.Fatalf("a Payment that waited for the warehouse row: %v", err)
+	for _, mode := range db.Caps().Modes() {
+		pex, err := db.NewExecutor(ctx, mode)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
+		defer pex.Close(ctx)
+		t.Run("payment-queues-"+string(mode), func(t *testing.T) {
+			commit := holdRow("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
+			done := make(chan error, 1)
+			go func() {
+				var out tpcc.PaymentResult
+				done <- pex.Payment(ctx, &tpcc.PaymentInput{WID: 1, DID: 5, CWID: 1, CDID: 5, CID: 12, Amount: 10}, &out)
+			}()
+			waitBlocked(t, db)
+			commit()
+			if err := <-done; err != nil {
+				t.Fatalf("a Payment that waited for the warehouse row: %v", err)
+			}
+		})
+	}
 	t.Run("test7", func(t *testing.T) {
 		const x, y = 301, 302
 		var before float64

@@ -78,7 +78,13 @@ func (k rowKind) many() bool { return k == orderLineRows || k == osLineRows }
 var (
 	stBegin         = stmt{"rs_begin", "BEGIN", noRows, ""}
 	stBeginReadOnly = stmt{"rs_begin_read_only", "BEGIN READ ONLY", noRows, ""} // at the session's isolation (see NewExecutor)
-	stCommit        = stmt{"rs_commit", "COMMIT", noRows, ""}
+	// stBeginLocking begins Payment and Delivery at read committed at any
+	// isolation choice: they read every value that can change only in the
+	// UPDATE (or FOR UPDATE) that locks its row until COMMIT, and other
+	// rows' unchanging columns, so locks give them level 3 and users of
+	// one warehouse queue on its row instead of failing (isolationLevel).
+	stBeginLocking = stmt{"rs_begin_locking", "BEGIN ISOLATION LEVEL READ COMMITTED", noRows, ""}
+	stCommit       = stmt{"rs_commit", "COMMIT", noRows, ""}
 )
 
 // New-Order (clause 2.4.2.2).
@@ -240,7 +246,7 @@ var (
 func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc.PaymentResult) error {
 	e.start(tpcc.PaymentTxn)
 	e.pay = out
-	e.queue(&stBegin)
+	e.queue(&stBeginLocking)
 	e.int(in.WID)
 	e.float(in.Amount)
 	e.queue(&stPayWarehouse)
@@ -322,10 +328,10 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 
 // stDeliverDistrict delivers the oldest undelivered order of one district
 // in one statement; it returns 1, or 0 when the district had none. The
-// oldest NEW-ORDER row is locked before it is deleted: at read committed a
-// row a concurrent Delivery deleted is passed over for the next one, at
-// repeatable read the conflict is a serialization failure the driver
-// retries, so a district is skipped only when it has no undelivered order.
+// oldest NEW-ORDER row is locked before it is deleted: at read committed
+// (stBeginLocking) a row a concurrent Delivery deleted is passed over for
+// the next one, so a district is skipped only when it has no undelivered
+// order.
 var stDeliverDistrict = stmt{"rs_delivery_district", `WITH oldest AS (
   SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 ORDER BY no_o_id LIMIT 1 FOR UPDATE),
 no AS (DELETE FROM new_order n USING oldest WHERE n.no_w_id = $1 AND n.no_d_id = $2 AND n.no_o_id = oldest.no_o_id
@@ -340,7 +346,7 @@ func (e *stmtExec) Delivery(ctx context.Context, in *tpcc.DeliveryInput, out *tp
 	*out = tpcc.DeliveryResult{}
 	e.start(tpcc.DeliveryTxn)
 	e.del = out
-	e.queue(&stBegin)
+	e.queue(&stBeginLocking)
 	for d := int32(1); d <= tpcc.DistrictsPerWarehouse; d++ {
 		e.int(in.WID)
 		e.int(d)
@@ -368,7 +374,7 @@ func (e *stmtExec) StockLevel(ctx context.Context, in *tpcc.StockLevelInput, out
 
 // stmts are every statement an executor prepares.
 var stmts = func() []*stmt {
-	s := []*stmt{&stBegin, &stBeginReadOnly, &stCommit, &stWarehouseTax, &stNextOrder, &stCustomerNO, &stItemsTotal,
+	s := []*stmt{&stBegin, &stBeginReadOnly, &stBeginLocking, &stCommit, &stWarehouseTax, &stNextOrder, &stCustomerNO, &stItemsTotal,
 		&stInsOrder, &stInsNewOrder, &stPayWarehouse, &stPayDistrict, &stDeliverDistrict, &stStockLevel}
 	for i := range stOrderLine {
 		s = append(s, &stOrderLine[i])
