@@ -12,11 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${1:-embedded}; W=${2:-4}; U=${3:-4}; D=${4:-60s}; ROUNDS=${5:-3}
 MODES=${MODES:-procedures statements}
-TMP=$(mktemp -d /var/tmp/rightsize-levels.XXXXXX)
-chmod 755 "$TMP" # the server user (as root) must enter it
-trap 'rm -rf "$TMP"' EXIT
-go build -o "$TMP/rs" ./cmd/rightsize
-rs() { "$TMP/rs" "$@" --target "$T" --data-dir "$TMP/data" --store "$TMP/store.db"; }
+. bench/lib.sh
+bench_tmp levels
+build_binaries "" # the work tree's alone: bins[0]
+rs() { "${bins[0]}" "$@" --target "$T" --data-dir "$TMP/data" --store "$TMP/store.db"; }
 rs build --warehouses "$W" >"$TMP/build.log" 2>&1 || { echo "build failed:"; tail -5 "$TMP/build.log"; exit 1; }
 echo "$T, $W warehouses, $U users, 10 s ramp-up, $D; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-12s %-15s %10s %8s %10s\n' round mode isolation TPM retries "NO p90 ms"

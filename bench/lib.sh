@@ -1,5 +1,6 @@
-# Shared by the bench/ scripts that compare binaries on one private
-# PostgreSQL cluster (procedures.sh, load.sh); source it after cd-ing to
+# Shared by the bench/ scripts that build rightsize binaries and run them
+# on a private PostgreSQL cluster or a managed target (procedures.sh,
+# load.sh, levels.sh); source it after cd-ing to
 # the repository root. It reads PG_BIN (default
 # /usr/lib/postgresql/15/bin: initdb, pg_ctl, postgres) and PG_USER (the
 # server's user as root, default postgres).

@@ -147,13 +147,21 @@ func testRunThenCheck(t *testing.T, db engine.DB, consts tpcc.Constants) {
 		}
 	}
 	testDeferredDelivery(t, db, consts)
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
+	Consistent(t, db, false, "after run")
+}
+
+// Consistent runs the consistency conditions on db (quick: those of
+// check --quick) and reports each that fails, its violations counted,
+// prefixed by when.
+func Consistent(t testing.TB, db engine.DB, quick bool, when string) {
+	t.Helper()
+	results, err := tpcc.RunChecks(context.Background(), db, db.CheckSQL, quick, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range results {
 		if !r.Passed() {
-			t.Errorf("after run: %s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
+			t.Errorf("%s: %s %s: %d violations", when, r.Check.ID, r.Check.Name, r.Violations)
 		}
 	}
 }

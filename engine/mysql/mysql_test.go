@@ -315,15 +315,7 @@ func TestConcurrentModes(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("transactions: %v", counts)
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range results {
-		if !r.Passed() {
-			t.Errorf("%s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
-		}
-	}
+	enginetest.Consistent(t, db, false, "after the transactions")
 }
 
 // cpuTicks returns user+system clock ticks of process pid (0: this process).

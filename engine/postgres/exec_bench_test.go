@@ -55,11 +55,7 @@ func statementsTerminal(tb testing.TB) (tpcc.Executor, *tpcc.Terminal) {
 	enginetest.Build(tb, db)
 	ctx := context.Background()
 	meta, _ := db.ReadMeta(ctx)
-	ex, err := db.NewExecutor(ctx, engine.Statements)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ex.Close(ctx) })
+	ex := executor(tb, db, engine.Statements)
 	consts := meta.Constants.WithRunConstants(tpcc.NewRand(1, 1))
 	return ex, tpcc.NewTerminal(tpcc.NewRand(5, 5), consts, 1, 1, 1)
 }

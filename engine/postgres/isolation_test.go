@@ -109,11 +109,7 @@ func TestIsolation(t *testing.T) {
 		return o
 	}
 	for _, mode := range db.Caps().Modes() {
-		ex, err := db.NewExecutor(ctx, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ex.Close(ctx)
+		ex := executor(t, db, mode)
 		// Test 1: Order-Status does not see a New-Order before it commits,
 		// and sees it after.
 		t.Run("test1-"+string(mode), func(t *testing.T) {
@@ -177,11 +173,7 @@ func TestIsolation(t *testing.T) {
 		}
 		exec(t, c, "BEGIN")
 		n1 := count()
-		ex, err := db.NewExecutor(ctx, db.Caps().DefaultMode())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ex.Close(ctx)
+		ex := executor(t, db, db.Caps().DefaultMode())
 		var out tpcc.NewOrderResult
 		in := tpcc.NewOrderInput{WID: 1, DID: 3, CID: 9, AllLocal: true, Lines: []tpcc.OrderLineInput{
 			{Number: 1, ItemID: 5, SupplyWID: 1, Quantity: 1}, {Number: 2, ItemID: 6, SupplyWID: 1, Quantity: 1}}}
@@ -204,11 +196,7 @@ func TestIsolation(t *testing.T) {
 func TestUnusedItemProcessesValidItemsFirst(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
-	ex, err := db.NewExecutor(ctx, engine.Statements)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close(ctx)
+	ex := executor(t, db, engine.Statements)
 	in := tpcc.NewOrderInput{WID: 1, DID: 4, CID: 11, AllLocal: true}
 	for i := int32(1); i <= 6; i++ {
 		in.Lines = append(in.Lines, tpcc.OrderLineInput{Number: i, ItemID: 100 * i, SupplyWID: 1, Quantity: 2})
@@ -238,11 +226,7 @@ func TestUnusedItemProcessesValidItemsFirst(t *testing.T) {
 func TestLevel3ByLocks(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
-	ex, err := db.NewExecutor(ctx, engine.Procedures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close(ctx)
+	ex := executor(t, db, engine.Procedures)
 	// holdRow runs sql in an open transaction of its own session until the
 	// returned function commits it.
 	holdRow := func(sql string) func() {
@@ -252,11 +236,7 @@ func TestLevel3ByLocks(t *testing.T) {
 		return func() { exec(t, c, "COMMIT") }
 	}
 	for _, mode := range db.Caps().Modes() {
-		pex, err := db.NewExecutor(ctx, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pex.Close(ctx)
+		pex := executor(t, db, mode)
 		t.Run("payment-queues-"+string(mode), func(t *testing.T) {
 			commit := holdRow("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
 			done := make(chan error, 1)

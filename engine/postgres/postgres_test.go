@@ -111,15 +111,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if n := count(); n != 30000 {
 		t.Fatalf("after restore: %d orders, want the built 30000", n)
 	}
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, true, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range results {
-		if !r.Passed() {
-			t.Errorf("after restore %s fails", r.Check.ID)
-		}
-	}
+	enginetest.Consistent(t, db, true, "after restore")
 }
 
 // execSQL runs a data-changing statement for the broken-database checks.
@@ -128,4 +120,17 @@ func execSQL(t testing.TB, db engine.DB, sql string) {
 	if _, err := db.(*postgres.DB).Pool().Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
+}
+
+// executor opens a virtual user's executor in mode, closed when the test
+// ends.
+func executor(tb testing.TB, db engine.DB, mode engine.Mode) tpcc.Executor {
+	tb.Helper()
+	ctx := context.Background()
+	ex, err := db.NewExecutor(ctx, mode)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ex.Close(ctx) })
+	return ex
 }

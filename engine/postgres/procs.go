@@ -23,6 +23,22 @@ const invalidItemCode = "RS001"
 //	4: Order-Status and Stock-Level STABLE (one snapshot), rs_new_order_lines reads the items once
 const procVersion = 4
 
+// stockTaken is the SET list of New-Order's stock update (2.4.2.2) for a
+// line of quantity qty supplied by warehouse supply (SQL expressions), the
+// home warehouse being p_w: S_QUANTITY down by qty, or up by 91 - qty when
+// fewer than qty + 10 are left, S_YTD, S_ORDER_CNT and S_REMOTE_CNT.
+func stockTaken(qty, supply string) string {
+	return `s_quantity = CASE WHEN s_quantity >= ` + qty + ` + 10 THEN s_quantity - ` + qty + ` ELSE s_quantity - ` + qty + ` + 91 END,
+        s_ytd = s_ytd + ` + qty + `, s_order_cnt = s_order_cnt + 1,
+        s_remote_cnt = s_remote_cnt + CASE WHEN ` + supply + ` <> p_w THEN 1 ELSE 0 END`
+}
+
+// districtInfo is the stock row's S_DIST_xx of district p_d, an order
+// line's OL_DIST_INFO.
+const districtInfo = `CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
+        WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
+        ELSE s_dist_10 END`
+
 // procedures are the five transactions in PL/pgSQL, one round trip each.
 // They mirror the statements of stmt.go line for line. Each returns its
 // output screen as typed OUT parameters (one row, not a set, so no
@@ -77,16 +93,11 @@ BEGIN
       FROM unnest(p_numbers, p_items, p_supply, p_qty) WITH ORDINALITY AS u(num, item, supply, qty, ord)
       JOIN item i ON i.i_id = u.item
     ), s AS (
-      UPDATE stock SET
-          s_quantity = CASE WHEN s_quantity >= l.qty + 10 THEN s_quantity - l.qty ELSE s_quantity - l.qty + 91 END,
-          s_ytd = s_ytd + l.qty, s_order_cnt = s_order_cnt + 1,
-          s_remote_cnt = s_remote_cnt + CASE WHEN l.supply <> p_w THEN 1 ELSE 0 END
+      UPDATE stock SET ` + stockTaken("l.qty", "l.supply") + `
         FROM l WHERE s_i_id = l.item AND s_w_id = l.supply
         RETURNING l.ord, l.num, l.item, l.supply, l.qty, l.i_price, l.i_name, l.qty * l.i_price AS amount, s_quantity,
           strpos(l.i_data, 'ORIGINAL') > 0 AND strpos(s_data, 'ORIGINAL') > 0 AS brand,
-          CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
-          WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-          ELSE s_dist_10 END AS dist
+          ` + districtInfo + ` AS dist
     ), o AS (
       INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
         SELECT out_o_id, p_d, p_w, num, item, supply, NULL, qty, amount, dist FROM s
@@ -125,14 +136,9 @@ BEGIN
   l_total := 0; l_names := '{}'; l_quantities := '{}'; l_brands := ''; l_prices := '{}'; l_amounts := '{}';
   FOR i IN 1..cardinality(p_items) LOOP
     CONTINUE WHEN v_prices[i] IS NULL;
-    UPDATE stock SET
-        s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i] ELSE s_quantity - p_qty[i] + 91 END,
-        s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
-        s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] <> p_w THEN 1 ELSE 0 END
+    UPDATE stock SET ` + stockTaken("p_qty[i]", "p_supply[i]") + `
       WHERE s_i_id = p_items[i] AND s_w_id = p_supply[i]
-      RETURNING s_quantity, s_data, CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
-        WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-        ELSE s_dist_10 END INTO v_squant, v_sdata, v_dist;
+      RETURNING s_quantity, s_data, ` + districtInfo + ` INTO v_squant, v_sdata, v_dist;
     v_amount := p_qty[i] * v_prices[i];
     l_total := l_total + v_amount;
     INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)

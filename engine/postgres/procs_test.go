@@ -87,11 +87,7 @@ func TestProceduresOfAnotherVersion(t *testing.T) {
 func TestNewOrderWithAnItemTwice(t *testing.T) {
 	db := built(t)
 	ctx := context.Background()
-	ex, err := db.NewExecutor(ctx, engine.Procedures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close(ctx)
+	ex := executor(t, db, engine.Procedures)
 	stock := func(col string) int32 {
 		v, err := db.QueryInt(ctx, "SELECT "+col+" FROM stock WHERE s_w_id = 1 AND s_i_id = 500")
 		if err != nil {

@@ -206,15 +206,7 @@ func TestFourUsers(t *testing.T) {
 	if c1.Commits <= c0.Commits || c1.BlocksHit <= c0.BlocksHit {
 		t.Errorf("counters did not move: %+v -> %+v", c0, c1)
 	}
-	results, err := tpcc.RunChecks(ctx, db, db.CheckSQL, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range results {
-		if !r.Passed() {
-			t.Errorf("after run: %s %s: %d violations", r.Check.ID, r.Check.Name, r.Violations)
-		}
-	}
+	enginetest.Consistent(t, db, false, "after run")
 }
 
 func TestVersionSettingsSizes(t *testing.T) {
