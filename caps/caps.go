@@ -141,6 +141,18 @@ func ParseCPUs(s string, ncpu int) (float64, error) {
 	return v, nil
 }
 
+// ParseMode reads --caps: strict ("" too; a cap that cannot be applied
+// stops the run) or best-effort (Caps.BestEffort).
+func ParseMode(s string) (bestEffort bool, err error) {
+	switch s {
+	case "", "strict":
+		return false, nil
+	case "best-effort":
+		return true, nil
+	}
+	return false, fmt.Errorf("--caps %q: use strict (the default: a cap that cannot be applied stops the run) or best-effort", s)
+}
+
 // minCache is the smallest engine cache --memory may leave.
 const minCache = 32 << 20
 

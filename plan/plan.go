@@ -19,6 +19,7 @@ import (
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // Plan is a study plan.
@@ -107,6 +108,15 @@ type Autopilot struct {
 	RampupMax   string `yaml:"rampup_max"`
 	DurationMax string `yaml:"duration_max"`
 	RepeatsMax  int    `yaml:"repeats_max" want:"a whole number of repeats; write e.g. repeats_max: 3"`
+	// RampupMin and DurationMin are the floors of the auto rules (defaults
+	// 10s and 30s, or the cap when shorter), as run's --rampup-min and
+	// --duration-min; Confidence is the intervals' level (default 95%),
+	// MaxCV the repeats' agreement (default 5%), as run's --confidence
+	// and --max-cv.
+	RampupMin   string `yaml:"rampup_min"`
+	DurationMin string `yaml:"duration_min"`
+	Confidence  string `yaml:"confidence"`
+	MaxCV       string `yaml:"max_cv"`
 	at          yamlfile.At
 
 	users                                  []int
@@ -116,25 +126,42 @@ type Autopilot struct {
 
 // RunOptions are the run options the autopilot says, as run's flags
 // would: the users, the lengths (the caps when the time-to-answer rules
-// decide them, see AnswerRules), the step's driver.Spec and the rest.
-// The study adds what is the configuration's (label, flags, warehouses).
+// decide them, see AnswerRules), the step's driver.Spec, the rules and
+// the rest. The study adds what is the configuration's (label, flags,
+// warehouses).
 func (a Autopilot) RunOptions() scenario.RunOptions {
 	spec := driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect}
-	return scenario.RunOptions{
+	o := scenario.RunOptions{
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
 		Isolation: a.Isolation, DriverProcs: a.DriverProcs, Prewarm: a.Prewarm,
 	}
+	w := a.answer
+	o.Answer = steady.Plan{Confidence: w.Confidence, Precision: w.Precision}
+	if w.RampupAuto {
+		o.Answer.RampupAuto, o.Answer.RampupMin, o.Answer.RampupMax = true, w.RampupMin, a.rampup
+	}
+	if w.DurationAuto {
+		o.Answer.DurationAuto, o.Answer.DurationMin, o.Answer.DurationMax = true, w.DurationMin, a.duration
+	}
+	if w.RepeatsAuto {
+		o.RepeatAuto, o.MaxCV = true, w.MaxCV
+	}
+	return o
 }
 
 // Answer is which of the autopilot's lengths the time-to-answer rules
-// decide, their caps and the precision asked.
+// decide, their floors and caps, the precision and level asked and the
+// repeats' agreement.
 type Answer struct {
 	RampupAuto, DurationAuto, RepeatsAuto bool
+	RampupMin, DurationMin                time.Duration
 	RampupMax, DurationMax                time.Duration
 	RepeatsMax                            int
 	Precision                             float64 // 0.02 for ±2 %
+	Confidence                            float64 // 0.95 for 95 %
+	MaxCV                                 float64 // 0.05 for 5 %
 }
 
 // Probe says what to probe per managed configuration.
@@ -168,6 +195,13 @@ type Configuration struct {
 	DataDir  string            `yaml:"data_dir"`
 	WALDir   string            `yaml:"wal_dir"`
 	Settings map[string]string `yaml:"settings" want:"a mapping of server settings; write e.g. settings: {shared_buffers: 128MB}"`
+	// DriverCPUs, Caps (strict or best-effort) and CgroupParent are run's
+	// --driver-cpus, --caps and --cgroup-parent; PGBin is --pg-bin
+	// (installed PostgreSQL binaries instead of a version).
+	DriverCPUs   string `yaml:"driver_cpus"`
+	Caps         string `yaml:"caps"`
+	CgroupParent string `yaml:"cgroup_parent"`
+	PGBin        string `yaml:"pg_bin"`
 	// Target is an external server's DSN, without its password;
 	// PasswordEnv names the environment variable holding the password.
 	Target      string `yaml:"target"`
@@ -239,7 +273,10 @@ type Fit struct {
 	// MeasureAll keeps fit's proof by measurement (fit --measure-all):
 	// predictions rule nothing out.
 	MeasureAll bool `yaml:"measure_all" want:"true or false; write e.g. measure_all: true"`
-	at         yamlfile.At
+	// From is a stored run (id or label, or a configuration of this plan)
+	// the model learns the demands from first, as fit's --from.
+	From string `yaml:"from"`
+	at   yamlfile.At
 
 	users []int
 }

@@ -137,6 +137,28 @@ sweeps:
 		}},
 		{"negative reconnect timeout said once", strings.Replace(good, "duration: 10s}", "duration: 10s, reconnect_timeout: -1s}", 1),
 			[]string{"autopilot.reconnect_timeout: must be above 0 (-1s)"}},
+		{"time-to-answer keys as run's flags check them", strings.Replace(good, "duration: 10s}",
+			"rampup_max: 20s, rampup_min: 30s, duration_min: 5s, confidence: high, max_cv: 0, repeats_max: 1}", 1), []string{
+			`autopilot.rampup_min: (30s) must be between 0 and rampup_max (20s), and rampup_max positive`,
+			`autopilot.confidence: "high": want a percentage such as 95%`,
+			`autopilot.max_cv: must be above 0 % and below 100 % (got 0 %)`,
+			`autopilot.repeats_max: must be at least 2 with repeats auto (got 1)`,
+		}},
+		{"a floor", strings.Replace(good, "duration: 10s}", "duration_min: 5s}", 1), []string{
+			`autopilot.duration_min: (5s) must be at least 10s and at most duration_max (5m0s)`,
+		}},
+		{"the level", strings.Replace(good, "duration: 10s}", "duration: 10s, confidence: 100%}", 1), []string{
+			`autopilot.confidence: must be above 0 % and below 100 % (got 100 %)`,
+		}},
+		{"run's caps flags as configuration keys", good + "    driver_cpus: x\n    caps: lenient\n    version: 16\n    pg_bin: /usr/lib/postgresql/16/bin\n" +
+			"  - {name: m, engine: mariadb, pg_bin: /opt/pg}\n  - {name: e, target: postgres://u@db/tpcc, driver_cpus: 0, caps: strict}\n", []string{
+			`configurations[0].driver_cpus: `,
+			`configurations[0].caps: "lenient": use strict (the default: a cap that cannot be applied stops the run) or best-effort`,
+			`configurations[0].pg_bin: version and pg_bin both choose the binaries; give one`,
+			`configurations[1].pg_bin: applies to the embedded PostgreSQL only`,
+			`configurations[2].caps: applies to a managed server only`,
+			`configurations[2].driver_cpus: applies to a managed server only`,
+		}},
 		{"password env unset", strings.Replace(good, "    cpus: 1\n", "    target: postgres://u@db/tpcc\n    password_env: RIGHTSIZE_TEST_UNSET_PW\n", 1),
 			[]string{"plan.yaml:7:19: configurations[0].password_env: environment variable RIGHTSIZE_TEST_UNSET_PW is not set"}},
 	} {
@@ -185,5 +207,15 @@ func TestEstimateAuto(t *testing.T) {
 	}
 	if w := p.Autopilot.AnswerRules(); w.RampupAuto || !w.DurationAuto || !w.RepeatsAuto || w.Precision != 0.02 {
 		t.Errorf("answer rules %+v, want duration and repeats auto at 2 %%", w)
+	}
+}
+
+// A cap too short is said at the cap, not again at the floor the plan
+// left out (derived from it).
+func TestShortCapBlamedOnce(t *testing.T) {
+	_, err := Parse("plan.yaml", []byte("name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration_max: 5s}\nconfigurations: [{name: a}]\n"))
+	var es yamlfile.Errors
+	if !errors.As(err, &es) || len(es) != 1 || !strings.Contains(es[0].Error(), "autopilot.duration_max: must be at least 10s") {
+		t.Errorf("errors %v, want one: autopilot.duration_max: must be at least 10s", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
@@ -19,6 +20,7 @@ import (
 	"github.com/rightsize/rightsize/probe/storage"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -247,34 +249,76 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 
 // checkSpec checks the run options with the rules run's flags are checked
 // by (scenario.RunOptions.CheckSpec), each problem at its field: the
-// option's flag name with underscores.
+// option's key (keyOf). A floor left out whose cap has a problem already
+// is not blamed for it.
 func (a *Autopilot) checkSpec(c *checker) {
 	o := a.RunOptions()
 	for _, e := range o.CheckSpec() {
-		key := strings.ReplaceAll(e.Option, "-", "_")
-		if c.has("autopilot." + key) {
+		key := keyOf(e.Option)
+		if c.has("autopilot."+key) || !a.at.Has(key) && c.has("autopilot."+capOf[key]) {
 			continue // not a duration, or negative: said once
 		}
-		c.field(a.at, "autopilot", key, flagsAsKeys.ReplaceAllStringFunc(e.Problem, func(f string) string {
-			return strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")
-		}))
+		c.field(a.at, "autopilot", key, asKeys(e.Problem))
 	}
+}
+
+// capOf is the cap a floor left out is derived from.
+var capOf = map[string]string{"rampup_min": "rampup_max", "duration_min": "duration_max"}
+
+// flagKeys are the flags whose plan key is not the flag's name with
+// underscores.
+var flagKeys = map[string]string{"repeat": "repeats", "repeat-max": "repeats_max", "io-limit": "io", "pg-version": "version", "set": "settings"}
+
+// keyOf is the plan key of a run flag's option: driver-procs is
+// driver_procs, repeat-max repeats_max.
+func keyOf(flag string) string {
+	if k, ok := flagKeys[flag]; ok {
+		return k
+	}
+	return strings.ReplaceAll(flag, "-", "_")
+}
+
+// asKeys writes the flags a problem names as the keys a plan says them by.
+func asKeys(problem string) string {
+	return flagsAsKeys.ReplaceAllStringFunc(problem, func(f string) string { return keyOf(strings.TrimPrefix(f, "--")) })
 }
 
 // flagsAsKeys finds the flags a problem names, which a plan writes as keys.
 var flagsAsKeys = regexp.MustCompile(`--[a-z][a-z-]*`)
 
+// leadingFlag is the flag a parser's error begins with ("--memory 1x: ...").
+var leadingFlag = regexp.MustCompile(`^--([a-z][a-z-]*):? `)
+
+// option places the error of a flag's own parser at the key that says the
+// flag in the plan (the flag it begins with, key when it names none),
+// said once, every flag it names written as its key.
+func (c *checker) option(a yamlfile.At, path, key string, err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if m := leadingFlag.FindStringSubmatch(msg); m != nil {
+		key, msg = keyOf(m[1]), strings.TrimPrefix(msg, m[0])
+	}
+	if !c.has(join(path, key)) {
+		c.field(a, path, key, asKeys(msg))
+	}
+}
+
 // validateAnswer reads the time-to-answer keys: a rampup, duration or
 // repeats left out is decided by the auto rules, within the caps
-// (rampup_max, duration_max, repeats_max); Timing then returns the caps.
+// (rampup_max, duration_max, repeats_max) and above the floors
+// (rampup_min, duration_min); Timing then returns the caps.
 func (a *Autopilot) validateAnswer(c *checker) {
 	w := &a.answer
 	w.RampupAuto, w.DurationAuto, w.RepeatsAuto = !a.at.Has("rampup"), !a.at.Has("duration"), !a.at.Has("repeats")
 	w.RampupMax = c.duration(a.at, "autopilot", "rampup_max", a.RampupMax, 2*time.Minute, false)
 	w.DurationMax = c.duration(a.at, "autopilot", "duration_max", a.DurationMax, 5*time.Minute, false)
-	if w.DurationMax > 0 && w.DurationMax < 10*time.Second {
-		c.field(a.at, "autopilot", "duration_max", "must be at least 10s (the precision needs 10 batches of 1 s)")
+	if w.DurationMax > 0 && w.DurationMax < steady.MinBatches*time.Second {
+		c.field(a.at, "autopilot", "duration_max", fmt.Sprintf("must be at least %ds (the precision needs %d batches of 1 s)", steady.MinBatches, steady.MinBatches))
 	}
+	w.RampupMin = c.duration(a.at, "autopilot", "rampup_min", a.RampupMin, min(10*time.Second, w.RampupMax), true)
+	w.DurationMin = c.duration(a.at, "autopilot", "duration_min", a.DurationMin, min(30*time.Second, w.DurationMax), false)
 	w.RepeatsMax = 3
 	if a.at.Has("repeats_max") {
 		if w.RepeatsMax = a.RepeatsMax; a.RepeatsMax < 1 {
@@ -289,12 +333,29 @@ func (a *Autopilot) validateAnswer(c *checker) {
 		}
 		w.Precision = v / 100
 	}
+	w.Confidence = c.percent(a.at, "autopilot", "confidence", a.Confidence, 95) / 100
+	w.MaxCV = c.percent(a.at, "autopilot", "max_cv", a.MaxCV, 5) / 100
 	if w.RampupAuto {
 		a.rampup = w.RampupMax
 	}
 	if w.DurationAuto {
 		a.duration = w.DurationMax
 	}
+}
+
+// percent parses a percentage field as run's percentage flags do
+// (units.ParsePercent; the range is checked with the option); empty
+// gives def.
+func (c *checker) percent(a yamlfile.At, path, key, s string, def float64) float64 {
+	if s == "" {
+		return def
+	}
+	v, err := units.ParsePercent(s)
+	if err != nil {
+		c.field(a, path, key, fmt.Sprintf("%q: want a percentage such as %g%%", s, def))
+		return def
+	}
+	return v
 }
 
 // duration parses a duration field; empty gives def. zeroOK allows 0.
@@ -382,10 +443,37 @@ func (cf *Configuration) validateManaged(c *checker, path string) {
 	if cf.at.Has("password_env") {
 		c.field(cf.at, path, "password_env", "applies to an external target only")
 	}
+	cf.validateRunCaps(c, path)
+}
+
+// validateRunCaps checks the keys that say run's --driver-cpus, --caps and
+// --pg-bin, with their flags' parsers.
+func (cf *Configuration) validateRunCaps(c *checker, path string) {
+	if cf.at.Has("driver_cpus") {
+		_, err := caps.Caps{DriverCPUs: cf.DriverCPUs}.Plan(engine.Tuning{}, runtime.NumCPU())
+		c.option(cf.at, path, "driver_cpus", err)
+	}
+	if cf.at.Has("caps") {
+		_, err := caps.ParseMode(cf.Caps)
+		c.option(cf.at, path, "caps", err)
+	}
+	if !cf.at.Has("pg_bin") {
+		return
+	}
+	e, _, ok := registry.ManagedNamed(cf.Engine)
+	switch {
+	case ok && e.Managed.Versions == nil:
+		c.field(cf.at, path, "pg_bin", fmt.Sprintf("applies to the %s only (installed binaries instead of a version rightsize downloads)",
+			strings.Join(registry.Versioned(), " and ")))
+	case cf.at.Has("version"):
+		c.field(cf.at, path, "pg_bin", "version and pg_bin both choose the binaries; give one")
+	case strings.TrimSpace(cf.PGBin) == "":
+		c.field(cf.at, path, "pg_bin", "empty: the directory of the installed binaries, e.g. pg_bin: /usr/lib/postgresql/16/bin")
+	}
 }
 
 func (cf *Configuration) validateExternal(c *checker, path string) {
-	for _, k := range []string{"engine", "version", "cpus", "memory", "io", "data_dir", "wal_dir", "settings"} {
+	for _, k := range []string{"engine", "version", "cpus", "memory", "io", "data_dir", "wal_dir", "settings", "driver_cpus", "caps", "cgroup_parent", "pg_bin"} {
 		if cf.at.Has(k) {
 			c.field(cf.at, path, k, "applies to a managed server only: rightsize cannot cap or configure an external target")
 		}
@@ -603,6 +691,9 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 	}
 	if f.Confidence != "" && f.Confidence != "range" && f.Confidence != "mean" {
 		c.field(f.at, path, "confidence", fmt.Sprintf("%q: want range (the lower end of the repeats' range) or mean", f.Confidence))
+	}
+	if f.at.Has("from") && strings.TrimSpace(f.From) == "" {
+		c.field(f.at, path, "from", "empty: a stored run (id or label) or a configuration of this plan for the model to learn from first")
 	}
 	f.validateLists(c, cf)
 }

@@ -53,7 +53,7 @@ report: [x]
 			`plan.yaml:7:13: configurations[0].memory: "lots": want a positive size like 256M or 1G`,
 			`plan.yaml:8:32: configurations[0].settings.shared_buffers: a list is not a single value`,
 			`plan.yaml:9:11: configurations[1].name: "a" is used twice: names must be unique`,
-			`plan.yaml:10:5: configurations[1].cpu: unknown field; did you mean cpus? (known fields: cost, cpus, data_dir, engine, io, memory, name, password_env, settings, target, version, wal_dir)`,
+			`plan.yaml:10:5: configurations[1].cpu: unknown field; did you mean cpus? (known fields: caps, cgroup_parent, cost, cpus, data_dir, driver_cpus, engine, io, memory, name, password_env, pg_bin, settings, target, version, wal_dir)`,
 			`plan.yaml:14:13: sweeps[0].values: "1G" is not a list of values; write e.g. values: [1G, 512M]`,
 			`plan.yaml:15:21: sweeps[0].knee_threshold: 150% is not above 0 and below 100 %, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%`,
 			`plan.yaml:16:9: report: a list is not a mapping: write key: value lines`,

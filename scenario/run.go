@@ -14,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/registry"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 	"github.com/rightsize/rightsize/validity"
@@ -83,7 +84,7 @@ func (o *RunOptions) Validate() error {
 	if err := o.validateTimes(); err != nil {
 		return err
 	}
-	if errs := o.CheckSpec(); len(errs) > 0 {
+	if errs := o.specProblems(); len(errs) > 0 {
 		return badOptions{errs[0]}
 	}
 	if _, err := driver.ParseDelivery(string(o.Delivery)); err != nil {
@@ -123,6 +124,11 @@ func (e OptionError) Error() string { return "--" + e.Option + " " + e.Problem }
 // flags do, with one rule each, and returns every problem (Validate
 // returns the first, plan validation each at its field).
 func (o *RunOptions) CheckSpec() []OptionError {
+	return append(o.specProblems(), o.answerProblems()...)
+}
+
+// specProblems are the problems of the step's options.
+func (o *RunOptions) specProblems() []OptionError {
 	var errs []OptionError
 	add := func(option, format string, a ...any) {
 		errs = append(errs, OptionError{option, fmt.Sprintf(format, a...)})
@@ -138,6 +144,27 @@ func (o *RunOptions) CheckSpec() []OptionError {
 	}
 	if o.ReconnectTimeout < 0 {
 		add("reconnect-timeout", "must not be negative (got %s)", o.ReconnectTimeout)
+	}
+	return errs
+}
+
+// answerProblems are the problems of the time-to-answer options (the
+// steady.Plan's values, --max-cv and --repeat-max with --repeat auto).
+func (o *RunOptions) answerProblems() []OptionError {
+	var errs []OptionError
+	p := o.Answer
+	if p.Confidence == 0 {
+		p.Confidence = 0.95
+	}
+	var oe steady.OptionError
+	if err := p.Validate(); errors.As(err, &oe) {
+		errs = append(errs, OptionError{oe.Option, oe.Problem})
+	}
+	if o.RepeatAuto && (o.MaxCV <= 0 || o.MaxCV >= 1) {
+		errs = append(errs, OptionError{"max-cv", fmt.Sprintf("must be above 0 %% and below 100 %% (got %g %%)", o.MaxCV*100)})
+	}
+	if o.RepeatAuto && o.Repeats < 2 {
+		errs = append(errs, OptionError{"repeat-max", fmt.Sprintf("must be at least 2 with --repeat auto (got %d)", o.Repeats)})
 	}
 	return errs
 }
@@ -178,21 +205,12 @@ func applyIsolation(t *registry.Target, iso engine.Isolation) (engine.Isolation,
 // validateAnswer checks the time-to-answer options: the plan's values and
 // that its caps are the run's Rampup and Duration.
 func (o *RunOptions) validateAnswer() error {
+	if errs := o.answerProblems(); len(errs) > 0 {
+		return badOptions{errs[0]}
+	}
 	p := o.Answer
-	if p.Confidence == 0 {
-		p.Confidence = 0.95
-	}
-	if err := p.Validate(); err != nil {
-		return badOptions{err}
-	}
 	if p.RampupAuto && p.RampupMax != o.Rampup || p.DurationAuto && p.DurationMax != o.Duration {
 		return bad("with auto ramp-up or duration, Rampup and Duration must be the caps")
-	}
-	if o.RepeatAuto && (o.MaxCV <= 0 || o.MaxCV >= 1) {
-		return bad("--max-cv must be above 0 %% and below 100 %% (got %g %%)", o.MaxCV*100)
-	}
-	if o.RepeatAuto && o.Repeats < 2 {
-		return bad("--repeat-max must be at least 2 with --repeat auto (got %d)", o.Repeats)
 	}
 	return nil
 }

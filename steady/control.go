@@ -82,26 +82,34 @@ type Plan struct {
 	Precision, Confidence float64 // 0.02 for ±2 %, 0.95 for 95 %
 }
 
-// Validate checks the plan's values; each error names the flag to fix.
+// Validate checks the plan's values; each error is an OptionError naming
+// the flag to fix.
 func (p Plan) Validate() error {
 	if p.RampupAuto {
 		if p.RampupMin < 0 || p.RampupMax <= 0 || p.RampupMin > p.RampupMax {
-			return fmt.Errorf("--rampup-min (%s) must be between 0 and --rampup-max (%s), and --rampup-max positive", p.RampupMin, p.RampupMax)
+			return OptionError{"rampup-min", fmt.Sprintf("(%s) must be between 0 and --rampup-max (%s), and --rampup-max positive", p.RampupMin, p.RampupMax)}
 		}
 	}
 	if p.DurationAuto {
 		if p.Precision <= 0 || p.Precision >= 1 {
-			return fmt.Errorf("--precision must be above 0 %% and below 100 %% (got %g %%)", p.Precision*100)
+			return OptionError{"precision", fmt.Sprintf("must be above 0 %% and below 100 %% (got %g %%)", p.Precision*100)}
 		}
 		if p.DurationMin < MinBatches*time.Second || p.DurationMin > p.DurationMax {
-			return fmt.Errorf("--duration-min (%s) must be at least %ds and at most --duration-max (%s)", p.DurationMin, MinBatches, p.DurationMax)
+			return OptionError{"duration-min", fmt.Sprintf("(%s) must be at least %ds and at most --duration-max (%s)", p.DurationMin, MinBatches, p.DurationMax)}
 		}
 	}
 	if p.Confidence <= 0 || p.Confidence >= 1 {
-		return fmt.Errorf("--confidence must be above 0 %% and below 100 %% (got %g %%)", p.Confidence*100)
+		return OptionError{"confidence", fmt.Sprintf("must be above 0 %% and below 100 %% (got %g %%)", p.Confidence*100)}
 	}
 	return nil
 }
+
+// OptionError is a time-to-answer option with a bad value: Option is its
+// flag's name, Problem what is wrong and the fix.
+type OptionError struct{ Option, Problem string }
+
+// Error says it as the flag.
+func (e OptionError) Error() string { return "--" + e.Option + " " + e.Problem }
 
 // Controller decides, once per whole second of a step, whether its ramp-up
 // or its measurement may end before its cap (it implements the driver's

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/url"
 	"os"
@@ -239,23 +240,21 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 		e, spec, _ = registry.ManagedNamed(registry.ManagedNames()[0])
 	}
 	versions := e.Managed.Versions
-	opt := registry.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir}
+	opt := registry.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir, PGBin: c.PGBin}
 	if users := p.Autopilot.UsersList(); len(users) > 0 {
 		opt.Connections = driver.Connections(slices.Max(users), p.Autopilot.Connections)
 	}
-	if versions != nil {
+	if versions != nil && c.PGBin == "" {
 		opt.PGVersion = c.Version
 	}
 	if opt.DataDir == "" {
-		// one data directory per study, engine and version: configurations
-		// that share them share one build
-		v := c.Version
-		if v == "" && versions != nil {
-			v = versions.Default
-		}
-		opt.DataDir = filepath.Join(instance.DefaultBaseDir(), "data", fmt.Sprintf("study-%s-%s%s", safeName(p.Name), c.Engine, v))
+		opt.DataDir = studyDataDir(p.Name, c, versions)
 	}
 	var err error
+	if opt.Caps.BestEffort, err = caps.ParseMode(c.Caps); err != nil {
+		return spec, opt, err
+	}
+	opt.Caps.DriverCPUs, opt.Caps.CgroupParent = c.DriverCPUs, c.CgroupParent
 	if c.Cpus > 0 {
 		opt.Caps.CPUs = c.Cpus
 	}
@@ -271,6 +270,22 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 	}
 	opt.Caps.WALDir = c.WALDir
 	return spec, opt, nil
+}
+
+// studyDataDir is the data directory of a managed configuration without
+// data_dir: one per study, engine and version (or installed binaries), so
+// configurations that share them share one build.
+func studyDataDir(study string, c *plan.Configuration, versions *registry.Versions) string {
+	v := c.Version
+	if v == "" && versions != nil {
+		v = versions.Default
+	}
+	if c.PGBin != "" {
+		h := fnv.New32a()
+		h.Write([]byte(c.PGBin))
+		v = fmt.Sprintf("-bin%08x", h.Sum32())
+	}
+	return filepath.Join(instance.DefaultBaseDir(), "data", fmt.Sprintf("study-%s-%s%s", safeName(study), c.Engine, v))
 }
 
 func safeName(s string) string {
@@ -410,28 +425,10 @@ func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
 	ro := r.p.Autopilot.RunOptions()
 	ro.Warehouses, ro.Label, ro.Version, ro.Commit = r.p.Build.Warehouses, r.label(name), r.o.Version, r.o.Commit
 	ro.Flags = map[string]string{"study": r.p.Name, "study.configuration": name}
-	answerRules(&ro, r.p.Autopilot.AnswerRules())
 	if r.o.OnRun != nil {
 		r.o.OnRun(&ro)
 	}
 	return ro, nil
-}
-
-// answerRules turns on the time-to-answer rules the plan leaves to them
-// (its rampup, duration or repeats left out): the plan's lengths are then
-// the caps, the floors run's defaults (10 s ramp-up, 30 s measured) or the
-// caps when shorter, the level 95 % and the repeats' agreement 5 %.
-func answerRules(ro *scenario.RunOptions, w plan.Answer) {
-	ro.Answer = steady.Plan{Confidence: 0.95, Precision: w.Precision}
-	if w.RampupAuto {
-		ro.Answer.RampupAuto, ro.Answer.RampupMin, ro.Answer.RampupMax = true, min(10*time.Second, ro.Rampup), ro.Rampup
-	}
-	if w.DurationAuto {
-		ro.Answer.DurationAuto, ro.Answer.DurationMin, ro.Answer.DurationMax = true, min(30*time.Second, ro.Duration), ro.Duration
-	}
-	if w.RepeatsAuto {
-		ro.RepeatAuto, ro.MaxCV = true, 0.05
-	}
 }
 
 // fixedLengths turns the time-to-answer rules off (the neighbour's phases
@@ -565,6 +562,9 @@ func (r *runner) fit(ctx context.Context) error {
 	fo.Run, _ = r.runOptions(c.Name)
 	fo.Run.Label = label
 	fo.MeasureAll = f.MeasureAll
+	if fo.From, err = r.fitFrom(ctx, f.From); err != nil {
+		return err
+	}
 	if u := f.UsersList(); len(u) > 0 {
 		fo.Run.Users = u
 	}
@@ -581,6 +581,22 @@ func (r *runner) fit(ctx context.Context) error {
 		return fmt.Errorf("fit: %w", err)
 	}
 	return nil
+}
+
+// fitFrom resolves the fit's from (a configuration of this plan, or a
+// stored run's id or label) to a run id ("" without it).
+func (r *runner) fitFrom(ctx context.Context, from string) (string, error) {
+	if from == "" {
+		return "", nil
+	}
+	if id, ok := r.res.Runs[from]; ok {
+		return id, nil
+	}
+	id, err := r.st.Resolve(ctx, from)
+	if err != nil {
+		return "", fmt.Errorf("fit from %s: %w", from, err)
+	}
+	return id, nil
 }
 
 // fitCandidates prices the plan's fit candidates and sets its criteria.

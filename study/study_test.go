@@ -89,3 +89,42 @@ func TestRunOptionsSayWhatRunSays(t *testing.T) {
 		t.Errorf("options do not validate: %v", err)
 	}
 }
+
+// The time-to-answer floors, level and agreement a plan says reach the
+// run, as run's --rampup-min, --duration-min, --confidence and --max-cv.
+func TestRunOptionsAnswerKeys(t *testing.T) {
+	const text = "name: s\nbuild: {warehouses: 1}\nconfigurations: [{name: a, cpus: 1}]\n" +
+		"autopilot: {users: \"1\", rampup_min: 3s, duration_min: 15s, confidence: 90%, max_cv: 8%}\n"
+	p, err := plan.Parse("plan.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, _ := (&runner{p: p}).runOptions("a")
+	a := ro.Answer
+	got := fmt.Sprintf("%s %s %g %g", a.RampupMin, a.DurationMin, a.Confidence, ro.MaxCV)
+	if want := "3s 15s 0.9 0.08"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if err := ro.Validate(); err != nil {
+		t.Errorf("options do not validate: %v", err)
+	}
+}
+
+// A configuration's driver_cpus, caps, cgroup_parent and pg_bin reach
+// the target's options as run's flags of the same names.
+func TestTargetOptionsRunCaps(t *testing.T) {
+	const text = "name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration: 10s}\n" +
+		"configurations: [{name: a, driver_cpus: \"0\", caps: best-effort, cgroup_parent: /rs.slice, pg_bin: /opt/pg/bin}]\n"
+	p, err := plan.Parse("plan.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, opt, err := TargetOptions(p, &p.Configurations[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%s %v %s %s %q", opt.Caps.DriverCPUs, opt.Caps.BestEffort, opt.Caps.CgroupParent, opt.PGBin, opt.PGVersion)
+	if want := `0 true /rs.slice /opt/pg/bin ""`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

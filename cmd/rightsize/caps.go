@@ -49,14 +49,8 @@ func (f *capFlags) caps() (caps.Caps, error) {
 	}
 	c.WALDir = f.walDir
 	c.CgroupParent = f.cgroupParent
-	switch f.mode {
-	case "", "strict":
-	case "best-effort":
-		c.BestEffort = true
-	default:
-		return c, fmt.Errorf("--caps %q: use strict (the default: a cap that cannot be applied stops the run) or best-effort", f.mode)
-	}
-	return c, nil
+	c.BestEffort, err = caps.ParseMode(f.mode)
+	return c, err
 }
 
 // joinIOLimit puts rightsize itself (and the fio it starts) into a new
