@@ -6,7 +6,10 @@
 # targets with and without predictions, and predicts a memory sweep
 # 1G,512M,256M,128M on MW warehouses from two of its points. Everything is
 # printed side by side in one run; bench/PREDICT.md has what it gave.
-#   bench/predict.sh [warehouses=4] [users=8] [rampup=10s] [duration=30s] [memory warehouses=10]
+#   [ROUNDS=N] bench/predict.sh [warehouses=4] [users=8] [rampup=10s] [duration=30s] [memory warehouses=10]
+# ROUNDS=N measures the grid N times, interleaved (the machine's speed
+# drifts: a 30 s step's NOPM has a ±5-16 % interval of its own), each
+# round predicted from its own base and the medians compared;
 # PG_BIN=/usr/lib/postgresql/15/bin uses installed PostgreSQL binaries;
 # KEEP=DIR keeps the results store (DIR/results.db) for a closer look.
 # Needs cgroups (root, or a delegated subtree) and a data directory on a
@@ -23,14 +26,18 @@ STORE="${KEEP:-$TMP}/results.db"
 PG=(--data-dir "$TMP/pg"); [ -n "${PG_BIN:-}" ] && PG+=(--pg-bin "$PG_BIN")
 RUN=(--users "$U" --rampup "$R" --duration "$D" --repeat 1 --store "$STORE")
 "$BIN" build --warehouses "$W" "${PG[@]}" >&2
-for io in none riops=2000:wiops=2000 riops=400:wiops=400; do
-  label=grid-${io%%:*}; label=${label/riops=/}
-  echo "sweep cpus 2,1.5,1,0.5 with --io-limit $io ($label)" >&2
-  "$BIN" sweep cpus --values 2,1.5,1,0.5 --io-limit "$io" --label "$label" "${RUN[@]}" "${PG[@]}" --json > "$TMP/$label.json"
+ROUNDS=${ROUNDS:-1}
+for r in $(seq 1 "$ROUNDS"); do
+  for io in none riops=2000:wiops=2000 riops=400:wiops=400; do
+    label=grid-${io%%:*}; label=${label/riops=/}
+    [ "$r" -gt 1 ] && label=$label.$r
+    echo "sweep cpus 2,1.5,1,0.5 with --io-limit $io ($label)" >&2
+    "$BIN" sweep cpus --values 2,1.5,1,0.5 --io-limit "$io" --label "$label" "${RUN[@]}" "${PG[@]}" --json > "$TMP/$label.json"
+  done
 done
 MEM=(--data-dir "$TMP/pg-mem"); [ -n "${PG_BIN:-}" ] && MEM+=(--pg-bin "$PG_BIN")
 "$BIN" build --warehouses "$MW" "${MEM[@]}" >&2
 echo "sweep memory 1G,512M,256M,128M on $MW warehouses" >&2
 "$BIN" sweep memory --values 1G,512M,256M,128M --label mem "${RUN[@]}" "${MEM[@]}" --json > "$TMP/mem.json" || true
-echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat; memory on $MW warehouses"
-go run ./bench/predict -store "$STORE" -grid grid-none,grid-2000,grid-400 -memory mem
+echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat, $ROUNDS round(s); memory on $MW warehouses"
+go run ./bench/predict -store "$STORE" -grid grid-none,grid-2000,grid-400 -memory mem -rounds "$ROUNDS"

@@ -23,9 +23,12 @@
 //     quota is a slower single server). For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
 //     delay of D·(c−1)/c. Where the driver runs on the server's cores
-//     (Config.DriverShares: 2 cores of a 2-core host), the host's cores are
-//     a second such station, for the server's and the driver's CPU per
-//     transaction together. Cores other processes kept busy during the
+//     (Config.DriverShares: 2 cores of a 2-core host), the station is the
+//     one of two that bounds the throughput lower: the host's cores for the
+//     server's and the driver's CPU per transaction together, or the
+//     server's quota for its own (the driver's CPU then a delay). A
+//     transaction's CPU time is spent once, so it is never two queues in
+//     series. Cores other processes kept busy during the
 //     measured step (the host's busy CPU less the server's and driver's)
 //     are taken away from every configuration's cores in proportion.
 //   - Reads and writes: under an IOPS limit L, a queue of demand I/Os/L;

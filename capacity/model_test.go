@@ -192,6 +192,12 @@ func TestDriverShares(t *testing.T) {
 	if p := m.Predict(Config{CPUs: 1, HostCPUs: 2}); p.TPM > 60000*1.0001 || !near(p.TPM, 60000, 0.08) || p.Limit != LimitCPU {
 		t.Errorf("cpus 1: %.0f TPM, limit %q; want about 60,000, CPU", p.TPM, p.Limit)
 	}
+	// 1.5 cores of the two the driver shares: the quota bounds it, at
+	// most 1.5 / 1 ms = 90,000 TPM; the CPU time queues once, not at the
+	// host's cores and again at the quota
+	if p := m.Predict(Config{CPUs: 1.5, HostCPUs: 2, DriverShares: true}); p.TPM > 90000*1.0001 || !near(p.TPM, 90000, 0.08) || p.Limit != LimitCPU {
+		t.Errorf("cpus 1.5 shared: %.0f TPM, limit %q; want about 90,000, CPU", p.TPM, p.Limit)
+	}
 	// half the host busy with other work during the base: a core of the
 	// server's is worth half
 	b.HostBusyPct = 100

@@ -171,11 +171,13 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 }
 
 // cpuStations are the CPUs of configuration cfg for demands d, with bg
-// cores taken by other processes: the server's cores (its quota, less
-// other processes' share of them); where the driver shares the server's
-// cores, also the host's cores (less bg) that the server's and the
-// driver's CPU per transaction queue for together. cfg.CPUs 0 is one
-// unlimited core per user, a delay.
+// cores taken by other processes. A transaction's CPU time is spent once,
+// so the server's CPU is one station: its cores (its quota, less other
+// processes' share of them); where the driver shares the server's cores,
+// the host's cores (less bg) instead, for the server's and the driver's
+// CPU per transaction together, when they bound the throughput lower than
+// the quota does (the driver's CPU is then a delay beside the quota's
+// queue). cfg.CPUs 0 is one unlimited core per user, a delay.
 func cpuStations(d Demands, cfg Config, bg float64) []station {
 	if cfg.CPUs <= 0 {
 		return []station{{name: LimitCPU, demand: d.CPUSec.Mean}}
@@ -187,11 +189,11 @@ func cpuStations(d Demands, cfg Config, bg float64) []station {
 	if !cfg.DriverShares || cfg.HostCPUs <= 0 {
 		return seidmann(d.CPUSec.Mean, cfg.CPUs*free)
 	}
-	st := seidmann(d.CPUSec.Mean+d.DriverCPUSec, cfg.HostCPUs*free)
-	if cfg.CPUs < cfg.HostCPUs {
-		st = append(st, seidmann(d.CPUSec.Mean, cfg.CPUs)...)
+	both, host := d.CPUSec.Mean+d.DriverCPUSec, cfg.HostCPUs*free
+	if host/both <= cfg.CPUs/d.CPUSec.Mean {
+		return seidmann(both, host)
 	}
-	return st
+	return append(seidmann(d.CPUSec.Mean, cfg.CPUs), station{name: "driver", demand: d.DriverCPUSec})
 }
 
 // seidmann is a CPU of c cores for demand seconds per transaction: one

@@ -4,7 +4,12 @@
 // with and without predictions, and predicts a memory sweep from two of its
 // points, printing predicted beside measured and the errors.
 //
-//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem]
+//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem] [-rounds N]
+//
+// With N rounds the grid's sweeps were measured N times, interleaved
+// (round r > 1 of sweep L is labelled L.r): each round's points are
+// predicted from that round's base (the machine's speed drifts between
+// rounds), and the median prediction is compared with the median measured.
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,8 +37,9 @@ func main() {
 	loc := flag.String("store", "", "the results store the sweeps are in")
 	grid := flag.String("grid", "grid-none,grid-2000,grid-400", "the cpus sweeps of the grid (labels), the base's first")
 	mem := flag.String("memory", "mem", "the memory sweep (label; \"\" none)")
+	rounds := flag.Int("rounds", 1, "rounds of the grid: round r > 1 of sweep L is labelled L.r")
 	flag.Parse()
-	if err := run(context.Background(), *loc, strings.Split(*grid, ","), *mem); err != nil {
+	if err := run(context.Background(), *loc, strings.Split(*grid, ","), *mem, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "predict:", err)
 		os.Exit(1)
 	}
@@ -48,26 +55,38 @@ type point struct {
 	config string
 }
 
-func run(ctx context.Context, loc string, grid []string, mem string) error {
+func run(ctx context.Context, loc string, grid []string, mem string, rounds int) error {
 	st, err := store.Open(ctx, loc)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var pts []point
-	for _, label := range grid {
-		p, err := sweepPoints(ctx, st, label)
-		if err != nil {
-			return err
+	var rs [][]point
+	for r := 1; r <= rounds; r++ {
+		var pts []point
+		for _, label := range grid {
+			if r > 1 {
+				label = fmt.Sprintf("%s.%d", label, r)
+			}
+			p, err := sweepPoints(ctx, st, label)
+			if err != nil {
+				return err
+			}
+			pts = append(pts, p...)
 		}
-		pts = append(pts, p...)
+		if len(pts) == 0 || (r > 1 && len(pts) != len(rs[0])) {
+			return fmt.Errorf("round %d: %d grid points measured (round 1: %d)", r, len(pts), len(rs[0]))
+		}
+		rs = append(rs, pts)
 	}
-	if len(pts) == 0 {
-		return errors.New("no grid point measured")
+	errs := predictRounds(rs, nil)
+	fmt.Printf("grid: %d points predicted from %s, %d round(s), medians: NOPM error median %.1f %%, worst %.1f %%\n\n", len(errs), rs[0][0].config, len(rs), median(errs), worst(errs))
+	if one := indexOf(rs[0], "cpus 1"); one > 0 {
+		errs = predictNearest(rs, map[int]bool{0: true, one: true})
+		fmt.Printf("grid: %d points, each predicted from the nearer of %s and %s (as fit does once it has measured both), medians: NOPM error median %.1f %%, worst %.1f %%\n\n",
+			len(errs), rs[0][0].config, rs[0][one].config, median(errs), worst(errs))
 	}
-	errs := predictAll(pts, pts[0], nil)
-	fmt.Printf("grid: %d points predicted from %s: NOPM error median %.1f %%, worst %.1f %%\n\n", len(errs), pts[0].config, median(errs), worst(errs))
-	if err := fits(ctx, pts); err != nil {
+	if err := fits(ctx, medianPoints(rs)); err != nil {
 		return err
 	}
 	if mem == "" {
@@ -79,7 +98,7 @@ func run(ctx context.Context, loc string, grid []string, mem string) error {
 	}
 	// predicted from the largest and the third: the others are out of sample
 	curve := []capacity.CachePoint{capacity.PointOf(m[0].d), capacity.PointOf(m[2].d)}
-	errs = predictAll(m, m[0], curve)
+	errs = predictRounds([][]point{m}, curve)
 	fmt.Printf("memory: predicted from %s and %s: NOPM error median %.1f %%, worst %.1f %%\n", m[0].config, m[2].config, median(errs), worst(errs))
 	return nil
 }
@@ -119,28 +138,108 @@ func ioOf(run *store.Run) string {
 	return c.IO.String()
 }
 
-// predictAll prints each point predicted from base (reads from curve) and
-// returns the absolute NOPM errors, %, of the points other than base.
-func predictAll(pts []point, base point, curve []capacity.CachePoint) []float64 {
-	m, err := capacity.New(base.d, capacity.NewReadCurve(curve...))
-	if err != nil {
-		fmt.Println("  no model:", err)
-		return nil
+// predictRounds predicts each round's points from that round's first
+// (reads from curve) and prints, per configuration, the median measured
+// NOPM, the spread of the measured (largest less smallest over the
+// median), the median prediction with the base round's band and the
+// error; it returns the absolute NOPM errors, %, of the points other than
+// the base.
+func predictRounds(rs [][]point, curve []capacity.CachePoint) []float64 {
+	return printRounds(rs, map[int]bool{0: true}, func(pts []point) (func(point) capacity.Prediction, error) {
+		m, err := capacity.New(pts[0].d, capacity.NewReadCurve(curve...))
+		if err != nil {
+			return nil, err
+		}
+		return func(p point) capacity.Prediction { return m.Predict(p.d.Config) }, nil
+	})
+}
+
+// predictNearest predicts each round's points as fit does once it has
+// measured the points at bases: each from the measured point nearest to
+// it (fit.Model).
+func predictNearest(rs [][]point, bases map[int]bool) []float64 {
+	return printRounds(rs, bases, func(pts []point) (func(point) capacity.Prediction, error) {
+		m := &fit.Model{ConfigOf: configOf}
+		for i := range pts {
+			if bases[i] {
+				if err := m.Learn(pts[i].cand, fit.MeasuredOf(pts[i].runID, pts[i].steps)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return func(p point) capacity.Prediction {
+			pr, why := m.Predict(p.cand)
+			if pr == nil {
+				return capacity.Prediction{Limit: why}
+			}
+			return *pr
+		}, nil
+	})
+}
+
+// printRounds predicts every round's points by the predictor made from
+// that round (predictor) and prints the medians; points at bases are the
+// measured ones, not counted in the errors returned.
+func printRounds(rs [][]point, bases map[int]bool, predictor func([]point) (func(point) capacity.Prediction, error)) []float64 {
+	preds := make([][]capacity.Prediction, len(rs))
+	for r, pts := range rs {
+		predict, err := predictor(pts)
+		if err != nil {
+			fmt.Println("  no model:", err)
+			return nil
+		}
+		for _, p := range pts {
+			preds[r] = append(preds[r], predict(p))
+		}
 	}
-	fmt.Printf("  %-40s %10s %10s %19s %8s  %s\n", "configuration", "measured", "predicted", "band", "error", "limit")
+	fmt.Printf("  %-36s %9s %7s %9s %19s %8s  %s\n", "configuration", "measured", "spread", "predicted", "band (round 1)", "error", "limit")
 	var errs []float64
-	for _, p := range pts {
-		pr := m.Predict(p.d.Config)
-		e := (pr.NOPM - p.nopm) / p.nopm * 100
+	for i, p := range rs[0] {
+		var meas, pred []float64
+		for r := range rs {
+			meas, pred = append(meas, rs[r][i].nopm), append(pred, preds[r][i].NOPM)
+		}
+		mm, pm, pr := median(meas), median(pred), preds[0][i]
+		e := (pm - mm) / mm * 100
 		mark := ""
-		if p.runID == base.runID {
+		if bases[i] {
 			mark = "  (base)"
 		} else {
 			errs = append(errs, math.Abs(e))
 		}
-		fmt.Printf("  %-40s %10.0f %10.0f %8.0f to %8.0f %+7.1f%%  %s%s\n", p.config, p.nopm, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, e, pr.Limit, mark)
+		fmt.Printf("  %-36s %9.0f %6.1f%% %9.0f %8.0f to %8.0f %+7.1f%%  %s%s\n", p.config, mm, spreadPct(meas), pm, pr.NOPMLow, pr.NOPMHigh, e, pr.Limit, mark)
 	}
 	return errs
+}
+
+// indexOf is the index of the point of configuration config (-1: none).
+func indexOf(pts []point, config string) int {
+	for i, p := range pts {
+		if p.config == config {
+			return i
+		}
+	}
+	return -1
+}
+
+// medianPoints is, per configuration, the round whose NOPM is the median.
+func medianPoints(rs [][]point) []point {
+	out := make([]point, len(rs[0]))
+	for i := range rs[0] {
+		var ps []point
+		for r := range rs {
+			ps = append(ps, rs[r][i])
+		}
+		sort.Slice(ps, func(a, b int) bool { return ps[a].nopm < ps[b].nopm })
+		out[i] = ps[(len(ps)-1)/2]
+	}
+	return out
+}
+
+// spreadPct is (largest − smallest) / median of x, %.
+func spreadPct(x []float64) float64 {
+	lo, hi := slices.Min(x), slices.Max(x)
+	return (hi - lo) / median(x) * 100
 }
 
 // costs prices the grid: cores and their licences.
