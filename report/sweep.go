@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -75,6 +76,9 @@ func renderSweep(p *Page, s *Sweep) error {
 	if s.DBBytes > 0 {
 		p.Textf("Database size: %.0f MiB.", float64(s.DBBytes)/(1<<20))
 	}
+	if w := prewarmedText(p, s); w != "" {
+		p.Text(w)
+	}
 	head := []string{s.Kind, "status", "users", "TPM", "NOPM", "New-Order p90 ms", "New-Order p99 ms", "blocks read per txn", "disk read MB/s", "run"}
 	var rows []Row
 	var names []string
@@ -137,6 +141,27 @@ func renderSweep(p *Page, s *Sweep) error {
 	p.Charts(cs...)
 	p.Note("Each value's figures are its run's step with the highest NOPM (means across repeats, as everywhere in this report). Knee rule: " + s.Rule + ".")
 	return nil
+}
+
+// prewarmedText says which values' runs started from a prewarmed cache
+// (--prewarm) and what it loaded ("" when none did).
+func prewarmedText(p *Page, s *Sweep) string {
+	byID := map[string]string{}
+	for _, rd := range p.Runs {
+		if w := rd.Run.Prewarmed(); w != "" {
+			byID[rd.Run.ID] = strings.TrimPrefix(w, "cache prewarmed: ")
+		}
+	}
+	var parts []string
+	for _, pt := range s.Points {
+		if w, ok := byID[pt.RunID]; ok {
+			parts = append(parts, pt.Value+" "+w)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Cache prewarmed before each ramp-up (--prewarm): " + strings.Join(parts, ", ") + "."
 }
 
 // sweepPredictions are the rows of a sweep's predictions table.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rightsize/rightsize/store"
 )
 
 func testSweep() *Sweep {
@@ -115,5 +117,25 @@ func TestSweepDriverNote(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A sweep whose runs were prewarmed says so, value by value; one whose
+// runs were not says nothing about it.
+func TestSweepPrewarmed(t *testing.T) {
+	warm := func(id string) RunData {
+		return RunData{Run: store.Run{ID: id, Env: map[string]string{store.EnvPrewarmBytes: "225443840", store.EnvPrewarmBlocks: "27520"}}}
+	}
+	for _, tc := range []struct {
+		runs []RunData
+		want string
+	}{
+		{[]RunData{warm("r1"), warm("r2")}, "Cache prewarmed before each ramp-up (--prewarm): 1G 215 MiB (27520 blocks), 256M 215 MiB (27520 blocks)."},
+		{[]RunData{{Run: store.Run{ID: "r1"}}}, ""},
+	} {
+		p := &Page{Runs: tc.runs}
+		if got := prewarmedText(p, testSweep()); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
 	}
 }

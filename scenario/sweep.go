@@ -367,7 +367,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepO
 	if err != nil {
 		return nil, err
 	}
-	warnFits(kind, sw.Values, dbBytes, o.OnWarning)
+	warnFits(kind, sw.Values, dbBytes, t.Registered.Tuning, o.OnWarning)
 	warnDriverShare(kind, sw.Values, t.Options.Caps.DriverCPUs, runtime.NumCPU(), o.OnWarning)
 	if o.Resume == "" {
 		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
@@ -585,17 +585,24 @@ func databaseBytes(ctx context.Context, t *registry.Target) int64 {
 }
 
 // warnFits warns when a memory sweep cannot show a knee: the database fits
-// in the smallest cache tried.
-func warnFits(kind SweepKind, values []string, dbBytes int64, warn func(string)) {
+// in the engine's cache (its share of the memory, caps.Split) at the
+// smallest value tried. A database larger than that cache but smaller than
+// the memory still shows one: its reads come from the page cache, each a
+// system call and a copy.
+func warnFits(kind SweepKind, values []string, dbBytes int64, tuning engine.Tuning, warn func(string)) {
 	if kind.Name != "memory" || warn == nil || dbBytes == 0 || len(values) == 0 {
 		return
 	}
 	smallest, err := units.ParseSize(values[len(values)-1])
-	if err != nil || dbBytes > smallest {
+	if err != nil {
 		return
 	}
-	warn(fmt.Sprintf("the database (%.0f MiB) fits in every value tried (smallest %s): a memory knee needs a database larger than the smallest value; build more warehouses or add smaller values",
-		float64(dbBytes)/(1<<20), values[len(values)-1]))
+	cache, _ := caps.Split(tuning, smallest)
+	if dbBytes > cache {
+		return
+	}
+	warn(fmt.Sprintf("the database (%.0f MiB) fits in the engine's cache at every value tried (smallest %s leaves it %.0f MiB): a memory knee needs a database larger than that cache; build more warehouses or add smaller values",
+		float64(dbBytes)/(1<<20), values[len(values)-1], float64(cache)/(1<<20)))
 }
 
 // LoadSweepResult reads a stored sweep with its runs' figures and knee.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 )
@@ -123,5 +124,31 @@ func TestSweepCPUsAndIO(t *testing.T) {
 	opt, err = io.Apply(registered(t, "postgres"), "riops=2000:wiops=500", registry.Options{})
 	if err != nil || opt.Caps.IO.ReadIOPS != 2000 || opt.Caps.IO.WriteIOPS != 500 {
 		t.Fatalf("io Apply: %+v, %v", opt.Caps, err)
+	}
+}
+
+// TestWarnFits: a memory sweep warns only when the database fits in the
+// engine's cache at its smallest value, not merely in the memory.
+func TestWarnFits(t *testing.T) {
+	tuning := engine.Tuning{Reserve: 64 << 20, RestShare: 2} // PostgreSQL's split: half is cache
+	memory := SweepKind{Name: "memory"}
+	for _, tc := range []struct {
+		name   string
+		kind   SweepKind
+		values []string
+		db     int64
+		warn   bool
+	}{
+		{"fits the smallest cache", memory, []string{"1G", "512M"}, 200 << 20, true},
+		{"fits the memory, not the cache", memory, []string{"1G", "256M"}, 212 << 20, false},
+		{"larger than every value", memory, []string{"1G", "256M"}, 2 << 30, false},
+		{"not a memory sweep", SweepKind{Name: "cpus"}, []string{"2", "1"}, 1 << 20, false},
+		{"size unknown", memory, []string{"1G"}, 0, false},
+	} {
+		var got []string
+		warnFits(tc.kind, tc.values, tc.db, tuning, func(s string) { got = append(got, s) })
+		if (len(got) > 0) != tc.warn {
+			t.Errorf("%s: warnings %q, want a warning: %v", tc.name, got, tc.warn)
+		}
 	}
 }

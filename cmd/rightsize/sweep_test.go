@@ -98,8 +98,10 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 			t.Errorf("run for %s ran with shared_buffers %q, want %s", p.Value, r.Env["setting.shared_buffers"], want)
 		}
 	}
-	if !strings.Contains(errOut, "fits in every value tried") {
-		t.Errorf("no warning that the 1-warehouse database fits in 128M:\n%s", errOut)
+	// 1 warehouse (about 100 MiB) is larger than PostgreSQL's 64 MiB cache
+	// at 128M: its reads leave shared buffers, so the sweep can show a knee
+	if strings.Contains(errOut, "fits in the engine's cache") {
+		t.Errorf("warned that the 1-warehouse database fits in 128M's 64 MiB cache:\n%s", errOut)
 	}
 	page := filepath.Join(t.TempDir(), "sweep.html")
 	if out, errOut, code := cli(t, context.Background(), "report", "--sweep", "mem", "--store", st, "-o", page); code != 0 {
