@@ -298,11 +298,25 @@ func (c *checker) option(a yamlfile.At, path, key string, err error) {
 	}
 	msg := err.Error()
 	if m := leadingFlag.FindStringSubmatch(msg); m != nil {
-		key, msg = keyOf(m[1]), strings.TrimPrefix(msg, m[0])
+		key = keyOf(m[1])
 	}
 	if !c.has(join(path, key)) {
-		c.field(a, path, key, asKeys(msg))
+		c.field(a, path, key, problem(err))
 	}
+}
+
+// problem is a flag parser's error as a plan says it: without the flags it
+// begins with ("--values --cpus "x": want ..." is ""x": want ..."), every
+// other flag written as its key ("" for nil).
+func problem(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	for m := leadingFlag.FindString(msg); m != ""; m = leadingFlag.FindString(msg) {
+		msg = strings.TrimPrefix(msg, m)
+	}
+	return asKeys(msg)
 }
 
 // validateAnswer reads the time-to-answer keys: a rampup, duration or
@@ -432,7 +446,7 @@ func (cf *Configuration) validateManaged(c *checker, path string) {
 		c.field(cf.at, path, "version", checkVersion(cf.Engine, cf.Version))
 	}
 	if cf.at.Has("cpus") {
-		c.field(cf.at, path, "cpus", checkCpus(cf.Cpus))
+		c.field(cf.at, path, "cpus", checkCpus(strconv.FormatFloat(cf.Cpus, 'g', -1, 64)))
 	}
 	if cf.at.Has("memory") {
 		c.field(cf.at, path, "memory", checkMemory(cf.Memory))
@@ -510,14 +524,10 @@ func checkVersion(engine, v string) string {
 	return ""
 }
 
-func checkCpus(n float64) string {
-	if n <= 0 {
-		return fmt.Sprintf("must be above 0 (%g)", n)
-	}
-	if m := runtime.NumCPU(); n > float64(m) {
-		return fmt.Sprintf("%g cores asked, this machine has %d", n, m)
-	}
-	return ""
+// checkCpus checks cores with run's --cpus parser, on this machine.
+func checkCpus(s string) string {
+	_, err := caps.ParseCPUs(s, runtime.NumCPU())
+	return problem(err)
 }
 
 func checkMemory(s string) string {
@@ -527,33 +537,15 @@ func checkMemory(s string) string {
 	return ""
 }
 
-// checkIO checks an I/O limit: none, or riops=N, wiops=N, rbps=SIZE,
-// wbps=SIZE separated by commas (or colons, inside a sweep's values).
+// checkIO checks an I/O limit with run's --io-limit parser: none, or
+// riops=N, wiops=N, rbps=SIZE, wbps=SIZE separated by commas (or colons,
+// inside a sweep's values); a plan writes none rather than nothing.
 func checkIO(s string) string {
-	if s == "none" {
-		return ""
-	}
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		switch {
-		case !ok:
-			return fmt.Sprintf("%q: want none or riops=N,wiops=N,rbps=SIZE,wbps=SIZE", s)
-		case k == "riops" || k == "wiops":
-			if n, err := strconv.Atoi(v); err != nil || n < 1 {
-				return fmt.Sprintf("%s=%s: want a positive number of I/Os per second", k, v)
-			}
-		case k == "rbps" || k == "wbps":
-			if _, err := units.ParseSize(v); err != nil {
-				return fmt.Sprintf("%s=%s: %v", k, v, err)
-			}
-		default:
-			return fmt.Sprintf("%q: unknown limit %q (riops, wiops, rbps, wbps)", s, k)
-		}
-	}
 	if strings.TrimSpace(s) == "" {
 		return "empty: write none or riops=N,wiops=N,rbps=SIZE,wbps=SIZE"
 	}
-	return ""
+	_, err := caps.ParseIOLimit(s)
+	return problem(err)
 }
 
 // managedConfig finds a managed configuration by name for a field naming it.
@@ -586,10 +578,7 @@ func (s *Sweep) validate(c *checker, path string, names map[string]*Configuratio
 		case "memory":
 			msg = checkMemory(v.Value)
 		case "cpus":
-			n, err := strconv.ParseFloat(v.Value, 64)
-			if msg = checkCpus(n); err != nil {
-				msg = fmt.Sprintf("%q is not a number of cores", v.Value)
-			}
+			msg = checkCpus(v.Value)
 		case "io":
 			msg = checkIO(v.Value)
 		case "version":
@@ -656,22 +645,15 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 	case !hasCostConfig(costs, f.Cost):
 		c.field(f.at, path, "cost", fmt.Sprintf("%q is not a config of %s", f.Cost, costs.Path))
 	}
-	switch t := f.TargetNOPM; {
-	case t == "":
+	if f.TargetNOPM == "" {
 		c.add(f.at.Pos, path+".target_nopm", "missing: the NOPM to meet (a number, or from:RUN / from:CONFIGURATION)")
-	case strings.HasPrefix(t, "from:"):
-		if strings.TrimPrefix(t, "from:") == "" {
-			c.field(f.at, path, "target_nopm", "from: needs a run id, label or configuration name")
-		}
-	default:
-		if n, err := strconv.ParseFloat(t, 64); err != nil || n <= 0 {
-			c.field(f.at, path, "target_nopm", fmt.Sprintf("%q: want a positive number or from:RUN", t))
-		}
+	} else {
+		_, _, err := scenario.ParseTargetNOPM(f.TargetNOPM)
+		c.option(f.at, path, "target_nopm", err)
 	}
 	if f.Headroom != "" {
-		if v, err := units.ParsePercent(f.Headroom); err != nil || v < 0 {
-			c.field(f.at, path, "headroom", fmt.Sprintf("%q: want a percentage of 0 or more, such as 20%%", f.Headroom))
-		}
+		_, err := scenario.ParseHeadroom(f.Headroom)
+		c.option(f.at, path, "headroom", err)
 	}
 	if f.MaxP90Ms < 0 {
 		c.field(f.at, path, "max_p90_ms", "must not be negative")
@@ -684,13 +666,16 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 		}
 		f.users = u
 	}
-	if f.At != "" && f.At != "peak" {
-		if n, err := strconv.Atoi(f.At); err != nil || !containsInt(f.users, n) {
+	if f.At != "" {
+		n, err := scenario.ParseAt(f.At)
+		c.option(f.at, path, "at", err)
+		if err == nil && n > 0 && !containsInt(f.users, n) {
 			c.field(f.at, path, "at", fmt.Sprintf("%q: want peak or a users count of the sequence %v", f.At, f.users))
 		}
 	}
-	if f.Confidence != "" && f.Confidence != "range" && f.Confidence != "mean" {
-		c.field(f.at, path, "confidence", fmt.Sprintf("%q: want range (the lower end of the repeats' range) or mean", f.Confidence))
+	if f.Confidence != "" {
+		_, err := scenario.ParseConfidence(f.Confidence)
+		c.option(f.at, path, "confidence", err)
 	}
 	if f.at.Has("from") && strings.TrimSpace(f.From) == "" {
 		c.field(f.at, path, "from", "empty: a stored run (id or label) or a configuration of this plan for the model to learn from first")
@@ -709,13 +694,7 @@ func (f *Fit) validateLists(c *checker, cf *Configuration) {
 	if len(f.Cpus) == 0 && len(f.Memory) == 0 && len(f.IO) == 0 && len(f.Versions) == 0 {
 		c.add(f.at.Pos, "fit", "no candidate: list cpus, memory, io or versions to try")
 	}
-	check("cpus", f.Cpus, func(s string) string {
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Sprintf("%q is not a number of cores", s)
-		}
-		return checkCpus(n)
-	})
+	check("cpus", f.Cpus, checkCpus)
 	check("memory", f.Memory, checkMemory)
 	check("io", f.IO, checkIO)
 	engine := managedEngines[0]

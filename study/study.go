@@ -7,6 +7,7 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -640,13 +641,16 @@ func (r *runner) fitCandidates(ctx context.Context, f *plan.Fit, fo *scenario.Fi
 }
 
 func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error) {
-	cr := fit.Criteria{MaxP90Ms: f.MaxP90Ms, Mean: f.Confidence == "mean"}
-	if f.At != "" && f.At != "peak" {
-		fmt.Sscanf(f.At, "%d", &cr.AtUsers)
+	// validated with the plan; "" is range, peak and no headroom
+	cr := fit.Criteria{MaxP90Ms: f.MaxP90Ms}
+	cr.Mean, _ = scenario.ParseConfidence(cmp.Or(f.Confidence, "range"))
+	cr.AtUsers, _ = scenario.ParseAt(cmp.Or(f.At, "peak"))
+	head, _ := scenario.ParseHeadroom(cmp.Or(f.Headroom, "0"))
+	base, from, err := scenario.ParseTargetNOPM(f.TargetNOPM)
+	if err != nil {
+		return cr, fmt.Errorf("fit target_nopm: %w", err)
 	}
-	head, _ := units.ParsePercent(f.Headroom) // validated with the plan; "" is none
-	base := 0.0
-	if from, ok := strings.CutPrefix(f.TargetNOPM, "from:"); ok {
+	if from != "" {
 		key := from
 		if id, ok := r.res.Runs[from]; ok {
 			key = id // a configuration of this plan
@@ -662,8 +666,6 @@ func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error
 		if base, err = fit.TargetFrom(analysis.Aggregate(steps), cr.AtUsers); err != nil {
 			return cr, err
 		}
-	} else if _, err := fmt.Sscanf(f.TargetNOPM, "%g", &base); err != nil {
-		return cr, fmt.Errorf("fit target_nopm %q: %w", f.TargetNOPM, err)
 	}
 	cr.TargetNOPM = fit.Target(base, head)
 	return cr, nil

@@ -247,37 +247,28 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 // criteria reads the target (a number or from:RUN), headroom, step and
 // confidence.
 func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
-	var cr fit.Criteria
-	cr.MaxP90Ms = f.maxP90
-	switch f.confidence {
-	case "range":
-	case "mean":
-		cr.Mean = true
-	default:
-		return cr, badInput(fmt.Errorf("--confidence %q: want range or mean", f.confidence))
+	cr := fit.Criteria{MaxP90Ms: f.maxP90}
+	var err error
+	if cr.Mean, err = scenario.ParseConfidence(f.confidence); err != nil {
+		return cr, badInput(err)
 	}
-	if f.at != "peak" {
-		n, err := strconv.Atoi(f.at)
-		if err != nil || n < 1 {
-			return cr, badInput(fmt.Errorf("--at %q: want peak or a users count", f.at))
-		}
-		cr.AtUsers = n
+	if cr.AtUsers, err = scenario.ParseAt(f.at); err != nil {
+		return cr, badInput(err)
 	}
-	head, err := units.ParsePercent(f.headroom)
-	if err != nil || head < 0 {
-		return cr, badInput(fmt.Errorf("--headroom %q: want a percentage such as 20%%", f.headroom))
+	head, err := scenario.ParseHeadroom(f.headroom)
+	if err != nil {
+		return cr, badInput(err)
 	}
-	var base float64
-	switch {
-	case f.target == "":
+	if f.target == "" {
 		return cr, badInput(errors.New("--target-nopm is required: a number, or from:RUN (a stored run id or label)"))
-	case strings.HasPrefix(f.target, "from:"):
-		if base, err = targetFromRun(cmd, strings.TrimPrefix(f.target, "from:"), cr.AtUsers); err != nil {
+	}
+	base, from, err := scenario.ParseTargetNOPM(f.target)
+	if err != nil {
+		return cr, badInput(err)
+	}
+	if from != "" {
+		if base, err = targetFromRun(cmd, from, cr.AtUsers); err != nil {
 			return cr, err
-		}
-	default:
-		if base, err = strconv.ParseFloat(f.target, 64); err != nil || base <= 0 {
-			return cr, badInput(fmt.Errorf("--target-nopm %q: want a positive number or from:RUN", f.target))
 		}
 	}
 	cr.TargetNOPM = fit.Target(base, head)
