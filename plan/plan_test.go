@@ -159,6 +159,9 @@ sweeps:
 			`configurations[2].caps: applies to a managed server only`,
 			`configurations[2].driver_cpus: applies to a managed server only`,
 		}},
+		{"prewarm where the engine has none", strings.Replace(good, "duration: 10s}", "duration: 10s, prewarm: true}", 1) + "  - {name: m, engine: mariadb}\n", []string{
+			`autopilot.prewarm: configuration m: cannot load the cache ahead of the run: rightsize prewarms PostgreSQL only (with pg_prewarm), not mysql; drop prewarm, or warm the cache with a longer rampup`,
+		}},
 		{"password env unset", strings.Replace(good, "    cpus: 1\n", "    target: postgres://u@db/tpcc\n    password_env: RIGHTSIZE_TEST_UNSET_PW\n", 1),
 			[]string{"plan.yaml:7:19: configurations[0].password_env: environment variable RIGHTSIZE_TEST_UNSET_PW is not set"}},
 	} {

@@ -133,6 +133,9 @@ func (p *Plan) Validate() yamlfile.Errors {
 	for i := range p.Sweeps {
 		p.Sweeps[i].validate(c, fmt.Sprintf("sweeps[%d]", i), names)
 	}
+	if p.Autopilot.Prewarm {
+		p.checkPrewarm(c)
+	}
 	if p.Neighbour != nil {
 		p.Neighbour.validate(c, names)
 	}
@@ -180,6 +183,35 @@ func (p *Plan) decodedAll(c *checker) {
 		c.decoded(p.Fit.at, "fit")
 	}
 	c.decoded(p.Report.at, "report")
+}
+
+// checkPrewarm refuses prewarm before anything runs when a
+// configuration's engine cannot load its cache (its registry entry says).
+func (p *Plan) checkPrewarm(c *checker) {
+	var cannot []string
+	var why error
+	for _, cf := range p.Configurations {
+		e, ok := cf.registered()
+		if !ok {
+			continue // its own problem, said at its engine or target
+		}
+		if err := e.CheckPrewarm(); err != nil {
+			cannot, why = append(cannot, cf.Name), err
+		}
+	}
+	if len(cannot) > 0 {
+		c.field(p.Autopilot.at, "autopilot", "prewarm", fmt.Sprintf("configuration %s: %s", strings.Join(cannot, ", "), problem(why)))
+	}
+}
+
+// registered is the registry's engine of the configuration.
+func (cf *Configuration) registered() (registry.Engine, bool) {
+	if cf.Managed() {
+		e, _, ok := registry.ManagedNamed(cf.Engine)
+		return e, ok
+	}
+	e, _, err := registry.EngineOf(cf.Target)
+	return e, err == nil
 }
 
 func (p *Plan) loadCost(c *checker) {

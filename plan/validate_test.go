@@ -91,3 +91,11 @@ report: [x]
 		})
 	}
 }
+
+// prewarm is accepted where every configuration's engine can load its
+// cache (the embedded PostgreSQL; MariaDB is refused, see TestErrorsHaveLines).
+func TestPrewarmPostgresAccepted(t *testing.T) {
+	if _, err := Parse("plan.yaml", []byte(strings.Replace(validPlan, "duration: 10s}", "duration: 10s, prewarm: true}", 1))); err != nil {
+		t.Errorf("prewarm on PostgreSQL: %v", err)
+	}
+}

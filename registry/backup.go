@@ -15,9 +15,16 @@ type pgxPooler interface {
 	Pool() *pgxpool.Pool
 }
 
+// urlServer is a managed server that gives its databases' URLs
+// (instance/mariadb).
+type urlServer interface {
+	URL(database string) string
+}
+
 // BackupSpec describes t for the backup probe, with its engine's method
 // (Engine.Backup): the embedded target's DSN is rebuilt from its instance
-// and the database the pool is connected to; other targets use their
+// and the database the pool is connected to, the managed MariaDB's is its
+// server's URL of the benchmark database; other targets use their
 // --target value as the DSN.
 func (t *Target) BackupSpec(ctx context.Context) (backup.Spec, error) {
 	inst, _ := t.Server.(*instance.Postgres)
@@ -25,6 +32,9 @@ func (t *Target) BackupSpec(ctx context.Context) (backup.Spec, error) {
 		inst = c.Postgres
 	}
 	s := backup.Spec{EngineName: t.Engine(), Method: t.Registered.Backup, URL: t.Spec, Postgres: inst}
+	if srv, ok := t.Server.(urlServer); ok && inst == nil {
+		s.URL = srv.URL(t.Options.Database) // a managed MariaDB: its spec is "mariadb"
+	}
 	if inst == nil {
 		return s, nil
 	}

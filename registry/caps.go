@@ -13,7 +13,6 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/instance"
 )
 
 // capsPlan validates opt.Caps for a managed server tuned by tuning whose
@@ -147,7 +146,7 @@ func CheckCaps(spec string, opt Options) error {
 	}
 	dataDir := opt.DataDir
 	if dataDir == "" {
-		dataDir = instance.DefaultBaseDir()
+		dataDir = e.Managed.DataDir() // where Start puts it
 	}
 	_, l, err := capsPlan(e.Tuning, opt, dataDir)
 	if err != nil || !limited(l) || opt.Caps.BestEffort {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -70,10 +71,11 @@ func postgresEngine() Engine {
 		},
 		Managed: &ManagedServer{Name: "postgres", Display: "embedded PostgreSQL", Start: openEmbedded, Binaries: instance.FindBinaries,
 			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion},
-			WALDir:   "PostgreSQL initdb --waldir for a new cluster"},
+			WALDir:   "PostgreSQL initdb --waldir for a new cluster", DataDir: instance.DefaultBaseDir},
 		Tuning:   postgres.Tuning,
 		Backup:   backup.Postgres,
 		CPUProbe: cpu.PLpgSQLLoop,
+		Prewarm:  true,
 	}
 }
 
@@ -85,10 +87,7 @@ func openEmbedded(ctx context.Context, _ string, opt Options) (*Target, error) {
 	if err := checkPGVersion(opt); err != nil {
 		return nil, err
 	}
-	dataDir := opt.DataDir
-	if dataDir == "" {
-		dataDir = instance.DefaultBaseDir()
-	}
+	dataDir := cmp.Or(opt.DataDir, instance.DefaultBaseDir())
 	plan, limits, err := capsPlan(postgres.Tuning, opt, dataDir)
 	if err != nil {
 		return nil, err
@@ -170,7 +169,7 @@ func mysqlEngine() Engine {
 			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
 		},
 		Managed: &ManagedServer{Name: "mariadb", Display: "managed MariaDB", Start: openManagedMariaDB, Binaries: mariadb.FindBinaries,
-			VersionNote: "MariaDB runs the installed mariadbd", WALDir: "MariaDB innodb_log_group_home_dir"},
+			VersionNote: "MariaDB runs the installed mariadbd", WALDir: "MariaDB innodb_log_group_home_dir", DataDir: mariaDBDataDir},
 		Tuning:   mysql.Tuning,
 		Backup:   backup.MySQL,
 		CPUProbe: cpu.MySQLLoop,
@@ -183,10 +182,7 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	if !mariadb.Installed() {
 		return nil, fmt.Errorf("%w %q: no mariadbd on this machine; install it (Debian: apt-get install mariadb-server) or use mysql://user:pass@host:port/db", ErrBadTarget, spec)
 	}
-	dataDir := opt.DataDir
-	if dataDir == "" {
-		dataDir = filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
-	}
+	dataDir := cmp.Or(opt.DataDir, mariaDBDataDir())
 	plan, limits, err := capsPlan(mysql.Tuning, opt, dataDir)
 	if err != nil {
 		return nil, err
@@ -220,6 +216,11 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 		return nil, err
 	}
 	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv, unpin: unpin}, nil
+}
+
+// mariaDBDataDir is the managed MariaDB's data directory without --data-dir.
+func mariaDBDataDir() string {
+	return filepath.Join(instance.DefaultBaseDir(), "data", "mariadb-default")
 }
 
 // mariaDBServer is what openManagedMariaDB needs of a started server.

@@ -161,6 +161,9 @@ type Engine struct {
 	Backup backup.Method
 	// CPUProbe is its server-side loop for probe cpu (zero: none).
 	CPUProbe cpu.Loop
+	// Prewarm says it loads its cache ahead of a run (run --prewarm: its
+	// DB has a Prewarm method); CheckPrewarm says why not.
+	Prewarm bool
 }
 
 // ManagedServer is how rightsize runs an engine's server itself.
@@ -184,6 +187,9 @@ type ManagedServer struct {
 	// WALDir says how it keeps its transaction log on --wal-dir's path, for
 	// doctor ("": it cannot, and --wal-dir is refused).
 	WALDir string
+	// DataDir is where its data directory is without --data-dir (Start
+	// puts it there; CheckCaps finds the device of an I/O limit there).
+	DataDir func() string
 }
 
 // Versions are the server versions a managed engine can start.
