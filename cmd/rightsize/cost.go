@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,9 +42,7 @@ cents only when printed. --presets lists the licence presets (use: KEY).`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(cmd.OutOrStdout(), res)
 			}
 			return cost.WriteText(cmd.OutOrStdout(), res)
 		},
@@ -95,9 +92,7 @@ func costInputError(err error) error {
 func printPresets(cmd *cobra.Command, asJSON bool) error {
 	ps := cost.Presets()
 	if asJSON {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(ps)
+		return writeJSON(cmd.OutOrStdout(), ps)
 	}
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "use:\tlicence\tper\tpack\tpack price\tminimum\tcore factor\tsource")

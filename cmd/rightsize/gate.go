@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,9 +77,7 @@ func (f *gateFlags) gate(out, lines io.Writer, c *report.Comparison, th report.T
 		lines = out
 	}
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
+		if err := writeJSON(out, v); err != nil {
 			return fmt.Errorf("write the verdicts as JSON: %w", err)
 		}
 	} else {

@@ -349,9 +349,7 @@ func (sp storageProbe) run(cmd *cobra.Command, st *store.Store, progress func(st
 // latency percentile table.
 func printStorageProbe(w io.Writer, id string, res storageProbeResult, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"probe_id": id, "result": res})
+		return writeJSON(w, map[string]any{"probe_id": id, "result": res})
 	}
 	storage.FormatTable(w, res.Jobs)
 	fmt.Fprintf(w, "stored as probe %s\n", id)

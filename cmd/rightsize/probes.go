@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -62,17 +62,8 @@ func newProbesListCmd() *cobra.Command {
 			default:
 				return badInput(fmt.Errorf("--kind %q: want %s, %s or %s", kind, store.ProbeStorage, store.ProbeCPU, store.ProbeBackup))
 			}
-			w := cmd.OutOrStdout()
-			st, err := openResults(cmd)
-			if errors.Is(err, store.ErrNoStore) {
-				if asJSON {
-					fmt.Fprintln(w, "[]")
-				} else {
-					fmt.Fprintf(w, "no probes yet: %v\n", errors.Unwrap(err))
-				}
-				return nil
-			}
-			if err != nil {
+			st, err := openListing(cmd, "probes", asJSON)
+			if st == nil {
 				return err
 			}
 			defer st.Close()
@@ -85,23 +76,15 @@ func newProbesListCmd() *cobra.Command {
 				items = append(items, probeItem{ID: p.ID, Kind: p.Kind, Label: p.Label, Host: p.Host,
 					CreatedAt: p.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Partial: probePartial(p)})
 			}
-			if asJSON {
-				return writeJSON(w, items)
-			}
-			if len(items) == 0 {
-				fmt.Fprintf(w, "no probes in %s (measure with rightsize probe storage, cpu or backup)\n", st.Location())
-				return nil
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tKIND\tLABEL\tHOST\tSTATUS\tCREATED")
-			for i, it := range items {
-				status := "complete"
-				if it.Partial {
-					status = "PARTIAL"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.ID, it.Kind, dash(it.Label), dash(it.Host), status, localTime(ps[i].CreatedAt))
-			}
-			return tw.Flush()
+			return writeListing(cmd.OutOrStdout(), asJSON, items,
+				fmt.Sprintf("no probes in %s (measure with rightsize probe storage, cpu or backup)", st.Location()),
+				"ID\tKIND\tLABEL\tHOST\tSTATUS\tCREATED", func(tw io.Writer, i int) {
+					it, status := items[i], "complete"
+					if it.Partial {
+						status = "PARTIAL"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.ID, it.Kind, dash(it.Label), dash(it.Host), status, localTime(ps[i].CreatedAt))
+				})
 		},
 	}
 	cmd.Flags().StringVar(&kind, "kind", "", "only probes of this kind: storage, cpu or backup")
@@ -117,21 +100,13 @@ func oneProbe(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// openProbe opens the store and loads PROBE; the caller closes the store.
-func openProbe(cmd *cobra.Command, key string) (*store.Store, *store.Probe, error) {
-	st, err := openResults(cmd)
-	if err != nil {
-		return nil, nil, err
+// loadProbe loads PROBE from st; unknown or ambiguous is bad input.
+func loadProbe(ctx context.Context, st *store.Store, key string) (*store.Probe, error) {
+	p, err := st.LoadProbe(ctx, key)
+	if err != nil && (errors.Is(err, store.ErrNotFound) || strings.Contains(err.Error(), "ambiguous") || strings.Contains(err.Error(), "empty")) {
+		return nil, badInput(err)
 	}
-	p, err := st.LoadProbe(cmd.Context(), key)
-	if err != nil {
-		st.Close()
-		if errors.Is(err, store.ErrNotFound) || strings.Contains(err.Error(), "ambiguous") || strings.Contains(err.Error(), "empty") {
-			return nil, nil, badInput(err)
-		}
-		return nil, nil, err
-	}
-	return st, p, nil
+	return p, err
 }
 
 func newProbesShowCmd() *cobra.Command {
@@ -140,17 +115,12 @@ func newProbesShowCmd() *cobra.Command {
 		Use:   "show PROBE",
 		Short: "Show a stored probe: its table (storage), timings (cpu) or cycles (backup)",
 		Args:  oneProbe,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, p, err := openProbe(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+		RunE: onStored(loadProbe, func(cmd *cobra.Command, st *store.Store, p *store.Probe) error {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), p)
 			}
 			return printProbe(cmd.OutOrStdout(), p)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stored probe (its result included) as one JSON document")
 	return cmd
@@ -202,12 +172,7 @@ func newProbesExportCmd() *cobra.Command {
 		Args:  oneProbe,
 		Example: `  rightsize probes export nvme > nvme.json
   rightsize probes export nvme -o nvme.json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, p, err := openProbe(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+		RunE: onStored(loadProbe, func(cmd *cobra.Command, st *store.Store, p *store.Probe) error {
 			if out == "" || out == "-" {
 				return writeJSON(cmd.OutOrStdout(), p)
 			}
@@ -216,7 +181,7 @@ func newProbesExportCmd() *cobra.Command {
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), out)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", `the JSON file to write (default or "-": standard output)`)
 	return cmd
@@ -227,17 +192,12 @@ func newProbesDeleteCmd() *cobra.Command {
 		Use:   "delete PROBE",
 		Short: "Delete a stored probe",
 		Args:  oneProbe,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, p, err := openProbe(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+		RunE: onStored(loadProbe, func(cmd *cobra.Command, st *store.Store, p *store.Probe) error {
 			if err := st.DeleteProbe(cmd.Context(), p.ID); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted probe %s (%s, label %s)\n", p.ID, p.Kind, dash(p.Label))
 			return nil
-		},
+		}),
 	}
 }

@@ -64,16 +64,75 @@ func openResults(cmd *cobra.Command) (*store.Store, error) {
 // openRun opens the store for reading and resolves RUN in it; the caller
 // closes the store.
 func openRun(cmd *cobra.Command, key string) (*store.Store, string, error) {
+	return openStored(cmd, key, resolveRun)
+}
+
+// openStored opens the store for reading and finds key in it (a run or a
+// probe) with find; the caller closes the store.
+func openStored[T any](cmd *cobra.Command, key string, find func(context.Context, *store.Store, string) (T, error)) (*store.Store, T, error) {
+	var zero T
 	st, err := openResults(cmd)
 	if err != nil {
-		return nil, "", err
+		return nil, zero, err
 	}
-	id, err := resolveRun(cmd.Context(), st, key)
+	v, err := find(cmd.Context(), st, key)
 	if err != nil {
 		st.Close()
-		return nil, "", err
+		return nil, zero, err
 	}
-	return st, id, nil
+	return st, v, nil
+}
+
+// onStored is the RunE of a command on one stored run or probe (its only
+// argument): do runs with the store open and what find found.
+func onStored[T any](find func(context.Context, *store.Store, string) (T, error),
+	do func(cmd *cobra.Command, st *store.Store, v T) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		st, v, err := openStored(cmd, args[0], find)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return do(cmd, st, v)
+	}
+}
+
+// openListing opens the store for a list command. Where there is no store
+// yet it prints the empty listing ("[]" with --json, else "no WHAT yet:
+// why") and returns no store and no error: the command is done.
+func openListing(cmd *cobra.Command, what string, asJSON bool) (*store.Store, error) {
+	st, err := openResults(cmd)
+	if !errors.Is(err, store.ErrNoStore) {
+		return st, err
+	}
+	if asJSON {
+		fmt.Fprintln(cmd.OutOrStdout(), "[]")
+	} else {
+		fmt.Fprintf(cmd.OutOrStdout(), "no %s yet: %v\n", what, errors.Unwrap(err))
+	}
+	return nil, nil
+}
+
+// writeListing prints the items of a list command: a JSON array with
+// --json, else the line empty when there are none, else a table of header
+// and one row per item (row writes item i).
+func writeListing[T any](w io.Writer, asJSON bool, items []T, empty, header string, row func(tw io.Writer, i int)) error {
+	if asJSON {
+		if items == nil {
+			items = []T{}
+		}
+		return writeJSON(w, items)
+	}
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(w, empty)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for i := range items {
+		row(tw, i)
+	}
+	return tw.Flush()
 }
 
 // resolveRun turns RUN into a run id; unknown or ambiguous is bad input.
@@ -106,17 +165,8 @@ func newResultsListCmd() *cobra.Command {
 		Short: "List the stored runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			st, err := openResults(cmd)
-			if errors.Is(err, store.ErrNoStore) {
-				if asJSON {
-					fmt.Fprintln(w, "[]")
-				} else {
-					fmt.Fprintf(w, "no runs yet: %v\n", errors.Unwrap(err))
-				}
-				return nil
-			}
-			if err != nil {
+			st, err := openListing(cmd, "runs", asJSON)
+			if st == nil {
 				return err
 			}
 			defer st.Close()
@@ -124,23 +174,12 @@ func newResultsListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if runs == nil {
-					runs = []analysis.RunSummary{}
-				}
-				return writeJSON(w, runs)
-			}
-			if len(runs) == 0 {
-				fmt.Fprintf(w, "no runs in %s\n", st.Location())
-				return nil
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tLABEL\tSTATUS\tENGINE\tWH\tUSERS\tREPEATS\tSTEPS\tPEAK TPM\tPEAK NOPM\tSTARTED")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n", r.ID, dash(r.Label), r.Status, dash(r.Engine),
-					r.Warehouses, usersList(r.Users, 8), r.Repeats, r.Steps, r.Figures.PeakTPM, r.Figures.PeakNOPM, localTime(r.StartedAt))
-			}
-			return tw.Flush()
+			return writeListing(cmd.OutOrStdout(), asJSON, runs, fmt.Sprintf("no runs in %s", st.Location()),
+				"ID\tLABEL\tSTATUS\tENGINE\tWH\tUSERS\tREPEATS\tSTEPS\tPEAK TPM\tPEAK NOPM\tSTARTED", func(tw io.Writer, i int) {
+					r := runs[i]
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n", r.ID, dash(r.Label), r.Status, dash(r.Engine),
+						r.Warehouses, usersList(r.Users, 8), r.Repeats, r.Steps, r.Figures.PeakTPM, r.Figures.PeakNOPM, localTime(r.StartedAt))
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array instead of the table")
@@ -153,12 +192,7 @@ func newResultsShowCmd() *cobra.Command {
 		Use:   "show RUN",
 		Short: "Show a run: configuration, environment, steps aggregated across repeats, latencies",
 		Args:  oneRun,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, id, err := openRun(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+		RunE: onStored(resolveRun, func(cmd *cobra.Command, st *store.Store, id string) error {
 			if asJSON {
 				return writeDocument(cmd, st, id)
 			}
@@ -173,7 +207,7 @@ func newResultsShowCmd() *cobra.Command {
 				return err
 			}
 			return writeWorkers(cmd.Context(), cmd.OutOrStdout(), st, id)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole run (every step and raw sample) as one JSON document")
 	return cmd
@@ -231,12 +265,7 @@ func newResultsDeleteCmd() *cobra.Command {
 		Use:   "delete RUN",
 		Short: "Delete a run with all its steps and samples",
 		Args:  oneRun,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, id, err := openRun(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+		RunE: onStored(resolveRun, func(cmd *cobra.Command, st *store.Store, id string) error {
 			if err := st.DeleteRun(cmd.Context(), id); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return badInput(err)
@@ -245,11 +274,12 @@ func newResultsDeleteCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted run %s\n", id)
 			return nil
-		},
+		}),
 	}
 	return cmd
 }
 
+// writeJSON writes v as indented JSON: what every --json prints.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

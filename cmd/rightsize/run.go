@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -200,9 +199,7 @@ func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJS
 		if res.Report.Workers, err = analysis.WorkerSummaries(context.WithoutCancel(ctx), st, res.Run.ID); err != nil {
 			return res.Report, err
 		}
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res.Report); err != nil {
+		if err := writeJSON(cmd.OutOrStdout(), res.Report); err != nil {
 			return res.Report, err
 		}
 	} else {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,9 +66,7 @@ the plan has a problem.`,
 			}
 			e := p.Estimate()
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(e); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), e); err != nil {
 					return err
 				}
 			} else {
