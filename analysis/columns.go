@@ -41,6 +41,13 @@ var (
 	ColDriverCPUPerTx = Column{Name: "driver_cpu_us_per_txn", Head: "driver µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.DriverCPUUsPerTxn }}
 )
 
+// The columns of the server's own I/O (its cgroup's counters; 0 when it
+// ran in no group).
+var (
+	ColServerReadIOPS  = hostColumn(figures.ServerReadIOPS)
+	ColServerWriteIOPS = hostColumn(figures.ServerWriteIOPS)
+)
+
 // statColumn is a column of a rate across repeats: its mean and its Stat.
 func statColumn(name, head string, stat func(a *StepAggregate) Stat) Column {
 	return Column{Name: name, Head: head, Unit: figures.Count, Stat: stat, Value: func(a *StepAggregate) float64 { return stat(a).Mean }}

@@ -54,7 +54,12 @@ type Demands struct {
 	// ReadBytes and WriteBytes are the device bytes per transaction.
 	ReadBytes  float64 `json:"read_bytes"`
 	WriteBytes float64 `json:"write_bytes"`
-	// IOSec is the mean device time per I/O, seconds.
+	// IOSource is where the four I/O demands come from: IOServer (the
+	// server's cgroup counters, its own I/O) or IOHost (the host's disks,
+	// every process's I/O, when the server ran in no group).
+	IOSource string `json:"io_source"`
+	// IOSec is the mean device time per I/O, seconds (from the host's
+	// disks: a cgroup counts no device time).
 	IOSec float64 `json:"io_s"`
 	// DriverCPUSec is the driver's CPU seconds per transaction.
 	DriverCPUSec float64 `json:"driver_cpu_s"`
@@ -82,11 +87,19 @@ func (d Demands) Caveats() []string {
 	return out
 }
 
+// The sources of Demands.IOSource.
+const (
+	IOServer = "server cgroup"
+	IOHost   = "host disks"
+)
+
 // conf is the level of the demands' intervals.
 const conf = 0.95
 
 // FromStep derives the demands of a measured step taken under cfg, with
-// users thinking think per transaction.
+// users thinking think per transaction. The I/O demands are the server's
+// own (its cgroup's counters) when the step measured them, else the
+// host's disks' (Demands.IOSource).
 func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 	tps := s.TPM / 60
 	if tps <= 0 || s.Partial {
@@ -96,8 +109,6 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 		Config: cfg, Users: s.Users, ThinkSec: think.Seconds(),
 		TPM:           steady.Interval{Mean: s.TPM, Half: s.TPMCIHalf, Confidence: conf},
 		NewOrderShare: s.NOPM / s.TPM,
-		ReadBytes:     s.Host.DiskReadMBps * 1e6 / tps,
-		WriteBytes:    s.Host.DiskWriteMBps * 1e6 / tps,
 		IOSec:         s.Host.DiskAvgLatencyMs / 1000,
 		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
 		HostBusyPct:   figures.CPUBusy.Of(&s.Host),
@@ -116,12 +127,41 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 	}
 	txn := perSecond(s)
 	d.CPUSec = spread(s.ServerCPUUsPerTxn/1e6, txn, s, func(h store.HostSample) float64 { return h.ServerCPUPct / 100 })
-	d.ReadIOs = spread(s.Host.DiskReadIOPS/tps, txn, s, func(h store.HostSample) float64 { return h.DiskReadIOPS })
-	d.WriteIOs = spread(s.Host.DiskWriteIOPS/tps, txn, s, func(h store.HostSample) float64 { return h.DiskWriteIOPS })
+	io := ioOf(&s.Host)
+	d.IOSource = io.source
+	d.ReadIOs = spread(io.step.readIOPS/tps, txn, s, func(h store.HostSample) float64 { return io.sample(&h).readIOPS })
+	d.WriteIOs = spread(io.step.writeIOPS/tps, txn, s, func(h store.HostSample) float64 { return io.sample(&h).writeIOPS })
+	d.ReadBytes, d.WriteBytes = io.step.readMBps*1e6/tps, io.step.writeMBps*1e6/tps
 	if d.CPUSec.Mean <= 0 {
 		return Demands{}, fmt.Errorf("step %d (%d users): the server's CPU was not measured (a remote server, or an import); demands need it", s.Index, s.Users)
 	}
 	return d, nil
+}
+
+// ioRates are I/O operations and MB per second.
+type ioRates struct{ readIOPS, writeIOPS, readMBps, writeMBps float64 }
+
+// ioFigures are where a step's I/O demands come from: its source, the
+// step's rates and a sample's.
+type ioFigures struct {
+	source string
+	step   ioRates
+	sample func(h *store.HostSample) ioRates
+}
+
+// ioOf prefers the server's own I/O (its cgroup's counters) to the host's
+// disks, which count every process's.
+func ioOf(h *store.HostSummary) ioFigures {
+	if h.ServerIOMeasured() {
+		return ioFigures{IOServer, ioRates{h.ServerReadIOPS, h.ServerWriteIOPS, h.ServerReadMBps, h.ServerWriteMBps},
+			func(h *store.HostSample) ioRates {
+				return ioRates{h.ServerReadIOPS, h.ServerWriteIOPS, h.ServerReadMBps, h.ServerWriteMBps}
+			}}
+	}
+	return ioFigures{IOHost, ioRates{h.DiskReadIOPS, h.DiskWriteIOPS, h.DiskReadMBps, h.DiskWriteMBps},
+		func(h *store.HostSample) ioRates {
+			return ioRates{h.DiskReadIOPS, h.DiskWriteIOPS, h.DiskReadMBps, h.DiskWriteMBps}
+		}}
 }
 
 // perSecond maps each measured second (from the step's MeasureStart) to

@@ -78,3 +78,46 @@ func TestCaveats(t *testing.T) {
 		t.Errorf("caveats %q: want the lock-bound base and the busy host", c)
 	}
 }
+
+// TestFromStepIOSource: the server's own I/O (its cgroup's counters) is
+// preferred to the host's disks, which count every process's; without it
+// the host's are used, as before.
+func TestFromStepIOSource(t *testing.T) {
+	server := step(time.Unix(1e9, 0))
+	// the server did 60 of the host's 150 reads/s and 300 of its 600
+	// writes/s (0.2 and 1 per transaction), 2.4 MB/s of writes
+	server.Host.ServerReadIOPS, server.Host.ServerWriteIOPS, server.Host.ServerWriteMBps = 60, 300, 2.4
+	// each second the server reads 0.2 per transaction of that second
+	// exactly (sample i covers second i), while the host's 150 reads/s
+	// over 290-310 transactions vary
+	for i := range server.Samples {
+		server.Samples[i].ServerReadIOPS = 0.2 * float64(server.Seconds[i].Txn)
+		server.Samples[i].ServerWriteIOPS = 300
+	}
+	tests := []struct {
+		name                  string
+		s                     store.Step
+		source                string
+		reads, writes, wbytes float64
+	}{
+		{"server cgroup", server, IOServer, 0.2, 1, 8000},
+		{"host disks", step(time.Unix(1e9, 0)), IOHost, 0.5, 2, 0},
+	}
+	for _, tc := range tests {
+		d, err := FromStep(tc.s, Config{CPUs: 2}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IOSource != tc.source || !near(d.ReadIOs.Mean, tc.reads, 1e-9) || !near(d.WriteIOs.Mean, tc.writes, 1e-9) ||
+			!near(d.WriteBytes, tc.wbytes, 1e-9) {
+			t.Errorf("%s: source %q, %g reads, %g writes, %g bytes written per txn; want %q, %g, %g, %g",
+				tc.name, d.IOSource, d.ReadIOs.Mean, d.WriteIOs.Mean, d.WriteBytes, tc.source, tc.reads, tc.writes, tc.wbytes)
+		}
+	}
+	// the spread is the server's samples': none, where the host's has one
+	own, _ := FromStep(server, Config{CPUs: 2}, 0)
+	host, _ := FromStep(step(time.Unix(1e9, 0)), Config{CPUs: 2}, 0)
+	if own.ReadIOs.Half > 1e-12 || host.ReadIOs.Half <= 0 {
+		t.Errorf("reads' half-width %g from the server's samples (want 0), %g from the host's (want > 0)", own.ReadIOs.Half, host.ReadIOs.Half)
+	}
+}

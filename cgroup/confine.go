@@ -275,6 +275,16 @@ func (c *Confinement) Report() Report {
 // server that embeds its Confinement answers registry.Limited with it).
 func (c *Confinement) Limits() Report { return c.Report() }
 
+// IODir is the group's directory of the I/O controller (v1: its blkio
+// directory; v2: the group's), where the kernel counts its block I/O;
+// "" without a group or without the controller.
+func (c *Confinement) IODir() string {
+	if c == nil || c.Group == nil {
+		return ""
+	}
+	return c.Group.Dir(IO)
+}
+
 // OOMKills is how many processes the OOM killer killed in the group.
 func (c *Confinement) OOMKills() int64 {
 	if c == nil || c.Group == nil {

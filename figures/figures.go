@@ -30,6 +30,14 @@ type Host struct {
 	DiskAvgLatencyMs float64 `json:"disk_avg_latency_ms"` // I/O-weighted mean latency, ms
 	MemUsedBytes     uint64  `json:"mem_used_bytes"`      // total − available
 	MemCachedBytes   uint64  `json:"mem_cached_bytes"`    // reclaimable page cache
+	// The database server's own block I/O, from its cgroup's counters
+	// (telemetry.Sampler.ServerIO), summed over its devices; 0 when the
+	// server runs in no cgroup of rightsize's (a remote server, no caps).
+	// On cgroup v1 the writes are its direct and fsync-driven ones only.
+	ServerReadIOPS  float64 `json:"server_read_iops"`  // reads/s
+	ServerWriteIOPS float64 `json:"server_write_iops"` // writes/s
+	ServerReadMBps  float64 `json:"server_read_mbps"`  // MB (10^6 bytes)/s read
+	ServerWriteMBps float64 `json:"server_write_mbps"` // MB (10^6 bytes)/s written
 }
 
 // Txn is the figures of one transaction type over an interval: counts and
@@ -68,6 +76,10 @@ type HostSample struct {
 	MemCachedBytes   uint64    `json:"mem_cached_bytes"`    // reclaimable page cache
 	ServerCPUPct     float64   `json:"server_cpu_pct"`      // database server, % of one core
 	DriverCPUPct     float64   `json:"driver_cpu_pct"`      // rightsize itself, % of one core
+	ServerReadIOPS   float64   `json:"server_read_iops"`    // the server's cgroup, as in Host
+	ServerWriteIOPS  float64   `json:"server_write_iops"`   // the server's cgroup, as in Host
+	ServerReadMBps   float64   `json:"server_read_mbps"`    // the server's cgroup, as in Host
+	ServerWriteMBps  float64   `json:"server_write_mbps"`   // the server's cgroup, as in Host
 	// Disks is a JSON document of per-disk figures (telemetry.DiskSample).
 	Disks string `json:"disks,omitempty"`
 }
@@ -87,6 +99,8 @@ func (h *Host) Columns() []Column {
 		{DiskReadIOPS.Name, &h.DiskReadIOPS}, {DiskWriteIOPS.Name, &h.DiskWriteIOPS},
 		{DiskReadMBps.Name, &h.DiskReadMBps}, {DiskWriteMBps.Name, &h.DiskWriteMBps},
 		{DiskLatency.Name, &h.DiskAvgLatencyMs}, {MemUsed.Name, &h.MemUsedBytes}, {MemCached.Name, &h.MemCachedBytes},
+		{ServerReadIOPS.Name, &h.ServerReadIOPS}, {ServerWriteIOPS.Name, &h.ServerWriteIOPS},
+		{ServerReadMBps.Name, &h.ServerReadMBps}, {ServerWriteMBps.Name, &h.ServerWriteMBps},
 	}
 }
 
@@ -99,6 +113,8 @@ func (s *HostSample) Columns() []Column {
 		{DiskWriteMBps.Name, &s.DiskWriteMBps}, {DiskLatency.Name, &s.DiskAvgLatencyMs},
 		{MemUsed.Name, &s.MemUsedBytes}, {MemCached.Name, &s.MemCachedBytes},
 		{"server_cpu_pct", &s.ServerCPUPct}, {"driver_cpu_pct", &s.DriverCPUPct},
+		{ServerReadIOPS.Name, &s.ServerReadIOPS}, {ServerWriteIOPS.Name, &s.ServerWriteIOPS},
+		{ServerReadMBps.Name, &s.ServerReadMBps}, {ServerWriteMBps.Name, &s.ServerWriteMBps},
 	}
 }
 
@@ -142,6 +158,11 @@ var (
 	DiskLatency   = Figure{"disk_avg_latency_ms", "disk ms", Ms} // I/O-weighted
 	MemUsed       = Figure{"mem_used_bytes", "memory used", Bytes}
 	MemCached     = Figure{"mem_cached_bytes", "page cache", Bytes}
+	// The server's own I/O, from its cgroup.
+	ServerReadIOPS  = Figure{"server_read_iops", "server read IOPS", Count}
+	ServerWriteIOPS = Figure{"server_write_iops", "server write IOPS", Count}
+	ServerReadMBps  = Figure{"server_read_mbps", "server read MB/s", MBps}
+	ServerWriteMBps = Figure{"server_write_mbps", "server write MB/s", MBps}
 )
 
 // Of is h's value of the figure (0 for a name Host lacks).
@@ -162,6 +183,13 @@ func (h *Host) CPUMeasured() bool {
 // DiskMeasured tells whether h has disk figures.
 func (h *Host) DiskMeasured() bool {
 	return h.DiskReadIOPS != 0 || h.DiskWriteIOPS != 0 || h.DiskAvgLatencyMs != 0
+}
+
+// ServerIOMeasured tells whether h has the server's own I/O figures (its
+// cgroup's counters). A server in a group always writes (its log is
+// synced), so all four at 0 means they were not measured.
+func (h *Host) ServerIOMeasured() bool {
+	return h.ServerReadIOPS != 0 || h.ServerWriteIOPS != 0 || h.ServerReadMBps != 0 || h.ServerWriteMBps != 0
 }
 
 // Float returns the column's value as a float64.

@@ -9,8 +9,9 @@ import (
 // figure of Host has a column.
 func TestColumnsAreJSONKeys(t *testing.T) {
 	h := Host{CPUBusyPct: 1, CPUIdlePct: 2, CPUIowaitPct: 3, CPUUserPct: 4, CPUSystemPct: 5, CPUStealPct: 6,
-		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13}
-	s := HostSample{CPUBusyPct: 1, ServerCPUPct: 2}
+		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13,
+		ServerReadIOPS: 14, ServerWriteIOPS: 15, ServerReadMBps: 16, ServerWriteMBps: 17}
+	s := HostSample{CPUBusyPct: 1, ServerCPUPct: 2, ServerReadIOPS: 3, ServerWriteIOPS: 4, ServerReadMBps: 5, ServerWriteMBps: 6}
 	tests := []struct {
 		name string
 		v    any
@@ -65,14 +66,18 @@ func TestMeanHost(t *testing.T) {
 // TestFigureOf: every Figure names a column of Host and reads its field.
 func TestFigureOf(t *testing.T) {
 	h := Host{CPUBusyPct: 1, CPUIdlePct: 2, CPUIowaitPct: 3, CPUUserPct: 4, CPUSystemPct: 5, CPUStealPct: 6,
-		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13}
+		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13,
+		ServerReadIOPS: 14, ServerWriteIOPS: 15, ServerReadMBps: 16, ServerWriteMBps: 17}
 	for i, f := range []Figure{CPUBusy, CPUIdle, CPUIowait, CPUUser, CPUSystem, CPUSteal, DiskReadIOPS, DiskWriteIOPS,
-		DiskReadMBps, DiskWriteMBps, DiskLatency, MemUsed, MemCached} {
+		DiskReadMBps, DiskWriteMBps, DiskLatency, MemUsed, MemCached, ServerReadIOPS, ServerWriteIOPS, ServerReadMBps, ServerWriteMBps} {
 		if got := f.Of(&h); got != float64(i+1) {
 			t.Errorf("%s: %v, want %d", f.Name, got, i+1)
 		}
 	}
 	if !h.CPUMeasured() || !h.DiskMeasured() || (&Host{}).CPUMeasured() || (&Host{}).DiskMeasured() {
 		t.Error("CPUMeasured or DiskMeasured wrong")
+	}
+	if !h.ServerIOMeasured() || (&Host{DiskWriteIOPS: 1}).ServerIOMeasured() || !(&Host{ServerWriteMBps: 0.1}).ServerIOMeasured() {
+		t.Error("ServerIOMeasured wrong")
 	}
 }

@@ -115,6 +115,16 @@ func (t *Target) ServerOOMKills() int64 {
 	return 0
 }
 
+// ServerIOCgroup is the directory of the managed server's cgroup whose
+// block I/O counters are its own (telemetry.Sampler.ServerIO); "" when
+// the server runs in no group of rightsize's (not managed, or no caps).
+func (t *Target) ServerIOCgroup() string {
+	if g, ok := t.Server.(interface{ IODir() string }); ok {
+		return g.IODir()
+	}
+	return ""
+}
+
 // IsBadCaps reports whether err is a cap that cannot be applied: refused
 // by validation, or not applicable on this machine (cgroup.ErrNotApplied).
 func IsBadCaps(err error) bool {

@@ -155,6 +155,9 @@ func WriteStepThroughput(w io.Writer, run *store.Run, aggs []analysis.StepAggreg
 		analysis.ColDiskReadIOPS, analysis.ColDiskWriteIOPS, analysis.ColDiskLatency} {
 		cols = append(cols, plain.figure(c, nil))
 	}
+	if anyServerIO(aggs) {
+		cols = append(cols, plain.figure(analysis.ColServerReadIOPS, hasServerIO), plain.figure(analysis.ColServerWriteIOPS, hasServerIO))
+	}
 	unstable, partial := false, false
 	writeStepTable(w, cols, aggs, func(a *analysis.StepAggregate) string {
 		var marks []string
@@ -172,4 +175,17 @@ func WriteStepThroughput(w io.Writer, run *store.Run, aggs []analysis.StepAggreg
 	if partial {
 		fmt.Fprintln(w, "  PARTIAL: only interrupted steps were measured at this user count")
 	}
+}
+
+// hasServerIO tells whether the step measured the server's own I/O (its
+// cgroup's counters); anyServerIO whether a step of aggs did.
+func hasServerIO(a *analysis.StepAggregate) bool { return a.Host.ServerIOMeasured() }
+
+func anyServerIO(aggs []analysis.StepAggregate) bool {
+	for i := range aggs {
+		if hasServerIO(&aggs[i]) {
+			return true
+		}
+	}
+	return false
 }

@@ -71,6 +71,9 @@ type Autopilot struct {
 	AfterRestore func(ctx context.Context) error
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
+	// ServerIO is the server's cgroup directory whose block I/O counters
+	// the telemetry samples (telemetry.Sampler.ServerIO; "": none).
+	ServerIO string
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
 	// (driver.StepConfig.AdaptiveProcs).
 	AdaptiveProcs bool
@@ -138,7 +141,9 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	}
 	recCtx, stopRec := context.WithCancel(context.Background())
 	defer stopRec()
-	rec := telemetry.Start(recCtx, interval, a.ServerPID)
+	smp := telemetry.NewSampler(interval, a.ServerPID)
+	smp.ServerIO = a.ServerIO
+	rec := smp.Start(recCtx)
 	defer rec.Stop()
 
 	agree := newAgreement(a.MaxCV)

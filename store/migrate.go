@@ -223,6 +223,15 @@ ALTER TABLE steps ADD COLUMN tpm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN nopm_ci_half {{FLOAT}} NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN confidence {{FLOAT}} NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN repeat_end TEXT NOT NULL DEFAULT ''`},
+	{8, "server I/O", `
+ALTER TABLE steps ADD COLUMN server_read_iops {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN server_write_iops {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN server_read_mbps {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN server_write_mbps {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE host_samples ADD COLUMN server_read_iops {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE host_samples ADD COLUMN server_write_iops {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE host_samples ADD COLUMN server_read_mbps {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE host_samples ADD COLUMN server_write_mbps {{FLOAT}} NOT NULL DEFAULT 0`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -52,6 +52,17 @@ type treeReader interface {
 	treeCPU(pid int) (time.Duration, int, error)
 }
 
+// ioCounters are a cgroup's cumulative block I/O: operations and bytes.
+type ioCounters struct {
+	reads, writes         uint64
+	readBytes, writeBytes uint64
+}
+
+// ioReader reads a cgroup's cumulative block I/O (cgroupIO).
+type ioReader interface {
+	readIO(c *ioCounters) error
+}
+
 // pos returns d when positive, else 0: counters that go backwards (iowait on
 // NO_HZ kernels, 32-bit wrap-around, a device reset) contribute nothing.
 func pos(d float64) float64 {

@@ -33,9 +33,21 @@ type Sampler struct {
 	// per tick. ServerProcs then counts the processes directly in it.
 	// Linux only.
 	ServerCgroup string
+	// ServerIO, when set, is the cgroup directory whose block I/O
+	// counters are the server's: on cgroup v2 the group's directory
+	// (io.stat), on v1 the blkio controller's (blkio.throttle.io_serviced
+	// and io_service_bytes). Each sample then has the server's read and
+	// write IOPS and MB/s, summed over its devices (Sample.ServerReadIOPS
+	// ...). On v1 the writes are the direct and fsync-driven ones only:
+	// v1 charges buffered writeback to the root group (and those are the
+	// writes a v1 write limit throttles). Independent of ServerCgroup: on
+	// v1 the CPU and I/O controllers have directories of their own.
+	// Linux only.
+	ServerIO string
 
 	host hostReader
 	tree treeReader
+	io   ioReader
 
 	running atomic.Bool
 
@@ -45,6 +57,9 @@ type Sampler struct {
 	prevSelf     time.Duration
 	serverPrimed bool
 	serverHigh   time.Duration // high-water mark of the tree's cumulative CPU
+
+	ioPrimed      bool
+	ioPrev, ioCur ioCounters // the server's cgroup's I/O
 }
 
 // NewSampler returns a Sampler taking a sample every interval (<= 0 means
@@ -72,6 +87,9 @@ func (s *Sampler) init() {
 			s.tree = newTreeReader()
 		}
 	}
+	if s.io == nil && s.ServerIO != "" {
+		s.io = newCgroupIO(s.ServerIO, "/sys")
+	}
 }
 
 // closer is implemented by readers that keep files open between ticks.
@@ -86,6 +104,9 @@ func (s *Sampler) closeReaders() {
 	if c, ok := s.tree.(closer); ok {
 		c.close()
 	}
+	if c, ok := s.io.(closer); ok {
+		c.close()
+	}
 }
 
 func (s *Sampler) watchesServer() bool { return s.ServerPID > 0 || s.ServerCgroup != "" }
@@ -94,6 +115,7 @@ func (s *Sampler) watchesServer() bool { return s.ServerPID > 0 || s.ServerCgrou
 func (s *Sampler) reset() {
 	s.primed = false
 	s.serverPrimed = false
+	s.ioPrimed = false
 }
 
 // tick reads every counter once. The first tick after reset only records a
@@ -114,6 +136,7 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 		server, procs, terr = s.tree.treeCPU(s.ServerPID)
 		serverOK = terr == nil
 	}
+	ioOK := s.io != nil && s.io.readIO(&s.ioCur) == nil
 
 	if s.primed {
 		wall := now.Sub(s.prevAt)
@@ -134,6 +157,9 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 			if serverOK {
 				smp.ServerProcs = procs
 			}
+			if ioOK && s.ioPrimed {
+				fillIO(&smp, &s.ioPrev, &s.ioCur, wall.Seconds())
+			}
 		}
 	}
 	if !ok && s.primed {
@@ -145,6 +171,7 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 	s.prev, s.cur = s.cur, s.prev
 	s.prevAt = now
 	s.prevSelf = self
+	s.ioPrev, s.ioPrimed = s.ioCur, ioOK
 	switch {
 	case !serverOK:
 		s.serverPrimed = false
@@ -160,6 +187,14 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 	}
 	s.primed = true
 	return smp, ok, nil
+}
+
+// fillIO sets smp's server I/O rates from two readings secs apart.
+func fillIO(smp *Sample, prev, cur *ioCounters, secs float64) {
+	smp.ServerReadIOPS = float64(udelta(cur.reads, prev.reads)) / secs
+	smp.ServerWriteIOPS = float64(udelta(cur.writes, prev.writes)) / secs
+	smp.ServerReadMBps = float64(udelta(cur.readBytes, prev.readBytes)) / 1e6 / secs
+	smp.ServerWriteMBps = float64(udelta(cur.writeBytes, prev.writeBytes)) / 1e6 / secs
 }
 
 // ErrRunning is returned by Run when the Sampler is already running.

@@ -18,7 +18,10 @@
 //
 // A server started in its own cgroup can be watched through the cgroup's CPU
 // counter instead of its process tree (Sampler.ServerCgroup, CgroupCPU):
-// exact, and one file per tick whatever the number of backends.
+// exact, and one file per tick whatever the number of backends. Its
+// cgroup's block I/O counters (Sampler.ServerIO, CgroupIO) give the reads
+// and writes the server itself sent to the devices, where the host's disk
+// figures count every process's.
 //
 // # CPU categories
 //
@@ -96,6 +99,14 @@ type Sample struct {
 	// DriverCPUPct is the CPU of this process (the driver, including the
 	// sampler itself), % of one core.
 	DriverCPUPct float64
+
+	// ServerReadIOPS and ServerWriteIOPS are the watched server's block
+	// I/O operations per second, ServerReadMBps and ServerWriteMBps its MB
+	// (10^6 bytes) per second, from its cgroup's counters
+	// (Sampler.ServerIO; see there what cgroup v1 counts of writes); 0
+	// when no cgroup is watched.
+	ServerReadIOPS, ServerWriteIOPS float64
+	ServerReadMBps, ServerWriteMBps float64
 
 	// MajorFaultsPerSec is the host's major page faults per second (pages
 	// read back from disk because memory was short); Linux only.
@@ -193,6 +204,10 @@ func Summarize(samples []Sample) Summary {
 		sum.MemTotalBytes = max(sum.MemTotalBytes, s.MemTotalBytes)
 		sum.ServerCPUPct += s.ServerCPUPct
 		sum.DriverCPUPct += s.DriverCPUPct
+		sum.ServerReadIOPS += s.ServerReadIOPS
+		sum.ServerWriteIOPS += s.ServerWriteIOPS
+		sum.ServerReadMBps += s.ServerReadMBps
+		sum.ServerWriteMBps += s.ServerWriteMBps
 	}
 	f := float64(n)
 	sum.CPUBusyPct /= f
@@ -213,6 +228,10 @@ func Summarize(samples []Sample) Summary {
 	sum.MemCachedBytes = uint64(memCached/f + 0.5)
 	sum.ServerCPUPct /= f
 	sum.DriverCPUPct /= f
+	sum.ServerReadIOPS /= f
+	sum.ServerWriteIOPS /= f
+	sum.ServerReadMBps /= f
+	sum.ServerWriteMBps /= f
 	return sum
 }
 
@@ -222,7 +241,8 @@ func Summarize(samples []Sample) Summary {
 func (s *Sample) Figures() figures.HostSample {
 	hs := figures.HostSample{At: s.At, CPUUserPct: s.CPUUserPct, CPUSystemPct: s.CPUSystemPct, CPUIowaitPct: s.CPUIowaitPct,
 		CPUIdlePct: s.CPUIdlePct, CPUStealPct: s.CPUStealPct, CPUBusyPct: s.CPUBusyPct, MemUsedBytes: s.MemUsedBytes,
-		MemCachedBytes: s.MemCachedBytes, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct}
+		MemCachedBytes: s.MemCachedBytes, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct,
+		ServerReadIOPS: s.ServerReadIOPS, ServerWriteIOPS: s.ServerWriteIOPS, ServerReadMBps: s.ServerReadMBps, ServerWriteMBps: s.ServerWriteMBps}
 	var lat, ios float64
 	for _, d := range s.Disks {
 		hs.DiskReadIOPS += d.ReadIOPS

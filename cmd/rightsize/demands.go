@@ -25,12 +25,16 @@ func printDemands(w io.Writer, ds []scenario.StepDemand) error {
 	}
 	fmt.Fprintln(w, "\ndemands per transaction (the capacity model's inputs; ± the 95 % interval across the measured seconds)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "repeat\tusers\tserver CPU µs\tdriver CPU µs\treads\twrites\tread KB\twrite KB\tWAL KB\tblocks read\tdisk ms/IO\tdiagnosis\t")
+	fmt.Fprintln(tw, "repeat\tusers\tserver CPU µs\tdriver CPU µs\treads\twrites\tread KB\twrite KB\tI/O from\tWAL KB\tblocks read\tdisk ms/IO\tdiagnosis\t")
 	for _, d := range ds {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t\n", d.Repeat, d.Users, pm(d.CPUSec, 1e6, 0), d.DriverCPUSec*1e6,
-			pm(d.ReadIOs, 1, 2), pm(d.WriteIOs, 1, 2), d.ReadBytes/1024, d.WriteBytes/1024, d.WALBytes/1024, d.BlocksRead, d.IOSec*1000, dash(d.Bound))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%.2f\t%.2f\t%s\t\n", d.Repeat, d.Users, pm(d.CPUSec, 1e6, 0), d.DriverCPUSec*1e6,
+			pm(d.ReadIOs, 1, 2), pm(d.WriteIOs, 1, 2), d.ReadBytes/1024, d.WriteBytes/1024, d.IOSource, d.WALBytes/1024, d.BlocksRead, d.IOSec*1000, dash(d.Bound))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "  I/O from: the reads and writes are the server's own (its cgroup's counters) or, when it ran in no group, the host's disks (every process's)")
+	return nil
 }
 
 // pm is "mean ± half" of iv scaled, with prec decimals ("mean" when the

@@ -42,6 +42,9 @@ func seedStore(t *testing.T, path string) []string {
 						{Type: "payment", Txn: figures.Txn{Count: 90, P50Ms: 0.5, P99Ms: 2, MaxMs: 4}, MeanMs: 0.7}},
 					Seconds: []store.Second{{Offset: 0, Txn: 10, NewOrders: 4}, {Offset: 1, Txn: 11, NewOrders: 5}},
 					Samples: []store.HostSample{{At: start, CPUBusyPct: 40}}}
+				if label == "8 cores" { // a server in a cgroup: its own I/O measured
+					s.ServerCPUUsPerTxn, s.Host.ServerReadIOPS, s.Host.ServerWriteIOPS = 900, 20, 50
+				}
 				if err := st.AddStep(ctx, &s); err != nil {
 					t.Fatal(err)
 				}
@@ -96,6 +99,15 @@ func TestResultsCommands(t *testing.T) {
 	t.Logf("show:\n%s%s", out, errOut)
 	if code != 0 || !strings.Contains(out, ids[2]) || !strings.Contains(out, "latency per transaction") {
 		t.Errorf("show baseline: %d", code)
+	}
+	// the server's own I/O: a column of its own, and the demands' source
+	out, _, code = cli(t, ctx, "results", "show", "8 cores")
+	t.Logf("show 8 cores:\n%s", out)
+	if code != 0 || !strings.Contains(out, "server write IOPS") || !strings.Contains(out, "server cgroup") {
+		t.Errorf("show 8 cores: %d, no server I/O column or demands from the server's cgroup\n%s", code, out)
+	}
+	if base, _, _ := cli(t, ctx, "results", "show", ids[2]); strings.Contains(base, "server write IOPS") {
+		t.Error("show baseline: a server I/O column for a run that measured none")
 	}
 	out, _, code = cli(t, ctx, "results", "show", ids[0], "--json")
 	var doc analysis.Document
