@@ -118,21 +118,11 @@ func sideLegend(option map[string]any) {
 
 // dashUnstable draws the red border of unstable bars dashed.
 func dashUnstable(option map[string]any) {
-	series, ok := generic(option["series"]).([]any)
-	if !ok {
-		return
-	}
-	for _, s := range series {
-		sm, _ := s.(map[string]any)
-		data, _ := sm["data"].([]any)
-		for _, d := range data {
-			dm, _ := d.(map[string]any)
-			if is, ok := dm["itemStyle"].(map[string]any); ok && is["borderColor"] == unstableColor {
-				is["borderType"] = "dashed"
-			}
+	eachDatum(option, func(dm map[string]any) {
+		if is, ok := dm["itemStyle"].(map[string]any); ok && is["borderColor"] == unstableColor {
+			is["borderType"] = "dashed"
 		}
-	}
-	option["series"] = series
+	})
 }
 
 // notMeasuredText labels the place of a bar a run did not measure.
@@ -141,6 +131,16 @@ const notMeasuredText = "not measured"
 // rotateNotMeasured turns the "not measured" labels upright along their
 // empty bar (go-echarts' Label has no rotate).
 func rotateNotMeasured(option map[string]any) {
+	eachDatum(option, func(dm map[string]any) {
+		if l, ok := dm["label"].(map[string]any); ok && l["formatter"] == notMeasuredText {
+			l["rotate"] = 90
+		}
+	})
+}
+
+// eachDatum calls f on every data item of every series of option (as
+// generic maps, written back to option).
+func eachDatum(option map[string]any, f func(dm map[string]any)) {
 	series, ok := generic(option["series"]).([]any)
 	if !ok {
 		return
@@ -150,9 +150,7 @@ func rotateNotMeasured(option map[string]any) {
 		data, _ := sm["data"].([]any)
 		for _, d := range data {
 			dm, _ := d.(map[string]any)
-			if l, ok := dm["label"].(map[string]any); ok && l["formatter"] == notMeasuredText {
-				l["rotate"] = 90
-			}
+			f(dm)
 		}
 	}
 	option["series"] = series

@@ -13,23 +13,22 @@ import (
 // <failure> in a failing case, <skipped> in one not run.
 type (
 	junitSuites struct {
-		XMLName  xml.Name     `xml:"testsuites"`
-		Name     string       `xml:"name,attr"`
-		Tests    int          `xml:"tests,attr"`
-		Failures int          `xml:"failures,attr"`
-		Errors   int          `xml:"errors,attr"`
-		Skipped  int          `xml:"skipped,attr"`
-		Time     string       `xml:"time,attr"`
-		Suites   []junitSuite `xml:"testsuite"`
+		XMLName xml.Name `xml:"testsuites"`
+		junitCounts
+		Suites []junitSuite `xml:"testsuite"`
 	}
 	junitSuite struct {
-		Name     string      `xml:"name,attr"`
-		Tests    int         `xml:"tests,attr"`
-		Failures int         `xml:"failures,attr"`
-		Errors   int         `xml:"errors,attr"`
-		Skipped  int         `xml:"skipped,attr"`
-		Time     string      `xml:"time,attr"`
-		Cases    []junitCase `xml:"testcase"`
+		junitCounts
+		Cases []junitCase `xml:"testcase"`
+	}
+	// junitCounts are the attributes of both testsuites and testsuite.
+	junitCounts struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
+		Time     string `xml:"time,attr"`
 	}
 	junitCase struct {
 		Name      string        `xml:"name,attr"`
@@ -56,7 +55,7 @@ const junitClass = "rightsize.gate"
 // step and one for the whole comparison, failing where the gate failed
 // (without thresholds nothing fails; the verdicts are in system-out).
 func (v *Verdicts) WriteJUnit(w io.Writer) error {
-	suite := junitSuite{Name: fmt.Sprintf("%s against %s", v.B.Label, v.A.Label)}
+	suite := junitSuite{junitCounts: junitCounts{Name: fmt.Sprintf("%s against %s", v.B.Label, v.A.Label)}}
 	var total float64
 	for _, s := range v.Steps {
 		c := junitCase{Name: strconv.Itoa(s.Users) + " users", Classname: junitClass, Time: junitTime(s.Seconds)}
@@ -78,8 +77,8 @@ func (v *Verdicts) WriteJUnit(w io.Writer) error {
 	}
 	suite.add(whole)
 	suite.Time = junitTime(total)
-	doc := junitSuites{Name: "rightsize compare", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped,
-		Time: suite.Time, Suites: []junitSuite{suite}}
+	doc := junitSuites{junitCounts: suite.junitCounts, Suites: []junitSuite{suite}}
+	doc.Name = "rightsize compare"
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit XML: %w", err)
 	}
