@@ -7,8 +7,12 @@
 //
 // From one measured step (FromStep): per committed transaction, the
 // server's CPU seconds (its process tree, sampled each second), the
-// device reads and writes and their bytes (the host's disk counters over
-// the measured interval), the mean device time per I/O, and the run's
+// device reads and writes and their bytes (the server's cgroup I/O
+// counters where the server ran in a group, else the host's disk counters;
+// Demands.IOSource says which; on cgroup v1 the group's writes leave out
+// buffered writeback, which v1 charges to the root group and its write
+// limits do not throttle), the mean device time per I/O (the host's
+// disks), and the run's
 // concurrency (users, think and keying time per transaction). Each demand
 // is a mean with an interval from its own spread across the measured
 // seconds (batch means, package steady).
