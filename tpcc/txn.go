@@ -255,26 +255,23 @@ func (g *Inputs) Payment(in *PaymentInput) {
 		in.CWID = g.otherWarehouse()
 		in.CDID = int32(g.r.Int(1, DistrictsPerWarehouse))
 	}
-	in.ByName = g.r.Int(1, 100) <= 60
-	in.CID, in.CLast = 0, ""
-	if in.ByName {
-		in.CLast = g.lastName()
-	} else {
-		in.CID = g.customerID()
+	in.ByName, in.CID, in.CLast = g.customer()
+}
+
+// customer picks the customer of a Payment or an Order-Status: by last
+// name 60 % of the time, else by id (clauses 2.5.1.2 and 2.6.1.2).
+func (g *Inputs) customer() (byName bool, id int32, last string) {
+	if g.r.Int(1, 100) <= 60 {
+		return true, 0, g.lastName()
 	}
+	return false, g.customerID(), ""
 }
 
 // OrderStatus fills in.
 func (g *Inputs) OrderStatus(in *OrderStatusInput) {
 	in.WID = g.home
 	in.DID = int32(g.r.Int(1, DistrictsPerWarehouse))
-	in.ByName = g.r.Int(1, 100) <= 60
-	in.CID, in.CLast = 0, ""
-	if in.ByName {
-		in.CLast = g.lastName()
-	} else {
-		in.CID = g.customerID()
-	}
+	in.ByName, in.CID, in.CLast = g.customer()
 }
 
 // Delivery fills in.
