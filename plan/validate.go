@@ -700,10 +700,10 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 	}
 	if f.At != "" {
 		n, err := scenario.ParseAt(f.At)
-		c.option(f.at, path, "at", err)
-		if err == nil && n > 0 && !containsInt(f.users, n) {
-			c.field(f.at, path, "at", fmt.Sprintf("%q: want peak or a users count of the sequence %v", f.At, f.users))
+		if err == nil {
+			err = scenario.CheckAt(n, f.users)
 		}
+		c.option(f.at, path, "at", err)
 	}
 	if f.Confidence != "" {
 		_, err := scenario.ParseConfidence(f.Confidence)
@@ -734,15 +734,6 @@ func (f *Fit) validateLists(c *checker, cf *Configuration) {
 		engine = cf.Engine
 	}
 	check("versions", f.Versions, func(s string) string { return checkVersion(engine, s) })
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func oneOf(v string, list []string) bool {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,19 @@ func ParseAt(s string) (int, error) {
 		return 0, fmt.Errorf("--at %q: want peak or a users count", s)
 	}
 	return n, nil
+}
+
+// CheckAt checks that the step judged (ParseAt: 0 is the peak) is a step
+// of the users sequence measured.
+func CheckAt(at int, users []int) error {
+	if at == 0 || slices.Contains(users, at) {
+		return nil
+	}
+	steps := make([]string, len(users))
+	for i, u := range users {
+		steps[i] = strconv.Itoa(u)
+	}
+	return fmt.Errorf("--at %d: not a step of --users %s; want peak or one of them", at, strings.Join(steps, ","))
 }
 
 // ParseConfidence reads fit's --confidence: range (every repeat's

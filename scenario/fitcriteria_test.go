@@ -21,6 +21,8 @@ func TestFitCriteriaParsers(t *testing.T) {
 		{"at", "peak", "0 <nil>"},
 		{"at", "8", "8 <nil>"},
 		{"at", "0", `0 --at "0": want peak or a users count`},
+		{"check at", "3", `--at 3: not a step of --users 1,2,4; want peak or one of them`},
+		{"check at", "4", "<nil>"},
 		{"confidence", "mean", "true <nil>"},
 		{"confidence", "range", "false <nil>"},
 		{"confidence", "median", `false --confidence "median": want range (every repeat's interval above the target) or mean (the interval of the mean across repeats)`},
@@ -36,6 +38,9 @@ func TestFitCriteriaParsers(t *testing.T) {
 		case "at":
 			n, err := ParseAt(c.in)
 			got = fmt.Sprint(n, " ", err)
+		case "check at":
+			n, _ := ParseAt(c.in)
+			got = fmt.Sprint(CheckAt(n, []int{1, 2, 4}))
 		case "confidence":
 			m, err := ParseConfidence(c.in)
 			got = fmt.Sprint(m, " ", err)

@@ -138,6 +138,9 @@ func runFit(cmd *cobra.Command, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := scenario.CheckAt(cr.AtUsers, o.Users); err != nil {
+		return badInput(err)
+	}
 	f.tf.forUsers(o.Users, o.Connections)
 	from, err := f.fromRun(cmd)
 	if err != nil {

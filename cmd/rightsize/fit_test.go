@@ -222,3 +222,27 @@ func fitAutoByDefault(t *testing.T, loc, costFile string, args []string) {
 		}
 	}
 }
+
+// Options a command can judge before anything starts are bad input at
+// once: fit --at a users count its --users does not measure, and
+// --prewarm on an engine that cannot prewarm (the managed MariaDB is not
+// started).
+func TestRefusedBeforeStart(t *testing.T) {
+	ctx := context.Background()
+	file := writeCostFile(t, fitCosts)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--target-nopm", "10", "--at", "3", "--users", "1,2", "--cpus", "1", "--cost", file, "--config", "vm"},
+			"--at 3: not a step of --users 1,2; want peak or one of them"},
+		{[]string{"run", "--target", "mariadb", "--prewarm", "--users", "1", "--duration", "10s"}, "not mysql; drop --prewarm"},
+		{[]string{"sweep", "memory", "--target", "mariadb", "--prewarm", "--values", "1G"}, "not mysql; drop --prewarm"},
+	} {
+		start := time.Now()
+		_, errOut, code := cli(t, ctx, append(c.args, "--store", tempStore(t))...)
+		if code != 2 || !strings.Contains(errOut, c.want) || time.Since(start) > 5*time.Second {
+			t.Errorf("%s: exit %d after %s, want 2 at once saying %q:\n%s", strings.Join(c.args, " "), code, time.Since(start), c.want, errOut)
+		}
+	}
+}

@@ -69,7 +69,22 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 	if f.interval < 0 {
 		return o, badInput(fmt.Errorf("--progress-interval must not be negative (got %s)", f.interval))
 	}
-	return o, nil
+	return o, checkPrewarm(cmd, o)
+}
+
+// checkPrewarm refuses --prewarm before a server starts when the target's
+// engine cannot load its cache (registry.Engine.CheckPrewarm).
+func checkPrewarm(cmd *cobra.Command, o scenario.RunOptions) error {
+	spec, err := cmd.Flags().GetString("target")
+	if !o.Prewarm || err != nil {
+		return nil
+	}
+	if e, _, err := registry.EngineOf(spec); err == nil {
+		if err := e.CheckPrewarm(); err != nil {
+			return badInput(err)
+		}
+	}
+	return nil
 }
 
 func newRunCmd() *cobra.Command {
