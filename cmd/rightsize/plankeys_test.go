@@ -11,7 +11,8 @@ import (
 	"github.com/rightsize/rightsize/plan"
 )
 
-// runKeys are the plan keys that say the flags run, sweep and fit share
+// runKeys are the plan keys that say the flags run, sweep, fit and
+// neighbour share
 // (runFlags, answerFlags and the target's).
 var runKeys = map[string]string{
 	"users": "autopilot.users", "rampup": "autopilot.rampup", "duration": "autopilot.duration", "repeat": "autopilot.repeats",
@@ -37,6 +38,9 @@ var commandKeys = map[string]map[string]string{
 	"fit": {"target-nopm": "fit.target_nopm", "headroom": "fit.headroom", "max-p90-ms": "fit.max_p90_ms", "at": "fit.at",
 		"confidence": "fit.confidence", "cpus": "fit.cpus", "memory": "fit.memory", "io": "fit.io", "version": "fit.versions",
 		"cost": "cost", "config": "fit.cost", "measure-all": "fit.measure_all", "from": "fit.from"},
+	"neighbour": {"instances": "neighbour.instances", "backup-instances": "neighbour.backup_instances",
+		"backup-every": "neighbour.backup_every", "backup-cycles": "neighbour.backup_cycles", "users": "neighbour.users",
+		"rampup": "neighbour.rampup", "duration": "neighbour.duration"},
 }
 
 // notInPlans are the flags a plan has no key for, and why: each says how
@@ -62,13 +66,13 @@ var notInPlans = map[string]string{
 	"run-id": "multi-process runs: the shared run's id", "worker-wait": "multi-process runs: the meeting's wait",
 }
 
-// TestFlagsHavePlanKeys keeps plan files saying everything run, sweep and
-// fit say: every flag of theirs has a plan key that exists, or is in
-// notInPlans with its reason.
+// TestFlagsHavePlanKeys keeps plan files saying everything run, sweep, fit
+// and neighbour say: every flag of theirs has a plan key that exists, or is
+// in notInPlans with its reason.
 func TestFlagsHavePlanKeys(t *testing.T) {
 	keys := map[string]bool{}
 	planKeys(reflect.TypeOf(plan.Plan{}), "", keys)
-	for _, cmd := range []*cobra.Command{newRunCmd(), newSweepCmd(), newFitCmd()} {
+	for _, cmd := range []*cobra.Command{newRunCmd(), newSweepCmd(), newFitCmd(), newNeighbourCmd()} {
 		name := strings.Fields(cmd.Use)[0]
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
 			key, ok := commandKeys[name][f.Name]
