@@ -163,6 +163,47 @@ type TableSize struct {
 	IndexBytes int64      `json:"index_bytes"`
 }
 
+// MetaTable is the table in which every engine keeps its build metadata:
+// EncodeMeta's text in the row of id 1.
+const MetaTable = "rightsize_meta"
+
+// SchemaTables are the tables an engine's CreateSchema creates: the TPC-C
+// tables, then MetaTable.
+func SchemaTables() []string {
+	out := make([]string, 0, len(tpcc.Tables)+1)
+	for _, t := range tpcc.Tables {
+		out = append(out, string(t))
+	}
+	return append(out, MetaTable)
+}
+
+// WriteMetaText is the body of every engine's WriteMeta: it encodes m and
+// has write store the text in MetaTable.
+func WriteMetaText(m Meta, write func(text string) error) error {
+	s, err := EncodeMeta(m)
+	if err != nil {
+		return err
+	}
+	if err := write(s); err != nil {
+		return fmt.Errorf("write rightsize_meta: %w", err)
+	}
+	return nil
+}
+
+// ReadMetaText is the end of every engine's ReadMeta, given what its query
+// of MetaTable returned: the text s, the error err, and missing, whether
+// err says there is no such table or row. It returns ErrNoSchema where
+// missing, else the metadata s holds.
+func ReadMetaText(s string, err error, missing bool) (Meta, error) {
+	if missing {
+		return Meta{}, ErrNoSchema
+	}
+	if err != nil {
+		return Meta{}, fmt.Errorf("read rightsize_meta: %w", err)
+	}
+	return DecodeMeta(s)
+}
+
 // EncodeMeta is the text every engine stores in its rightsize_meta table.
 func EncodeMeta(m Meta) (string, error) {
 	b, err := json.Marshal(m)

@@ -34,3 +34,23 @@ func ScanOrderStatusLines(rows *sql.Rows, out *tpcc.OrderStatusResult) error {
 	}
 	return rows.Err()
 }
+
+// Rows is what database/sql's and pgx's query results both offer.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanNamed reads rows of a name and a value, as text, calling add for
+// each: settings, status variables and counters read by name.
+func ScanNamed(rows Rows, add func(name, value string)) error {
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		add(k, v)
+	}
+	return rows.Err()
+}

@@ -379,28 +379,17 @@ const errInvalidObject = 208
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := engine.EncodeMeta(m)
-	if err != nil {
+	return engine.WriteMetaText(m, func(text string) error {
+		_, err := db.pool.ExecContext(ctx, sqlWriteMeta, sql.Named("meta", text))
 		return err
-	}
-	if _, err := db.pool.ExecContext(ctx, sqlWriteMeta, sql.Named("meta", b)); err != nil {
-		return fmt.Errorf("write rightsize_meta: %w", err)
-	}
-	return nil
+	})
 }
 
 // ReadMeta implements engine.DB.
 func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
-	var m engine.Meta
 	var s string
 	err := db.pool.QueryRowContext(ctx, sqlReadMeta).Scan(&s)
-	if errors.Is(err, sql.ErrNoRows) || hasNumber(err, errInvalidObject) {
-		return m, engine.ErrNoSchema
-	}
-	if err != nil {
-		return m, fmt.Errorf("read rightsize_meta: %w", err)
-	}
-	return engine.DecodeMeta(s)
+	return engine.ReadMetaText(s, err, errors.Is(err, sql.ErrNoRows) || hasNumber(err, errInvalidObject))
 }
 
 // sqlTableSize reports rows (heap or clustered index) and the bytes used by

@@ -350,6 +350,7 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 			return abort(tx, err)
 		}
 	}
+	out.CID = cid
 	cw, cd, c := sql.Named("cw", in.CWID), sql.Named("cd", in.CDID), sql.Named("c", cid)
 	ca := &out.Customer
 	if err := tx.QueryRowContext(ctx, sqlPayCustomer, amount, w, d, cw, cd, c).Scan(&out.Balance, &out.First, &out.Middle, &out.Last,
@@ -360,11 +361,7 @@ func (e *stmtExec) Payment(ctx context.Context, in *tpcc.PaymentInput, out *tpcc
 		sql.Named("h_data", gomssql.VarChar(wName+"    "+dName))); err != nil {
 		return abort(tx, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	out.CID = cid
-	return nil
+	return tx.Commit()
 }
 
 const (
@@ -389,6 +386,7 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 			return abort(tx, err)
 		}
 	}
+	out.CID = cid
 	c := sql.Named("c", cid)
 	if err := tx.QueryRowContext(ctx, sqlOSCustomer, w, d, c).Scan(&out.Balance, &out.First, &out.Middle, &out.Last); err != nil {
 		return abort(tx, err)
@@ -410,11 +408,7 @@ func (e *stmtExec) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput, o
 	if err != nil {
 		return abort(tx, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	out.CID = cid
-	return nil
+	return tx.Commit()
 }
 
 const (

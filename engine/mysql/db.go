@@ -167,29 +167,28 @@ func Open(ctx context.Context, rawURL string, poolSize int) (*DB, error) {
 
 // EnsureDatabase creates the database named in url if it does not exist.
 func EnsureDatabase(ctx context.Context, rawURL string) error {
-	cfg, err := ParseURL(rawURL)
-	if err != nil {
-		return err
-	}
-	name := cfg.DBName
-	if name == "" {
-		return errors.New("MySQL URL names no database")
-	}
-	cfg.DBName = ""
-	c, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return err
-	}
-	db := sql.OpenDB(c)
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(name)); err != nil {
-		return fmt.Errorf("create database %s on %s: %w", name, cfg.Addr, err)
-	}
-	return nil
+	return onServer(rawURL, func(db *sql.DB, name, addr string) error {
+		if name == "" {
+			return errors.New("MySQL URL names no database")
+		}
+		if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(name)); err != nil {
+			return fmt.Errorf("create database %s on %s: %w", name, addr, err)
+		}
+		return nil
+	})
 }
 
 // DropDatabase drops the database named in url if it exists (tests).
 func DropDatabase(ctx context.Context, rawURL string) error {
+	return onServer(rawURL, func(db *sql.DB, name, _ string) error {
+		_, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quoteIdent(name))
+		return err
+	})
+}
+
+// onServer calls f with a handle on the server of rawURL with no database
+// selected, the name of the database rawURL names and the server's address.
+func onServer(rawURL string, f func(db *sql.DB, name, addr string) error) error {
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
 		return err
@@ -202,8 +201,7 @@ func DropDatabase(ctx context.Context, rawURL string) error {
 	}
 	db := sql.OpenDB(c)
 	defer db.Close()
-	_, err = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quoteIdent(name))
-	return err
+	return f(db, name, cfg.Addr)
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
@@ -260,14 +258,10 @@ func (db *DB) Settings(ctx context.Context) (map[string]string, error) {
 	}
 	defer rows.Close()
 	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = v
+	if err := engine.ScanNamed(rows, func(k, v string) { out[k] = v }); err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // castBigint matches CAST(... AS bigint), PostgreSQL's spelling, which
@@ -307,28 +301,17 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := engine.EncodeMeta(m)
-	if err != nil {
+	return engine.WriteMetaText(m, func(text string) error {
+		_, err := db.pool.ExecContext(ctx, "REPLACE INTO rightsize_meta (id, meta) VALUES (1, ?)", text)
 		return err
-	}
-	if _, err := db.pool.ExecContext(ctx, "REPLACE INTO rightsize_meta (id, meta) VALUES (1, ?)", b); err != nil {
-		return fmt.Errorf("write rightsize_meta: %w", err)
-	}
-	return nil
+	})
 }
 
 // ReadMeta implements engine.DB.
 func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
-	var m engine.Meta
 	var s string
 	err := db.pool.QueryRowContext(ctx, "SELECT meta FROM rightsize_meta WHERE id = 1").Scan(&s)
-	if isNumber(err, 1146) || errors.Is(err, sql.ErrNoRows) { // ER_NO_SUCH_TABLE
-		return m, engine.ErrNoSchema
-	}
-	if err != nil {
-		return m, fmt.Errorf("read rightsize_meta: %w", err)
-	}
-	return engine.DecodeMeta(s)
+	return engine.ReadMetaText(s, err, isNumber(err, 1146) || errors.Is(err, sql.ErrNoRows)) // ER_NO_SUCH_TABLE
 }
 
 // TableSizes implements engine.DB: exact row counts, and data and index
@@ -380,16 +363,11 @@ func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
 	}
 	defer rows.Close()
 	c.Extra = map[string]int64{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return c, err
-		}
+	if err := engine.ScanNamed(rows, func(k, v string) {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			c.Extra[k] = n
 		}
-	}
-	if err := rows.Err(); err != nil {
+	}); err != nil {
 		return c, err
 	}
 	x := c.Extra

@@ -45,15 +45,6 @@ var ddl = []string{
 	`CREATE TABLE rightsize_meta (id int NOT NULL PRIMARY KEY, meta text NOT NULL) ENGINE=InnoDB`,
 }
 
-// allTables are the tables CreateSchema drops and creates.
-func allTables() []string {
-	out := make([]string, 0, len(tpcc.Tables)+1)
-	for _, t := range tpcc.Tables {
-		out = append(out, string(t))
-	}
-	return append(out, "rightsize_meta")
-}
-
 // CreateSchema implements engine.DB: it drops the rightsize tables and
 // procedures and creates the tables (DDL commits implicitly in MySQL, so
 // this is not atomic; an interrupted build leaves Complete=false metadata).
@@ -71,7 +62,7 @@ func (db *DB) CreateSchema(ctx context.Context) error {
 
 // DropSchema removes every rightsize table and procedure.
 func (db *DB) DropSchema(ctx context.Context) error {
-	if _, err := db.pool.ExecContext(ctx, "DROP TABLE IF EXISTS "+strings.Join(allTables(), ", ")); err != nil {
+	if _, err := db.pool.ExecContext(ctx, "DROP TABLE IF EXISTS "+strings.Join(engine.SchemaTables(), ", ")); err != nil {
 		return fmt.Errorf("drop tables: %w", err)
 	}
 	for _, p := range procedureNames {
@@ -106,7 +97,7 @@ func (db *DB) IndexSteps() []engine.Step {
 
 // Analyze implements engine.DB.
 func (db *DB) Analyze(ctx context.Context) error {
-	rows, err := db.pool.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(allTables()[:len(tpcc.Tables)], ", "))
+	rows, err := db.pool.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(engine.SchemaTables()[:len(tpcc.Tables)], ", "))
 	if err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -154,16 +155,14 @@ func (s *myWaits) readStatus(ctx context.Context) (map[string]float64, error) {
 	}
 	defer rows.Close()
 	m := map[string]float64{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
+	if err := engine.ScanNamed(rows, func(k, v string) {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			m[k] = f
 		}
+	}); err != nil {
+		return nil, err
 	}
-	return m, rows.Err()
+	return m, nil
 }
 
 func (s *myWaits) readEvents(ctx context.Context) (map[string][2]float64, error) {

@@ -113,14 +113,10 @@ func (db *DB) Settings(ctx context.Context) (map[string]string, error) {
 		return nil, fmt.Errorf("read pg_settings: %w", err)
 	}
 	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = v
+	if err := engine.ScanNamed(rows, func(k, v string) { out[k] = v }); err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // QueryInt implements engine.DB.
@@ -135,30 +131,18 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := engine.EncodeMeta(m)
-	if err != nil {
+	return engine.WriteMetaText(m, func(text string) error {
+		_, err := db.pool.Exec(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, $1)
+ON CONFLICT (id) DO UPDATE SET meta = EXCLUDED.meta`, text)
 		return err
-	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, $1)
-ON CONFLICT (id) DO UPDATE SET meta = EXCLUDED.meta`, b)
-	if err != nil {
-		return fmt.Errorf("write rightsize_meta: %w", err)
-	}
-	return nil
+	})
 }
 
 // ReadMeta implements engine.DB.
 func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
-	var m engine.Meta
 	var s string
 	err := db.pool.QueryRow(ctx, "SELECT meta FROM rightsize_meta WHERE id = 1").Scan(&s)
-	if isCode(err, "42P01") || errors.Is(err, pgx.ErrNoRows) { // undefined_table
-		return m, engine.ErrNoSchema
-	}
-	if err != nil {
-		return m, fmt.Errorf("read rightsize_meta: %w", err)
-	}
-	return engine.DecodeMeta(s)
+	return engine.ReadMetaText(s, err, isCode(err, "42P01") || errors.Is(err, pgx.ErrNoRows)) // undefined_table
 }
 
 // TableSizes implements engine.DB.

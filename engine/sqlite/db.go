@@ -231,20 +231,15 @@ func (db *DB) CheckSQL(c tpcc.Check) string { return c.SQL }
 
 // WriteMeta implements engine.DB.
 func (db *DB) WriteMeta(ctx context.Context, m engine.Meta) error {
-	b, err := engine.EncodeMeta(m)
-	if err != nil {
-		return err
-	}
 	if err := db.lockWriter(ctx); err != nil {
 		return err
 	}
 	defer db.unlockWriter()
-	_, err = db.sql.ExecContext(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, ?)
-ON CONFLICT (id) DO UPDATE SET meta = excluded.meta`, b)
-	if err != nil {
-		return fmt.Errorf("write rightsize_meta: %w", err)
-	}
-	return nil
+	return engine.WriteMetaText(m, func(text string) error {
+		_, err := db.sql.ExecContext(ctx, `INSERT INTO rightsize_meta (id, meta) VALUES (1, ?)
+ON CONFLICT (id) DO UPDATE SET meta = excluded.meta`, text)
+		return err
+	})
 }
 
 // ReadMeta implements engine.DB.
@@ -259,13 +254,7 @@ func (db *DB) ReadMeta(ctx context.Context) (engine.Meta, error) {
 	}
 	var s string
 	err := db.sql.QueryRowContext(ctx, "SELECT meta FROM rightsize_meta WHERE id = 1").Scan(&s)
-	if errors.Is(err, sql.ErrNoRows) {
-		return m, engine.ErrNoSchema
-	}
-	if err != nil {
-		return m, fmt.Errorf("read rightsize_meta: %w", err)
-	}
-	return engine.DecodeMeta(s)
+	return engine.ReadMetaText(s, err, errors.Is(err, sql.ErrNoRows))
 }
 
 // TableSizes implements engine.DB: row counts, and bytes from the dbstat

@@ -49,14 +49,6 @@ var ddl = []string{
 	`CREATE TABLE rightsize_meta (id INTEGER PRIMARY KEY, meta TEXT NOT NULL)`,
 }
 
-func allTables() []string {
-	out := make([]string, 0, len(tpcc.Tables)+1)
-	for _, t := range tpcc.Tables {
-		out = append(out, string(t))
-	}
-	return append(out, "rightsize_meta")
-}
-
 // CreateSchema implements engine.DB.
 func (db *DB) CreateSchema(ctx context.Context) error {
 	if err := db.lockWriter(ctx); err != nil {
@@ -68,7 +60,7 @@ func (db *DB) CreateSchema(ctx context.Context) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	defer tx.Rollback()
-	for _, t := range allTables() {
+	for _, t := range engine.SchemaTables() {
 		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("drop table %s: %w", t, err)
 		}
@@ -90,7 +82,7 @@ func (db *DB) DropSchema(ctx context.Context) error {
 		return err
 	}
 	defer db.unlockWriter()
-	for _, t := range allTables() {
+	for _, t := range engine.SchemaTables() {
 		if _, err := db.sql.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("drop table %s: %w", t, err)
 		}
