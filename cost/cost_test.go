@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/costtest"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/store"
 )
@@ -18,27 +19,9 @@ const issueExample = `currency: USD
 baseline: old-16vc-hdd
 configs:
   - name: old-16vc-hdd
-    host_cores: 20
-    vm_cores: 16
-    hardware:
-      - {item: "2-socket server", price: 7595.62}
-      - {item: "32 GB RDIMM", qty: 24, price: 204.99}
-      - {item: "1.2 TB SAS HDD", qty: 8, price: 189.00}
-    licences:
-      - {name: "OS Datacenter", per: host_core, pack: 16, pack_price: 6155}
-      - {name: "DB Standard", per: vm_core, pack: 2, pack_price: 3717, minimum: 4}
-  - name: new-4vc-ssd
+` + costtest.HDD16 + `  - name: new-4vc-ssd
     run: new-4vc            # a stored run id or label
-    host_cores: 20          # physical cores of the host
-    vm_cores: 4             # cores given to the database VM/instance
-    hardware:
-      - {item: "2-socket server", price: 7595.62}
-      - {item: "32 GB RDIMM", qty: 24, price: 204.99}
-      - {item: "960 GB SATA SSD", qty: 8, price: 226.99}
-    licences:
-      - {name: "OS Datacenter", per: host_core, pack: 16, pack_price: 6155}
-      - {name: "DB Standard", per: vm_core, pack: 2, pack_price: 3717, minimum: 4}
-`
+` + costtest.SSD4
 
 func parse(t *testing.T, text string) *File {
 	t.Helper()

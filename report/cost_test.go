@@ -12,33 +12,16 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/internal/costtest"
 )
 
 const studyCosts = `baseline: hdd-16
 configs:
   - name: hdd-16
     run: HDD/16 cores
-    host_cores: 20
-    vm_cores: 16
-    hardware:
-      - {item: "2-socket server", price: 7595.62}
-      - {item: "32 GB RDIMM", qty: 24, price: 204.99}
-      - {item: "1.2 TB SAS HDD", qty: 8, price: 189.00}
-    licences:
-      - {name: "OS Datacenter", per: host_core, pack: 16, pack_price: 6155}
-      - {name: "DB Standard", per: vm_core, pack: 2, pack_price: 3717, minimum: 4}
-  - name: ssd-4 <b>
+` + costtest.HDD16 + `  - name: ssd-4 <b>
     run: SSD/4 cores
-    host_cores: 20
-    vm_cores: 4
-    hardware:
-      - {item: "2-socket server", price: 7595.62}
-      - {item: "32 GB RDIMM", qty: 24, price: 204.99}
-      - {item: "960 GB SATA SSD", qty: 8, price: 226.99}
-    licences:
-      - {name: "OS Datacenter", per: host_core, pack: 16, pack_price: 6155}
-      - {name: "DB Standard", per: vm_core, pack: 2, pack_price: 3717, minimum: 4}
-  - name: unlinked
+` + costtest.SSD4 + `  - name: unlinked
     hardware: [{item: box, price: 1000}]
     licences: [{use: postgresql}, {name: support, per: instance, price: 500, yearly: true, kind: other}]
 `

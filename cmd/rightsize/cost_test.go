@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/costtest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -31,24 +32,18 @@ configs:
     licences: [{use: windows-server-2022-datacenter}, {use: sqlserver-2019-standard}]
   - name: new-4vc-ssd
     run: new-4vc
-    host_cores: 20
-    vm_cores: 4
-    hardware:
-      - {item: "2-socket server", price: 7595.62}
-      - {item: "32 GB RDIMM", qty: 24, price: 204.99}
-      - {item: "960 GB SATA SSD", qty: 8, price: 226.99}
-    licences:
-      - {name: "OS Datacenter", per: host_core, pack: 16, pack_price: 6155}
-      - {name: "DB Standard", per: vm_core, pack: 2, pack_price: 3717, minimum: 4}
-`
+` + costtest.SSD4
 
-func TestCostCommand(t *testing.T) {
-	ctx := context.Background()
+// costStore makes a store holding the run cliCostFile links, new-4vc (one
+// step of 3 users: TPM 9000, NOPM 4000), and returns its location.
+func costStore(t *testing.T, ctx context.Context) string {
+	t.Helper()
 	loc := tempStore(t)
 	st, err := store.Open(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	r := &store.Run{Label: "new-4vc", Users: []int{3}, Warehouses: 1}
 	if err := st.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
@@ -58,7 +53,12 @@ func TestCostCommand(t *testing.T) {
 		MeasureStart: now, MeasureEnd: now.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	return loc
+}
+
+func TestCostCommand(t *testing.T) {
+	ctx := context.Background()
+	loc := costStore(t, ctx)
 	file := writeCostFile(t, cliCostFile)
 
 	out, errOut, code := cli(t, ctx, "cost", file, "--store", loc)
@@ -113,21 +113,7 @@ func TestCostCommand(t *testing.T) {
 
 func TestReportWithCost(t *testing.T) {
 	ctx := context.Background()
-	loc := tempStore(t)
-	st, err := store.Open(ctx, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &store.Run{Label: "new-4vc", Users: []int{3}, Warehouses: 1}
-	if err := st.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	if err := st.AddStep(ctx, &store.Step{RunID: r.ID, Repeat: 1, Users: 3, TPM: 9000, NOPM: 4000, Start: now,
-		MeasureStart: now, MeasureEnd: now.Add(time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	loc := costStore(t, ctx)
 	out := filepath.Join(t.TempDir(), "cost.html")
 	_, errOut, code := cli(t, ctx, "report", "--cost", writeCostFile(t, cliCostFile), "--store", loc, "-o", out)
 	if code != 0 {
