@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -61,4 +62,39 @@ func hostColumn(f figures.Figure) Column {
 
 func diskIOPS(a *StepAggregate) float64 {
 	return figures.DiskReadIOPS.Of(&a.Host) + figures.DiskWriteIOPS.Of(&a.Host)
+}
+
+// A TxnColumn is one figure of a transaction type's summary as every view
+// reads it, defined once: Name its JSON key, Head its heading, Unit what
+// it counts, Value where it comes from.
+type TxnColumn struct {
+	Name  string
+	Head  string
+	Unit  figures.Unit
+	Value func(t *store.TxnSummary) float64
+}
+
+// TxnColumns are the figures of a transaction type every latency table
+// shows (results show, the summary, the report), in their order.
+var TxnColumns = []TxnColumn{
+	txnCount("count", "count", func(t *store.TxnSummary) int64 { return t.Count }),
+	txnCount("rollbacks", "rolled back", func(t *store.TxnSummary) int64 { return t.Rollbacks }),
+	txnCount("errors", "errors", func(t *store.TxnSummary) int64 { return t.Errors }),
+	txnCount("retries", "retries", func(t *store.TxnSummary) int64 { return t.Retries }),
+	{Name: "p50_ms", Head: "p50", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P50Ms }},
+	{Name: "p90_ms", Head: "p90", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P90Ms }},
+	{Name: "p95_ms", Head: "p95", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P95Ms }},
+	{Name: "p99_ms", Head: "p99", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P99Ms }},
+	{Name: "max_ms", Head: "max", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.MaxMs }},
+	{Name: "mean_ms", Head: "mean", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.MeanMs }},
+}
+
+func txnCount(name, head string, v func(t *store.TxnSummary) int64) TxnColumn {
+	return TxnColumn{Name: name, Head: head, Unit: figures.Count, Value: func(t *store.TxnSummary) float64 { return float64(v(t)) }}
+}
+
+// Missing tells that the source of t did not give figure c though it gave
+// others (HammerDB's xtprof has no p90): a view shows "-", not 0.
+func (c TxnColumn) Missing(t *store.TxnSummary) bool {
+	return c.Unit == figures.Ms && c.Value(t) == 0 && (t.P99Ms > 0 || t.MaxMs > 0)
 }

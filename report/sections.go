@@ -476,7 +476,7 @@ func (latencySection) Render(p *Page) error {
 			continue
 		}
 		p.Table(Table{Caption: "Latency percentiles (ms): " + p.Labels[i],
-			Head: []string{"users", "transaction", "count", "rolled back", "errors", "retries", "p50", "p90", "p95", "p99", "max", "mean"}, Rows: rows})
+			Head: append([]string{"users", "transaction"}, txnHeads(false)...), Rows: rows})
 	}
 
 	var errRows []Row
@@ -507,26 +507,19 @@ func latencyRows(rs *RunStats, types []string) []Row {
 			if t == nil {
 				continue
 			}
-			errs := Num(fmtInt(float64(t.Errors)))
-			if t.Errors > 0 {
-				errs.Class += " bad"
-				errs.Title = t.FirstError
+			cells := []Cell{Num(strconv.Itoa(a.Users)), Txt(typ)}
+			for j, v := range rich.txnCells(t) {
+				c := Num(v)
+				if analysis.TxnColumns[j].Name == "errors" && t.Errors > 0 {
+					c.Class += " bad"
+					c.Title = t.FirstError
+				}
+				cells = append(cells, c)
 			}
-			rows = append(rows, Row{Cells: []Cell{Num(strconv.Itoa(a.Users)), Txt(typ), Num(fmtInt(float64(t.Count))), Num(fmtInt(float64(t.Rollbacks))), errs,
-				Num(fmtInt(float64(t.Retries))), Num(pctMs(t, t.P50Ms)), Num(pctMs(t, t.P90Ms)), Num(pctMs(t, t.P95Ms)),
-				Num(pctMs(t, t.P99Ms)), Num(pctMs(t, t.MaxMs)), Num(pctMs(t, t.MeanMs))}})
+			rows = append(rows, Row{Cells: cells})
 		}
 	}
 	return rows
-}
-
-// pctMs formats a latency figure of a summary: "-" when the source did not
-// give it (HammerDB's xtprof has no p90), though it gave others.
-func pctMs(t *store.TxnSummary, ms float64) string {
-	if ms == 0 && (t.P99Ms > 0 || t.MaxMs > 0) {
-		return "-"
-	}
-	return fmtMs(ms)
 }
 
 // --------------------------------------------------------------- timeline

@@ -215,13 +215,15 @@ func (c stepsCols) notes(run store.Run, rs *RunStats) []string {
 func writeLatency(w io.Writer, rs *RunStats, txn []store.TxnSummary) {
 	if len(txn) > 0 {
 		fmt.Fprintf(w, "\n  latency, all steps merged:\n")
-		head := []string{"transaction", "count", "rolled back", "errors", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}
+		head := append([]string{"transaction"}, txnHeads(true)...)
 		var rows [][]string
-		for _, t := range txn {
-			rows = append(rows, []string{t.Type, fmtInt(float64(t.Count)), fmtInt(float64(t.Rollbacks)), fmtInt(float64(t.Errors)), fmtInt(float64(t.Retries)),
-				pctMs(&t, t.P50Ms), pctMs(&t, t.P90Ms), pctMs(&t, t.P95Ms), pctMs(&t, t.P99Ms), pctMs(&t, t.MaxMs)})
+		for i := range txn {
+			rows = append(rows, append([]string{txn[i].Type}, rich.txnCells(&txn[i])...))
 		}
-		right := []bool{false, true, true, true, true, true, true, true, true, true}
+		right := make([]bool, len(head))
+		for i := range right {
+			right[i] = i > 0
+		}
 		writeTable(w, head, rows, right)
 		if len(rs.Users) > 1 {
 			fmt.Fprintf(w, "\n  p99 latency by users:\n")

@@ -341,9 +341,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if err := printStepsMeasured(w, steps); err != nil {
 		return err
 	}
-	if err := printTxnLatency(w, aggs); err != nil {
-		return err
-	}
+	report.WriteTxnLatency(w, aggs)
 	report.WriteStepEndings(w, *r, steps)
 	return nil
 }
@@ -394,35 +392,6 @@ func printStepsMeasured(w io.Writer, steps []store.Step) error {
 			s.DB.TPM, s.DB.BufferHitPct, s.SkippedDeliveries, s.Reconnects, localTime(s.Start), mark)
 	}
 	return tw.Flush()
-}
-
-// printTxnLatency prints latency per users count and transaction type, with
-// the first error of each.
-func printTxnLatency(w io.Writer, aggs []analysis.StepAggregate) error {
-	fmt.Fprintln(w, "\nlatency per transaction (ms, all repeats merged)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "users\ttransaction\tcount\trollbacks\tretries\terrors\tp50\tp90\tp95\tp99\tmax\tmean\t")
-	var firstErrors []string
-	for _, a := range aggs {
-		for i, t := range a.Txn {
-			users := ""
-			if i == 0 {
-				users = strconv.Itoa(a.Users)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", users, t.Type, t.Count, t.Rollbacks, t.Retries,
-				t.Errors, t.P50Ms, t.P90Ms, t.P95Ms, t.P99Ms, t.MaxMs, t.MeanMs)
-			if t.FirstError != "" {
-				firstErrors = append(firstErrors, fmt.Sprintf("  %d users, first %s error: %s", a.Users, t.Type, t.FirstError))
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, e := range firstErrors {
-		fmt.Fprintln(w, e)
-	}
-	return nil
 }
 
 func printMap(w io.Writer, title string, m map[string]string, prefix string) {
