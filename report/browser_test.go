@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/browsertest"
-	"github.com/rightsize/rightsize/store"
 )
 
 // chromium returns the headless browser (browsertest.Chromium).
@@ -113,11 +112,7 @@ func pixelStats(img image.Image) (distinct int, coloured float64) {
 func longLabelRuns(t *testing.T) []RunData {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	start := time.Date(2026, 11, 26, 13, 16, 56, 0, time.UTC)
 	var ids []string
 	for i, cpus := range []string{"0.25", "0.5", "1", "1.5", "2"} {

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,22 +36,11 @@ func simpleRun(t *testing.T, st *store.Store, label string, tpm map[int][]float6
 			}
 		}
 	}
-	if err := st.FinishRun(ctx, r.ID, store.StatusComplete, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Load(ctx, st, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runs[0]
+	return finishAndLoad(t, st, r.ID)
 }
 
 func TestCompare(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	type run struct {
 		users []int
 		tpm   map[int][]float64

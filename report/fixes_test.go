@@ -22,11 +22,7 @@ import (
 func mixedStudy(t *testing.T) []byte {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 	measured := buildRun(t, st, start, fixtureRun{label: "measured", users: []int{1, 2, 3}, repeats: 3, jitter: 0.02,
 		tpm:   func(u int) float64 { return 30000 * float64(u) },

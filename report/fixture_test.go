@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,15 +159,54 @@ func buildRun(t *testing.T, st *store.Store, start time.Time, f fixtureRun) stri
 	return r.ID
 }
 
-// studyStore builds a store with two runs shaped like Study A: an HDD
-// baseline on 16 cores and an SSD run on 4 cores, three repeats each.
-func studyStore(t *testing.T) (*store.Store, []string) {
+// tempStore opens a new store in a temporary directory, closed when the
+// test ends.
+func tempStore(t *testing.T) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// finishAndLoad marks run id complete and loads it as the report reads it.
+func finishAndLoad(t *testing.T, st *store.Store, id string) RunData {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.FinishRun(ctx, id, store.StatusComplete, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Load(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs[0]
+}
+
+// checkScriptsIntact fails when user text (what) broke out of its element
+// in page: markup outside the script elements, or script elements that do
+// not close where they should.
+func checkScriptsIntact(t *testing.T, page, what string) {
+	t.Helper()
+	// Outside the script elements (which end at the first "</script>"), no
+	// markup from the user's text.
+	outside := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`).ReplaceAllString(page, "")
+	if strings.Contains(outside, "<img") {
+		t.Errorf("%s broke out of its element", what)
+	}
+	// As many opening tags as closing ones: the chart scripts are intact.
+	if o, c := strings.Count(page, "<script"), strings.Count(page, "</script>"); o != c {
+		t.Errorf("%d <script> for %d </script>", o, c)
+	}
+}
+
+// studyStore builds a store with two runs shaped like Study A: an HDD
+// baseline on 16 cores and an SSD run on 4 cores, three repeats each.
+func studyStore(t *testing.T) (*store.Store, []string) {
+	t.Helper()
+	st := tempStore(t)
 	users := []int{1, 2, 3, 5, 8, 13}
 	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 	hdd := buildRun(t, st, start, fixtureRun{label: "HDD/16 cores", users: users, repeats: 3, jitter: 0.03,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,24 +48,13 @@ func gateRun(t *testing.T, st *store.Store, label string, steps map[int][]gateSt
 			}
 		}
 	}
-	if err := st.FinishRun(ctx, r.ID, store.StatusComplete, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Load(ctx, st, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runs[0]
+	return finishAndLoad(t, st, r.ID)
 }
 
 func one(tpm, half, p90 float64) []gateStep { return []gateStep{{tpm, half, p90}} }
 
 func TestGateVerdicts(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	th := Thresholds{MaxRegression: 0.025, MaxLatencyRegression: 0.10}
 	repeats := func(p90 float64, tpm ...float64) []gateStep {
 		var out []gateStep
@@ -139,11 +127,7 @@ func TestGateVerdicts(t *testing.T) {
 // independent; a step only one run measured is left out (and skipped in
 // the JUnit file).
 func TestGateOverall(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	a := gateRun(t, st, "A", map[int][]gateStep{1: one(1000, 30, 10), 2: one(2000, 40, 10), 4: one(3000, 50, 10)})
 	b := gateRun(t, st, "B", map[int][]gateStep{1: one(960, 30, 10), 2: one(1920, 40, 10)})
 	v := Compare(a, b).Verdicts(Thresholds{0.025, NotGated})

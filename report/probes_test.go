@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -151,11 +150,7 @@ func addStudyProbes(t *testing.T, st *store.Store) []string {
 // probeStore is a store with the probes of addStudyProbes and no run.
 func probeStore(t *testing.T) (*store.Store, []string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	return st, addStudyProbes(t, st)
 }
 
@@ -353,11 +348,7 @@ func TestReportWithProbes(t *testing.T) {
 // probes there is no report; a probe whose result cannot be read is left
 // out with a note.
 func TestProbeSectionsEdgeCases(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	rd := simpleRun(t, st, "plain", map[int][]float64{1: {100}}, []int{1})
 	var buf bytes.Buffer
 	if err := HTML(&buf, []RunData{rd}, Options{}); err != nil {
@@ -409,14 +400,7 @@ func TestProbesEscapeUserText(t *testing.T) {
 	if err := HTML(&buf, nil, Options{Probes: []store.Probe{*p}}); err != nil {
 		t.Fatal(err)
 	}
-	s := buf.String()
-	outside := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`).ReplaceAllString(s, "")
-	if strings.Contains(outside, "<img") {
-		t.Error("a probe label broke out of its element")
-	}
-	if o, c := strings.Count(s, "<script"), strings.Count(s, "</script>"); o != c {
-		t.Errorf("%d <script> for %d </script>", o, c)
-	}
+	checkScriptsIntact(t, buf.String(), "a probe label")
 }
 
 // Study A's storage table: one 8 KiB random job per machine (the
