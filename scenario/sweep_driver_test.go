@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -37,34 +37,14 @@ func TestFairValues(t *testing.T) {
 // host of ncpu cores; env and flags are added to each run's.
 func storeCPUSweep(t *testing.T, st *store.Store, values []string, ncpu string, env, flags map[string]string) string {
 	t.Helper()
-	ctx := context.Background()
 	sw := &store.Sweep{Kind: "cpus", Values: values, Spec: map[string]string{"knee_threshold": "0.1"}}
-	if err := st.CreateSweep(ctx, sw); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range values {
+	return storetest.Sweep(t, st, sw, func(_ int, v string) *store.Run {
 		e := map[string]string{"host.logical_cpus": ncpu}
 		for k, x := range env {
 			e[k] = x
 		}
-		r := &store.Run{Label: "sweep-" + sw.ID + " cpus=" + v, Source: store.SourceRightsize, Users: []int{4}, Repeats: 1, Env: e, Flags: flags}
-		if err := st.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.AddStep(ctx, &store.Step{RunID: r.ID, Repeat: 1, Users: 4, TPM: 9000, NOPM: 4000}); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.FinishRun(ctx, r.ID, store.StatusComplete, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.SetSweepPoint(ctx, sw.ID, store.SweepPoint{Position: i, Value: v, RunID: r.ID, Status: store.StatusComplete}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.FinishSweep(ctx, sw.ID, store.StatusComplete, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	return sw.ID
+		return &store.Run{Label: "sweep-" + sw.ID + " cpus=" + v, Source: store.SourceRightsize, Users: []int{4}, Repeats: 1, Env: e, Flags: flags}
+	}, func(int) store.Step { return store.Step{Repeat: 1, Users: 4, TPM: 9000, NOPM: 4000} })
 }
 
 // A stored cpus sweep says which values left the driver no core of its

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
@@ -22,30 +22,13 @@ func storeCPUSweep(t *testing.T, loc string, values ...string) string {
 	}
 	defer st.Close()
 	sw := &store.Sweep{Kind: "cpus", Values: values, Spec: map[string]string{"knee_threshold": "0.1"}}
-	if err := st.CreateSweep(ctx, sw); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range values {
-		r := &store.Run{Label: scenario.RunLabel("cpus", sw.ID, "") + " cpus=" + v, Source: store.SourceRightsize, Status: store.StatusRunning,
+	return storetest.Sweep(t, st, sw, func(_ int, v string) *store.Run {
+		return &store.Run{Label: scenario.RunLabel("cpus", sw.ID, "") + " cpus=" + v, Source: store.SourceRightsize, Status: store.StatusRunning,
 			Users: []int{4}, Repeats: 1, Env: map[string]string{"host.logical_cpus": "2", "caps.asked": `{"cpus":` + v + `}`},
 			Flags: map[string]string{"sweep": sw.ID, "sweep.kind": "cpus", "sweep.value": v, "driver-cpus": ""}}
-		if err := st.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.AddStep(ctx, &store.Step{RunID: r.ID, Repeat: 1, Users: 4, TPM: 20000 - 1000*float64(i), NOPM: 9000 - 400*float64(i)}); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.FinishRun(ctx, r.ID, store.StatusComplete, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.SetSweepPoint(ctx, sw.ID, store.SweepPoint{Position: i, Value: v, RunID: r.ID, Status: store.StatusComplete}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.FinishSweep(ctx, sw.ID, store.StatusComplete, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	return sw.ID
+	}, func(i int) store.Step {
+		return store.Step{Repeat: 1, Users: 4, TPM: 20000 - 1000*float64(i), NOPM: 9000 - 400*float64(i)}
+	})
 }
 
 // On a 2-core host, `sweep cpus --values 2,1` leaves the driver no core of
