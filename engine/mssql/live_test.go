@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,23 +107,10 @@ func deadlock(t testing.TB, edb engine.DB) error {
 		t.Fatal(err)
 	}
 	defer b.Rollback()
-	lock := func(tx *sql.Tx, d int32) error {
+	err = enginetest.Deadlock(t, a, b, func(tx *sql.Tx, d int32) error {
 		_, err := tx.ExecContext(ctx, "UPDATE dbo.district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = @d", sql.Named("d", d))
 		return err
-	}
-	if err := lock(a, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := lock(b, 2); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	wg.Add(2)
-	go func() { defer wg.Done(); errs[0] = lock(a, 2); _ = a.Rollback() }()
-	go func() { defer wg.Done(); errs[1] = lock(b, 1); _ = b.Rollback() }()
-	wg.Wait()
-	err = errors.Join(errs[0], errs[1])
+	}, func(tx *sql.Tx) { _ = tx.Rollback() })
 	if err != nil && !hasNumber(err, ErrDeadlockVictim) {
 		t.Fatalf("expected a deadlock victim (1205), got %v", err)
 	}

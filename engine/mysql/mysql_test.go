@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -131,20 +132,10 @@ func deadlock(t testing.TB, db engine.DB) error {
 	}
 	defer a.Rollback()
 	defer b.Rollback()
-	const lock = "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1 AND d_id = ?"
-	if _, err := a.ExecContext(ctx, lock, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.ExecContext(ctx, lock, 2); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	wg.Add(2)
-	go func() { defer wg.Done(); _, errs[0] = a.ExecContext(ctx, lock, 2); _ = a.Rollback() }()
-	go func() { defer wg.Done(); _, errs[1] = b.ExecContext(ctx, lock, 1); _ = b.Rollback() }()
-	wg.Wait()
-	return errors.Join(errs[0], errs[1])
+	return enginetest.Deadlock(t, a, b, func(tx *sql.Tx, d int32) error {
+		_, err := tx.ExecContext(ctx, "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1 AND d_id = ?", d)
+		return err
+	}, func(tx *sql.Tx) { _ = tx.Rollback() })
 }
 
 func TestConformance(t *testing.T) {
