@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/internal/pgtest"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/waits"
 )
@@ -160,11 +161,7 @@ func TestListRunSummaries(t *testing.T) {
 }
 
 func TestExportJSON(t *testing.T) {
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t)
 	ctx := context.Background()
 	r, steps := storedRun(t, s, "json", time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC))
 	dir := t.TempDir()

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/costtest"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/store"
 )
@@ -183,11 +183,7 @@ func TestBadInput(t *testing.T) {
 // TestLinkedRun reads price/performance from a real SQLite store.
 func TestLinkedRun(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	r := &store.Run{Label: "new-4vc", Users: []int{1, 2}, Repeats: 2, Warehouses: 1}
 	if err := st.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)

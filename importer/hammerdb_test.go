@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -161,21 +162,11 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func tempStore(t *testing.T) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 func td(n string) string { return filepath.Join("testdata", n) }
 
 func TestImportHammerDB(t *testing.T) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Open(t)
 
 	// The log and the profile file written next to it make one run,
 	// labelled with the log's base name.
@@ -243,7 +234,7 @@ func TestImportHammerDB(t *testing.T) {
 // virtual users, or becomes a latency-only run.
 func TestImportProfileAlone(t *testing.T) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Open(t)
 	// No imported run: a latency-only run.
 	got, err := ImportHammerDB(ctx, st, []string{td("hdbxtprofile.log")}, Options{})
 	if err != nil || len(got) != 1 || !got[0].LatencyOnly || got[0].Run.Label != "hammerdb:hdbxtprofile.log" {
@@ -255,7 +246,7 @@ func TestImportProfileAlone(t *testing.T) {
 	}
 
 	// After its log: attached to it.
-	st = tempStore(t)
+	st = storetest.Open(t)
 	logRun, err := ImportHammerDB(ctx, st, []string{td("timed.log")}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/browsertest"
+	"github.com/rightsize/rightsize/internal/storetest"
 )
 
 // chromium returns the headless browser (browsertest.Chromium).
@@ -112,7 +113,7 @@ func pixelStats(img image.Image) (distinct int, coloured float64) {
 func longLabelRuns(t *testing.T) []RunData {
 	t.Helper()
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Open(t)
 	start := time.Date(2026, 11, 26, 13, 16, 56, 0, time.UTC)
 	var ids []string
 	for i, cpus := range []string{"0.25", "0.5", "1", "1.5", "2"} {

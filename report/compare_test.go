@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -40,7 +41,7 @@ func simpleRun(t *testing.T, st *store.Store, label string, tpm map[int][]float6
 }
 
 func TestCompare(t *testing.T) {
-	st := tempStore(t)
+	st := storetest.Open(t)
 	type run struct {
 		users []int
 		tpm   map[int][]float64

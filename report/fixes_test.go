@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -22,7 +23,7 @@ import (
 func mixedStudy(t *testing.T) []byte {
 	t.Helper()
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Open(t)
 	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 	measured := buildRun(t, st, start, fixtureRun{label: "measured", users: []int{1, 2, 3}, repeats: 3, jitter: 0.02,
 		tpm:   func(u int) float64 { return 30000 * float64(u) },

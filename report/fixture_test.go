@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -159,18 +159,6 @@ func buildRun(t *testing.T, st *store.Store, start time.Time, f fixtureRun) stri
 	return r.ID
 }
 
-// tempStore opens a new store in a temporary directory, closed when the
-// test ends.
-func tempStore(t *testing.T) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // finishAndLoad marks run id complete and loads it as the report reads it.
 func finishAndLoad(t *testing.T, st *store.Store, id string) RunData {
 	t.Helper()
@@ -206,7 +194,7 @@ func checkScriptsIntact(t *testing.T, page, what string) {
 // baseline on 16 cores and an SSD run on 4 cores, three repeats each.
 func studyStore(t *testing.T) (*store.Store, []string) {
 	t.Helper()
-	st := tempStore(t)
+	st := storetest.Open(t)
 	users := []int{1, 2, 3, 5, 8, 13}
 	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 	hdd := buildRun(t, st, start, fixtureRun{label: "HDD/16 cores", users: users, repeats: 3, jitter: 0.03,

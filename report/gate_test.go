@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/figures"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -54,7 +55,7 @@ func gateRun(t *testing.T, st *store.Store, label string, steps map[int][]gateSt
 func one(tpm, half, p90 float64) []gateStep { return []gateStep{{tpm, half, p90}} }
 
 func TestGateVerdicts(t *testing.T) {
-	st := tempStore(t)
+	st := storetest.Open(t)
 	th := Thresholds{MaxRegression: 0.025, MaxLatencyRegression: 0.10}
 	repeats := func(p90 float64, tpm ...float64) []gateStep {
 		var out []gateStep
@@ -127,7 +128,7 @@ func TestGateVerdicts(t *testing.T) {
 // independent; a step only one run measured is left out (and skipped in
 // the JUnit file).
 func TestGateOverall(t *testing.T) {
-	st := tempStore(t)
+	st := storetest.Open(t)
 	a := gateRun(t, st, "A", map[int][]gateStep{1: one(1000, 30, 10), 2: one(2000, 40, 10), 4: one(3000, 50, 10)})
 	b := gateRun(t, st, "B", map[int][]gateStep{1: one(960, 30, 10), 2: one(1920, 40, 10)})
 	v := Compare(a, b).Verdicts(Thresholds{0.025, NotGated})

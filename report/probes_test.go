@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -150,7 +151,7 @@ func addStudyProbes(t *testing.T, st *store.Store) []string {
 // probeStore is a store with the probes of addStudyProbes and no run.
 func probeStore(t *testing.T) (*store.Store, []string) {
 	t.Helper()
-	st := tempStore(t)
+	st := storetest.Open(t)
 	return st, addStudyProbes(t, st)
 }
 
@@ -348,7 +349,7 @@ func TestReportWithProbes(t *testing.T) {
 // probes there is no report; a probe whose result cannot be read is left
 // out with a note.
 func TestProbeSectionsEdgeCases(t *testing.T) {
-	st := tempStore(t)
+	st := storetest.Open(t)
 	rd := simpleRun(t, st, "plain", map[int][]float64{1: {100}}, []int{1})
 	var buf bytes.Buffer
 	if err := HTML(&buf, []RunData{rd}, Options{}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -148,7 +149,7 @@ func TestFormats(t *testing.T) {
 
 // Labels and settings come from users: they must not break the page.
 func TestHTMLEscapesUserText(t *testing.T) {
-	st := tempStore(t)
+	st := storetest.Open(t)
 	evil := `</script><img src=x onerror=alert(1)> {a} <!--`
 	rd := simpleRun(t, st, evil, map[int][]float64{1: {100, 120}, 2: {200}}, []int{1, 2})
 	rd.Run.Env = map[string]string{"setting.x": evil}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
@@ -35,11 +36,7 @@ func TestPrewarmPostgres(t *testing.T) {
 	if _, err := loader.Build(ctx, tg, loader.Config{Warehouses: 1, Loaders: 2, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	run := func(prewarm bool) (float64, *store.Run) {
 		t.Helper()
 		if err := tg.Restart(ctx, opt); err != nil {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -52,11 +51,7 @@ func storeCPUSweep(t *testing.T, st *store.Store, values []string, ncpu string, 
 // for runs without them, the --driver-cpus flag).
 func TestSweepDriverShare(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	for _, c := range []struct {
 		name   string
 		values []string

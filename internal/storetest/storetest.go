@@ -4,11 +4,24 @@ package storetest
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/rightsize/rightsize/store"
 )
+
+// Open opens a new store in a temporary directory, closed when the test
+// ends.
+func Open(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rightsize.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
 
 // Sweep stores sw complete, with one complete run per value of sw.Values,
 // as a sweep stores them: run(i, value) is the run to create (sw.ID is set
