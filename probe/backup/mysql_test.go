@@ -84,12 +84,7 @@ func testMySQL(t *testing.T, method string) {
 			t.Errorf("cycle %+v", c)
 		}
 	}
-	if d := workDirs(t, dir); len(d) != 0 {
-		t.Errorf("left behind: %v", d)
-	}
-	if p := processesUnder(dir); len(p) != 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	checkNothingLeft(t, dir)
 	m, err := newMySQL(context.Background(), target, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,12 +115,7 @@ func TestMySQLCancelMidBackup(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !res.Partial {
 		t.Fatalf("err = %v, partial %v", err, res.Partial)
 	}
-	if d := workDirs(t, dir); len(d) != 0 {
-		t.Errorf("left behind: %v", d)
-	}
-	if p := processesUnder(dir); len(p) != 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	checkNothingLeft(t, dir)
 }
 
 func TestMySQLPhysicalKeepInPlace(t *testing.T) {

@@ -129,6 +129,18 @@ func workDirs(t *testing.T, dir string) []string {
 	return m
 }
 
+// checkNothingLeft fails when a backup left a work directory in dir or a
+// process running under it.
+func checkNothingLeft(t *testing.T, dir string) {
+	t.Helper()
+	if d := workDirs(t, dir); len(d) != 0 {
+		t.Errorf("left behind: %v", d)
+	}
+	if p := processesUnder(dir); len(p) != 0 {
+		t.Errorf("processes left: %v", p)
+	}
+}
+
 // processesUnder lists processes whose working directory or command line
 // mentions dir (restored servers chdir to their data directory;
 // pg_basebackup has -D on its command line).
@@ -278,12 +290,7 @@ func TestPostgresCancelMidBackup(t *testing.T) {
 	if _, err := os.Stat(backupPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("partial backup %s: %v", backupPath, err)
 	}
-	if d := workDirs(t, dir); len(d) != 0 {
-		t.Errorf("left behind: %v", d)
-	}
-	if p := processesUnder(dir); len(p) != 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	checkNothingLeft(t, dir)
 	// the source server is fine
 	if err := execSQL(context.Background(), srv.DSN("probe"), "SELECT 1"); err != nil {
 		t.Error(err)
@@ -316,12 +323,7 @@ func TestPostgresCancelMidRestore(t *testing.T) {
 	if !portFree(port) {
 		t.Errorf("restored server still listens on port %s", port)
 	}
-	if d := workDirs(t, dir); len(d) != 0 {
-		t.Errorf("left behind: %v", d)
-	}
-	if p := processesUnder(dir); len(p) != 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	checkNothingLeft(t, dir)
 }
 
 func TestPostgresBadMethod(t *testing.T) {
