@@ -94,12 +94,22 @@ func (r *recorder) rotate() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 		s := &r.shards[i]
 		s.mu.Lock()
 		for t := range out {
-			out[t].Merge(s.win[t])
-			s.win[t].Reset()
+			mergeReset(out[t], s.win[t])
 		}
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// mergeReset adds from to to and empties from. A histogram has some 27,000
+// counters, which Merge walks and Reset clears: the shards no user
+// recorded into (most of them, with few users) are skipped.
+func mergeReset(to, from *hdrhistogram.Histogram) {
+	if from.TotalCount() == 0 {
+		return
+	}
+	to.Merge(from)
+	from.Reset()
 }
 
 // merged returns the measured-interval histograms of every type.
@@ -110,7 +120,9 @@ func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 		for i := range r.shards {
 			s := &r.shards[i]
 			s.mu.Lock()
-			out[t].Merge(s.step[t])
+			if s.step[t].TotalCount() > 0 {
+				out[t].Merge(s.step[t])
+			}
 			s.mu.Unlock()
 		}
 	}

@@ -113,10 +113,17 @@ func (r *Rand) Cents(lo, hi int) int64 { return int64(r.Int(lo, hi)) }
 
 var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"}
 
+// lastNames holds the 1000 C_LAST values, built once, so that drawing one
+// for a transaction's input allocates nothing.
+var lastNames = func() (names [1000]string) {
+	for n := range names {
+		names[n] = string(AppendLastName(nil, n))
+	}
+	return names
+}()
+
 // LastName returns the C_LAST for a number in [0, 999] (clause 4.3.2.3).
-func LastName(n int) string {
-	return syllables[n/100] + syllables[(n/10)%10] + syllables[n%10]
-}
+func LastName(n int) string { return lastNames[n] }
 
 // AppendLastName appends LastName(n) to buf.
 func AppendLastName(buf []byte, n int) []byte {

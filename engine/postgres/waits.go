@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"github.com/rightsize/rightsize/waits"
 )
 
@@ -35,6 +36,9 @@ func (db *DB) WaitSampler(ctx context.Context, interval time.Duration) (waits.Sa
 		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", err)
 	}
 	cfg.RuntimeParams["application_name"] = "rightsize wait sampler"
+	// Raw reads and writes, as the virtual users': a syscall of the idle
+	// driver would wake the runtime's sysmon thread 10 times a second.
+	cfg.DialFunc = rawsock.WrapDial(cfg.DialFunc)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect the wait sampler: %w", oneLine(err))
