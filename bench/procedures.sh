@@ -16,6 +16,15 @@
 # MODE=statements measures that mode;
 # MODE="statements procedures" runs every binary in both, each run
 # labelled binary/mode (issue 32 item 3).
+# GOTPC=1 adds go-tpc (pingcap/go-tpc built from its public source, see
+# build_gotpc in bench/lib.sh: GOTPC_SRC a clone, or GOTPC_BIN a binary)
+# as one more run of each round: its prepare builds its own database in
+# the same cluster, and its runs (tpcc, the postgres driver, W
+# warehouses, U threads, no keying or thinking) print TPM, NOPM and its
+# client CPU per transaction (user+system of the whole process over its
+# successful transactions; go-tpc has no ramp-up, so it runs for the
+# duration and counts all of it) beside rightsize's; "retries" is then
+# go-tpc's failed transactions.
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
 # root the server runs as PG_USER (default postgres).
 # 2026-11-27, REFS="7602bc2 3831ca1" bench/procedures.sh 4 4 30s 4, on the
@@ -50,6 +59,7 @@ REFS=${REFS-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-proce
 . bench/lib.sh
 bench_tmp procbench
 build_binaries "$REFS"
+[ -n "${GOTPC:-}" ] && build_gotpc
 start_cluster 300
 sql() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -c "$2" >/dev/null; }
 
@@ -77,12 +87,15 @@ for i in "${!bins[@]}"; do
   done
 done
 
+[ -n "${GOTPC:-}" ] && { prepare_gotpc; labels+=(go-tpc); run_bin+=(gotpc); run_mode+=(statements); run_iso+=(read-committed); }
+
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $U users, 10 s ramp-up, $D, $MODE, $ISOLATION; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-26s %10s %10s %14s %8s %10s\n' round run TPM NOPM "driver µs/txn" retries "NO p90 ms"
 n=${#labels[@]}
 for round in $(seq "$ROUNDS"); do
   for k in $(seq 0 $((n - 1))); do
     j=$(( (k + round - 1) % n )); i=${run_bin[$j]}
+    [ "$i" = gotpc ] && { run_gotpc "$round" | tee -a "$TMP/rows"; continue; }
     db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
     sql "$db" "VACUUM"; sql "$db" "CHECKPOINT"
     iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "${run_iso[$j]}")
