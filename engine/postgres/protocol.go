@@ -24,19 +24,28 @@ import (
 // rest of the call on the driver's side.
 type wire struct {
 	hc     *pgconn.HijackedConn
-	out    []byte   // messages to send
-	in     []byte   // received bytes; in[r:] not yet parsed
-	r      int      // start of the next message in in
-	vals   [][]byte // the values of the last DataRow, views of in
-	broken error    // why the connection is unusable, once it is
+	x      exchanger // hc.Conn, when it is one (nil: write, then read)
+	out    []byte    // messages to send
+	in     []byte    // received bytes; in[r:] not yet parsed
+	r      int       // start of the next message in in
+	vals   [][]byte  // the values of the last DataRow, views of in
+	broken error     // why the connection is unusable, once it is
 }
 
 // errConnBroken is what calls on a broken connection return; classify
 // reads "conn closed" as a lost connection (reconnect).
 var errConnBroken = errors.New("conn closed after an earlier error")
 
+// exchanger is a connection that writes a request and reads the start of
+// its reply in one call, sparing the read that would find nothing yet
+// (rawsock's; the virtual users dial through it).
+type exchanger interface {
+	Exchange(req, b []byte) (int, error)
+}
+
 func newWire(hc *pgconn.HijackedConn) *wire {
-	return &wire{hc: hc, in: make([]byte, 0, 8192)}
+	x, _ := hc.Conn.(exchanger)
+	return &wire{hc: hc, x: x, in: make([]byte, 0, 8192)}
 }
 
 func (w *wire) int16(v int) { w.out = binary.BigEndian.AppendUint16(w.out, uint16(v)) }
@@ -72,12 +81,33 @@ func (w *wire) bind(stmt string, buf []byte, ends []int) {
 }
 
 // flush appends Sync to the messages bound since the last flush and
-// writes them all at once.
+// writes them all at once; through an exchanger it also reads the start
+// of the reply, which next then parses.
 func (w *wire) flush() error {
 	w.out = append(w.out, 'S', 0, 0, 0, 4)
-	_, err := w.hc.Conn.Write(w.out)
+	var err error
+	if w.x != nil && w.compact() {
+		var n int
+		n, err = w.x.Exchange(w.out, w.in[len(w.in):cap(w.in)])
+		w.in = w.in[:len(w.in)+n]
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		_, err = w.hc.Conn.Write(w.out)
+	}
 	w.out = w.out[:0]
 	return err
+}
+
+// compact moves the unparsed bytes to the front of in and reports
+// whether there is room after them.
+func (w *wire) compact() bool {
+	if w.r > 0 {
+		w.in = w.in[:copy(w.in, w.in[w.r:])]
+		w.r = 0
+	}
+	return len(w.in) < cap(w.in)
 }
 
 // query writes sql as a simple Query.
@@ -117,10 +147,7 @@ func (w *wire) next() (byte, []byte, error) {
 
 // fill reads more bytes, moving the unparsed ones to the front first.
 func (w *wire) fill() error {
-	if w.r > 0 {
-		w.in = w.in[:copy(w.in, w.in[w.r:])]
-		w.r = 0
-	}
+	w.compact()
 	n, err := w.hc.Conn.Read(w.in[len(w.in):cap(w.in)])
 	w.in = w.in[:len(w.in)+n]
 	if errors.Is(err, io.EOF) {

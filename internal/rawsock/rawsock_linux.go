@@ -28,6 +28,10 @@ type conn struct {
 	wn      int
 	werrno  syscall.Errno
 	writeFn func(fd uintptr) bool
+
+	// Exchange's callback and whether it has written yet
+	exchangeFn func(fd uintptr) bool
+	sent       bool
 }
 
 // Wrap returns c with raw reads and writes when c is a TCP or Unix socket,
@@ -47,7 +51,7 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	rs := &conn{Conn: c, rc: rc, network: network}
-	rs.readFn, rs.writeFn = rs.read, rs.write
+	rs.readFn, rs.writeFn, rs.exchangeFn = rs.read, rs.write, rs.exchange
 	return rs
 }
 
@@ -125,4 +129,55 @@ func (c *conn) write(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// Exchange writes req and reads the start of its reply into b (at least
+// one byte, as Read). The write is the first callback of a RawConn.Read,
+// which then waits for the reply in the poller before its first read: a
+// request and Read would try a read first, which finds nothing yet
+// (EAGAIN) since the server has barely got the request. Waiting without
+// that read loses no wake-up: the poller forgets past readiness as the
+// RawConn.Read starts, before the request is written. A write the socket
+// buffer cannot take at once is finished by Write, then Read reads.
+func (c *conn) Exchange(req, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, io.ErrShortBuffer
+	}
+	c.rmu.Lock()
+	c.wmu.Lock()
+	c.wbuf, c.wn, c.werrno, c.sent = req, 0, 0, false
+	c.rbuf, c.rn, c.rerrno = b, 0, 0
+	err := c.rc.Read(c.exchangeFn)
+	wn, werrno, n, rerrno := c.wn, c.werrno, c.rn, c.rerrno
+	c.wbuf, c.rbuf = nil, nil
+	c.wmu.Unlock()
+	c.rmu.Unlock()
+	switch {
+	case werrno != 0:
+		return 0, c.opError("write", werrno)
+	case wn < len(req) && err == nil:
+		if _, err := c.Write(req[wn:]); err != nil {
+			return 0, err
+		}
+		return c.Read(b)
+	case err != nil:
+		return 0, c.opError("read", err)
+	case rerrno != 0:
+		return 0, c.opError("read", rerrno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// exchange is Exchange's RawConn.Read callback: the first call writes the
+// request (true ends the Read when the write failed or is not finished),
+// the next ones read.
+func (c *conn) exchange(fd uintptr) bool {
+	if !c.sent {
+		c.sent = true
+		c.write(fd)
+		return c.werrno != 0 || c.wn < len(c.wbuf)
+	}
+	return c.read(fd)
 }

@@ -126,6 +126,61 @@ func TestLargeTransfersBothWays(t *testing.T) {
 	}
 }
 
+// TestExchange: requests of every size (the large ones do not fit the
+// socket buffer, so Write finishes them) get their whole reply, the
+// replies coming at once or after a wait, and a deadline ends an exchange
+// whose reply does not come.
+func TestExchange(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			c, s := pair(t, network)
+			x := c.(*conn)
+			sizes := []int{1, 100, 4096, 1 << 20, 8 << 20, 10}
+			go func() { // reads each request whole, then echoes it, now and then after a pause
+				for i, size := range sizes {
+					buf := make([]byte, size)
+					if _, err := io.ReadFull(s, buf); err != nil {
+						return
+					}
+					if i%2 == 0 {
+						time.Sleep(time.Millisecond)
+					}
+					if _, err := s.Write(buf); err != nil {
+						return
+					}
+				}
+			}()
+			for _, size := range sizes {
+				req := bytes.Repeat([]byte{byte(size)}, size)
+				got := make([]byte, 0, size)
+				buf := make([]byte, 64<<10)
+				n, err := x.Exchange(req, buf)
+				for ; err == nil; n, err = c.Read(buf) {
+					if got = append(got, buf[:n]...); len(got) >= size {
+						break
+					}
+				}
+				if err != nil || !bytes.Equal(got, req) {
+					t.Fatalf("exchange of %d bytes: %v, %d bytes back", size, err, len(got))
+				}
+			}
+			s.Close()
+			c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			if _, err := x.Exchange([]byte("x"), make([]byte, 4)); err == nil {
+				t.Fatal("exchange with a closed peer succeeded")
+			}
+		})
+	}
+}
+
+func TestExchangeDeadline(t *testing.T) {
+	c, _ := pair(t, "tcp")
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := c.(*conn).Exchange([]byte("x"), make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("exchange past the deadline = %v", err)
+	}
+}
+
 func TestEOFWhenPeerCloses(t *testing.T) {
 	c, s := pair(t, "tcp")
 	s.Write([]byte("x"))
