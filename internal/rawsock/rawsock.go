@@ -12,7 +12,9 @@
 // write never waits in the kernel: Wrap makes them with syscall.RawSyscall
 // inside syscall.RawConn's Read and Write callbacks, which still wait for
 // readiness through the runtime's network poller and still honour deadlines
-// and Close.
+// and Close. A wrapped socket's Exchange writes a request and reads the
+// start of its reply in one RawConn.Read, sparing the read that would find
+// nothing yet.
 package rawsock
 
 import (
