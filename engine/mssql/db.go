@@ -215,6 +215,16 @@ BEGIN
   EXEC (@sql);
 END`
 
+// openMaster opens a pool on the master database of the server of url;
+// the caller closes it.
+func openMaster(url string) (*sql.DB, error) {
+	master, err := withDatabase(url, "master")
+	if err != nil {
+		return nil, err
+	}
+	return openPool(master)
+}
+
 // EnsureDatabase connects to the server of url (via its master database) and
 // creates url's database if it does not exist, with the server's defaults
 // (model database: recovery model, file sizes).
@@ -226,11 +236,7 @@ func EnsureDatabase(ctx context.Context, url string) error {
 	if name == "" {
 		return fmt.Errorf("SQL Server URL %s names no database: add ?database=NAME", Redact(url))
 	}
-	master, err := withDatabase(url, "master")
-	if err != nil {
-		return err
-	}
-	db, err := openPool(master)
+	db, err := openMaster(url)
 	if err != nil {
 		return err
 	}

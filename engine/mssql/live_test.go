@@ -48,11 +48,7 @@ EXEC (@sql);`
 
 // onMaster runs one statement with @name on the master database of dsn.
 func onMaster(ctx context.Context, dsn, query, name string) error {
-	master, err := withDatabase(dsn, "master")
-	if err != nil {
-		return err
-	}
-	db, err := openPool(master)
+	db, err := openMaster(dsn)
 	if err != nil {
 		return err
 	}
