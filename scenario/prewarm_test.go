@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
@@ -26,7 +27,7 @@ func TestPrewarmPostgres(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(serverDir(t), "data"), PoolSize: 4,
+	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(pgtest.ServerDir(t, "waits-"), "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "off", "shared_buffers": "256MB"}}
 	tg, err := registry.Open(ctx, "embedded", opt)
 	if err != nil {

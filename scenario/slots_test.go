@@ -10,6 +10,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
@@ -24,7 +25,7 @@ func TestConnectionSlots(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	dir := serverDir(t)
+	dir := pgtest.ServerDir(t, "waits-")
 	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
 		Settings: map[string]string{"max_connections": "20", "shared_buffers": "128MB"}}
 	tg, err := registry.Open(ctx, "embedded", opt)

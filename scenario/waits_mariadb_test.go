@@ -10,6 +10,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/waits"
@@ -29,7 +30,7 @@ func TestWaitsMariaDB(t *testing.T) {
 		t.Skip("no mariadbd on this machine")
 	}
 	ctx := context.Background()
-	dir := serverDir(t)
+	dir := pgtest.ServerDir(t, "waits-")
 	tg, err := registry.Open(ctx, "mariadb", registry.Options{DataDir: filepath.Join(dir, "data"), PoolSize: 4, Database: "tpcc",
 		Settings: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "64M", "performance_schema": "ON",
 			"performance_schema_instrument": "wait/%=ON", "innodb_flush_log_at_trx_commit": "1"}})

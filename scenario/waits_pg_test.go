@@ -11,7 +11,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine/postgres"
-	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
@@ -27,7 +27,7 @@ func pgWaitTarget(t *testing.T) *registry.Target {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	dir := serverDir(t)
+	dir := pgtest.ServerDir(t, "waits-")
 	tg, err := registry.Open(ctx, "embedded", registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "on", "shared_buffers": "128MB", "full_page_writes": "off"}})
 	if err != nil {
@@ -51,26 +51,6 @@ func testPGBin() string {
 		return "/usr/lib/postgresql/15/bin"
 	}
 	return ""
-}
-
-// serverDir returns a fresh directory for a server's data, removed after
-// the test, that the unprivileged server user can reach (not under a
-// mode-700 parent).
-func serverDir(t *testing.T) string {
-	t.Helper()
-	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, "waits-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // setDB sets database-level settings, which the next step's connections get.

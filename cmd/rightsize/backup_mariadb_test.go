@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
 // probe backup --target mariadb backs up the managed MariaDB's database:
@@ -20,7 +21,7 @@ func TestProbeBackupManagedMariaDB(t *testing.T) {
 		t.Skip("no mariadbd on this machine")
 	}
 	ctx := context.Background()
-	dataDir := filepath.Join(serverDir(t, "backup-mariadb-"), "data")
+	dataDir := filepath.Join(pgtest.ServerDir(t, "backup-mariadb-"), "data")
 	loc := tempStore(t)
 	target := []string{"--target", "mariadb", "--data-dir", dataDir, "--store", loc}
 	if out, errOut, code := cli(t, ctx, append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -186,7 +187,7 @@ func TestProbeStorageIOLimit(t *testing.T) {
 	if !h.Has(cgroup.IO) {
 		t.Skip("needs the io (blkio) controller")
 	}
-	dir := serverDir(t, "iolimit-")
+	dir := pgtest.ServerDir(t, "iolimit-")
 	if _, err := cgroup.DeviceOf("/sys", dir); err != nil {
 		t.Skip(err)
 	}

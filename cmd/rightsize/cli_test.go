@@ -268,7 +268,7 @@ func TestBuildInterrupted(t *testing.T) {
 
 // ownServer starts a private PostgreSQL the test can kill and restart.
 func ownServer(t *testing.T) *instance.Postgres {
-	dir := serverDir(t, "cli-test-")
+	dir := pgtest.ServerDir(t, "cli-test-")
 	pg, err := instance.StartPostgres(context.Background(), instance.PostgresConfig{BinDir: os.Getenv("RIGHTSIZE_PG_BIN"),
 		DataDir: filepath.Join(dir, "data"), Settings: map[string]string{"fsync": "off"}})
 	if err != nil {
@@ -461,29 +461,9 @@ func TestEmbeddedServerKilledMidStep(t *testing.T) {
 	onePartialRun(t, st)
 }
 
-// serverDir returns a fresh directory the unprivileged server user can reach
-// (under the instance base directory, not a root-only temp dir), removed
-// at the end of the test.
-func serverDir(t *testing.T, prefix string) string {
-	t.Helper()
-	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
 // embeddedArgs are the flags of an embedded target in its own data directory.
 func embeddedArgs(t *testing.T, prefix string) (args []string, dataDir string) {
-	dataDir = filepath.Join(serverDir(t, prefix), "pg")
+	dataDir = filepath.Join(pgtest.ServerDir(t, prefix), "pg")
 	args = []string{"--data-dir", dataDir}
 	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
 		args = append(args, "--pg-bin", b)

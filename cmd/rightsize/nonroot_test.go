@@ -24,6 +24,7 @@ import (
 	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/internal/testuser"
 )
 
@@ -187,7 +188,7 @@ func fallbackSaid(core string) []string {
 // cred's user, both reachable by it.
 func nonRootHome(t *testing.T, cred *syscall.Credential) (exe, home string) {
 	t.Helper()
-	dir := serverDir(t, "nonroot-")
+	dir := pgtest.ServerDir(t, "nonroot-")
 	exe = filepath.Join(dir, "rightsize.test")
 	copyFile(t, os.Args[0], exe)
 	home = filepath.Join(dir, "home")

@@ -152,6 +152,27 @@ func databaseName(testName string, seq int64) string {
 	return "t_" + base + suffix
 }
 
+// ServerDir returns a fresh directory for a server the test starts (its
+// data, backups), removed at the end of the test: under the instance base
+// directory, mode 0755, so that the unprivileged server user can reach it
+// when the tests run as root (t.TempDir is under a mode-700 parent).
+func ServerDir(t testing.TB, prefix string) string {
+	t.Helper()
+	base := filepath.Join(instance.DefaultBaseDir(), "tmp")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func start() (*instance.Postgres, error) {
 	tmpRoot := filepath.Join(instance.DefaultBaseDir(), "tmp")
 	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {

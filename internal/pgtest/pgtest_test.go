@@ -82,18 +82,8 @@ func TestDatabaseName(t *testing.T) {
 // A server left behind by a test binary that died is stopped, and its data
 // removed, by the next test binary that starts a server.
 func TestReapStale(t *testing.T) {
-	tmpRoot := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(tmpRoot, "pgtest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := ServerDir(t, "pgtest-")
+	tmpRoot := filepath.Dir(dir)
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)

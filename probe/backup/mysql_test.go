@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
 // mysqlTarget returns the MySQL/MariaDB database of RIGHTSIZE_TEST_MYSQL_URL
@@ -41,27 +41,9 @@ func mysqlTarget(t *testing.T) Spec {
 	return Spec{EngineName: "mysql", Method: MySQL, URL: u}
 }
 
-// mysqlDir is a backup directory the server user can reach.
-func mysqlDir(t *testing.T) string {
-	t.Helper()
-	root := filepath.Join(instance.DefaultBaseDir(), "tmp")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	d, err := os.MkdirTemp(root, "mysqlbackup-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 func testMySQL(t *testing.T, method string) {
 	target := mysqlTarget(t)
-	dir := mysqlDir(t)
+	dir := pgtest.ServerDir(t, "mysqlbackup-")
 	var lines []string
 	res, err := Run(context.Background(), target, Options{Dir: dir, Cycles: 2, Method: method}, func(s string) { lines = append(lines, s) })
 	if errors.Is(err, errUnavailable) {
@@ -102,7 +84,7 @@ func TestMySQLAuto(t *testing.T) { testMySQL(t, "") }
 
 func TestMySQLCancelMidBackup(t *testing.T) {
 	target := mysqlTarget(t)
-	dir := mysqlDir(t)
+	dir := pgtest.ServerDir(t, "mysqlbackup-")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	testHook = func(event, info string) {
@@ -120,7 +102,7 @@ func TestMySQLCancelMidBackup(t *testing.T) {
 
 func TestMySQLPhysicalKeepInPlace(t *testing.T) {
 	target := mysqlTarget(t)
-	dir := mysqlDir(t)
+	dir := pgtest.ServerDir(t, "mysqlbackup-")
 	res, err := Run(context.Background(), target, Options{Dir: dir, Method: MethodMariaDBBackup, Keep: true, RestoreInPlace: true}, nil)
 	if errors.Is(err, errUnavailable) {
 		t.Skip(err)
