@@ -52,6 +52,12 @@
 # After New-Order's lines went into one statement, quiet, REFS="3831ca1
 # ab76c96" bench/procedures.sh 4 4 60s 3: 3831ca1 88,419 TPM 58.2 µs,
 # ab76c96 82,261 57.5, new 92,779 53.3 (TPM 1.049, µs 0.916 of 3831ca1).
+# After rawsock's Exchange (no read that finds nothing), load 2.9-4.8,
+# REFS="3831ca1 665e9ec" bench/procedures.sh 4 4 60s 3: 3831ca1 78,046
+# TPM 65.4 µs, 665e9ec 92,575 54.2, new 91,460 50.9 (TPM 1.172, µs 0.778
+# of 3831ca1; per round 0.71-0.87). With GOTPC=1, load 6-13: go-tpc
+# 682637f 23,732 TPM at 1,398 µs of client CPU per transaction, where
+# 3831ca1 made 49,029 at 74.0 and new 46,311 at 64.0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
