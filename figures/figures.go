@@ -34,10 +34,10 @@ type Host struct {
 	// (telemetry.Sampler.ServerIO), summed over its devices; 0 when the
 	// server runs in no cgroup of rightsize's (a remote server, no caps).
 	// On cgroup v1 the writes are its direct and fsync-driven ones only.
-	ServerReadIOPS  float64 `json:"server_read_iops"`  // reads/s
-	ServerWriteIOPS float64 `json:"server_write_iops"` // writes/s
-	ServerReadMBps  float64 `json:"server_read_mbps"`  // MB (10^6 bytes)/s read
-	ServerWriteMBps float64 `json:"server_write_mbps"` // MB (10^6 bytes)/s written
+	ServerReadIOPS  float64 `json:"server_read_iops,omitempty"`  // reads/s
+	ServerWriteIOPS float64 `json:"server_write_iops,omitempty"` // writes/s
+	ServerReadMBps  float64 `json:"server_read_mbps,omitempty"`  // MB (10^6 bytes)/s read
+	ServerWriteMBps float64 `json:"server_write_mbps,omitempty"` // MB (10^6 bytes)/s written
 }
 
 // Txn is the figures of one transaction type over an interval: counts and
@@ -60,26 +60,26 @@ type Txn struct {
 // as in Host, the disks summed (latency I/O-weighted) with the per-disk
 // figures kept as a JSON document.
 type HostSample struct {
-	At               time.Time `json:"at"`                  // end of the sampled interval
-	CPUUserPct       float64   `json:"cpu_user_pct"`        // % of all CPUs
-	CPUSystemPct     float64   `json:"cpu_system_pct"`      // % of all CPUs
-	CPUIowaitPct     float64   `json:"cpu_iowait_pct"`      // % of all CPUs
-	CPUIdlePct       float64   `json:"cpu_idle_pct"`        // % of all CPUs
-	CPUStealPct      float64   `json:"cpu_steal_pct"`       // % of all CPUs
-	CPUBusyPct       float64   `json:"cpu_busy_pct"`        // 100 − idle − iowait
-	DiskReadIOPS     float64   `json:"disk_read_iops"`      // summed over disks
-	DiskWriteIOPS    float64   `json:"disk_write_iops"`     // summed over disks
-	DiskReadMBps     float64   `json:"disk_read_mbps"`      // summed over disks
-	DiskWriteMBps    float64   `json:"disk_write_mbps"`     // summed over disks
-	DiskAvgLatencyMs float64   `json:"disk_avg_latency_ms"` // I/O-weighted over disks
-	MemUsedBytes     uint64    `json:"mem_used_bytes"`      // total − available
-	MemCachedBytes   uint64    `json:"mem_cached_bytes"`    // reclaimable page cache
-	ServerCPUPct     float64   `json:"server_cpu_pct"`      // database server, % of one core
-	DriverCPUPct     float64   `json:"driver_cpu_pct"`      // rightsize itself, % of one core
-	ServerReadIOPS   float64   `json:"server_read_iops"`    // the server's cgroup, as in Host
-	ServerWriteIOPS  float64   `json:"server_write_iops"`   // the server's cgroup, as in Host
-	ServerReadMBps   float64   `json:"server_read_mbps"`    // the server's cgroup, as in Host
-	ServerWriteMBps  float64   `json:"server_write_mbps"`   // the server's cgroup, as in Host
+	At               time.Time `json:"at"`                          // end of the sampled interval
+	CPUUserPct       float64   `json:"cpu_user_pct"`                // % of all CPUs
+	CPUSystemPct     float64   `json:"cpu_system_pct"`              // % of all CPUs
+	CPUIowaitPct     float64   `json:"cpu_iowait_pct"`              // % of all CPUs
+	CPUIdlePct       float64   `json:"cpu_idle_pct"`                // % of all CPUs
+	CPUStealPct      float64   `json:"cpu_steal_pct"`               // % of all CPUs
+	CPUBusyPct       float64   `json:"cpu_busy_pct"`                // 100 − idle − iowait
+	DiskReadIOPS     float64   `json:"disk_read_iops"`              // summed over disks
+	DiskWriteIOPS    float64   `json:"disk_write_iops"`             // summed over disks
+	DiskReadMBps     float64   `json:"disk_read_mbps"`              // summed over disks
+	DiskWriteMBps    float64   `json:"disk_write_mbps"`             // summed over disks
+	DiskAvgLatencyMs float64   `json:"disk_avg_latency_ms"`         // I/O-weighted over disks
+	MemUsedBytes     uint64    `json:"mem_used_bytes"`              // total − available
+	MemCachedBytes   uint64    `json:"mem_cached_bytes"`            // reclaimable page cache
+	ServerCPUPct     float64   `json:"server_cpu_pct"`              // database server, % of one core
+	DriverCPUPct     float64   `json:"driver_cpu_pct"`              // rightsize itself, % of one core
+	ServerReadIOPS   float64   `json:"server_read_iops,omitempty"`  // the server's cgroup, as in Host
+	ServerWriteIOPS  float64   `json:"server_write_iops,omitempty"` // the server's cgroup, as in Host
+	ServerReadMBps   float64   `json:"server_read_mbps,omitempty"`  // the server's cgroup, as in Host
+	ServerWriteMBps  float64   `json:"server_write_mbps,omitempty"` // the server's cgroup, as in Host
 	// Disks is a JSON document of per-disk figures (telemetry.DiskSample).
 	Disks string `json:"disks,omitempty"`
 }
