@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,23 +44,11 @@ func deadlock(t testing.TB, db engine.DB) error {
 	}
 	defer a.Rollback(ctx)
 	defer b.Rollback(ctx)
-	lock := func(tx pgx.Tx, d int) error {
+	lock := func(tx pgx.Tx, d int32) error {
 		_, err := tx.Exec(ctx, "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1 AND d_id = $1", d)
 		return err
 	}
-	if err := lock(a, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := lock(b, 2); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	wg.Add(2)
-	go func() { defer wg.Done(); errs[0] = lock(a, 2); _ = a.Rollback(ctx) }()
-	go func() { defer wg.Done(); errs[1] = lock(b, 1); _ = b.Rollback(ctx) }()
-	wg.Wait()
-	return errors.Join(errs[0], errs[1])
+	return enginetest.Deadlock(t, a, b, lock, func(tx pgx.Tx) { _ = tx.Rollback(ctx) })
 }
 
 func TestConformance(t *testing.T) {
