@@ -70,6 +70,12 @@ func (c *conn) Read(b []byte) (int, error) {
 	err := c.rc.Read(c.readFn)
 	n, errno := c.rn, c.rerrno
 	c.rbuf = nil
+	return c.readResult(n, errno, err)
+}
+
+// readResult is what a Read returns after n bytes read, the read's errno
+// and the RawConn's error.
+func (c *conn) readResult(n int, errno syscall.Errno, err error) (int, error) {
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -160,14 +166,8 @@ func (c *conn) Exchange(req, b []byte) (int, error) {
 			return 0, err
 		}
 		return c.Read(b)
-	case err != nil:
-		return 0, c.opError("read", err)
-	case rerrno != 0:
-		return 0, c.opError("read", rerrno)
-	case n == 0:
-		return 0, io.EOF
 	}
-	return n, nil
+	return c.readResult(n, rerrno, err)
 }
 
 // exchange is Exchange's RawConn.Read callback: the first call writes the
