@@ -215,16 +215,11 @@ func (c stepsCols) notes(run store.Run, rs *RunStats) []string {
 func writeLatency(w io.Writer, rs *RunStats, txn []store.TxnSummary) {
 	if len(txn) > 0 {
 		fmt.Fprintf(w, "\n  latency, all steps merged:\n")
-		head := append([]string{"transaction"}, txnHeads(true)...)
 		var rows [][]string
 		for i := range txn {
 			rows = append(rows, append([]string{txn[i].Type}, rich.txnCells(&txn[i])...))
 		}
-		right := make([]bool, len(head))
-		for i := range right {
-			right[i] = i > 0
-		}
-		writeTable(w, head, rows, right)
+		writeTxnTable(w, []string{"transaction"}, rows, true)
 		if len(rs.Users) > 1 {
 			fmt.Fprintf(w, "\n  p99 latency by users:\n")
 			head := []string{"p99 ms"}

@@ -38,9 +38,10 @@ func (s style) txnCells(t *store.TxnSummary) []string {
 }
 
 // writeTxnTable is the one text renderer of a latency table: lead columns
-// (left-aligned) then the transaction figures of each row.
-func writeTxnTable(w io.Writer, lead []string, rows [][]string) {
-	head := append(append([]string(nil), lead...), txnHeads(false)...)
+// (left-aligned) then the transaction figures of each row, their headings
+// with units when units is set.
+func writeTxnTable(w io.Writer, lead []string, rows [][]string, units bool) {
+	head := append(append([]string(nil), lead...), txnHeads(units)...)
 	right := make([]bool, len(head))
 	for i := range right {
 		right[i] = i >= len(lead)
@@ -68,7 +69,7 @@ func WriteTxnLatency(w io.Writer, aggs []analysis.StepAggregate) {
 			}
 		}
 	}
-	writeTxnTable(w, []string{"users", "transaction"}, rows)
+	writeTxnTable(w, []string{"users", "transaction"}, rows, false)
 	for _, e := range firstErrors {
 		fmt.Fprintln(w, e)
 	}
