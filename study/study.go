@@ -1,6 +1,7 @@
 // Package study runs a whole study plan (package plan): every
-// configuration built (once per engine, version and data directory, then
-// restored), probed and measured with the autopilot, the sweeps, the
+// configuration measured by package measure with the study's policy (built
+// once per engine, version and data directory, then restored; a run stored
+// complete kept), probed and measured with the autopilot, the sweeps, the
 // right-size search, and the cost model linked to the runs, all stored in
 // one results store. A rerun skips what the store already holds for the
 // plan and says so. The caller writes the report from the Result.
@@ -30,7 +31,7 @@ import (
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
-	"github.com/rightsize/rightsize/loader"
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/registry"
@@ -141,64 +142,68 @@ func (r *runner) configurations(ctx context.Context) error {
 	for i := range r.p.Configurations {
 		c := &r.p.Configurations[i]
 		r.res.Order = append(r.res.Order, c.Name)
-		if id := r.completeRun(ctx, r.label(c.Name)); id != "" {
-			r.res.Runs[c.Name] = id
-			r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("configuration %s: run %s already stored", c.Name, id))
-			r.say("configuration %d of %d, %s: already stored as run %s, skipped", i+1, n, c.Name, id)
-			r.spent(r.p.Autopilot.RunDuration())
-			continue
-		}
-		r.say("configuration %d of %d, %s (%s)", i+1, n, c.Name, r.eta())
-		id, err := r.configuration(ctx, c)
+		cfg, err := r.configOf(c)
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
-		r.res.Runs[c.Name] = id
+		res, err := measure.Run(ctx, r.st, cfg, r.policy(c, i, n))
+		if res.Kept != "" {
+			r.res.Runs[c.Name] = res.Kept
+			r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("configuration %s: run %s already stored", c.Name, res.Kept))
+			r.say("configuration %d of %d, %s: already stored as run %s, skipped", i+1, n, c.Name, res.Kept)
+			r.spent(r.p.Autopilot.RunDuration())
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("configuration %s: %w", c.Name, err)
+		}
+		r.res.Runs[c.Name] = res.RunID()
 	}
 	return nil
 }
 
-// completeRun is the id of a complete run labelled label ("" if none).
-func (r *runner) completeRun(ctx context.Context, label string) string {
-	runs, err := r.st.ListRuns(ctx)
+// configOf is configuration c as package measure measures it: its target,
+// the plan's database and autopilot, labelled PLAN/CONFIGURATION.
+func (r *runner) configOf(c *plan.Configuration) (measure.Config, error) {
+	spec, opt, err := TargetOptions(r.p, c)
 	if err != nil {
-		return ""
+		return measure.Config{}, err
 	}
-	for _, run := range runs {
-		if run.Label == label && run.Status == store.StatusComplete {
-			return run.ID
-		}
-	}
-	return ""
+	b := r.p.Build
+	return measure.Config{Name: c.Name, Spec: spec, Target: opt, Run: r.baseRunOptions(c.Name),
+		Build: measure.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders}}, nil
 }
 
-// configuration opens (or starts) c's server, makes sure the plan's
-// database is there, probes its storage, and runs the autopilot.
-func (r *runner) configuration(ctx context.Context, c *plan.Configuration) (string, error) {
-	t, err := r.open(ctx, c)
-	if err != nil {
-		return "", err
+// built is the study's policy for a configuration's database: built where
+// missing (in the study's own data directories), restored before use.
+func (r *runner) built(c *plan.Configuration) measure.Policy {
+	return measure.Policy{BuildMissing: true, MakeDataDir: c.Managed(), Out: r.o.Out}
+}
+
+// policy is the study's policy for configuration i of n: a complete run
+// of its label kept, the database built or restored, the storage probe
+// and the live progress before the run, the backups after it.
+func (r *runner) policy(c *plan.Configuration, i, n int) measure.Policy {
+	p := r.built(c)
+	p.SkipStored = true
+	p.Opening = func() { r.say("configuration %d of %d, %s (%s)", i+1, n, c.Name, r.eta()) }
+	p.Ready = func(ctx context.Context, t *registry.Target, o *scenario.RunOptions) (func(), error) {
+		if c.Managed() {
+			r.probe(ctx, t, c)
+		}
+		if r.o.OnRun != nil {
+			r.o.OnRun(o)
+		}
+		return nil, nil
 	}
-	defer func() { _ = t.Close() }()
-	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
-		return "", err
+	p.Measured = func(ctx context.Context, t *registry.Target, res *scenario.Result, err error) error {
+		r.spent(r.p.Autopilot.RunDuration())
+		if res != nil && err == nil && c.Managed() {
+			r.backups(ctx, t, c)
+		}
+		return err
 	}
-	if c.Managed() {
-		r.probe(ctx, t, c)
-	}
-	ro, err := r.runOptions(c.Name)
-	if err != nil {
-		return "", err
-	}
-	res, err := scenario.Run(ctx, r.st, t, ro)
-	r.spent(r.p.Autopilot.RunDuration())
-	if res == nil {
-		return "", err
-	}
-	if err == nil && c.Managed() {
-		r.backups(ctx, t, c)
-	}
-	return res.Run.ID, err
+	return p
 }
 
 // backups times the plan's backup and restore cycles of c's database
@@ -316,83 +321,13 @@ func externalDSN(c *plan.Configuration) (string, error) {
 	return u.String(), nil
 }
 
-func (r *runner) open(ctx context.Context, c *plan.Configuration) (*registry.Target, error) {
-	spec, opt, err := TargetOptions(r.p, c)
-	if err != nil {
-		return nil, err
-	}
-	if c.Managed() {
-		if err := os.MkdirAll(filepath.Dir(opt.DataDir), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	t, err := registry.Open(ctx, spec, opt)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", c.Name, err)
-	}
-	return t, nil
-}
-
 // openBuilt opens c's server with the plan's database in it.
 func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*registry.Target, error) {
-	t, err := r.open(ctx, c)
+	cfg, err := r.configOf(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.ensureDatabase(ctx, t, c.Name); err != nil {
-		t.Close()
-		return nil, err
-	}
-	return t, nil
-}
-
-// ensureDatabase makes t hold the plan's database: built there once (and
-// snapshot where the engine can), restored from that snapshot later.
-func (r *runner) ensureDatabase(ctx context.Context, t *registry.Target, name string) error {
-	b := r.p.Build
-	restorer, canRestore := t.DB.(scenario.Restorer)
-	m, err := scenario.ReadySchema(ctx, t)
-	same := err == nil && m.Warehouses == b.Warehouses && m.Seed == b.Seed
-	if same && canRestore {
-		if has, ok := t.DB.(snapshotChecker); ok {
-			if made, err := has.HasSnapshot(ctx); err == nil && !made {
-				if m.Runs == 0 { // built outside a study and never run: the built state
-					return restorer.Snapshot(ctx)
-				}
-				same = false // run since its build, and no snapshot: build again
-			}
-		}
-	}
-	if same {
-		if canRestore {
-			if err := restorer.Restore(ctx); err != nil {
-				return fmt.Errorf("restore the built database: %w", err)
-			}
-			r.say("  %s: the built database restored", name)
-			return nil
-		}
-		r.say("  %s: the database is already built (%d warehouses)", name, b.Warehouses)
-		return nil
-	}
-	loaders := b.Loaders
-	if loaders <= 0 {
-		loaders = runtime.NumCPU()
-	}
-	r.say("  %s: building %d warehouses (seed %d)", name, b.Warehouses, b.Seed)
-	t0 := time.Now()
-	if _, err := loader.Build(ctx, t, loader.Config{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: loaders, Version: r.o.Version}); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	r.say("  %s: built in %s", name, time.Since(t0).Round(100*time.Millisecond))
-	if canRestore {
-		return restorer.Snapshot(ctx)
-	}
-	return nil
-}
-
-// snapshotChecker tells whether a snapshot exists (engine/postgres).
-type snapshotChecker interface {
-	HasSnapshot(ctx context.Context) (bool, error)
+	return measure.Open(ctx, cfg, r.built(c))
 }
 
 // probe runs the plan's storage probe in c's data directory, inside c's
@@ -421,15 +356,23 @@ func (r *runner) probe(ctx context.Context, t *registry.Target, c *plan.Configur
 	r.say("  %s: storage probed (probe %s)", c.Name, id)
 }
 
-// runOptions are the autopilot of the plan for configuration name.
+// runOptions are the autopilot of the plan for configuration name, with
+// the live progress.
 func (r *runner) runOptions(name string) (scenario.RunOptions, error) {
-	ro := r.p.Autopilot.RunOptions()
-	ro.Warehouses, ro.Label, ro.Version, ro.Commit = r.p.Build.Warehouses, r.label(name), r.o.Version, r.o.Commit
-	ro.Flags = map[string]string{"study": r.p.Name, "study.configuration": name}
+	ro := r.baseRunOptions(name)
 	if r.o.OnRun != nil {
 		r.o.OnRun(&ro)
 	}
 	return ro, nil
+}
+
+// baseRunOptions are the autopilot of the plan for configuration name,
+// labelled PLAN/CONFIGURATION, the study recorded as its flags.
+func (r *runner) baseRunOptions(name string) scenario.RunOptions {
+	ro := r.p.Autopilot.RunOptions()
+	ro.Warehouses, ro.Label, ro.Version, ro.Commit = r.p.Build.Warehouses, r.label(name), r.o.Version, r.o.Commit
+	ro.Flags = map[string]string{"study": r.p.Name, "study.configuration": name}
+	return ro
 }
 
 // fixedLengths turns the time-to-answer rules off (the neighbour's phases

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -70,21 +71,46 @@ func (f *targetFlags) open(ctx context.Context, createDB bool, pool int) (*regis
 	}
 	t, err := registry.Open(ctx, f.spec, opt)
 	if err != nil {
-		if errors.Is(err, registry.ErrBadTarget) || registry.IsBadCaps(err) {
-			return nil, badInput(err)
-		}
-		if registry.Managed(f.spec) {
-			return nil, badInput(err) // a managed server's errors say what to do
-		}
-		if fix := registry.FixFor(f.spec); fix != "" {
-			return nil, badInput(fmt.Errorf("%w\n  fix: %s", err, fix))
-		}
-		return nil, badInput(err) // its error says what is wrong with it
+		return nil, f.openError(err)
 	}
+	f.sayCaps(t)
+	return t, nil
+}
+
+// openError turns an error opening the target into bad input that says
+// what to do.
+func (f *targetFlags) openError(err error) error {
+	if errors.Is(err, registry.ErrBadTarget) || registry.IsBadCaps(err) {
+		return badInput(err)
+	}
+	if registry.Managed(f.spec) {
+		return badInput(err) // a managed server's errors say what to do
+	}
+	if fix := registry.FixFor(f.spec); fix != "" {
+		return badInput(fmt.Errorf("%w\n  fix: %s", err, fix))
+	}
+	return badInput(err) // its error says what is wrong with it
+}
+
+// sayCaps prints the caps applied to the target's managed server, if any.
+func (f *targetFlags) sayCaps(t *registry.Target) {
 	if r, ok := t.CapsReport(); ok && f.cmd != nil {
 		fmt.Fprintln(f.cmd.ErrOrStderr(), "caps:", r.Summary())
 	}
-	return t, nil
+}
+
+// config is the one configuration the flags describe, with run options
+// o, as package measure measures it.
+func (f *targetFlags) config(createDB bool, pool int, o scenario.RunOptions) (measure.Config, error) {
+	opt, err := f.options(createDB, pool)
+	return measure.Config{Spec: f.spec, Target: opt, Run: o}, err
+}
+
+// policy is a command's policy (measure.Policy): the database left as it
+// is (scenario.Run refuses a missing one: build first), measured again
+// when already stored, the target's errors bad input that says what to do.
+func (f *targetFlags) policy() measure.Policy {
+	return measure.Policy{OpenError: f.openError}
 }
 
 // options turns the flags into target options (bad input when they

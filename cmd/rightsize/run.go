@@ -12,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -121,17 +122,12 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
-			t, err := tf.open(cmd.Context(), false, 2)
+			o.Version, o.Commit = version, commit
+			c, err := tf.config(false, 2, o)
 			if err != nil {
 				return err
 			}
-			defer t.Close()
-			stopMetrics, err := serveMetrics(&o, rf.metricsAddr, fmt.Sprintf("%d/%d", o.Worker, max(o.Workers, 1)))
-			if err != nil {
-				return err
-			}
-			defer stopMetrics()
-			rep, err := runWith(cmd, t, o, rf.json, rf.interval, join)
+			rep, err := runConfig(cmd, &tf, c, &rf, join)
 			if err != nil || baseID == "" || rep == nil {
 				return err
 			}
@@ -162,29 +158,79 @@ func allFlags(cmd *cobra.Command) map[string]string {
 	return m
 }
 
-// runWith runs the lifecycle of scenario.Run against an open target and
-// prints its step lines, then the summary (or the JSON document).
-// Without --json, each step shows live progress on standard error (see
-// stepProgress).
-//
-// join, when not nil, makes this process one worker of a shared run.
-func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
-	join func(*store.Store) (scenario.Meeting, error)) (*scenario.Report, error) {
-	ctx := cmd.Context()
+// meetingJoiner makes this process one worker of a shared run, once the
+// store is open (workerFlags.setup).
+type meetingJoiner func(*store.Store) (scenario.Meeting, error)
+
+// runConfig measures run's configuration c with measure.Run and the
+// command's policy (targetFlags.policy): the caps applied, the live
+// metrics (--metrics-addr), the worker meeting and the live progress
+// before the run, the summary or the JSON document after it (runView).
+func runConfig(cmd *cobra.Command, tf *targetFlags, c measure.Config, rf *runFlags, join meetingJoiner) (*scenario.Report, error) {
 	st, err := openStore(cmd)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	if join != nil {
-		if o.Meeting, err = join(st); err != nil {
+	v := &runView{cmd: cmd, st: st, asJSON: rf.json, every: rf.interval, join: join}
+	p := tf.policy()
+	p.Ready = func(ctx context.Context, t *registry.Target, o *scenario.RunOptions) (func(), error) {
+		tf.sayCaps(t)
+		stop, err := serveMetrics(o, rf.metricsAddr, fmt.Sprintf("%d/%d", o.Worker, max(o.Workers, 1)))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := v.ready(ctx, t, o); err != nil {
+			stop()
+			return nil, err
+		}
+		return stop, nil
+	}
+	p.Measured = v.measured
+	_, err = measure.Run(cmd.Context(), st, c, p)
+	return v.report, err
+}
+
+// runWith runs o on an open target (measure.On) with run's view of it
+// (runView): quickstart's run.
+func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
+	join meetingJoiner) (*scenario.Report, error) {
+	st, err := openStore(cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	o.Version, o.Commit = version, commit
+	v := &runView{cmd: cmd, st: st, asJSON: asJSON, every: progressEvery, join: join}
+	_, err = measure.On(cmd.Context(), st, t, o, measure.Hooks{Ready: v.ready, Measured: v.measured})
+	return v.report, err
+}
+
+// runView is what run shows of a run: its step lines with live progress
+// on standard error (see stepProgress), then the summary, or the JSON
+// document with --json. join, when not nil, makes this process one worker
+// of a shared run.
+type runView struct {
+	cmd    *cobra.Command
+	st     *store.Store
+	asJSON bool
+	every  time.Duration
+	join   meetingJoiner
+	prog   *stepProgress
+	o      scenario.RunOptions // as run, for the time-to-answer lines
+	report *scenario.Report    // what was measured (nil: nothing)
+}
+
+// ready joins the meeting and sets o's progress hooks (measure.Hooks.Ready).
+func (v *runView) ready(_ context.Context, _ *registry.Target, o *scenario.RunOptions) (func(), error) {
+	if v.join != nil {
+		var err error
+		if o.Meeting, err = v.join(v.st); err != nil {
 			return nil, err
 		}
 	}
-	o.Version, o.Commit = version, commit
-	var prog *stepProgress
-	if !asJSON {
-		prog = newStepProgress(cmd.ErrOrStderr(), progressEvery, len(o.Users), o.Repeats)
+	if !v.asJSON {
+		prog := newStepProgress(v.cmd.ErrOrStderr(), v.every, len(o.Users), o.Repeats)
 		prevStart, prevProgress := o.OnStepStart, o.OnProgress
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 			if prevStart != nil {
@@ -199,30 +245,28 @@ func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJS
 			}
 			prog.update(p, o.Rampup)
 		}
+		v.prog = prog
 	}
-	res, runErr := scenario.Run(ctx, st, t, o)
-	if prog != nil {
-		prog.finish() // the last bar ends before the summary is printed
+	v.o = *o
+	return nil, nil
+}
+
+// measured prints the summary or the JSON document of what scenario.Run
+// returned (measure.Hooks.Measured); a partial run is an error that says
+// where it is stored.
+func (v *runView) measured(ctx context.Context, _ *registry.Target, res *scenario.Result, runErr error) error {
+	if v.prog != nil {
+		v.prog.finish() // the last bar ends before the summary is printed
 	}
 	if errors.Is(runErr, scenario.ErrBadOptions) {
-		return nil, badInput(runErr)
+		return badInput(runErr)
 	}
 	if res == nil || res.Report == nil {
-		return nil, runErr
+		return runErr
 	}
-	if asJSON {
-		if res.Report.Workers, err = analysis.WorkerSummaries(context.WithoutCancel(ctx), st, res.Run.ID); err != nil {
-			return res.Report, err
-		}
-		if err := writeJSON(cmd.OutOrStdout(), res.Report); err != nil {
-			return res.Report, err
-		}
-	} else {
-		report.WriteRunSummary(cmd.OutOrStdout(), *res.Run, res.Steps)
-		if err := writeWorkers(context.WithoutCancel(ctx), cmd.OutOrStdout(), st, res.Run.ID); err != nil {
-			return res.Report, err
-		}
-		writeTimeToAnswer(cmd.OutOrStdout(), o, res.Run)
+	v.report = res.Report
+	if err := v.write(ctx, res); err != nil {
+		return err
 	}
 	if res.Partial() {
 		why := "run interrupted"
@@ -231,9 +275,28 @@ func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJS
 		} else if runErr == nil && res.Run.Note != "" {
 			why = "run partial (" + res.Run.Note + ")"
 		}
-		return res.Report, fmt.Errorf("%s: the summary above is partial; what was measured is stored as run %s (partial)", why, res.Run.ID)
+		return fmt.Errorf("%s: the summary above is partial; what was measured is stored as run %s (partial)", why, res.Run.ID)
 	}
-	return res.Report, runErr
+	return runErr
+}
+
+// write prints the run's JSON document, or its summary, workers and time
+// to answer.
+func (v *runView) write(ctx context.Context, res *scenario.Result) error {
+	out := v.cmd.OutOrStdout()
+	var err error
+	if v.asJSON {
+		if res.Report.Workers, err = analysis.WorkerSummaries(context.WithoutCancel(ctx), v.st, res.Run.ID); err != nil {
+			return err
+		}
+		return writeJSON(out, res.Report)
+	}
+	report.WriteRunSummary(out, *res.Run, res.Steps)
+	if err := writeWorkers(context.WithoutCancel(ctx), out, v.st, res.Run.ID); err != nil {
+		return err
+	}
+	writeTimeToAnswer(out, v.o, res.Run)
+	return nil
 }
 
 // serverCPU returns the managed server's cumulative CPU (nil when the

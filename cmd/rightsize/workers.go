@@ -71,7 +71,7 @@ var workerOnly = map[string]bool{"worker": true, "workers": true, "worker-wait":
 
 // setup checks the worker flags and fills o's worker fields; the meeting
 // itself is made once the store is open (join).
-func (f *workerFlags) setup(cmd *cobra.Command, o *scenario.RunOptions) (func(*store.Store) (scenario.Meeting, error), error) {
+func (f *workerFlags) setup(cmd *cobra.Command, o *scenario.RunOptions) (meetingJoiner, error) {
 	if !f.enabled() {
 		return nil, nil
 	}
