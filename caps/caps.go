@@ -129,7 +129,7 @@ func ParseIOLimit(s string) (IOLimit, error) {
 // steps of 0.01.
 func ParseCPUs(s string, ncpu int) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v <= 0 || math.IsInf(v, 0) {
+	if err != nil || !(v > 0) || math.IsInf(v, 0) { // NaN is not above 0
 		return 0, fmt.Errorf("--cpus %q: want a positive number of cores such as 2 or 1.5", s)
 	}
 	if v > float64(ncpu) {

@@ -42,7 +42,7 @@ func TestParseCPUs(t *testing.T) {
 		in   string
 		want float64
 		err  bool
-	}{{"2", 2, false}, {"1.5", 1.5, false}, {"0.5", 0.5, false}, {"3", 0, true}, {"0", 0, true}, {"x", 0, true}} {
+	}{{"2", 2, false}, {"1.5", 1.5, false}, {"0.5", 0.5, false}, {"3", 0, true}, {"0", 0, true}, {"x", 0, true}, {"NaN", 0, true}, {"Inf", 0, true}} {
 		got, err := ParseCPUs(c.in, 2)
 		if (err != nil) != c.err || got != c.want {
 			t.Errorf("ParseCPUs(%q) = %v, %v", c.in, got, err)

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
@@ -230,9 +231,9 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 	}
 	var cpus []float64
 	for _, s := range f.cpus {
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("--cpus %q: want positive numbers of cores, e.g. 0.5,1,2", s)
+		n, err := caps.ParseCPUs(s, runtime.NumCPU())
+		if err != nil {
+			return nil, err
 		}
 		cpus = append(cpus, n)
 	}

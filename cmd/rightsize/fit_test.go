@@ -71,6 +71,8 @@ func TestFitDryRun(t *testing.T) {
 		{"unknown run", []string{"--target-nopm", "from:nope", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "nope"},
 		{"no users step", []string{"--target-nopm", "from:old", "--at", "3", "--cpus", "1", "--cost", file, "--config", "vm", "--dry-run"}, "no step with 3 users"},
 		{"bad cpus", []string{"--target-nopm", "100", "--cpus", "0", "--cost", file, "--config", "vm", "--dry-run"}, "--cpus \"0\""},
+		{"cpus not a number", []string{"--target-nopm", "100", "--cpus", "1,NaN", "--cost", file, "--config", "vm", "--dry-run"}, "--cpus \"NaN\": want a positive number of cores"},
+		{"cpus beyond the machine", []string{"--target-nopm", "100", "--cpus", "1,4096", "--cost", file, "--config", "vm", "--dry-run"}, "--cpus 4096: this machine has"},
 		{"unknown config", []string{"--target-nopm", "100", "--cpus", "1", "--cost", file, "--config", "small", "--dry-run"}, "--config \"small\" is not a config"},
 		{"no cost file", []string{"--target-nopm", "100", "--cpus", "1", "--config", "vm", "--dry-run"}, "--cost FILE is required"},
 	} {
