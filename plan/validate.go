@@ -542,18 +542,19 @@ func (cf *Configuration) validateExternal(c *checker, path string) {
 // checkVersion checks a version of the managed server a plan calls
 // engine against the versions the registry says it starts.
 func checkVersion(engine, v string) string {
-	e, _, ok := registry.ManagedNamed(engine)
-	if !ok || e.Managed.Versions == nil {
+	var ve *registry.VersionError
+	if !errors.As(registry.CheckVersion(engine, v), &ve) {
+		return ""
+	}
+	if len(ve.Offered) == 0 {
 		msg := "a version applies to the " + strings.Join(registry.Versioned(), " and ") + " only"
-		if ok && e.Managed.VersionNote != "" {
+		if e, _, ok := registry.ManagedNamed(engine); ok && e.Managed.VersionNote != "" {
 			msg += " (" + e.Managed.VersionNote + ")"
 		}
 		return msg
 	}
-	if vs := e.Managed.Versions; !oneOf(v, vs.List) {
-		return fmt.Sprintf("%q is not a %s version rightsize can start (%s)", v, vs.Product, strings.Join(vs.List, ", "))
-	}
-	return ""
+	vs := ve.Offered[0]
+	return fmt.Sprintf("%q is not a %s version rightsize can start (%s)", v, vs.Product, strings.Join(vs.List, ", "))
 }
 
 // checkCpus checks cores with run's --cpus parser, on this machine.

@@ -237,6 +237,45 @@ func ManagedNamed(name string) (e Engine, spec string, ok bool) {
 	return Engine{}, "", false
 }
 
+// VersionError says that the managed servers asked about do not start
+// Version; Offered are the versions they start (none when they run the
+// installed server).
+type VersionError struct {
+	Version string
+	Offered []Versions
+}
+
+// Error names what they start: "rightsize downloads PostgreSQL 13, 14".
+func (e *VersionError) Error() string {
+	lists := make([]string, len(e.Offered))
+	for i, vs := range e.Offered {
+		lists[i] = vs.Product + " " + strings.Join(vs.List, ", ")
+	}
+	if len(lists) == 0 {
+		return "version " + e.Version + ": the server runs the installed one"
+	}
+	return "rightsize downloads " + strings.Join(lists, "; ")
+}
+
+// CheckVersion is nil when the managed server called engine
+// (ManagedServer.Name; "" for any of them) starts version v, else a
+// *VersionError. --pg-version, a plan's versions and the version sweep
+// are checked here.
+func CheckVersion(engine, v string) error {
+	ve := &VersionError{Version: v}
+	for _, e := range Engines() {
+		m := e.Managed
+		if m == nil || m.Versions == nil || engine != "" && m.Name != engine {
+			continue
+		}
+		if slices.Contains(m.Versions.List, v) {
+			return nil
+		}
+		ve.Offered = append(ve.Offered, *m.Versions)
+	}
+	return ve
+}
+
 // Versioned are the display names of the managed servers that start
 // other versions than the installed one ("embedded PostgreSQL").
 func Versioned() []string {

@@ -141,8 +141,8 @@ func checkPGVersion(opt Options) error {
 	if opt.PGBin != "" {
 		return fmt.Errorf("%w: --pg-version and --pg-bin both choose the binaries; give one", ErrBadTarget)
 	}
-	if _, ok := instance.Versions[opt.PGVersion]; !ok {
-		return fmt.Errorf("%w: --pg-version %s: rightsize downloads PostgreSQL %s; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, instance.VersionList())
+	if err := CheckVersion("postgres", opt.PGVersion); err != nil {
+		return fmt.Errorf("%w: --pg-version %s: %v; use one of them, or --pg-bin DIR for installed binaries", ErrBadTarget, opt.PGVersion, err)
 	}
 	return nil
 }

@@ -163,17 +163,9 @@ func applyIO(_ registry.Engine, value string, opt registry.Options) (registry.Op
 // servers start (kept in the order given: versions are not more or less
 // of a resource).
 func orderVersions(values []string) ([]string, error) {
-	var known, offered []string
-	for _, e := range registry.Engines() {
-		if e.Managed != nil && e.Managed.Versions != nil {
-			vs := e.Managed.Versions
-			known = append(known, vs.List...)
-			offered = append(offered, vs.Product+" "+strings.Join(vs.List, ", "))
-		}
-	}
 	for _, v := range values {
-		if !slices.Contains(known, v) {
-			return nil, bad("--values %s: rightsize downloads %s", v, strings.Join(offered, "; "))
+		if err := registry.CheckVersion("", v); err != nil {
+			return nil, bad("--values %s: %v", v, err)
 		}
 	}
 	return values, nil
