@@ -9,6 +9,19 @@ import (
 	"strings"
 )
 
+// Existing is dir made absolute, or its nearest parent that exists: where
+// a directory not created yet (a data directory before the first start)
+// will be, for DeviceOf and free-space checks.
+func Existing(dir string) string {
+	dir, _ = filepath.Abs(dir)
+	for {
+		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
 // DeviceOf returns the block device that holds path, as the I/O
 // controllers want it: a partition is resolved to its whole disk (the
 // kernel throttles disks, not partitions). sysRoot is normally "/sys".

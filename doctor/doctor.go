@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -96,7 +95,7 @@ func Check(ctx context.Context, dataDir, parent string) Report {
 	if r.DataDir == "" {
 		r.DataDir = r.BaseDir
 	}
-	probe := existing(r.DataDir)
+	probe := cgroup.Existing(r.DataDir)
 	r.FreeBytes = freeBytes(probe)
 	dev, err := cgroup.DeviceOf("/sys", probe)
 	if err != nil {
@@ -187,16 +186,6 @@ func (r Report) trial(name string) Trial {
 		}
 	}
 	return Trial{Capability: name, Why: "not tried"}
-}
-
-func existing(dir string) string {
-	dir, _ = filepath.Abs(dir)
-	for {
-		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
-			return dir
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 func command(ctx context.Context, name string, args ...string) (string, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,7 +28,7 @@ func capsPlan(tuning engine.Tuning, opt Options, dataDir string) (caps.Plan, cgr
 			if dir == "" {
 				continue
 			}
-			d, err := cgroup.DeviceOf("/sys", existingAncestor(dir))
+			d, err := cgroup.DeviceOf("/sys", cgroup.Existing(dir))
 			if err != nil {
 				return p, cgroup.Limits{}, caps.Bad("--io-limit: %v", err)
 			}
@@ -39,18 +38,6 @@ func capsPlan(tuning engine.Tuning, opt Options, dataDir string) (caps.Plan, cgr
 		}
 	}
 	return p, p.Limits(opt.Caps.IO, devices), nil
-}
-
-// existingAncestor is dir or its nearest existing parent (a data directory
-// is created at the first start).
-func existingAncestor(dir string) string {
-	dir, _ = filepath.Abs(dir)
-	for {
-		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
-			return dir
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // mergeSettings returns base with the plan's settings over it, and the

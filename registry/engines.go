@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/mssql"
 	"github.com/rightsize/rightsize/engine/mysql"
 	"github.com/rightsize/rightsize/engine/postgres"
@@ -57,18 +59,7 @@ func postgresEngine() Engine {
 		Caps:  postgres.Caps,
 		Fix:   networkFix,
 		Match: func(s string) bool { return s == "" || s == "embedded" || hasPrefix(s, "postgres://", "postgresql://") },
-		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
-			if opt.CreateDB {
-				if err := postgres.EnsureDatabase(ctx, spec); err != nil {
-					return nil, err
-				}
-			}
-			db, err := postgres.Open(ctx, spec, opt.PoolSize)
-			if err != nil {
-				return nil, err
-			}
-			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
-		},
+		Open:  connect(postgres.EnsureDatabase, postgres.Open, Redact),
 		Managed: &ManagedServer{Name: "postgres", Display: "embedded PostgreSQL", Start: openEmbedded, Binaries: instance.FindBinaries,
 			Versions: &Versions{Product: "PostgreSQL", List: slices.Sorted(maps.Keys(instance.Versions)), Default: instance.DefaultVersion},
 			WALDir:   "PostgreSQL initdb --waldir for a new cluster", DataDir: instance.DefaultBaseDir},
@@ -100,23 +91,49 @@ func openEmbedded(ctx context.Context, _ string, opt Options) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)
 	}
-	dsn := inst.DSN(opt.Database)
-	if err := postgres.EnsureDatabase(ctx, dsn); err != nil {
-		_ = inst.Stop()
-		return nil, err
+	t := &Target{Spec: "embedded", Name: "embedded PostgreSQL", Server: inst}
+	return openStarted(ctx, t, inst.DSN(opt.Database), connect(postgres.EnsureDatabase, postgres.Open, Redact), opt, plan)
+}
+
+// connect is the Open of an engine's server reached over the network,
+// given the engine's EnsureDatabase, Open and how its target is named
+// without a password: it creates the database first when opt.CreateDB,
+// then opens a pool on spec.
+func connect[D engine.DB](ensure func(context.Context, string) error, open func(context.Context, string, int) (D, error),
+	redact func(string) string) func(context.Context, string, Options) (*Target, error) {
+	return func(ctx context.Context, spec string, opt Options) (*Target, error) {
+		if opt.CreateDB {
+			if err := ensure(ctx, spec); err != nil {
+				return nil, err
+			}
+		}
+		db, err := open(ctx, spec, opt.PoolSize)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{DB: db, Spec: spec, Name: redact(spec)}, nil
 	}
-	db, err := postgres.Open(ctx, dsn, opt.PoolSize)
+}
+
+// openStarted gives t, whose managed server has just started, its
+// database at dsn: created when missing and opened with open (connect),
+// then the driver pinned as plan says. The server is stopped when any of
+// that fails.
+func openStarted(ctx context.Context, t *Target, dsn string, open func(context.Context, string, Options) (*Target, error),
+	opt Options, plan caps.Plan) (*Target, error) {
+	opt.CreateDB = true
+	c, err := open(ctx, dsn, opt)
 	if err != nil {
-		_ = inst.Stop()
+		_ = t.Server.Stop()
 		return nil, err
 	}
-	unpin, err := pinDriver(opt, plan)
-	if err != nil {
-		db.Close()
-		_ = inst.Stop()
+	if t.unpin, err = pinDriver(opt, plan); err != nil {
+		c.DB.Close()
+		_ = t.Server.Stop()
 		return nil, err
 	}
-	return &Target{DB: db, Spec: "embedded", Name: "embedded PostgreSQL", Server: inst, unpin: unpin}, nil
+	t.DB = c.DB
+	return t, nil
 }
 
 // postgresServer is what openEmbedded needs of a started server.
@@ -156,18 +173,7 @@ func mysqlEngine() Engine {
 		Caps:  mysql.Caps,
 		Fix:   networkFix,
 		Match: func(s string) bool { return s == "mariadb" || hasPrefix(s, "mysql://", "mariadb://") },
-		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
-			if opt.CreateDB {
-				if err := mysql.EnsureDatabase(ctx, spec); err != nil {
-					return nil, err
-				}
-			}
-			db, err := mysql.Open(ctx, spec, opt.PoolSize)
-			if err != nil {
-				return nil, err
-			}
-			return &Target{DB: db, Spec: spec, Name: Redact(spec)}, nil
-		},
+		Open:  connect(mysql.EnsureDatabase, mysql.Open, Redact),
 		Managed: &ManagedServer{Name: "mariadb", Display: "managed MariaDB", Start: openManagedMariaDB, Binaries: mariadb.FindBinaries,
 			VersionNote: "MariaDB runs the installed mariadbd", WALDir: "MariaDB innodb_log_group_home_dir", DataDir: mariaDBDataDir},
 		Tuning:   mysql.Tuning,
@@ -199,23 +205,8 @@ func openManagedMariaDB(ctx context.Context, spec string, opt Options) (*Target,
 	if err != nil {
 		return nil, fmt.Errorf("start the managed MariaDB: %w", err)
 	}
-	url := srv.URL(opt.Database)
-	if err := mysql.EnsureDatabase(ctx, url); err != nil {
-		_ = srv.Stop()
-		return nil, err
-	}
-	db, err := mysql.Open(ctx, url, opt.PoolSize)
-	if err != nil {
-		_ = srv.Stop()
-		return nil, err
-	}
-	unpin, err := pinDriver(opt, plan)
-	if err != nil {
-		db.Close()
-		_ = srv.Stop()
-		return nil, err
-	}
-	return &Target{DB: db, Spec: spec, Name: "managed MariaDB", Server: srv, unpin: unpin}, nil
+	t := &Target{Spec: spec, Name: "managed MariaDB", Server: srv}
+	return openStarted(ctx, t, srv.URL(opt.Database), connect(mysql.EnsureDatabase, mysql.Open, Redact), opt, plan)
 }
 
 // mariaDBDataDir is the managed MariaDB's data directory without --data-dir.
@@ -260,24 +251,13 @@ func sqliteEngine() Engine {
 
 func mssqlEngine() Engine {
 	return Engine{
-		Name:  "mssql",
-		Forms: []Form{{Short: "sqlserver://...", Long: "sqlserver://user:pass@host:port?database=db"}},
-		Note:  "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)",
-		Caps:  mssql.Caps,
-		Fix:   networkFix,
-		Match: func(s string) bool { return hasPrefix(s, "sqlserver://") },
-		Open: func(ctx context.Context, spec string, opt Options) (*Target, error) {
-			if opt.CreateDB {
-				if err := mssql.EnsureDatabase(ctx, spec); err != nil {
-					return nil, err
-				}
-			}
-			db, err := mssql.Open(ctx, spec, opt.PoolSize)
-			if err != nil {
-				return nil, err
-			}
-			return &Target{DB: db, Spec: spec, Name: mssql.Redact(spec)}, nil
-		},
+		Name:     "mssql",
+		Forms:    []Form{{Short: "sqlserver://...", Long: "sqlserver://user:pass@host:port?database=db"}},
+		Note:     "T-SQL procedures, bulk copy; SQL Server 2008+ (not verified live)",
+		Caps:     mssql.Caps,
+		Fix:      networkFix,
+		Match:    func(s string) bool { return hasPrefix(s, "sqlserver://") },
+		Open:     connect(mssql.EnsureDatabase, mssql.Open, mssql.Redact),
 		Backup:   backup.MSSQL,
 		CPUProbe: cpu.TSQLLoop,
 	}
