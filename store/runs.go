@@ -129,16 +129,15 @@ func (s *Store) FinishRun(ctx context.Context, id, status string, ended time.Tim
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-// scanRun reads the runColumns, then extra destinations.
-func scanRun(sc scanner, extra ...any) (Run, error) {
+// scanRun reads the runColumns.
+func scanRun(sc scanner) (Run, error) {
 	var r Run
 	var seed, users, flags, env string
 	var kt int
 	var rampup, duration, started int64
 	var ended sql.NullInt64
-	dest := append([]any{&r.ID, &r.Label, &r.Source, &r.Status, &r.Target, &r.Engine, &r.EngineVersion, &r.Mode, &r.Warehouses,
-		&seed, &kt, &users, &rampup, &duration, &r.Repeats, &flags, &env, &started, &ended, &r.Note, &r.Isolation}, extra...)
-	if err := sc.Scan(dest...); err != nil {
+	if err := sc.Scan(&r.ID, &r.Label, &r.Source, &r.Status, &r.Target, &r.Engine, &r.EngineVersion, &r.Mode, &r.Warehouses,
+		&seed, &kt, &users, &rampup, &duration, &r.Repeats, &flags, &env, &started, &ended, &r.Note, &r.Isolation); err != nil {
 		return r, err
 	}
 	r.Seed, _ = strconv.ParseUint(seed, 10, 64)
@@ -176,14 +175,19 @@ func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
+	return scanAll(rows, scanRun)
+}
+
+// scanAll reads every row of rows with scan, then closes them.
+func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
-	var out []Run
+	var out []T
 	for rows.Next() {
-		r, err := scanRun(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -416,16 +420,7 @@ func (s *Store) ListProbes(ctx context.Context, kind string) ([]Probe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list probes: %w", err)
 	}
-	defer rows.Close()
-	var out []Probe
-	for rows.Next() {
-		p, err := scanProbe(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanProbe)
 }
 
 // LoadProbe returns the probe with that id, else the latest with that

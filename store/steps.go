@@ -284,28 +284,16 @@ func (s *Store) addStep(ctx context.Context, st *Step) error {
 	}
 	hook(ctx, "steps")
 
-	err = s.insertRows(ctx, tx, "step_txn", names(txnFields(&TxnSummary{})), len(st.Txn), func(i int, a []any) []any {
-		return rowArgs(a, id, i, txnFields(&st.Txn[i]))
-	})
-	if err != nil {
+	if err := insertChildren(ctx, s, tx, "step_txn", txnFields, id, st.Txn); err != nil {
 		return err
 	}
-	err = s.insertRows(ctx, tx, "step_seconds", names(secondFields(&Second{})), len(st.Seconds), func(i int, a []any) []any {
-		return rowArgs(a, id, i, secondFields(&st.Seconds[i]))
-	})
-	if err != nil {
+	if err := insertChildren(ctx, s, tx, "step_seconds", secondFields, id, st.Seconds); err != nil {
 		return err
 	}
-	err = s.insertRows(ctx, tx, "step_windows", names(windowFields(&Window{})), len(st.Windows), func(i int, a []any) []any {
-		return rowArgs(a, id, i, windowFields(&st.Windows[i]))
-	})
-	if err != nil {
+	if err := insertChildren(ctx, s, tx, "step_windows", windowFields, id, st.Windows); err != nil {
 		return err
 	}
-	err = s.insertRows(ctx, tx, "host_samples", names(sampleFields(&HostSample{})), len(st.Samples), func(i int, a []any) []any {
-		return rowArgs(a, id, i, sampleFields(&st.Samples[i]))
-	})
-	if err != nil {
+	if err := insertChildren(ctx, s, tx, "host_samples", sampleFields, id, st.Samples); err != nil {
 		return err
 	}
 	if err := s.insertWaits(ctx, tx, id, st); err != nil {
@@ -353,27 +341,32 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, table string, cols [
 	}
 	defer stmt.Close()
 	args := make([]any, 0, per*len(cols))
-	i := 0
-	for ; i+per <= n; i += per {
+	for i := 0; i < n; i += per {
+		rows := min(per, n-i)
 		args = args[:0]
-		for j := i; j < i+per; j++ {
+		for j := i; j < i+rows; j++ {
 			args = row(j, args)
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("%s: %w", table, err)
+		if rows == per {
+			_, err = stmt.ExecContext(ctx, args...)
+		} else { // the last, shorter batch
+			_, err = tx.ExecContext(ctx, s.rebind(values(rows)), args...)
 		}
-	}
-	if rest := n - i; rest > 0 {
-		args = args[:0]
-		for j := i; j < n; j++ {
-			args = row(j, args)
-		}
-		if _, err := tx.ExecContext(ctx, s.rebind(values(rest)), args...); err != nil {
+		if err != nil {
 			return fmt.Errorf("%s: %w", table, err)
 		}
 	}
 	hook(ctx, table)
 	return nil
+}
+
+// insertChildren inserts rows, the children of step stepID in table, with
+// their fields, through insertRows.
+func insertChildren[T any](ctx context.Context, s *Store, tx *sql.Tx, table string, fields func(*T) []field, stepID int64, rows []T) error {
+	var zero T
+	return s.insertRows(ctx, tx, table, names(fields(&zero)), len(rows), func(i int, a []any) []any {
+		return rowArgs(a, stepID, i, fields(&rows[i]))
+	})
 }
 
 // loadSteps returns a run's steps with their children.
@@ -472,10 +465,7 @@ func (s *Store) AddStepTxn(ctx context.Context, stepID int64, txn []TxnSummary) 
 	if n > 0 {
 		return fmt.Errorf("add transactions to step %d: it already has %d transaction summaries", stepID, n)
 	}
-	err = s.insertRows(ctx, tx, "step_txn", names(txnFields(&TxnSummary{})), len(txn), func(i int, a []any) []any {
-		return rowArgs(a, stepID, i, txnFields(&txn[i]))
-	})
-	if err != nil {
+	if err := insertChildren(ctx, s, tx, "step_txn", txnFields, stepID, txn); err != nil {
 		return fmt.Errorf("add transactions to step %d: %w", stepID, err)
 	}
 	return tx.Commit()

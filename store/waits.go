@@ -30,9 +30,7 @@ func (s *Store) insertWaits(ctx context.Context, tx *sql.Tx, id int64, st *Step)
 		return nil
 	}
 	w := stepWhy{string(st.Waits), string(st.Saturation), string(st.Verdict)}
-	return s.insertRows(ctx, tx, "step_waits", names(whyFields(&stepWhy{})), 1, func(_ int, a []any) []any {
-		return rowArgs(a, id, 0, whyFields(&w))
-	})
+	return insertChildren(ctx, s, tx, "step_waits", whyFields, id, []stepWhy{w})
 }
 
 // setWhy gives a loaded step its row of step_waits.

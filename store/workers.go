@@ -56,6 +56,9 @@ func scanWorker(sc scanner) (Worker, error) {
 // workers on several machines meet in a shared PostgreSQL store.
 var ErrNeedsPostgres = errors.New("workers meet in a shared PostgreSQL results store; give --store postgres://...")
 
+// clockQuery reads the store server's clock, in Unix microseconds.
+const clockQuery = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint"
+
 // clockSamples is how many round trips ServerClock makes; the one with the
 // shortest round trip gives the offset (its error is at most half of it).
 const clockSamples = 7
@@ -75,7 +78,7 @@ func (s *Store) ServerClock(ctx context.Context) (server time.Time, offset, rtt 
 	for i := range clockSamples {
 		t0 := time.Now()
 		var us int64
-		if err := conn.QueryRowContext(ctx, "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint").Scan(&us); err != nil {
+		if err := conn.QueryRowContext(ctx, clockQuery).Scan(&us); err != nil {
 			return time.Time{}, 0, 0, fmt.Errorf("read the results store's clock: %w", err)
 		}
 		d := time.Since(t0)
@@ -105,7 +108,7 @@ func (s *Store) WithRunLock(ctx context.Context, runID string, fn func(tx *RunTx
 	}
 	rt := &RunTx{s: s, tx: tx, ctx: ctx, runID: runID}
 	var us int64
-	if err := tx.QueryRowContext(ctx, "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint").Scan(&us); err != nil {
+	if err := tx.QueryRowContext(ctx, clockQuery).Scan(&us); err != nil {
 		return fmt.Errorf("read the results store's clock: %w", err)
 	}
 	rt.Now = time.UnixMicro(us).UTC()
@@ -212,16 +215,11 @@ func (s *Store) workers(ctx context.Context, q querier, runID string) ([]Worker,
 	if err != nil {
 		return nil, fmt.Errorf("read the workers of run %s: %w", runID, err)
 	}
-	defer rows.Close()
-	var out []Worker
-	for rows.Next() {
-		w, err := scanWorker(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read the workers of run %s: %w", runID, err)
-		}
-		out = append(out, w)
+	out, err := scanAll(rows, scanWorker)
+	if err != nil {
+		return nil, fmt.Errorf("read the workers of run %s: %w", runID, err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Barriers returns the agreed start instants of a run's steps by sequence
