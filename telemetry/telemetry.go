@@ -165,95 +165,91 @@ type Summary struct {
 }
 
 // Summarize averages samples; the zero Summary is returned for no samples.
+// Each sample's host figures (host) are averaged by figures.MeanHost but
+// the disk latency, which is weighted by each sample's I/O count over its
+// interval.
 func Summarize(samples []Sample) Summary {
 	var sum Summary
 	n := len(samples)
 	if n == 0 {
 		return sum
 	}
-	sum.Samples = n
-	var memUsed, memCached float64
+	hosts := make([]figures.Host, n)
 	var latNum, latDen float64
 	for i := range samples {
 		s := &samples[i]
-		sum.CPUBusyPct += s.CPUBusyPct
-		sum.CPUIdlePct += s.CPUIdlePct
-		sum.CPUIowaitPct += s.CPUIowaitPct
-		sum.CPUUserPct += s.CPUUserPct
-		sum.CPUSystemPct += s.CPUSystemPct
-		sum.CPUStealPct += s.CPUStealPct
+		hosts[i] = s.host()
 		secs := s.Interval.Seconds()
 		if secs <= 0 {
 			secs = 1
 		}
+		w := (hosts[i].DiskReadIOPS + hosts[i].DiskWriteIOPS) * secs
+		latNum += hosts[i].DiskAvgLatencyMs * w
+		latDen += w
 		maxUtil := 0.0
-		for j := range s.Disks {
-			d := &s.Disks[j]
-			sum.DiskReadIOPS += d.ReadIOPS
-			sum.DiskWriteIOPS += d.WriteIOPS
-			sum.DiskReadMBps += d.ReadMBps
-			sum.DiskWriteMBps += d.WriteMBps
-			w := (d.ReadIOPS + d.WriteIOPS) * secs
-			latNum += d.AvgLatencyMs * w
-			latDen += w
+		for _, d := range s.Disks {
 			maxUtil = max(maxUtil, d.UtilPct)
 		}
 		sum.DiskMaxUtilPct += maxUtil
-		memUsed += float64(s.MemUsedBytes)
-		memCached += float64(s.MemCachedBytes)
 		sum.MemTotalBytes = max(sum.MemTotalBytes, s.MemTotalBytes)
 		sum.ServerCPUPct += s.ServerCPUPct
 		sum.DriverCPUPct += s.DriverCPUPct
-		sum.ServerReadIOPS += s.ServerReadIOPS
-		sum.ServerWriteIOPS += s.ServerWriteIOPS
-		sum.ServerReadMBps += s.ServerReadMBps
-		sum.ServerWriteMBps += s.ServerWriteMBps
 	}
-	f := float64(n)
-	sum.CPUBusyPct /= f
-	sum.CPUIdlePct /= f
-	sum.CPUIowaitPct /= f
-	sum.CPUUserPct /= f
-	sum.CPUSystemPct /= f
-	sum.CPUStealPct /= f
-	sum.DiskReadIOPS /= f
-	sum.DiskWriteIOPS /= f
-	sum.DiskReadMBps /= f
-	sum.DiskWriteMBps /= f
-	sum.DiskMaxUtilPct /= f
+	sum.Host = figures.MeanHost(hosts)
+	sum.DiskAvgLatencyMs = 0
 	if latDen > 0 {
 		sum.DiskAvgLatencyMs = latNum / latDen
 	}
-	sum.MemUsedBytes = uint64(memUsed/f + 0.5)
-	sum.MemCachedBytes = uint64(memCached/f + 0.5)
+	f := float64(n)
+	sum.Samples = n
+	sum.DiskMaxUtilPct /= f
 	sum.ServerCPUPct /= f
 	sum.DriverCPUPct /= f
-	sum.ServerReadIOPS /= f
-	sum.ServerWriteIOPS /= f
-	sum.ServerReadMBps /= f
-	sum.ServerWriteMBps /= f
 	return sum
 }
 
-// Figures returns the sample as stored (figures.HostSample): the disks
-// summed, their latency weighted by IOPS, the per-disk figures as a JSON
-// document.
-func (s *Sample) Figures() figures.HostSample {
-	hs := figures.HostSample{At: s.At, CPUUserPct: s.CPUUserPct, CPUSystemPct: s.CPUSystemPct, CPUIowaitPct: s.CPUIowaitPct,
-		CPUIdlePct: s.CPUIdlePct, CPUStealPct: s.CPUStealPct, CPUBusyPct: s.CPUBusyPct, MemUsedBytes: s.MemUsedBytes,
-		MemCachedBytes: s.MemCachedBytes, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct,
+// host is the sample's host figures: the disks summed, their latency
+// weighted by their IOPS.
+func (s *Sample) host() figures.Host {
+	h := figures.Host{CPUBusyPct: s.CPUBusyPct, CPUIdlePct: s.CPUIdlePct, CPUIowaitPct: s.CPUIowaitPct, CPUUserPct: s.CPUUserPct,
+		CPUSystemPct: s.CPUSystemPct, CPUStealPct: s.CPUStealPct, MemUsedBytes: s.MemUsedBytes, MemCachedBytes: s.MemCachedBytes,
 		ServerReadIOPS: s.ServerReadIOPS, ServerWriteIOPS: s.ServerWriteIOPS, ServerReadMBps: s.ServerReadMBps, ServerWriteMBps: s.ServerWriteMBps}
 	var lat, ios float64
 	for _, d := range s.Disks {
-		hs.DiskReadIOPS += d.ReadIOPS
-		hs.DiskWriteIOPS += d.WriteIOPS
-		hs.DiskReadMBps += d.ReadMBps
-		hs.DiskWriteMBps += d.WriteMBps
+		h.DiskReadIOPS += d.ReadIOPS
+		h.DiskWriteIOPS += d.WriteIOPS
+		h.DiskReadMBps += d.ReadMBps
+		h.DiskWriteMBps += d.WriteMBps
 		lat += d.AvgLatencyMs * (d.ReadIOPS + d.WriteIOPS)
 		ios += d.ReadIOPS + d.WriteIOPS
 	}
 	if ios > 0 {
-		hs.DiskAvgLatencyMs = lat / ios
+		h.DiskAvgLatencyMs = lat / ios
+	}
+	return h
+}
+
+// Figures returns the sample as stored (figures.HostSample): its host
+// figures (host) column by column, the server's and the driver's CPU, the
+// per-disk figures as a JSON document.
+func (s *Sample) Figures() figures.HostSample {
+	hs := figures.HostSample{At: s.At, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct}
+	h := s.host()
+	to := map[string]any{}
+	for _, c := range hs.Columns() {
+		to[c.Name] = c.Ptr
+	}
+	for _, c := range h.Columns() {
+		switch p := c.Ptr.(type) {
+		case *float64:
+			if q, ok := to[c.Name].(*float64); ok {
+				*q = *p
+			}
+		case *uint64:
+			if q, ok := to[c.Name].(*uint64); ok {
+				*q = *p
+			}
+		}
 	}
 	if len(s.Disks) > 0 {
 		if b, err := json.Marshal(s.Disks); err == nil {

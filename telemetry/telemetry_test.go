@@ -112,6 +112,28 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSampleFigures: a sample is stored with every host figure it has,
+// the disks summed and their latency weighted by IOPS.
+func TestSampleFigures(t *testing.T) {
+	s := Sample{At: time.Unix(1000, 0), CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
+		Disks: []DiskSample{{Name: "sda", ReadIOPS: 10, WriteIOPS: 30, ReadMBps: 1, WriteMBps: 2, AvgLatencyMs: 2},
+			{Name: "sdb", ReadIOPS: 0, WriteIOPS: 10, WriteMBps: 4, AvgLatencyMs: 7}},
+		MemUsedBytes: 7, MemCachedBytes: 8, ServerCPUPct: 9, DriverCPUPct: 10,
+		ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14}
+	want := figures.HostSample{At: s.At, CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
+		DiskReadIOPS: 10, DiskWriteIOPS: 40, DiskReadMBps: 1, DiskWriteMBps: 6, DiskAvgLatencyMs: (40*2 + 10*7) / 50.0,
+		MemUsedBytes: 7, MemCachedBytes: 8, ServerCPUPct: 9, DriverCPUPct: 10,
+		ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14}
+	got := s.Figures()
+	if got.Disks == "" {
+		t.Error("no per-disk document")
+	}
+	got.Disks = ""
+	if got != want {
+		t.Errorf("Figures() = %+v\nwant %+v", got, want)
+	}
+}
+
 func TestWindow(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	var ss []Sample
