@@ -85,46 +85,37 @@ func (r *recorder) record(user int, t tpcc.TxnType, lat time.Duration, end time.
 }
 
 // rotate closes the current window and returns its merged histograms.
-func (r *recorder) rotate() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
+func (r *recorder) rotate() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r.merge(true) }
+
+// merged returns the measured-interval histograms of every type.
+func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r.merge(false) }
+
+// merge adds up the shards' histograms of each type: the current window's,
+// which it empties, or the measured interval's. A histogram has some
+// 27,000 counters, which Merge walks and Reset clears: the shards no user
+// recorded into (most of them, with few users) are skipped.
+func (r *recorder) merge(window bool) [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
 	for t := range out {
 		out[t] = newHist()
 	}
 	for i := range r.shards {
 		s := &r.shards[i]
+		hs := &s.step
+		if window {
+			hs = &s.win
+		}
 		s.mu.Lock()
-		for t := range out {
-			mergeReset(out[t], s.win[t])
+		for t, h := range hs {
+			if h.TotalCount() == 0 {
+				continue
+			}
+			out[t].Merge(h)
+			if window {
+				h.Reset()
+			}
 		}
 		s.mu.Unlock()
-	}
-	return out
-}
-
-// mergeReset adds from to to and empties from. A histogram has some 27,000
-// counters, which Merge walks and Reset clears: the shards no user
-// recorded into (most of them, with few users) are skipped.
-func mergeReset(to, from *hdrhistogram.Histogram) {
-	if from.TotalCount() == 0 {
-		return
-	}
-	to.Merge(from)
-	from.Reset()
-}
-
-// merged returns the measured-interval histograms of every type.
-func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
-	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
-	for t := range out {
-		out[t] = newHist()
-		for i := range r.shards {
-			s := &r.shards[i]
-			s.mu.Lock()
-			if s.step[t].TotalCount() > 0 {
-				out[t].Merge(s.step[t])
-			}
-			s.mu.Unlock()
-		}
 	}
 	return out
 }

@@ -422,7 +422,12 @@ func waitStart(ctx context.Context, startAt func(context.Context) (time.Time, er
 	if err != nil {
 		return err
 	}
-	t := time.NewTimer(time.Until(at))
+	return sleep(ctx, time.Until(at))
+}
+
+// sleep waits d, or returns ctx's error when it ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
