@@ -191,9 +191,7 @@ func (r *runner) policy(c *plan.Configuration, i, n int) measure.Policy {
 		if c.Managed() {
 			r.probe(ctx, t, c)
 		}
-		if r.o.OnRun != nil {
-			r.o.OnRun(o)
-		}
+		r.progress(o)
 		return nil, nil
 	}
 	p.Measured = func(ctx context.Context, t *registry.Target, res *scenario.Result, err error) error {
@@ -330,6 +328,27 @@ func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*registr
 	return measure.Open(ctx, cfg, r.built(c))
 }
 
+// builtReady is the study's policy for a sweep, the fit or the neighbour
+// over c: the database built or restored (r.built); *opened says the
+// target opened with it ready (else the error is the opening's), and then
+// ready is called with the run options.
+func (r *runner) builtReady(c *plan.Configuration, opened *bool, ready func(o *scenario.RunOptions)) measure.Policy {
+	p := r.built(c)
+	p.Ready = func(_ context.Context, _ *registry.Target, o *scenario.RunOptions) (func(), error) {
+		*opened = true
+		ready(o)
+		return nil, nil
+	}
+	return p
+}
+
+// progress gives o the live progress (Options.OnRun).
+func (r *runner) progress(o *scenario.RunOptions) {
+	if r.o.OnRun != nil {
+		r.o.OnRun(o)
+	}
+}
+
 // probe runs the plan's storage probe in c's data directory, inside c's
 // I/O limit.
 func (r *runner) probe(ctx context.Context, t *registry.Target, c *plan.Configuration) {
@@ -415,15 +434,16 @@ func (r *runner) sweeps(ctx context.Context) error {
 			so.Resume, so.Values = sw.ID, nil
 		}
 		r.say("sweep %d of %d: %s of %s over %s (%s)", i+1, len(r.p.Sweeps), s.Kind, s.Configuration, strings.Join(so.Values, ", "), r.eta())
-		c := r.config(s.Configuration)
-		t, err := r.openBuilt(ctx, c)
+		c, opened := r.config(s.Configuration), false
+		cfg, err := r.configOf(c)
 		if err != nil {
 			return err
 		}
-		so.Run, _ = r.runOptions(c.Name)
 		so.OnValue = func(_ int, v string) { r.say("  %s = %s", s.Kind, v) }
-		res, err := scenario.RunSweep(ctx, r.st, t, so)
-		t.Close()
+		res, err := measure.Sweep(ctx, r.st, cfg, so, r.builtReady(c, &opened, r.progress))
+		if !opened {
+			return err // the target did not open, or its database is not ready
+		}
 		r.spent(time.Duration(len(s.Values)) * r.p.Autopilot.RunDuration())
 		if res != nil {
 			r.res.Sweeps = append(r.res.Sweeps, res.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/units"
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -97,43 +98,73 @@ func exampleOf(kind string) string {
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {
-	return withTarget(cmd, tf, func(st *store.Store, t *registry.Target) error {
-		return sweepOn(cmd, st, t, so, rf, predict)
+	return withStore(cmd, func(st *store.Store) error {
+		so.Run.Version, so.Run.Commit = version, commit
+		c, err := tf.config(false, 2, so.Run)
+		if err != nil {
+			return err
+		}
+		return sweepOn(cmd, st, &tf, c, so, rf, predict)
 	})
 }
 
-// withTarget opens the results store and the managed target of a scenario
-// that restarts the server in place (sweep, fit), runs it and closes both.
-// Bad options and targets become bad input.
-func withTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) error) error {
+// withStore opens the results store for a scenario that restarts the
+// server in place (sweep, fit), runs it and closes the store. Bad options
+// and targets become bad input.
+func withStore(cmd *cobra.Command, run func(*store.Store) error) error {
 	st, err := openStore(cmd)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	t, err := tf.open(cmd.Context(), false, 2)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	err = run(st, t)
+	err = run(st)
 	if errors.Is(err, scenario.ErrBadOptions) || errors.Is(err, registry.ErrBadTarget) {
 		return badInput(err)
 	}
 	return err
 }
 
-func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenario.SweepOptions, rf runFlags, predict bool) error {
+// withTarget opens the results store and the managed target of a scenario
+// that restarts the server in place (fit), runs it and closes both.
+// Bad options and targets become bad input.
+func withTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) error) error {
+	return withStore(cmd, func(st *store.Store) error {
+		t, err := tf.open(cmd.Context(), false, 2)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		return run(st, t)
+	})
+}
+
+// scenarioPolicy is the command's policy (targetFlags.policy) for a
+// scenario over its configuration: the caps applied said, and without
+// --json the live progress of each run, which *prog holds while it runs.
+func scenarioPolicy(cmd *cobra.Command, tf *targetFlags, rf runFlags, prog **stepProgress) measure.Policy {
+	p := tf.policy()
+	p.Ready = func(_ context.Context, t *registry.Target, o *scenario.RunOptions) (func(), error) {
+		tf.sayCaps(t)
+		if rf.json {
+			return nil, nil
+		}
+		*prog = liveProgress(cmd.ErrOrStderr(), rf.interval, o)
+		return (*prog).finish, nil
+	}
+	return p
+}
+
+// sweepOn measures the sweep over the command's configuration c
+// (measure.Sweep with the command's policy) and prints it.
+func sweepOn(cmd *cobra.Command, st *store.Store, tf *targetFlags, c measure.Config, so scenario.SweepOptions, rf runFlags, predict bool) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
-	so.Run.Version, so.Run.Commit = version, commit
+	var prog *stepProgress
 	if !rf.json {
-		prog := liveProgress(errOut, rf.interval, &so.Run)
 		so.OnValue = func(_ int, v string) {
 			prog.finish()
 			fmt.Fprintf(errOut, "%s = %s: restarting the server, restoring the built database\n", so.Kind, v)
 		}
-		defer prog.finish()
 	}
 	so.OnWarning = func(w string) { fmt.Fprintln(errOut, "warning:", w) }
 	so.OnStarted = func(t *registry.Target) {
@@ -141,7 +172,7 @@ func sweepOn(cmd *cobra.Command, st *store.Store, t *registry.Target, so scenari
 			fmt.Fprintln(errOut, "  caps:", r.Summary())
 		}
 	}
-	res, err := scenario.RunSweep(ctx, st, t, so)
+	res, err := measure.Sweep(ctx, st, c, so, scenarioPolicy(cmd, tf, rf, &prog))
 	if res == nil || errors.Is(err, scenario.ErrBadOptions) {
 		return err
 	}
