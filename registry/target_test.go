@@ -3,12 +3,12 @@ package registry
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/engine/postgres"
+	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
 // Every --target form of the registry, as the help texts spell it (Long)
@@ -90,7 +90,7 @@ func TestRestartManagedPostgres(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := testDir(t, "pg-restart-")
-	opt := Options{DataDir: filepath.Join(dir, "pg"), PGBin: testPGBin(), CreateDB: true, PoolSize: 2,
+	opt := Options{DataDir: filepath.Join(dir, "pg"), PGBin: pgtest.Bin(), CreateDB: true, PoolSize: 2,
 		Settings: map[string]string{"shared_buffers": "128MB", "work_mem": "4MB"}}
 	tg, err := Open(ctx, "embedded", opt)
 	if err != nil {
@@ -141,19 +141,6 @@ func TestRestartManagedPostgres(t *testing.T) {
 	if n, err := held.QueryInt(ctx, "SELECT n FROM kept"); err != nil || n != 42 {
 		t.Errorf("the data after restarting a closed target: %d, %v; want 42", n, err)
 	}
-}
-
-// testPGBin is the PostgreSQL a test's managed server runs:
-// $RIGHTSIZE_PG_BIN, else the machine's PostgreSQL 15 where installed, else
-// "" (embedded-postgres downloads it).
-func testPGBin() string {
-	if bin := os.Getenv("RIGHTSIZE_PG_BIN"); bin != "" {
-		return bin
-	}
-	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
-		return "/usr/lib/postgresql/15/bin"
-	}
-	return ""
 }
 
 // An engine has a managed server exactly when one of its forms is marked

@@ -27,7 +27,7 @@ func TestPrewarmPostgres(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(pgtest.ServerDir(t, "waits-"), "data"), PoolSize: 4,
+	opt := registry.Options{PGBin: pgtest.Bin(), DataDir: filepath.Join(pgtest.ServerDir(t, "waits-"), "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "off", "shared_buffers": "256MB"}}
 	tg, err := registry.Open(ctx, "embedded", opt)
 	if err != nil {

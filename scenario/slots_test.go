@@ -26,7 +26,7 @@ func TestConnectionSlots(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := pgtest.ServerDir(t, "waits-")
-	opt := registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
+	opt := registry.Options{PGBin: pgtest.Bin(), DataDir: filepath.Join(dir, "data"), PoolSize: 2,
 		Settings: map[string]string{"max_connections": "20", "shared_buffers": "128MB"}}
 	tg, err := registry.Open(ctx, "embedded", opt)
 	if err != nil {

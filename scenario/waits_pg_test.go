@@ -28,7 +28,7 @@ func pgWaitTarget(t *testing.T) *registry.Target {
 	}
 	ctx := context.Background()
 	dir := pgtest.ServerDir(t, "waits-")
-	tg, err := registry.Open(ctx, "embedded", registry.Options{PGBin: testPGBin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
+	tg, err := registry.Open(ctx, "embedded", registry.Options{PGBin: pgtest.Bin(), DataDir: filepath.Join(dir, "data"), PoolSize: 4,
 		Settings: map[string]string{"fsync": "on", "shared_buffers": "128MB", "full_page_writes": "off"}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,19 +38,6 @@ func pgWaitTarget(t *testing.T) *registry.Target {
 		t.Fatal(err)
 	}
 	return tg
-}
-
-// testPGBin returns the PostgreSQL binaries a test's managed server runs:
-// $RIGHTSIZE_PG_BIN, else the machine's PostgreSQL 15 where installed, else
-// "" (embedded-postgres downloads them).
-func testPGBin() string {
-	if bin := os.Getenv("RIGHTSIZE_PG_BIN"); bin != "" {
-		return bin
-	}
-	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
-		return "/usr/lib/postgresql/15/bin"
-	}
-	return ""
 }
 
 // setDB sets database-level settings, which the next step's connections get.

@@ -10,10 +10,7 @@ import (
 func TestStepEndingsRoundTrip(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		r := testRun("auto", t0)
-		if err := s.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		r := created(t, s, testRun("auto", t0))
 		st := testStep(t, r.ID, 1, 0, 4, 3, 1, 1)
 		st.RampupEnd, st.RampupNote, st.MeasureEndHow = "steady", "steady: MSER-5 truncation at 10 s", "precision"
 		st.PrecisionPct, st.TPMCIHalf, st.NOPMCIHalf, st.Confidence = 1.8, 210.5, 95.25, 0.95

@@ -15,10 +15,7 @@ const (
 func benchAddStep(b *testing.B, location string) {
 	s := openAt(b, location)
 	ctx := context.Background()
-	r := &Run{Label: "bench"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		b.Fatal(err)
-	}
+	r := created(b, s, &Run{Label: "bench"})
 	st := testStep(b, r.ID, 1, 0, 8, benchSeconds, benchWindows, benchSamples)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -44,10 +41,7 @@ func BenchmarkAddStep(b *testing.B) {
 func BenchmarkLoadRun(b *testing.B) {
 	s := openAt(b, sqliteLocation(b))
 	ctx := context.Background()
-	r := &Run{Label: "bench"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		b.Fatal(err)
-	}
+	r := created(b, s, &Run{Label: "bench"})
 	for rep := 1; rep <= 2; rep++ {
 		for idx := range 5 {
 			st := testStep(b, r.ID, rep, idx, idx+1, benchSeconds, benchWindows, benchSamples)

@@ -26,10 +26,7 @@ func TestKilledWriter(t *testing.T) {
 	ctx := context.Background()
 	loc := sqliteLocation(t)
 	s := openAt(t, loc)
-	r := testRun("crash", t0)
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	r := created(t, s, testRun("crash", t0))
 	first := testStep(t, r.ID, 1, 0, 1, 70, 7, 70)
 	if err := s.AddStep(ctx, &first); err != nil {
 		t.Fatal(err)

@@ -74,6 +74,16 @@ func testRun(label string, started time.Time) *Run {
 	}
 }
 
+// created stores r in s (CreateRun fills its id and defaults) and returns
+// it; a failure ends the test.
+func created(tb testing.TB, s *Store, r *Run) *Run {
+	tb.Helper()
+	if err := s.CreateRun(context.Background(), r); err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
 // testStep returns a step with every field and child set (values depend on
 // repeat and index, so mix-ups show).
 func testStep(tb testing.TB, runID string, repeat, index, users, seconds, windows, samples int) Step {

