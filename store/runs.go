@@ -266,15 +266,14 @@ func (s *Store) resolve(ctx context.Context, table, timeCol, what, key string) (
 		if err != nil {
 			return "", err
 		}
-		var ids []string
-		for rows.Next() {
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return "", err
-			}
-			ids = append(ids, id)
+		ids, err := scanAll(rows, func(sc scanner) (string, error) {
+			var id string
+			err := sc.Scan(&id)
+			return id, err
+		})
+		if err != nil {
+			return "", err
 		}
-		rows.Close()
 		switch len(ids) {
 		case 1:
 			return ids[0], nil

@@ -377,17 +377,12 @@ func (s *Store) loadSteps(ctx context.Context, runID string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	var steps []Step
-	for rows.Next() {
+	steps, err := scanAll(rows, func(sc scanner) (Step, error) {
 		var st Step
-		if err := rows.Scan(dests(stepFields(&st), &st.ID)...); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		steps = append(steps, st)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		err := sc.Scan(dests(stepFields(&st), &st.ID)...)
+		return st, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(steps) == 0 {

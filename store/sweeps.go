@@ -118,15 +118,15 @@ func (s *Store) LoadSweep(ctx context.Context, idOrLabel string) (*Sweep, error)
 	if err != nil {
 		return nil, fmt.Errorf("load sweep %s points: %w", id, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
+	sw.Points, err = scanAll(rows, func(sc scanner) (SweepPoint, error) {
 		var p SweepPoint
 		var run sql.NullString
-		if err := rows.Scan(&p.Position, &p.Value, &run, &p.Status, &p.Reason); err != nil {
-			return nil, err
-		}
+		err := sc.Scan(&p.Position, &p.Value, &run, &p.Status, &p.Reason)
 		p.RunID = run.String
-		sw.Points = append(sw.Points, p)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return sw, rows.Err()
+	return sw, nil
 }
