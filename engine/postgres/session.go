@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -81,6 +82,59 @@ func (s *session) ready(ctx context.Context, what string) error {
 	}
 	s.watch(ctx)
 	return nil
+}
+
+// rows runs the prepared statement name, which takes no parameters, and
+// hands each result row to each as columns of binary values (views of the
+// wire's buffer, valid during the call). It watches ctx for the call only,
+// since the caller may cancel it right after. An error the server raised
+// is returned as *pgconn.PgError, else the first error each left in its
+// columns.
+func (s *session) rows(ctx context.Context, name string, each func(c *columns)) error {
+	if err := s.ready(ctx, name); err != nil {
+		return err
+	}
+	defer s.unwatchCall()
+	s.reset()
+	if err := s.w.send(name, s.buf, s.ends); err != nil {
+		return s.lost(ctx, name, err)
+	}
+	var pgErr, rowErr error
+	for {
+		typ, body, err := s.w.next()
+		if err != nil {
+			return s.lost(ctx, name, err)
+		}
+		switch typ {
+		case 'D': // DataRow
+			if pgErr == nil && rowErr == nil {
+				if rowErr = s.w.dataRow(body); rowErr == nil {
+					c := columns{vals: s.w.vals}
+					each(&c)
+					rowErr = c.err
+				}
+			}
+		case 'E': // ErrorResponse: the server goes on to ReadyForQuery
+			if pgErr == nil {
+				pgErr = pgError(body)
+			}
+		case 'Z': // ReadyForQuery
+			return cmp.Or(pgErr, rowErr)
+		case '2', 'C', 'N', 'S', 'A': // BindComplete, CommandComplete, notice, parameter status, notification
+		default:
+			return s.lost(ctx, name, fmt.Errorf("protocol: unexpected message %q", typ))
+		}
+	}
+}
+
+// unwatchCall stops watching the context of a call that is over. When its
+// cancellation already interrupted the connection (a deadline in the
+// past), the connection is closed: any later call would fail on it.
+func (s *session) unwatchCall() {
+	if s.stopWatch != nil && !s.stopWatch() && s.w.broken == nil {
+		s.w.fail(context.Canceled, false)
+	}
+	s.stopWatch, s.watched = nil, nil
 }
 
 // lost ends the connection after err broke the call named what, naming

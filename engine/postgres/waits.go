@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rightsize/rightsize/internal/rawsock"
 	"github.com/rightsize/rightsize/waits"
@@ -43,18 +45,29 @@ func (db *DB) WaitSampler(ctx context.Context, interval time.Duration) (waits.Sa
 	if err != nil {
 		return nil, fmt.Errorf("connect the wait sampler: %w", oneLine(err))
 	}
-	s := &pgWaits{conn: conn, interval: interval, counts: map[waitKey]float64{}}
-	if err := s.probe(ctx); err != nil {
+	s := &pgWaits{interval: interval, counts: map[waitKey]float64{}}
+	if err := s.probe(ctx, conn); err != nil {
 		conn.Close(ctx)
 		return nil, err
+	}
+	s.prepare(ctx, conn.PgConn())
+	if s.sess, err = takeOver(ctx, conn.PgConn()); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("wait sampler: %w", err)
 	}
 	return s, nil
 }
 
 type waitKey struct{ typ, event string }
 
+// pgWaits samples on its own connection: once probe has read the server's
+// version and rights through pgx, its statements are prepared and the
+// connection taken over (session), so that each sample is one write and
+// one read of binary rows on the virtual users' own wire code, not a pgx
+// query: at 10 samples a second the pgx path, cold each time, cost the
+// driver more CPU than any other thing it does besides the transactions.
 type pgWaits struct {
-	conn     *pgx.Conn
+	sess     session
 	interval time.Duration
 	version  int
 	missing  []string
@@ -67,13 +80,15 @@ type pgWaits struct {
 	counts   map[waitKey]float64 // pg_stat_activity samples per event
 	locks    map[waits.LockWait]float64
 	counters map[string]float64 // at Start
+	// counterErr is why a counter view's statement could not be prepared.
+	counterErr map[string]error
 }
 
 // probe finds the server version, the role's right to see other sessions
 // and whether pg_wait_sampling can be used.
-func (s *pgWaits) probe(ctx context.Context) error {
+func (s *pgWaits) probe(ctx context.Context, conn *pgx.Conn) error {
 	var all bool
-	err := s.conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int,
+	err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int,
   (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR pg_has_role(current_user, 'pg_read_all_stats', 'MEMBER')`).
 		Scan(&s.version, &all)
 	if err != nil {
@@ -84,12 +99,12 @@ func (s *pgWaits) probe(ctx context.Context) error {
 			"only this role's sessions are sampled (GRANT pg_read_all_stats TO the benchmark user)")
 	}
 	var ext bool
-	if err := s.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_wait_sampling')`).Scan(&ext); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_wait_sampling')`).Scan(&ext); err != nil {
 		return fmt.Errorf("wait sampler: look for pg_wait_sampling: %w", err)
 	}
 	if ext {
 		var ms float64
-		if err := s.conn.QueryRow(ctx, `SELECT current_setting('pg_wait_sampling.profile_period')::float8`).Scan(&ms); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT current_setting('pg_wait_sampling.profile_period')::float8`).Scan(&ms); err != nil {
 			s.missing = append(s.missing, "pg_wait_sampling is installed but not loaded (shared_preload_libraries): sampling pg_stat_activity instead")
 		} else {
 			s.wsPeriod = time.Duration(ms * float64(time.Millisecond))
@@ -135,71 +150,127 @@ func (s *pgWaits) Sample(ctx context.Context) error {
 	return s.sampleLocks(ctx)
 }
 
-// sampleActivity counts the database's active sessions by wait event and
-// returns how many wait on a heavyweight lock.
-func (s *pgWaits) sampleActivity(ctx context.Context) (lockWaiters float64, err error) {
-	rows, err := s.conn.Query(ctx, `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)::float8
+// The sampler's prepared statements.
+const (
+	waitsActivity = "rs_waits_activity"
+	waitsLocks    = "rs_waits_locks"
+	waitsProfile  = "rs_waits_profile"
+)
+
+// waitStmts are the sampler's statements but the counter views', with the
+// kinds of their result columns (columnKind; 'n' is a name, read as text).
+var waitStmts = []struct{ name, sql, cols string }{
+	{waitsActivity, `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)::float8
 FROM pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
   AND state IN ('active', 'idle in transaction', 'idle in transaction (aborted)')
-GROUP BY 1, 2`)
-	if err != nil {
-		return 0, fmt.Errorf("sample pg_stat_activity: %w", err)
-	}
-	var k waitKey
-	var n float64
-	_, err = pgx.ForEachRow(rows, []any{&k.typ, &k.event, &n}, func() error {
-		s.counts[k] += n
-		if k.typ == "Lock" {
-			lockWaiters += n
-		}
-		return nil
-	})
-	return lockWaiters, err
-}
-
-// sampleLocks counts the ungranted locks of the database's sessions. A
-// transaction-id wait is named after the table of the tuple lock its
-// session holds (the row it wants to change).
-func (s *pgWaits) sampleLocks(ctx context.Context) error {
-	rows, err := s.conn.Query(ctx, `SELECT l.locktype, coalesce(c.relname, ''), l.mode, count(*)::float8
+GROUP BY 1, 2`, "ssf"},
+	// A transaction-id wait is named after the table of the tuple lock its
+	// session holds (the row it wants to change).
+	{waitsLocks, `SELECT l.locktype, coalesce(c.relname, ''), l.mode, count(*)::float8
 FROM pg_locks l
 JOIN pg_stat_activity a ON a.pid = l.pid AND a.datname = current_database()
 LEFT JOIN pg_class c ON c.oid = coalesce(l.relation,
   (SELECT t.relation FROM pg_locks t WHERE t.pid = l.pid AND t.locktype = 'tuple' LIMIT 1))
 WHERE NOT l.granted
-GROUP BY 1, 2, 3`)
-	if err != nil {
-		return fmt.Errorf("sample pg_locks: %w", err)
+GROUP BY 1, 2, 3`, "snsf"},
+	{waitsProfile, `SELECT coalesce(p.event_type, ''), coalesce(p.event, ''), sum(p.count)::float8
+FROM pg_wait_sampling_profile p JOIN pg_stat_activity a ON a.pid = p.pid
+WHERE a.datname = current_database() AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()
+GROUP BY 1, 2`, "ssf"},
+}
+
+// prepare prepares the sampler's statements on pg before the take-over:
+// pg_wait_sampling's only when probe found it loaded, the counter views'
+// only those of the server's version. A statement that cannot be
+// prepared is recorded (counterErr, or missing for pg_wait_sampling's);
+// the activity and lock samples then fail as a query would.
+func (s *pgWaits) prepare(ctx context.Context, pg *pgconn.PgConn) {
+	s.counterErr = map[string]error{}
+	for _, st := range waitStmts {
+		if st.name == waitsProfile && s.wsPeriod == 0 {
+			continue
+		}
+		err := prepareRows(ctx, pg, st.name, st.sql, st.cols)
+		if err != nil && st.name == waitsProfile {
+			s.missing = append(s.missing, "pg_wait_sampling profile: "+err.Error()+"; sampling pg_stat_activity instead")
+			s.wsPeriod = 0
+		}
 	}
+	for _, v := range counterViews {
+		if s.version >= v.version {
+			if err := prepareRows(ctx, pg, "rs_waits_"+v.name, v.sql, "s"); err != nil {
+				s.counterErr[v.name] = err
+			}
+		}
+	}
+}
+
+// prepareRows prepares sql as name and checks its result columns' kinds.
+func prepareRows(ctx context.Context, pg *pgconn.PgConn, name, sql, cols string) error {
+	sd, err := pg.Prepare(ctx, name, sql, nil)
+	if err != nil {
+		return oneLine(err)
+	}
+	if len(sd.Fields) != len(cols) {
+		return fmt.Errorf("%s: %d result columns, want %d", name, len(sd.Fields), len(cols))
+	}
+	for i, f := range sd.Fields {
+		k := columnKind(f.DataTypeOID)
+		if f.DataTypeOID == pgtype.NameOID {
+			k = 'n'
+		}
+		if k != cols[i] {
+			return fmt.Errorf("%s: column %s has type OID %d", name, f.Name, f.DataTypeOID)
+		}
+	}
+	return nil
+}
+
+// sampleActivity counts the database's active sessions by wait event and
+// returns how many wait on a heavyweight lock.
+func (s *pgWaits) sampleActivity(ctx context.Context) (lockWaiters float64, err error) {
+	err = s.sess.rows(ctx, waitsActivity, func(c *columns) {
+		typ, event, n := c.bytes(), c.bytes(), c.float64()
+		if c.err == nil {
+			s.counts[waitKey{string(typ), string(event)}] += n
+			if string(typ) == "Lock" {
+				lockWaiters += n
+			}
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sample pg_stat_activity: %w", err)
+	}
+	return lockWaiters, nil
+}
+
+// sampleLocks counts the ungranted locks of the database's sessions.
+func (s *pgWaits) sampleLocks(ctx context.Context) error {
 	if s.locks == nil {
 		s.locks = map[waits.LockWait]float64{}
 	}
-	var l waits.LockWait
-	var n float64
-	_, err = pgx.ForEachRow(rows, []any{&l.Type, &l.Relation, &l.Mode, &n}, func() error {
-		s.locks[l] += n
-		return nil
+	err := s.sess.rows(ctx, waitsLocks, func(c *columns) {
+		typ, rel, mode, n := c.bytes(), c.bytes(), c.bytes(), c.float64()
+		if c.err == nil {
+			s.locks[waits.LockWait{Type: string(typ), Relation: string(rel), Mode: string(mode)}] += n
+		}
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("sample pg_locks: %w", err)
+	}
+	return nil
 }
 
 // waitSamplingProfile sums pg_wait_sampling's profile over the sessions of
 // the benchmark database.
 func (s *pgWaits) waitSamplingProfile(ctx context.Context) (map[waitKey]float64, error) {
-	rows, err := s.conn.Query(ctx, `SELECT coalesce(p.event_type, ''), coalesce(p.event, ''), sum(p.count)::float8
-FROM pg_wait_sampling_profile p JOIN pg_stat_activity a ON a.pid = p.pid
-WHERE a.datname = current_database() AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()
-GROUP BY 1, 2`)
-	if err != nil {
-		return nil, err
-	}
 	m := map[waitKey]float64{}
-	var k waitKey
-	var n float64
-	_, err = pgx.ForEachRow(rows, []any{&k.typ, &k.event, &n}, func() error {
-		m[k] = n
-		return nil
+	err := s.sess.rows(ctx, waitsProfile, func(c *columns) {
+		typ, event, n := c.bytes(), c.bytes(), c.float64()
+		if c.err == nil {
+			m[waitKey{string(typ), string(event)}] = n
+		}
 	})
 	return m, err
 }
@@ -227,13 +298,17 @@ func (s *pgWaits) readCounters(ctx context.Context) map[string]float64 {
 		if s.version < v.version {
 			continue
 		}
-		var doc string
-		if err := s.conn.QueryRow(ctx, v.sql).Scan(&doc); err != nil {
+		var doc []byte
+		err := s.counterErr[v.name]
+		if err == nil {
+			err = s.sess.rows(ctx, "rs_waits_"+v.name, func(c *columns) { doc = append(doc[:0], c.bytes()...) })
+		}
+		if err != nil {
 			s.noteMissing(fmt.Sprintf("pg_stat_%s: %v", v.name, oneLine(err)))
 			continue
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		if err := json.Unmarshal(doc, &m); err != nil {
 			continue
 		}
 		for k, x := range m {
@@ -293,7 +368,7 @@ func (s *pgWaits) Profile(ctx context.Context) (*waits.Profile, error) {
 }
 
 // Close implements waits.Sampler.
-func (s *pgWaits) Close() error { return s.conn.Close(context.Background()) }
+func (s *pgWaits) Close() error { return s.sess.Close(context.Background()) }
 
 // pgClass folds a PostgreSQL wait event into a class and names it
 // "Type:Event" ("CPU" for an active session waiting on nothing).
