@@ -89,7 +89,7 @@ func (e *stmtExec) start(ty tpcc.TxnType) {
 // queue adds s, with the parameters appended since the last queue, to the
 // pipeline.
 func (e *stmtExec) queue(s *stmt) {
-	e.w.bind(s.name, e.buf, e.ends)
+	e.w.bind(s.name, e.buf, e.ends, false)
 	e.queued = append(e.queued, s)
 	e.reset()
 }

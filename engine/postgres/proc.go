@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,8 +14,9 @@ import (
 
 // procExec runs each transaction as one call of its PL/pgSQL function, a
 // statement prepared through pgconn, then executed on the hijacked
-// connection (protocol.go): parameters go as text built in one reused
-// buffer, results come back in binary, as typed columns and arrays
+// connection (protocol.go): parameters go in binary built in one reused
+// buffer (no number formatted as text, nor parsed by the server), results
+// come back in binary, as typed columns and arrays
 // (procs.go), and are decoded in place into the result structs (decode.go).
 // That skips pgx's per-query type planning, encoding and scanning, pgconn's
 // per-call machinery, and parsing a screen text, and allocates nothing per
@@ -26,29 +28,36 @@ type procExec struct {
 	screens [tpcc.NumTxnTypes]tpcc.ScreenText
 }
 
-// procCall is one prepared function call and the types of its result
-// columns, checked when it is prepared.
+// procCall is one prepared function call and the types of its
+// parameters (sent in binary, so they must be these exactly) and of its
+// result columns, checked when it is prepared.
 type procCall struct {
-	name, sql string
-	cols      []uint32 // pgtype OIDs
+	name, sql    string
+	params, cols []uint32 // pgtype OIDs
 }
 
-// Result column types.
+// Parameter and result column types.
 const (
+	bo, vc               = pgtype.BoolOID, pgtype.VarcharOID
 	i4, f8, txt          = pgtype.Int4OID, pgtype.Float8OID, pgtype.TextOID
 	i4s, f8s, txts, bols = pgtype.Int4ArrayOID, pgtype.Float8ArrayOID, pgtype.TextArrayOID, pgtype.BoolArrayOID
 )
 
 var (
 	callNewOrder = procCall{"rs_call_new_order", "SELECT * FROM rs_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
+		[]uint32{i4, i4, i4, i4, i4s, i4s, i4s, i4s},
 		[]uint32{i4, f8, txt, txt, f8, f8, f8, txts, i4s, txt, f8s, f8s}}
 	callPayment = procCall{"rs_call_payment", "SELECT * FROM rs_payment($1, $2, $3, $4, $5, $6, $7, $8::float8::numeric)",
+		[]uint32{i4, i4, i4, i4, i4, bo, vc, f8},
 		[]uint32{i4, f8, txts, txts, txt, txt, txt, txts, txt, txt, f8, f8, txt}}
 	callOrderStatus = procCall{"rs_call_order_status", "SELECT * FROM rs_order_status($1, $2, $3, $4, $5)",
+		[]uint32{i4, i4, i4, bo, vc},
 		[]uint32{i4, f8, i4, i4, txt, txt, txt, i4s, i4s, i4s, f8s, bols}}
 	callDelivery = procCall{"rs_call_delivery", "SELECT out_delivered, out_skipped FROM rs_delivery($1, $2)",
+		[]uint32{i4, i4},
 		[]uint32{i4, i4}}
 	callStockLevel = procCall{"rs_call_stock_level", "SELECT rs_stock_level($1, $2, $3)",
+		[]uint32{i4, i4, i4},
 		[]uint32{i4}}
 	procCalls = [...]*procCall{&callNewOrder, &callPayment, &callOrderStatus, &callDelivery, &callStockLevel}
 )
@@ -71,11 +80,16 @@ func newProcExec(ctx context.Context, conn *pgx.Conn) (*procExec, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.binary = true
 	return &procExec{session: s}, nil
 }
 
-// check compares the prepared statement's result columns with c's.
+// check compares the prepared statement's parameters and result columns
+// with c's.
 func (c *procCall) check(sd *pgconn.StatementDescription) error {
+	if !slices.Equal(sd.ParamOIDs, c.params) {
+		return fmt.Errorf("prepare %s: parameter type OIDs %v, want %v (procedures of another rightsize: run build again)", c.name, sd.ParamOIDs, c.params)
+	}
 	if len(sd.Fields) != len(c.cols) {
 		return fmt.Errorf("prepare %s: %d result columns, want %d (procedures of another rightsize: run build again)", c.name, len(sd.Fields), len(c.cols))
 	}
@@ -94,7 +108,7 @@ func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
 	if err := e.ready(ctx, c.name); err != nil {
 		return err
 	}
-	if err := e.w.send(c.name, e.buf, e.ends); err != nil {
+	if err := e.w.send(c.name, e.buf, e.ends, true); err != nil {
 		return e.lost(ctx, c.name, err)
 	}
 	rows := 0

@@ -51,22 +51,28 @@ func newWire(hc *pgconn.HijackedConn) *wire {
 func (w *wire) int16(v int) { w.out = binary.BigEndian.AppendUint16(w.out, uint16(v)) }
 func (w *wire) int32(v int) { w.out = binary.BigEndian.AppendUint32(w.out, uint32(v)) }
 
-// send writes Bind (text parameters: the bytes of buf ending at each of
-// ends; every result column binary), Execute and Sync for statement stmt.
-func (w *wire) send(stmt string, buf []byte, ends []int) error {
+// send writes Bind (the parameters: the bytes of buf ending at each of
+// ends, all binary or all text; every result column binary), Execute and
+// Sync for statement stmt.
+func (w *wire) send(stmt string, buf []byte, ends []int, bin bool) error {
 	w.out = w.out[:0]
-	w.bind(stmt, buf, ends)
+	w.bind(stmt, buf, ends, bin)
 	return w.flush()
 }
 
 // bind appends Bind and Execute for statement stmt to the messages to
-// send: the parameters are text, the bytes of buf ending at each of ends;
-// every result column comes back binary.
-func (w *wire) bind(stmt string, buf []byte, ends []int) {
+// send: the parameters are the bytes of buf ending at each of ends, all
+// in binary format or all text; every result column comes back binary.
+func (w *wire) bind(stmt string, buf []byte, ends []int, bin bool) {
 	at := len(w.out)
 	w.out = append(w.out, 'B', 0, 0, 0, 0, 0) // length, unnamed portal
 	w.out = append(append(w.out, stmt...), 0)
-	w.int16(0) // parameter formats: all text
+	if bin {
+		w.int16(1) // parameter formats: one for all, binary
+		w.int16(1)
+	} else {
+		w.int16(0) // parameter formats: all text
+	}
 	w.int16(len(ends))
 	start := 0
 	for _, end := range ends {

@@ -3,23 +3,31 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rightsize/rightsize/tpcc"
 )
 
 // session is what both executors keep of a virtual user's connection once
-// they took it over from pgconn: the wire, the text of the parameters of
-// the statement being built, and the context whose cancellation
+// they took it over from pgconn: the wire, the parameters of the statement
+// being built, and the context whose cancellation
 // interrupts the connection.
 type session struct {
 	w    *wire
-	buf  []byte // parameter text
+	buf  []byte // parameters
 	ends []int  // end of each parameter in buf
+	// binary: the parameters go in PostgreSQL's binary formats (int4,
+	// bool, float8, int4[]; text as it is), which the statements'
+	// parameter types must then be (procedures mode checks them when it
+	// prepares its calls); else as text.
+	binary bool
 
 	// watched is the context whose cancellation interrupts the connection
 	// (stopWatch undoes that): registered once per context rather than
@@ -96,7 +104,7 @@ func (s *session) rows(ctx context.Context, name string, each func(c *columns)) 
 	}
 	defer s.unwatchCall()
 	s.reset()
-	if err := s.w.send(name, s.buf, s.ends); err != nil {
+	if err := s.w.send(name, s.buf, s.ends, s.binary); err != nil {
 		return s.lost(ctx, name, err)
 	}
 	var pgErr, rowErr error
@@ -148,29 +156,48 @@ func (s *session) lost(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// Parameter text, appended to s.buf one parameter at a time.
+// Parameters, appended to s.buf one at a time, as text or binary.
 func (s *session) reset() { s.buf, s.ends = s.buf[:0], s.ends[:0] }
 func (s *session) end()   { s.ends = append(s.ends, len(s.buf)) }
 func (s *session) int(v int32) {
-	s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+	if s.binary {
+		s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(v))
+	} else {
+		s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+	}
 	s.end()
 }
 func (s *session) bool(v bool) {
-	if v {
+	switch {
+	case s.binary && v:
+		s.buf = append(s.buf, 1)
+	case s.binary:
+		s.buf = append(s.buf, 0)
+	case v:
 		s.buf = append(s.buf, 't')
-	} else {
+	default:
 		s.buf = append(s.buf, 'f')
 	}
 	s.end()
 }
 func (s *session) text(v string) { s.buf = append(s.buf, v...); s.end() }
 func (s *session) float(v float64) {
-	s.buf = strconv.AppendFloat(s.buf, v, 'g', -1, 64) // shortest text that reads back as v
+	if s.binary {
+		s.buf = binary.BigEndian.AppendUint64(s.buf, math.Float64bits(v))
+	} else {
+		s.buf = strconv.AppendFloat(s.buf, v, 'g', -1, 64) // shortest text that reads back as v
+	}
 	s.end()
 }
 
-// intArray appends the array literal {f(0),f(1),...}.
+// intArray appends the int4 array of f(0), f(1), ...: in binary, a
+// one-dimensional array's header and each element as its length and
+// value; as text, the literal {f(0),f(1),...}.
 func (s *session) intArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineInput) int32) {
+	if s.binary {
+		s.binaryIntArray(lines, f)
+		return
+	}
 	s.buf = append(s.buf, '{')
 	for i := range lines {
 		if i > 0 {
@@ -179,5 +206,20 @@ func (s *session) intArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineIn
 		s.buf = strconv.AppendInt(s.buf, int64(f(&lines[i])), 10)
 	}
 	s.buf = append(s.buf, '}')
+	s.end()
+}
+
+func (s *session) binaryIntArray(lines []tpcc.OrderLineInput, f func(*tpcc.OrderLineInput) int32) {
+	be := binary.BigEndian
+	if len(lines) == 0 { // no dimensions, no null, the element type
+		s.buf = be.AppendUint32(be.AppendUint32(be.AppendUint32(s.buf, 0), 0), pgtype.Int4OID)
+		s.end()
+		return
+	}
+	s.buf = be.AppendUint32(be.AppendUint32(be.AppendUint32(s.buf, 1), 0), pgtype.Int4OID)
+	s.buf = be.AppendUint32(be.AppendUint32(s.buf, uint32(len(lines))), 1) // size, lower bound
+	for i := range lines {
+		s.buf = be.AppendUint32(be.AppendUint32(s.buf, 4), uint32(f(&lines[i])))
+	}
 	s.end()
 }
