@@ -517,26 +517,30 @@ func (r *runner) fit(ctx context.Context) error {
 	} else if err := r.fitCandidates(ctx, f, &fo); err != nil {
 		return err
 	}
-	c := r.config(f.Configuration)
-	t, err := r.openBuilt(ctx, c)
+	c, opened := r.config(f.Configuration), false
+	cfg, err := r.configOf(c)
 	if err != nil {
 		return err
 	}
-	defer t.Close()
-	fo.Run, _ = r.runOptions(c.Name)
-	fo.Run.Label = label
+	// the live progress given before the fit's own users, as it always was
+	cfg.Run, _ = r.runOptions(c.Name)
+	cfg.Run.Label = label
 	fo.MeasureAll = f.MeasureAll
 	if fo.From, err = r.fitFrom(ctx, f.From); err != nil {
 		return err
 	}
 	if u := f.UsersList(); len(u) > 0 {
-		fo.Run.Users = u
+		cfg.Run.Users = u
 	}
 	fo.OnCandidate = func(p fit.Priced) {
 		r.say("  fit candidate %s (%s %s)", p.Candidate, fo.Currency, p.Cost.Total.Cents())
 	}
-	r.say("fit: %d candidates of %s (%s)", len(fo.Candidates), c.Name, r.eta())
-	res, err := scenario.RunFit(ctx, r.st, t, fo)
+	res, err := measure.Fit(ctx, r.st, cfg, fo, r.builtReady(c, &opened, func(*scenario.RunOptions) {
+		r.say("fit: %d candidates of %s (%s)", len(fo.Candidates), c.Name, r.eta())
+	}))
+	if !opened {
+		return err // the target did not open, or its database is not ready
+	}
 	if res != nil {
 		r.res.Fit = res.ID
 		r.say("fit: %s", res.Result.Answer(res.Currency, nil))

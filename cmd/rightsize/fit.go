@@ -14,7 +14,7 @@ import (
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
-	"github.com/rightsize/rightsize/registry"
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -173,17 +173,23 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 			return badInput(err)
 		}
 	}
-	return withTarget(cmd, f.tf, func(st *store.Store, t *registry.Target) error {
-		return fitOn(cmd, st, t, f, fo, baseline)
+	return withStore(cmd, func(st *store.Store) error {
+		fo.Run.Version, fo.Run.Commit = version, commit
+		c, err := f.tf.config(false, 2, fo.Run)
+		if err != nil {
+			return err
+		}
+		return fitOn(cmd, st, c, f, fo, baseline)
 	})
 }
 
-func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
+// fitOn measures the search over the command's configuration c
+// (measure.Fit with the command's policy) and prints the answer.
+func fitOn(cmd *cobra.Command, st *store.Store, c measure.Config, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
-	fo.Run.Version, fo.Run.Commit = version, commit
+	var prog *stepProgress
 	if !f.rf.json {
-		prog := liveProgress(errOut, f.rf.interval, &fo.Run)
 		fo.OnCandidate = func(p fit.Priced) {
 			prog.finish()
 			fmt.Fprintf(errOut, "candidate %s (%s %s): restarting the server, restoring the built database\n", p.Candidate, fo.Currency, p.Cost.Total.Cents())
@@ -192,9 +198,8 @@ func fitOn(cmd *cobra.Command, st *store.Store, t *registry.Target, f *fitFlags,
 			prog.finish()
 			printPredictions(errOut, r, fo.Currency)
 		}
-		defer prog.finish()
 	}
-	res, err := scenario.RunFit(ctx, st, t, fo)
+	res, err := measure.Fit(ctx, st, c, fo, scenarioPolicy(cmd, &f.tf, f.rf, &prog))
 	if res == nil || res.Result == nil || errors.Is(err, scenario.ErrBadOptions) {
 		return err
 	}

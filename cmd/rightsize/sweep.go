@@ -124,20 +124,6 @@ func withStore(cmd *cobra.Command, run func(*store.Store) error) error {
 	return err
 }
 
-// withTarget opens the results store and the managed target of a scenario
-// that restarts the server in place (fit), runs it and closes both.
-// Bad options and targets become bad input.
-func withTarget(cmd *cobra.Command, tf targetFlags, run func(*store.Store, *registry.Target) error) error {
-	return withStore(cmd, func(st *store.Store) error {
-		t, err := tf.open(cmd.Context(), false, 2)
-		if err != nil {
-			return err
-		}
-		defer t.Close()
-		return run(st, t)
-	})
-}
-
 // scenarioPolicy is the command's policy (targetFlags.policy) for a
 // scenario over its configuration: the caps applied said, and without
 // --json the live progress of each run, which *prog holds while it runs.
