@@ -47,6 +47,12 @@ done
 (cd "$repo" && CGO_ENABLED=0 go build -o "$work/rightsize" ./cmd/rightsize)
 chmod 755 "$work/rightsize"
 
+# the layouts' databases, built here (seed.sh) rather than in the guest
+seed=$work/seed
+rm -rf "$seed"; mkdir -m 755 "$seed"
+unshare -m "$here/seed.sh" "$seed" "$work/rightsize" "$work"
+echo "v2guest: built the guest's databases: $(tail -2 "$work/build.out" | head -1)"
+
 layouts=$(IFS=,; echo "${*:-all}")
 accel="-accel tcg,thread=multi -cpu max"
 # boot BOOT_WAIT: one boot; a guest that has not started the suite within
@@ -70,12 +76,13 @@ boot() {
 }
 for try in 1 2 3; do
   rm -rf "${out:?}"/*
-  rm -f "$work/data.img"; truncate -s 4G "$work/data.img"; mkfs.ext4 -q -F "$work/data.img"
+  rm -f "$work/data.img"; truncate -s 4G "$work/data.img"; mkfs.ext4 -q -F -d "$seed" "$work/data.img"
   echo "v2guest: booting $kver (TCG), layouts $layouts, results in $out (try $try)"
   rc=0; boot 300 || rc=$?
   [ $rc -eq 75 ] || break
   echo "v2guest: the guest did not reach its suite in 300 s; console:" >&2; tail -5 "$out/console.log" >&2
 done
 [ $rc -eq 0 ] || { echo "qemu failed (exit $rc); console: $out/console.log" >&2; tail -20 "$out/console.log" >&2; exit 1; }
-rm -f "$work/data.img"
+rm -rf "$work/data.img" "$seed"
+cp "$work/build.out" "$work/build-user.out" "$out/"
 [ -f "$out/suite.log" ] || { echo "the guest wrote no suite.log; console:" >&2; tail -30 "$out/console.log" >&2; exit 1; }

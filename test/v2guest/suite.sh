@@ -4,7 +4,7 @@
 # --json, a capped run (--json) with a monitor sampling the kernel's view of
 # every rightsize group and postgres process, the stored run, and what is
 # left behind, all under /out/LAYOUT for the Go test (TestGuest) to judge.
-# Runs as root in the guest; RS is the static rightsize.
+# Runs as root in the guest; RS is the host's rightsize (run.sh builds it).
 here=$(dirname "$0")
 . "$here/lib.sh"
 
@@ -12,10 +12,11 @@ LAYOUTS=" ${*:-all} "
 want() { [[ $LAYOUTS == *" all "* || $LAYOUTS == *" $1 "* ]]; }
 mkdir -p /root/rs; echo "+cpuset +cpu +io +memory +pids" > $CG/cgroup.subtree_control
 
-if [[ ! $LAYOUTS =~ ^\ ((probe|systemd)\ )+$ ]]; then  # every other layout runs on this build
-  echo "=== build (root cgroup, 2 warehouses)"
-  as root $CG /root/rs build --pg-bin $PGBIN --data-dir /mnt/data/pg --warehouses 2 > /out/build.out 2>&1; echo "    build rc $?"
-fi
+# the data disk holds the databases run.sh built on the host (seed.sh):
+# /mnt/data/pg (2 warehouses) and u61000's /mnt/data/u61000/pg (1), with
+# their secrets files; root's goes where rightsize looks for it
+mkdir -p /var/cache/rightsize/secrets && chmod 700 /var/cache/rightsize/secrets
+cp -p /mnt/data/.secrets/*.json /var/cache/rightsize/secrets/
 
 want root && layout root root $CG /root/rs /mnt/data/pg no
 
@@ -44,8 +45,6 @@ if want user; then
     mkdir -p $d; chown -R 61000:61000 $d
   done
   echo "$ALL" > $u/cgroup.subtree_control; echo "$ALL" > $u/app.slice/cgroup.subtree_control
-  as 61000 $u/app.slice/rightsize.scope /mnt/data/u61000 build --pg-bin $PGBIN --data-dir /mnt/data/u61000/pg --warehouses 1 > /out/build-user.out 2>&1
-  echo "    user build rc $?"
   layout user 61000 $u/app.slice/rightsize.scope /mnt/data/u61000 /mnt/data/u61000/pg no
 fi
 if want user-noio; then
@@ -106,10 +105,6 @@ if want systemd; then
   # the last layout runs under systemd as PID 1: stage 2 hands over to it
   # once this suite is done, and systemd runs systemd.sh (see there)
   user 61000
-  if [ ! -d /mnt/data/u61000/pg ]; then
-    mkdir -p /mnt/data/u61000; chown 61000:61000 /mnt/data/u61000
-    as 61000 $CG /mnt/data/u61000 build --pg-bin $PGBIN --data-dir /mnt/data/u61000/pg --warehouses 1 > /out/build-user.out 2>&1
-  fi
   find $CG -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null  # systemd makes its own tree
   u=/etc/systemd/system
   mkdir -p $u/user@.service.d $u/dbus.service.d $u/dbus.socket.d $u/user-runtime-dir@.service.d
