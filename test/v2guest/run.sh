@@ -43,8 +43,10 @@ for m in $mods; do
 done
 (cd "$rd" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initramfs.gz"
 
-# a static rightsize (the guest has no Go toolchain cache to build with)
-(cd "$repo" && CGO_ENABLED=0 go build -o "$work/rightsize" ./cmd/rightsize)
+# rightsize, built here (the guest has no Go toolchain cache to build with)
+# as go test builds it, so that after make test's other packages only the
+# main package is compiled; the guest runs the host's root, libc included
+(cd "$repo" && go build -o "$work/rightsize" ./cmd/rightsize)
 chmod 755 "$work/rightsize"
 
 # the layouts' databases, built here (seed.sh) rather than in the guest
