@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,13 +60,16 @@ func cliWatch(t *testing.T, ctx context.Context, onErr func(string), args ...str
 
 func tempStore(t *testing.T) string { return filepath.Join(t.TempDir(), "results.db") }
 
-// built returns the DSN of a fresh database with 1 warehouse built through the CLI.
+// built returns the DSN of a fresh database with 1 warehouse: a copy of
+// one built through the CLI once per test binary (the build itself is
+// TestBuildInterrupted's, TestEmbeddedBuildRunCheck's and others').
 func built(t *testing.T) string {
-	dsn := pgtest.NewDatabase(t)
-	if out, errOut, code := cli(t, context.Background(), "build", "--target", dsn, "--warehouses", "1", "--loaders", "2"); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
-	return dsn
+	return pgtest.NewDatabaseFrom(t, "tpcc1", func(dsn string) error {
+		if out, errOut, code := cli(t, context.Background(), "build", "--target", dsn, "--warehouses", "1", "--loaders", "2"); code != 0 {
+			return fmt.Errorf("build: %d\n%s%s", code, out, errOut)
+		}
+		return nil
+	})
 }
 
 func TestBadInput(t *testing.T) {

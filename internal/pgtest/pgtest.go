@@ -6,6 +6,7 @@
 //	func TestSomething(t *testing.T) {
 //		dsn := pgtest.NewDatabase(t) // empty database, dropped after the test
 //		...
+//		dsn = pgtest.NewDatabaseFrom(t, "tpcc1", build) // a copy of a template built once
 //	}
 //
 // The server runs the binaries in $RIGHTSIZE_PG_BIN (e.g.
@@ -114,6 +115,88 @@ func NewDatabase(t testing.TB) string {
 		}
 	})
 	return s.DSN(name)
+}
+
+// templates and shared are the template databases NewDatabaseFrom filled
+// and the directories SharedDir filled.
+var (
+	tplMu     sync.Mutex // guards templates and shared
+	templates = map[string]bool{}
+	shared    = map[string]bool{}
+)
+
+// NewDatabaseFrom is NewDatabase for a database that starts as a copy of
+// the template database name: fill fills the template (given its DSN) the
+// first time it is asked for, and every copy after that costs a file copy
+// instead of fill's work. The template stays until the server stops; a fill
+// that fails drops it and fails the test, and the next caller fills it again.
+func NewDatabaseFrom(t testing.TB, name string, fill func(dsn string) error) string {
+	t.Helper()
+	s := Server(t)
+	tpl := pgx.Identifier{"tpl_" + name}.Sanitize()
+	tplMu.Lock()
+	defer tplMu.Unlock()
+	if !templates[name] {
+		filled := false
+		if err := admin(s, "CREATE DATABASE "+tpl); err != nil {
+			t.Fatalf("pgtest: create template %s: %v", name, err)
+		}
+		defer func() { // also when fill ends the test (runtime.Goexit)
+			if !filled {
+				_ = superuser(s, "DROP DATABASE IF EXISTS "+tpl+" WITH (FORCE)")
+			}
+		}()
+		if err := fill(s.DSN("tpl_" + name)); err != nil {
+			t.Fatalf("pgtest: fill template %s: %v", name, err)
+		}
+		filled, templates[name] = true, true
+	}
+	dbName := databaseName(t.Name(), dbSeq.Add(1))
+	ident := pgx.Identifier{dbName}.Sanitize()
+	// a template must have no session: fill's have ended (the server
+	// waits up to 5 s for their backends to exit, autovacuum's included)
+	if err := admin(s, "CREATE DATABASE "+ident+" TEMPLATE "+tpl); err != nil {
+		t.Fatalf("pgtest: copy template %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := superuser(s, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", dbName, err)
+		}
+	})
+	return s.DSN(dbName)
+}
+
+// SharedDir returns a directory made once per test binary, by fill the
+// first time name is asked for, for what several tests would each make the
+// same (a built data directory they clone); it is removed with the server's
+// files when the binary ends. Mode 0755, as ServerDir's. A fill that fails
+// removes it and fails the test, and the next caller fills it again.
+func SharedDir(t testing.TB, name string, fill func(dir string) error) string {
+	t.Helper()
+	Server(t) // the directory lives beside the server's data
+	mu.Lock()
+	dir := filepath.Join(workDir, "shared", name)
+	mu.Unlock()
+	tplMu.Lock()
+	defer tplMu.Unlock()
+	if shared[name] {
+		return dir
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	filled := false
+	defer func() { // also when fill ends the test (runtime.Goexit)
+		if !filled {
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := fill(dir); err != nil {
+		t.Fatalf("pgtest: fill shared directory %s: %v", name, err)
+	}
+	filled, shared[name] = true, true
+	return dir
 }
 
 func admin(s *instance.Postgres, sql string) error { return execAs(s.DSN("postgres"), sql) }
@@ -228,6 +311,7 @@ func shutdown(failed bool) {
 	}
 	if failed || srvErr != nil {
 		os.RemoveAll(filepath.Join(workDir, "data"))
+		os.RemoveAll(filepath.Join(workDir, "shared"))
 		if _, err := os.Stat(filepath.Join(workDir, "postgres.log")); err == nil {
 			fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL log kept in %s\n", filepath.Join(workDir, "postgres.log"))
 		}

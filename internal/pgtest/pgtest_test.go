@@ -2,9 +2,12 @@ package pgtest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,4 +131,80 @@ func isZombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// NewDatabaseFrom fills its template once; each copy holds what fill made
+// and is a database of its own. A fill that fails leaves no template.
+func TestNewDatabaseFrom(t *testing.T) {
+	fills := 0
+	fill := func(dsn string) error {
+		fills++
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(context.Background(), "CREATE TABLE filled (id int); INSERT INTO filled VALUES (1)")
+		return err
+	}
+	a, b := NewDatabaseFrom(t, "one", fill), NewDatabaseFrom(t, "one", fill)
+	if fills != 1 || a == b {
+		t.Fatalf("%d fills, DSNs %s and %s: want 1 fill and two databases", fills, a, b)
+	}
+	if _, err := connect(t, a).Exec(context.Background(), "INSERT INTO filled VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := connect(t, b).QueryRow(context.Background(), "SELECT count(*) FROM filled").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the second copy holds %d rows (%v), want fill's 1", n, err)
+	}
+	// a fill that fails: the test fails, no template is left, the next
+	// caller fills it again
+	f := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		NewDatabaseFrom(f, "two", func(string) error { return errors.New("no") })
+	}()
+	<-done
+	var exists bool
+	if err := connect(t, Server(t).DSN("postgres")).QueryRow(context.Background(),
+		"SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'tpl_two')").Scan(&exists); err != nil || exists || !strings.Contains(f.msg, "no") {
+		t.Errorf("after a failing fill: failure %q, template left %v (%v)", f.msg, exists, err)
+	}
+	NewDatabaseFrom(t, "two", fill)
+	if fills != 2 {
+		t.Errorf("%d fills, want the failed template filled again", fills)
+	}
+}
+
+// fatalRecorder is a testing.TB whose Fatalf records the failure and ends
+// its goroutine, as testing's does, without failing the test.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// SharedDir fills its directory once and hands the same path to every caller.
+func TestSharedDir(t *testing.T) {
+	fills := 0
+	fill := func(dir string) error {
+		fills++
+		return os.WriteFile(filepath.Join(dir, "made"), []byte("x"), 0o644)
+	}
+	a, b := SharedDir(t, "one", fill), SharedDir(t, "one", fill)
+	if fills != 1 || a != b {
+		t.Fatalf("%d fills, %s and %s: want 1 fill and one directory", fills, a, b)
+	}
+	if st, err := os.Stat(a); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("shared directory %s: %v, %v; want mode 0755", a, st, err)
+	}
+	if _, err := os.Stat(filepath.Join(a, "made")); err != nil {
+		t.Errorf("fill's file: %v", err)
+	}
 }
