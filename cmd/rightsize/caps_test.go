@@ -97,13 +97,10 @@ func TestCapsEmbedded(t *testing.T) {
 	if !h.Has(cgroup.CPUSet) || !h.Has(cgroup.Memory) {
 		t.Skip("needs the cpuset and memory controllers")
 	}
-	args, dataDir := embeddedArgs(t, "caps-")
+	// built without caps: a build's parallel index builds need more memory than a run
+	args, dataDir := builtEmbedded(t, "caps-")
 	caps := []string{"--cpus", "1", "--memory", "128M", "--io-limit", "riops=20000,wiops=10000"}
 	st := tempStore(t)
-	// built without caps: a build's parallel index builds need more memory than a run
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1", "--store", st}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
 	last := strconv.Itoa(runtime.NumCPU() - 1)
 	var seen struct{ cpus, memLimit, driver string }
 	before, _ := cgroup.Affinity(os.Getpid())

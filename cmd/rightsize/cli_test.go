@@ -270,11 +270,12 @@ func TestBuildInterrupted(t *testing.T) {
 	}
 }
 
-// ownServer starts a private PostgreSQL the test can kill and restart.
+// ownServer starts a private PostgreSQL the test can kill and restart,
+// its database tpcc built with 1 warehouse (builtEmbedded's clone).
 func ownServer(t *testing.T) *instance.Postgres {
-	dir := pgtest.ServerDir(t, "cli-test-")
+	_, dataDir := builtEmbedded(t, "cli-test-")
 	pg, err := instance.StartPostgres(context.Background(), instance.PostgresConfig{BinDir: os.Getenv("RIGHTSIZE_PG_BIN"),
-		DataDir: filepath.Join(dir, "data"), Settings: map[string]string{"fsync": "off"}})
+		DataDir: dataDir, Settings: map[string]string{"fsync": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,9 +286,6 @@ func ownServer(t *testing.T) *instance.Postgres {
 func TestServerRestartMidStep(t *testing.T) {
 	pg := ownServer(t)
 	dsn := pg.DSN("tpcc")
-	if _, errOut, code := cli(t, context.Background(), "build", "--target", dsn, "--warehouses", "1"); code != 0 {
-		t.Fatal(errOut)
-	}
 	st := tempStore(t)
 	go func() {
 		time.Sleep(3 * time.Second)
@@ -332,9 +330,6 @@ func TestServerRestartMidStep(t *testing.T) {
 func TestServerKilledMidStep(t *testing.T) {
 	pg := ownServer(t)
 	dsn := pg.DSN("tpcc")
-	if _, errOut, code := cli(t, context.Background(), "build", "--target", dsn, "--warehouses", "1"); code != 0 {
-		t.Fatal(errOut)
-	}
 	st := tempStore(t)
 	time.AfterFunc(3*time.Second, func() { pg.Kill() })
 	start := time.Now()
@@ -428,10 +423,7 @@ func TestEmbeddedServerKilledMidStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own embedded server")
 	}
-	args, data := embeddedArgs(t, "killed-")
-	if _, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
-		t.Fatal(errOut)
-	}
+	args, data := builtEmbedded(t, "killed-")
 	st := tempStore(t)
 	var killed time.Time
 	var once sync.Once
@@ -471,6 +463,29 @@ func embeddedArgs(t *testing.T, prefix string) (args []string, dataDir string) {
 	args = []string{"--data-dir", dataDir}
 	if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
 		args = append(args, "--pg-bin", b)
+	}
+	return args, dataDir
+}
+
+// builtEmbedded is embeddedArgs for a data directory holding 1 warehouse:
+// a clone (instance.CloneDataDir, passwords included) of one built through
+// the CLI once per test binary (the build itself is
+// TestEmbeddedBuildRunCheck's and others').
+func builtEmbedded(t *testing.T, prefix string) (args []string, dataDir string) {
+	t.Helper()
+	seed := pgtest.SharedDir(t, "embedded-1", func(dir string) error {
+		args := []string{"build", "--warehouses", "1", "--data-dir", filepath.Join(dir, "pg")}
+		if b := os.Getenv("RIGHTSIZE_PG_BIN"); b != "" {
+			args = append(args, "--pg-bin", b)
+		}
+		if out, errOut, code := cli(t, context.Background(), args...); code != 0 {
+			return fmt.Errorf("build: %d\n%s%s", code, out, errOut)
+		}
+		return nil
+	})
+	args, dataDir = embeddedArgs(t, prefix)
+	if err := instance.CloneDataDir(filepath.Join(seed, "pg"), dataDir); err != nil {
+		t.Fatal(err)
 	}
 	return args, dataDir
 }

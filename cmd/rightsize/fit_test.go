@@ -113,11 +113,8 @@ func verdicts(fr scenario.FitResult) []string {
 func TestFitMeasures(t *testing.T) {
 	needCgroups(t)
 	ctx := context.Background()
-	args, _ := embeddedArgs(t, "fit-")
+	args, _ := builtEmbedded(t, "fit-")
 	loc := tempStore(t)
-	if out, errOut, code := cli(t, ctx, append([]string{"build", "--warehouses", "1", "--store", loc}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
 	file := writeCostFile(t, fitCosts)
 	// --measure-all: the cheapest-first search, proven by measurement (the
 	// model's order is TestFitPredicts')

@@ -91,12 +91,9 @@ func TestGateEmbedded(t *testing.T) {
 	if h := needCgroups(t); !h.Has(cgroup.CPU) {
 		t.Skip("needs the cpu controller for --cpus 0.5")
 	}
-	args, _ := embeddedArgs(t, "gate-")
+	args, _ := builtEmbedded(t, "gate-")
 	ctx := context.Background()
 	st := tempStore(t)
-	if out, errOut, code := cli(t, ctx, append([]string{"build", "--warehouses", "1", "--store", st}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
 	// 4 users without waiting for WAL flushes keep the server busy on the
 	// CPU: half a core is then clearly slower (0.43x on a 2-core host),
 	// where at 2 users a log-bound server's intervals overlapped

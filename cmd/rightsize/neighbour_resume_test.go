@@ -67,10 +67,7 @@ func TestNeighbourInterruptResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts embedded servers")
 	}
-	args, dataDir := embeddedArgs(t, "nbresume-")
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
+	args, dataDir := builtEmbedded(t, "nbresume-")
 	st := tempStore(t)
 	two := runtime.NumCPU() >= 2
 	caps := []string{}

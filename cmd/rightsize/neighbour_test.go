@@ -16,10 +16,7 @@ import (
 // with one backup cycle: four runs in one scenario, one backup probe, and
 // no copy, server or cgroup left.
 func TestNeighbourTwoInstances(t *testing.T) {
-	args, dataDir := embeddedArgs(t, "neighbour-")
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
-	}
+	args, dataDir := builtEmbedded(t, "neighbour-")
 	st := tempStore(t)
 	out, errOut, code := cli(t, context.Background(), append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "300ms",
 		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nb", "--json"}, args...)...)

@@ -51,7 +51,7 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own embedded server")
 	}
-	args, dataDir := embeddedArgs(t, "sweep-")
+	args, dataDir := builtEmbedded(t, "sweep-")
 	noServer := func(when string) {
 		t.Helper()
 		if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); !os.IsNotExist(err) {
@@ -60,9 +60,6 @@ func TestSweepMemoryEmbedded(t *testing.T) {
 		if left := ownGroups(t); len(left) > 0 {
 			t.Errorf("%s: cgroups left: %v", when, left)
 		}
-	}
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, args...)...); code != 0 {
-		t.Fatalf("build: %d\n%s%s", code, out, errOut)
 	}
 	st := tempStore(t)
 	run := append([]string{"sweep", "memory", "--values", "128M,256M", "--users", "2", "--rampup", "300ms", "--duration", "1500ms",
