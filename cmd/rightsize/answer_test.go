@@ -27,6 +27,12 @@ var autoArgs = []string{"--rampup", "auto", "--rampup-min", "5s", "--rampup-max"
 // two from second to second with whatever else runs there, and such a step
 // rightly runs to its cap.
 func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
+	// beside TestAutoRunsToCapWhenUnstable, TestRepeatAuto and
+	// TestLiveMetrics (two at a time: -parallel is GOMAXPROCS): they mostly
+	// wait on the clock (paced users here, one user and a lock there, short
+	// fixed steps), each on its own database, and what they assert does not
+	// depend on the throughput
+	t.Parallel()
 	dsn := built(t)
 	st := tempStore(t)
 	args := append([]string{"run", "--target", dsn, "--store", st, "--users", "100", "--keying-thinking"}, autoArgs...)
@@ -55,6 +61,7 @@ func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
 // the throughput swing; the measurement never reaches the precision and
 // runs to its cap (20 s), saying so with the precision it achieved.
 func TestAutoRunsToCapWhenUnstable(t *testing.T) {
+	t.Parallel() // beside TestAutoEndsEarlyWhenQuiet, see there
 	dsn := built(t)
 	st := tempStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,6 +178,7 @@ func TestAutoBadInput(t *testing.T) {
 // --repeat-max; the store says how many and why, and results show prints
 // the interval across repeats.
 func TestRepeatAuto(t *testing.T) {
+	t.Parallel() // beside TestAutoEndsEarlyWhenQuiet, see there
 	dsn := built(t)
 	st := tempStore(t)
 	out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--store", st, "--users", "1", "--rampup", "1s",

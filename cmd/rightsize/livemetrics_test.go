@@ -53,6 +53,7 @@ func freeAddr(t *testing.T) string {
 // exposition format, TPM and the transaction counter moving, latency
 // histograms filled once the first 10 s window ends.
 func TestLiveMetrics(t *testing.T) {
+	t.Parallel() // beside TestAutoEndsEarlyWhenQuiet, see there
 	dsn := built(t)
 	addr := freeAddr(t)
 	done := make(chan int, 1)
