@@ -4,7 +4,9 @@
 # tests start their own private mariadbd, never the system service),
 # chromium (the HTML report is opened headless) and pg_basebackup (backup
 # probe), qemu-system-x86 and busybox-static with Debian's kernel package
-# (the cgroup v2 guest of test/v2guest, unpacked there, never installed).
+# (the cgroup v2 guest of test/v2guest, unpacked there, never installed),
+# and for that guest, which runs the host's root, PostgreSQL 15's server
+# binaries (/usr/lib/postgresql/15/bin; the service is never started) and jq.
 # The PostgreSQL server needs nothing: the embedded binaries are downloaded
 # from Maven Central on first use.
 set -euo pipefail
@@ -16,6 +18,8 @@ command -v fio >/dev/null 2>&1 || need+=(fio)
 { command -v pg_basebackup >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1; } || need+=(postgresql-client)
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
 dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
+command -v jq >/dev/null 2>&1 || need+=(jq)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 kdebs=${RIGHTSIZE_V2GUEST_DEBS:-/var/cache/rightsize-v2guest}
