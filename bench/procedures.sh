@@ -58,6 +58,10 @@
 # of 3831ca1; per round 0.71-0.87). With GOTPC=1, load 6-13: go-tpc
 # 682637f 23,732 TPM at 1,398 µs of client CPU per transaction, where
 # 3831ca1 made 49,029 at 74.0 and new 46,311 at 64.0.
+# After the wait sampler on the wire and binary parameters, load 3.7-7.6,
+# REFS="3831ca1 e5167d4" bench/procedures.sh 4 4 30s 3: 3831ca1 46,296 TPM
+# 69.7 µs, e5167d4 (before) 39,628 65.9, new 56,708 58.2 (µs 0.835 of
+# 3831ca1, per round 0.83, 0.80, 0.92; 0.88 of e5167d4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
