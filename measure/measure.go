@@ -1,12 +1,14 @@
 // Package measure measures one configuration: it opens the
 // configuration's target, makes sure its database is there as the policy
 // says (built and snapshot once, restored before each run; or left as it is,
-// where scenario.Run refuses a missing one), runs the autopilot through
-// scenario and leaves the run in the store. A study (package study) calls
-// it for each configuration of its plan with its policy; the run command
-// calls it for the one configuration its flags describe with its own. The
-// caller's extras (progress, a storage probe, live metrics, a worker
-// meeting, the printed summary) are its Hooks.
+// where scenario.Run refuses a missing one), runs the autopilot (Run), a
+// sweep (Sweep), the right-size search (Fit) or the noisy-neighbour
+// scenario (Neighbour) through scenario and leaves it in the store. A study
+// (package study) calls it for each configuration of its plan with its
+// policy; the run, sweep, fit and neighbour commands call it for the one
+// configuration their flags describe with their own. The caller's extras
+// (progress, a storage probe, live metrics, a worker meeting, the printed
+// summary) are its Hooks.
 package measure
 
 import (
@@ -63,15 +65,16 @@ type Policy struct {
 
 // Hooks are a caller's extras around the run (each may be nil).
 type Hooks struct {
-	// Opening is called before the target opens.
+	// Opening is called before the target opens (Run only).
 	Opening func()
 	// Ready is called with the target open and its database ready, before
 	// the run (or the sweep, fit or neighbour scenario); it may change the
-	// run options. The func it returns (nil allowed) is called when the
-	// run is over.
+	// run options (t is nil for a neighbour scenario that opened nothing
+	// first: see Neighbour). The func it returns (nil allowed) is called
+	// when the run is over.
 	Ready func(ctx context.Context, t *registry.Target, o *scenario.RunOptions) (func(), error)
 	// Measured is called with what scenario.Run returned, the target still
-	// open; the error it returns is the run's.
+	// open; the error it returns is the run's (Run and On only).
 	Measured func(ctx context.Context, t *registry.Target, res *scenario.Result, err error) error
 }
 

@@ -319,15 +319,6 @@ func externalDSN(c *plan.Configuration) (string, error) {
 	return u.String(), nil
 }
 
-// openBuilt opens c's server with the plan's database in it.
-func (r *runner) openBuilt(ctx context.Context, c *plan.Configuration) (*registry.Target, error) {
-	cfg, err := r.configOf(c)
-	if err != nil {
-		return nil, err
-	}
-	return measure.Open(ctx, cfg, r.built(c))
-}
-
 // builtReady is the study's policy for a sweep, the fit or the neighbour
 // over c: the database built or restored (r.built); *opened says the
 // target opened with it ready (else the error is the opening's), and then
@@ -469,26 +460,27 @@ func (r *runner) neighbour(ctx context.Context) error {
 		r.say("neighbour: already stored as %s, skipped", sw.ID)
 		return nil
 	}
-	c := r.config(n.Configuration)
-	t, err := r.openBuilt(ctx, c)
+	c, opened := r.config(n.Configuration), false
+	cfg, err := r.configOf(c)
 	if err != nil {
 		return err
 	}
-	t.Close()
-	spec, base, err := TargetOptions(r.p, c)
-	if err != nil {
-		return err
-	}
+	// the live progress given before the neighbour's own users and lengths, as it always was
 	ro, _ := r.runOptions(c.Name)
 	ro.Users = []int{n.Users}
 	ro.Rampup, ro.Duration = n.Timing()
 	fixedLengths(&ro)
 	ro.Label = label
+	cfg.Run = ro
 	cycles := max(n.BackupCycles, 1)
 	o := scenario.NeighbourOptions{Instances: n.Instances, BackupInstances: n.BackupInstances, BackupEvery: n.EveryValue(),
-		BackupCycles: cycles, Label: label, Run: ro, OnEvent: func(e string) { r.say("  %s", e) }}
-	r.say("neighbour: %d instances of %s, %d with backups (%s)", n.Instances, c.Name, n.BackupInstances, r.eta())
-	res, err := scenario.RunNeighbour(ctx, r.st, spec, base, o)
+		BackupCycles: cycles, Label: label, OnEvent: func(e string) { r.say("  %s", e) }}
+	res, err := measure.Neighbour(ctx, r.st, cfg, o, r.builtReady(c, &opened, func(*scenario.RunOptions) {
+		r.say("neighbour: %d instances of %s, %d with backups (%s)", n.Instances, c.Name, n.BackupInstances, r.eta())
+	}))
+	if !opened {
+		return err // the target did not open, or its database is not ready
+	}
 	if res != nil {
 		r.res.Sweeps = append(r.res.Sweeps, res.ID)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -40,7 +41,7 @@ func newNeighbourCmd() *cobra.Command {
 			if err := o.Validate(); err != nil && o.Resume == "" {
 				return badInput(err)
 			}
-			base, err := tf.options(false, 2)
+			c, err := tf.config(false, 2, o.Run)
 			if err != nil {
 				return err
 			}
@@ -51,7 +52,7 @@ func newNeighbourCmd() *cobra.Command {
 			defer st.Close()
 			errOut := cmd.ErrOrStderr()
 			o.OnEvent = func(s string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format("15:04:05"), s) }
-			res, err := scenario.RunNeighbour(cmd.Context(), st, tf.spec, base, o)
+			res, err := measure.Neighbour(cmd.Context(), st, c, o, tf.policy())
 			if errors.Is(err, scenario.ErrBadOptions) {
 				return badInput(err)
 			}
