@@ -139,7 +139,7 @@ func On(ctx context.Context, st *store.Store, t *registry.Target, o scenario.Run
 func Open(ctx context.Context, c Config, p Policy) (*registry.Target, error) {
 	if p.MakeDataDir && c.Target.DataDir != "" {
 		if err := os.MkdirAll(filepath.Dir(c.Target.DataDir), 0o755); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("make the data directory's parent for %s: %w", c.Name, err)
 		}
 	}
 	t, err := registry.Open(ctx, c.Spec, c.Target)

@@ -108,7 +108,7 @@ func (e *procExec) call(ctx context.Context, c *procCall, out any) error {
 	if err := e.ready(ctx, c.name); err != nil {
 		return err
 	}
-	if err := e.w.send(c.name, e.buf, e.ends, true); err != nil {
+	if err := e.w.send(c.name, e.buf, e.ends, e.binary); err != nil {
 		return e.lost(ctx, c.name, err)
 	}
 	rows := 0
