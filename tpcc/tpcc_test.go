@@ -240,8 +240,9 @@ func TestInputs(t *testing.T) {
 				rollbacks++
 			}
 			if i > 0 && l.ItemID != InvalidItemID && (l.SupplyWID < no.Lines[i-1].SupplyWID ||
-				l.SupplyWID == no.Lines[i-1].SupplyWID && l.ItemID < no.Lines[i-1].ItemID) {
-				t.Fatal("lines not sorted by supply warehouse, item")
+				l.SupplyWID == no.Lines[i-1].SupplyWID && (l.ItemID < no.Lines[i-1].ItemID ||
+					l.ItemID == no.Lines[i-1].ItemID && l.Number < no.Lines[i-1].Number)) {
+				t.Fatal("lines not sorted by supply warehouse, item, line number")
 			}
 			dup = dup || seen[l.ItemID]
 			seen[l.ItemID] = true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"slices"
 	"strings"
 	"time"
 )
@@ -230,18 +229,35 @@ func (g *Inputs) NewOrder(in *NewOrderInput) {
 		}
 		in.Lines = append(in.Lines, OrderLineInput{Number: int32(i + 1), ItemID: item, SupplyWID: supply, Quantity: int32(g.r.Int(1, 10))})
 	}
-	slices.SortFunc(in.Lines, func(a, b OrderLineInput) int {
-		if a.ItemID == InvalidItemID || b.ItemID == InvalidItemID {
-			return int(a.ItemID - b.ItemID) // the invalid item stays last
+	sortLines(in.Lines)
+}
+
+// sortLines orders a New-Order's lines by supply warehouse, then item,
+// then line number, with the invalid item (a rollback's) last, so that
+// concurrent New-Orders take their stock rows in one order. The order is
+// total, so any sort gives the same lines; insertion sort suits at most 15
+// lines and calls no comparison function.
+func sortLines(lines []OrderLineInput) {
+	for i := 1; i < len(lines); i++ {
+		l, j := lines[i], i
+		for ; j > 0 && lineBefore(&l, &lines[j-1]); j-- {
+			lines[j] = lines[j-1]
 		}
-		if a.SupplyWID != b.SupplyWID {
-			return int(a.SupplyWID - b.SupplyWID)
-		}
-		if a.ItemID != b.ItemID {
-			return int(a.ItemID - b.ItemID)
-		}
-		return int(a.Number - b.Number)
-	})
+		lines[j] = l
+	}
+}
+
+// lineBefore reports whether a sorts before b (sortLines).
+func lineBefore(a, b *OrderLineInput) bool {
+	switch {
+	case a.ItemID == InvalidItemID || b.ItemID == InvalidItemID:
+		return a.ItemID < b.ItemID
+	case a.SupplyWID != b.SupplyWID:
+		return a.SupplyWID < b.SupplyWID
+	case a.ItemID != b.ItemID:
+		return a.ItemID < b.ItemID
+	}
+	return a.Number < b.Number
 }
 
 // Payment fills in.
