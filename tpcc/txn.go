@@ -235,8 +235,9 @@ func (g *Inputs) NewOrder(in *NewOrderInput) {
 // sortLines orders a New-Order's lines by supply warehouse, then item,
 // then line number, with the invalid item (a rollback's) last, so that
 // concurrent New-Orders take their stock rows in one order. The order is
-// total, so any sort gives the same lines; insertion sort suits at most 15
-// lines and calls no comparison function.
+// total, so any sort gives the same lines; an insertion sort with the
+// comparison inlined suits at most 15 lines better than slices.SortFunc's
+// calls through a closure.
 func sortLines(lines []OrderLineInput) {
 	for i := 1; i < len(lines); i++ {
 		l, j := lines[i], i
