@@ -25,6 +25,13 @@
 # successful transactions; go-tpc has no ramp-up, so it runs for the
 # duration and counts all of it) beside rightsize's; "retries" is then
 # go-tpc's failed transactions.
+# FLOOR=1 adds bench/floor as one more run of each round: U connections
+# repeating a prepared statement that keeps the server busy about as long
+# as a transaction (FLOOR_N rows counted, default 8000: set it so its rate
+# is near the binaries' TPM) through the virtual users' socket path, with
+# no TPC-C work in the driver. Its TPM column is round trips per minute,
+# its driver µs is per round trip: the medians then add each binary's µs
+# over that floor, the part its code decides, and their ratios.
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
 # root the server runs as PG_USER (default postgres).
 # 2026-11-27, REFS="7602bc2 3831ca1" bench/procedures.sh 4 4 30s 4, on the
@@ -70,6 +77,7 @@ REFS=${REFS-7602bc2}; ISOLATION=${ISOLATION:-read-committed}; MODE=${MODE:-proce
 bench_tmp procbench
 build_binaries "$REFS"
 [ -n "${GOTPC:-}" ] && build_gotpc
+[ -n "${FLOOR:-}" ] && go build -o "$TMP/floor" ./bench/floor
 start_cluster 300
 sql() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -c "$2" >/dev/null; }
 
@@ -98,6 +106,7 @@ for i in "${!bins[@]}"; do
 done
 
 [ -n "${GOTPC:-}" ] && { prepare_gotpc; labels+=(go-tpc); run_bin+=(gotpc); run_mode+=(statements); run_iso+=(read-committed); }
+[ -n "${FLOOR:-}" ] && { labels+=(floor); run_bin+=(floor); run_mode+=(-); run_iso+=(-); }
 
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $U users, 10 s ramp-up, $D, $MODE, $ISOLATION; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-26s %10s %10s %14s %8s %10s\n' round run TPM NOPM "driver µs/txn" retries "NO p90 ms"
@@ -106,6 +115,12 @@ for round in $(seq "$ROUNDS"); do
   for k in $(seq 0 $((n - 1))); do
     j=$(( (k + round - 1) % n )); i=${run_bin[$j]}
     [ "$i" = gotpc ] && { run_gotpc "$round" | tee -a "$TMP/rows"; continue; }
+    if [ "$i" = floor ]; then
+      out=$("$TMP/floor" -target "$(dsn postgres)" -users "$U" -rampup 10s -duration "$D" -n "${FLOOR_N:-8000}" 2>&1) ||
+        { echo "run floor failed: $out"; continue; }
+      echo "$out" | awk -v r="$round" '{gsub(",", ""); printf "%-5s %-26s %10.0f %10.0f %14.1f %8d %10.2f\n", r, "floor", $5, 0, $NF, 0, 0}' | tee -a "$TMP/rows"
+      continue
+    fi
     db="rs_$(echo "${names[$i]}" | tr -c 'a-z0-9\n' _)"
     sql "$db" "VACUUM"; sql "$db" "CHECKPOINT"
     iso=(); "${bins[$i]}" run --help 2>&1 | grep -q -- --isolation && iso=(--isolation "${run_iso[$j]}")
@@ -137,4 +152,10 @@ print("\nmedians %-19s %10s %14s %10s %9s   %s" % ("", "TPM", "driver µs/txn", 
 for n in names:
     if n in med and base in med:
         print("%-26s %10.0f %14.1f %10.3f %9.3f   %s" % (n, med[n][0], med[n][1], med[n][0] / med[base][0], med[n][1] / med[base][1], spread[n]))
+if "floor" in med and base in med:
+    f = med["floor"][1]
+    print("\nover the floor (median µs/txn - the floor's %.1f µs per round trip; floor/%s %.3f)" % (f, base, f / med[base][1]))
+    for n in names:
+        if n in med and n != "floor":
+            print("%-26s %10.1f µs %8.3f" % (n, med[n][1] - f, (med[n][1] - f) / (med[base][1] - f)))
 PY
