@@ -41,24 +41,19 @@ type recorder struct {
 // unmeasured histogram; rotating the window adds the measured one into
 // step. (Recording into a window and the step's histograms both was two
 // cold cache lines per transaction, each in its own 216 KB of counters.)
+// A histogram is made when first recorded into: with few users most
+// shards stay empty.
 type shard struct {
 	mu sync.Mutex
 	// step: the measured interval's closed windows; winM, winU: the
-	// current 10 s window's measured and unmeasured transactions
+	// current 10 s window's measured and unmeasured transactions (nil
+	// until used)
 	step, winM, winU [tpcc.NumTxnTypes]*hdrhistogram.Histogram
 	_                [64]byte
 }
 
 func newRecorder(stepStart time.Time, seconds int) *recorder {
-	r := &recorder{stepStart: stepStart, perSecTxn: make([]atomic.Int64, seconds+1), perSecNO: make([]atomic.Int64, seconds+1)}
-	for i := range r.shards {
-		for t := range tpcc.NumTxnTypes {
-			r.shards[i].step[t] = newHist()
-			r.shards[i].winM[t] = newHist()
-			r.shards[i].winU[t] = newHist()
-		}
-	}
-	return r
+	return &recorder{stepStart: stepStart, perSecTxn: make([]atomic.Int64, seconds+1), perSecNO: make([]atomic.Int64, seconds+1)}
 }
 
 func clampUs(d time.Duration) int64 {
@@ -82,12 +77,12 @@ func (r *recorder) record(user int, t tpcc.TxnType, lat time.Duration, end time.
 	}
 	us := clampUs(lat)
 	s := &r.shards[user%shards]
-	h := s.winU[t]
+	h := &s.winU[t]
 	if measured {
-		h = s.winM[t]
+		h = &s.winM[t]
 	}
 	s.mu.Lock()
-	_ = h.RecordValue(us)
+	_ = made(h).RecordValue(us)
 	s.mu.Unlock()
 }
 
@@ -102,7 +97,7 @@ func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r
 // step's; or the measured interval's (the step's and the current window's
 // measured ones). A histogram has some 27,000 counters, which Merge walks
 // and Reset clears: the histograms no user recorded into (most of them,
-// with few users) are skipped.
+// with few users, not even made) are skipped.
 func (r *recorder) merge(window bool) [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
 	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
 	for t := range out {
@@ -131,14 +126,23 @@ func (s *shard) closeWindow(t int, w *hdrhistogram.Histogram) {
 		s.winU[t].Reset()
 	}
 	if mergeInto(w, s.winM[t]) {
-		s.step[t].Merge(s.winM[t])
+		made(&s.step[t]).Merge(s.winM[t])
 		s.winM[t].Reset()
 	}
 }
 
-// mergeInto adds h into dst unless h is empty; it reports whether it did.
+// made returns *h, making it first if it is nil.
+func made(h **hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if *h == nil {
+		*h = newHist()
+	}
+	return *h
+}
+
+// mergeInto adds h into dst unless h is nil or empty; it reports whether
+// it did.
 func mergeInto(dst, h *hdrhistogram.Histogram) bool {
-	if h.TotalCount() == 0 {
+	if h == nil || h.TotalCount() == 0 {
 		return false
 	}
 	dst.Merge(h)

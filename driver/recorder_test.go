@@ -56,6 +56,14 @@ func TestRecorderWindowsAndStep(t *testing.T) {
 	if again := r.merged(); again[tpcc.NewOrderTxn].TotalCount() != int64(len(wantStep[tpcc.NewOrderTxn])) {
 		t.Errorf("after the last rotation the measured New-Orders are %d, want %d", again[tpcc.NewOrderTxn].TotalCount(), len(wantStep[tpcc.NewOrderTxn]))
 	}
+	for i := 4; i < shards; i++ { // users 0-3 and 17 recorded: shards 0-3
+		s := &r.shards[i]
+		for typ := range tpcc.NumTxnTypes {
+			if s.step[typ] != nil || s.winM[typ] != nil || s.winU[typ] != nil {
+				t.Errorf("shard %d, no user's, has a histogram of type %d", i, typ)
+			}
+		}
+	}
 }
 
 func checkHist(t *testing.T, what string, typ tpcc.TxnType, count, max int64, want []int64) {
