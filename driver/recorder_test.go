@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestRecorderWindowsAndStep(t *testing.T) {
 		}
 		got := r.rotate()
 		for typ := range got {
-			checkHist(t, "window "+string(rune('1'+i)), tpcc.TxnType(typ), got[typ].TotalCount(), got[typ].Max(), want[typ])
+			checkHist(t, fmt.Sprintf("window %d", i+1), tpcc.TxnType(typ), got[typ].TotalCount(), got[typ].Max(), want[typ])
 		}
 	}
 	step := r.merged()
@@ -66,24 +67,17 @@ func TestRecorderWindowsAndStep(t *testing.T) {
 	}
 }
 
-func checkHist(t *testing.T, what string, typ tpcc.TxnType, count, max int64, want []int64) {
+func checkHist(t *testing.T, what string, typ tpcc.TxnType, count, gotMax int64, want []int64) {
 	t.Helper()
 	var wantMax int64
 	for _, v := range want {
-		wantMax = maxInt64(wantMax, v)
+		wantMax = max(wantMax, v)
 	}
 	if count != int64(len(want)) {
 		t.Errorf("%s, type %d: %d transactions, want %d", what, typ, count, len(want))
 	}
 	// 3 significant digits: the max is within 0.1 % of the value recorded
-	if wantMax > 0 && (max < wantMax || max > wantMax+wantMax/1000+1) {
-		t.Errorf("%s, type %d: max %d µs, want %d", what, typ, max, wantMax)
+	if wantMax > 0 && (gotMax < wantMax || gotMax > wantMax+wantMax/1000+1) {
+		t.Errorf("%s, type %d: max %d µs, want %d", what, typ, gotMax, wantMax)
 	}
-}
-
-func maxInt64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
