@@ -200,6 +200,7 @@ func mergeValidity(group []*store.Step) *store.Validity {
 				out.Violations = append(out.Violations, v)
 			}
 		}
+		out.Chance = append(out.Chance, st.Validity.Chance...)
 	}
 	return out
 }

@@ -42,9 +42,16 @@ func (validitySection) Render(p *Page) error {
 		"10 users per warehouse (4.2.2), keying and think times on, and at least 120 minutes. A step that is not valid still counts, " +
 		"marked; a run without think times is not a TPC-C result. Delivery runs in the user's own transaction, as HammerDB, go-tpc and " +
 		"CockroachDB's workload run it, its 90th percentile held to the terminal's 5 s, unless the run queued it for deferred execution " +
-		"(--delivery deferred, 2.7.2): then 90 % of the deferred Deliveries must complete within 80 s of queueing.")
+		"(--delivery deferred, 2.7.2): then 90 % of the deferred Deliveries must complete within 80 s of queueing. " +
+		"Each violated share is set against the counts a correct driver shows by chance alone at the step's counts (99 %: binomial for " +
+		"rollbacks and remote shares, the per-user 23-card deck for the mix): within chance, a longer interval settles it; outside it, the " +
+		"driver or the database is wrong.")
 	return nil
 }
+
+// WriteValidity prints the validity verdict of each step of a run, each
+// violated share with its sampling spread (results show).
+func WriteValidity(w io.Writer, run store.Run, steps []store.Step) { writeValidity(w, run, steps) }
 
 // writeValidity prints the validity verdict of each step of a run for the
 // end-of-run summary.

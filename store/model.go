@@ -234,6 +234,9 @@ func (s *Step) Measured() time.Duration { return s.MeasureEnd.Sub(s.MeasureStart
 type Validity struct {
 	Valid      bool     `json:"valid"`
 	Violations []string `json:"violations"`
+	// Chance sets each violated share that has a sampling model against
+	// the spread a correct driver shows by chance at the step's counts.
+	Chance []Chance `json:"chance,omitempty"`
 }
 
 // HostSummary is the host summary of a step, stored as figures.Host

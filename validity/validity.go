@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Rules are the limits a verdict applies.
@@ -66,28 +67,8 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 	if total == 0 {
 		add("no transaction completed")
 	}
-	for _, ty := range []string{"payment", "order_status", "delivery", "stock_level"} {
-		if total > 0 && share(counts[ty], total) < MixMinimums[ty] {
-			add("mix: %s %.2f %% of transactions, below the %.0f %% minimum (5.2.3)", ty, share(counts[ty], total), MixMinimums[ty])
-		}
-	}
-	if no := counts["new_order"]; no > 0 {
-		if r := share(txn["new_order"].Rollbacks, no); outside(r, RollbackShare) {
-			add("New-Order rollbacks %.2f %%, outside %.1f-%.1f %% (2.4.1.4, 5.5.1.5)", r, RollbackShare[0], RollbackShare[1])
-		}
-	}
-	if run.Warehouses > 1 {
-		if s.OrderLines > 0 {
-			if r := share(s.RemoteOrderLines, s.OrderLines); outside(r, RemoteLineShare) {
-				add("remote order lines %.2f %%, outside %.2f-%.2f %% (5.5.1.5)", r, RemoteLineShare[0], RemoteLineShare[1])
-			}
-		}
-		if p := counts["payment"]; p > 0 {
-			if r := share(s.RemotePayments, p); outside(r, RemotePaymentShare) {
-				add("remote payments %.2f %%, outside %.0f-%.0f %% (5.5.1.5)", r, RemotePaymentShare[0], RemotePaymentShare[1])
-			}
-		}
-	}
+	shares, chance := shareViolations(run, s, counts, txn["new_order"].Rollbacks, total)
+	v = append(v, shares...)
 	if d := counts["delivery"]; d > 0 && share(s.SkippedDeliveries, d) > MaxSkippedShare {
 		add("skipped deliveries: %d districts in %d Deliveries (%.2f %%), above %.0f %% (2.7.4.2)",
 			s.SkippedDeliveries, d, share(s.SkippedDeliveries, d), MaxSkippedShare)
@@ -122,7 +103,48 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 	if m := s.Measured(); m < MinInterval {
 		add("measurement interval %s, shorter than %s (5.5)", m.Round(time.Second), MinInterval)
 	}
-	return store.Validity{Valid: len(v) == 0, Violations: append([]string{}, v...)}
+	return store.Validity{Valid: len(v) == 0, Violations: append([]string{}, v...), Chance: chance}
+}
+
+// shareViolations judges the mix minimums, the rollback share and the
+// remote shares, each violation with its sampling spread (chance.go).
+func shareViolations(run *store.Run, s *store.Step, counts map[string]int64, rollbacks, total int64) ([]string, []store.Chance) {
+	var v []string
+	var chance []store.Chance
+	add := func(c store.Chance, at, format string, a ...any) {
+		chance = append(chance, c)
+		v = append(v, fmt.Sprintf(format, a...)+": "+chanceNote(c, at))
+	}
+	for _, ty := range []tpcc.TxnType{tpcc.PaymentTxn, tpcc.OrderStatusTxn, tpcc.DeliveryTxn, tpcc.StockLevelTxn} {
+		name := ty.String()
+		if total > 0 && share(counts[name], total) < MixMinimums[name] {
+			at := counted(total, "transactions") + " on " + counted(int64(s.Users), "users")
+			add(deckChance(ty, counts[name], total, s.Users), at, "mix: %s %.2f %% of transactions, below the %.0f %% minimum (5.2.3)",
+				name, share(counts[name], total), MixMinimums[name])
+		}
+	}
+	if no := counts["new_order"]; no > 0 {
+		if r := share(rollbacks, no); outside(r, RollbackShare) {
+			add(binomialChance("rollbacks", rollbacks, no, rollbackP), counted(no, "New-Orders"),
+				"New-Order rollbacks %.2f %%, outside %.1f-%.1f %% (2.4.1.4, 5.5.1.5)", r, RollbackShare[0], RollbackShare[1])
+		}
+	}
+	if run.Warehouses <= 1 {
+		return v, chance
+	}
+	if s.OrderLines > 0 {
+		if r := share(s.RemoteOrderLines, s.OrderLines); outside(r, RemoteLineShare) {
+			add(binomialChance("remote_order_lines", s.RemoteOrderLines, s.OrderLines, remoteLineP), counted(s.OrderLines, "order lines"),
+				"remote order lines %.2f %%, outside %.2f-%.2f %% (5.5.1.5)", r, RemoteLineShare[0], RemoteLineShare[1])
+		}
+	}
+	if p := counts["payment"]; p > 0 {
+		if r := share(s.RemotePayments, p); outside(r, RemotePaymentShare) {
+			add(binomialChance("remote_payments", s.RemotePayments, p, remotePaymentP), counted(p, "Payments"),
+				"remote payments %.2f %%, outside %.0f-%.0f %% (5.5.1.5)", r, RemotePaymentShare[0], RemotePaymentShare[1])
+		}
+	}
+	return v, chance
 }
 
 func share(n, of int64) float64 { return 100 * float64(n) / float64(of) }

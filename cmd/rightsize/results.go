@@ -342,6 +342,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 		return err
 	}
 	report.WriteTxnLatency(w, aggs)
+	report.WriteValidity(w, *r, steps)
 	report.WriteStepEndings(w, *r, steps)
 	return nil
 }
