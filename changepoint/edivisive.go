@@ -25,7 +25,8 @@ type Options struct {
 	Seed uint64
 }
 
-func (o Options) withDefaults() Options {
+// Defaults returns o with the defaults filled in.
+func (o Options) Defaults() Options {
 	if o.PValue <= 0 {
 		o.PValue = 0.05
 	}
@@ -56,7 +57,7 @@ type ChangePoint struct {
 // within each segment whose largest statistic, over all segments, is at
 // least the best candidate's.
 func EDivisive(series []float64, o Options) []ChangePoint {
-	o = o.withDefaults()
+	o = o.Defaults()
 	n := len(series)
 	if n < 2 {
 		return nil

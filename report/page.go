@@ -11,6 +11,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/history"
 )
 
 // Page is where a section writes its body. It knows the runs of the report
@@ -28,6 +29,8 @@ type Page struct {
 	// Sweep is the report's sweep (nil without one).
 	Sweep *Sweep
 	Fit   *Fit
+	// History is the report's history of a figure (nil without one).
+	History *history.History
 
 	stats  []*RunStats
 	anchor string

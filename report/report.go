@@ -22,6 +22,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/history"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -68,6 +69,9 @@ type Options struct {
 	Sweep *Sweep
 	// Fit is a right-size search: with it the report has the fit section.
 	Fit *Fit
+	// History is a figure over runs with its change points (rightsize
+	// history --html): with it the report has the history section.
+	History *history.History
 }
 
 // Section is one part of the HTML report.
@@ -127,7 +131,7 @@ func Load(ctx context.Context, st *store.Store, keys ...string) ([]RunData, erro
 // with its section (subject.go).
 func HTML(w io.Writer, runs []RunData, opts Options) error {
 	probes := reportProbes(runs, opts.Probes)
-	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil && opts.Sweep == nil && opts.Fit == nil {
+	if len(runs) == 0 && len(probes.probes) == 0 && opts.Cost == nil && opts.Sweep == nil && opts.Fit == nil && opts.History == nil {
 		return errors.New("report: no runs, no probes and no cost model")
 	}
 	if opts.Title == "" {
@@ -175,7 +179,7 @@ func HTML(w io.Writer, runs []RunData, opts Options) error {
 		} else if len(runs) == 0 && (!isProbe || len(probes.probes) == 0) {
 			continue // a report of probes (or of a cost model) only: the run sections have nothing to show
 		}
-		p := &Page{Runs: runs, Labels: labels, Colors: colors, Cost: opts.Cost, Sweep: opts.Sweep, Fit: opts.Fit, stats: stats, anchor: a}
+		p := &Page{Runs: runs, Labels: labels, Colors: colors, Cost: opts.Cost, Sweep: opts.Sweep, Fit: opts.Fit, History: opts.History, stats: stats, anchor: a}
 		var err error
 		if isProbe {
 			err = ps.renderProbes(p, probes)

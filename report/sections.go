@@ -31,6 +31,7 @@ var registry = []Section{
 	costSection{},
 	sweepSection{},
 	fitSection{},
+	historySection{},
 	validitySection{},
 	environmentSection{},
 }
