@@ -38,8 +38,8 @@ func WriteText(w io.Writer, h *History) error {
 	}
 	fmt.Fprintln(w)
 	if len(h.Changes) == 0 {
-		_, err := pr.Fprintf(w, "no change point: the %d runs' %s is one distribution at p %g (a change needs enough runs on both sides to be significant)\n",
-			len(h.Points), h.FigureTitle, h.PValue)
+		_, err := pr.Fprintf(w, "no change point at p ≤ %g: no shift in the %d runs' %s is significant (a change needs about four runs on each side)\n",
+			h.PValue, len(h.Points), h.FigureTitle)
 		return err
 	}
 	for _, c := range h.Changes {

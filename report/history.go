@@ -84,7 +84,7 @@ func historyTable(p *Page, h *history.History) {
 	}
 	p.Table(Table{Head: []string{"started", "run", "label", "status", h.FigureTitle, "segment mean", "change"}, Rows: rows})
 	if len(h.Changes) == 0 {
-		p.Notef("No change point: the %d runs' %s is one distribution at p %g.", len(h.Points), h.FigureTitle, h.PValue)
+		p.Notef("No change point at p ≤ %g: no shift in the %d runs' %s is significant (a change needs about four runs on each side).", h.PValue, len(h.Points), h.FigureTitle)
 	}
 	p.Notef("E-divisive means (Matteson & James 2014, as MongoDB's and Apache Otava's performance CI run it) splits the series where the "+
 		"energy distance between the runs before and after is largest, and keeps the split when the share of %d random permutations of "+

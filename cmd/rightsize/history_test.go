@@ -122,7 +122,7 @@ func TestHistoryFlat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.db")
 	historyStore(t, path, flat)
 	out, errOut, code := cli(t, context.Background(), "history", "--label", "nightly", "--store", path)
-	if code != 0 || !strings.Contains(out, "no change point: the 50 runs' peak TPM is one distribution") {
+	if code != 0 || !strings.Contains(out, "no change point at p ≤ 0.05: no shift in the 50 runs' peak TPM is significant") {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 }
