@@ -97,6 +97,11 @@ func TestHistoryCommand(t *testing.T) {
 			h.Points[7].Value, h.Changes)
 	}
 
+	out, _, code = cli(t, ctx, "history", "--label", "weekly", "--store", path)
+	if code != 0 || !strings.Contains(out, `no run labelled "weekly"* has a peak TPM`) {
+		t.Errorf("a prefix no run has: exit %d, %q", code, out)
+	}
+
 	page := filepath.Join(dir, "history.html")
 	if _, errOut, code = cli(t, ctx, "history", "--label", "nightly", "--html", page, "--store", path); code != 0 {
 		t.Fatalf("--html: exit %d: %s", code, errOut)
