@@ -1,0 +1,162 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rightsize/rightsize/internal/pgtest"
+	"github.com/rightsize/rightsize/pgbench/script"
+	"github.com/rightsize/rightsize/pgbench/tpcb"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// tpcbDatabase is a fresh copy of a scale-1 TPC-B database.
+func tpcbDatabase(t *testing.T) string {
+	return pgtest.NewDatabaseFrom(t, "tpcb1", func(dsn string) error {
+		_, err := tpcb.Build(context.Background(), func(ctx context.Context) (*pgconn.PgConn, error) {
+			return pgconn.Connect(ctx, dsn)
+		}, tpcb.Config{Scale: 1, Loaders: 2})
+		return err
+	})
+}
+
+func newClient(t *testing.T, dsn string, cfg Config) *Client {
+	t.Helper()
+	conn, err := pgconn.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	c, err := New(&PgSession{Conn: conn}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func builtin(t *testing.T, name string, weight int) *script.Script {
+	t.Helper()
+	b, err := script.FindBuiltin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := script.ParseBuiltin(b, weight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func queryString(t *testing.T, dsn, q string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var s string
+	if err := conn.QueryRow(ctx, q).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return s
+}
+
+// TestTPCBLikeBalances runs 4 clients × 150 tpcb-like transactions on a
+// scale-1 build: every balance total must equal the history's, and the
+// statistics must count every transaction and statement.
+func TestTPCBLikeBalances(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	scripts := []*script.Script{builtin(t, "tpcb-like", 1)}
+	const clients, txns = 4, 150
+	seeds := Seeds(7, clients)
+	stats := make([]*Stats, clients)
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		c := newClient(t, dsn, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		stats[i] = NewStats(scripts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range txns {
+				o := c.Run(context.Background())
+				stats[i].Record(o)
+				if o.Err != nil {
+					errs <- o.Err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, s := range stats[1:] {
+		stats[0].Merge(s)
+	}
+	st := stats[0].Scripts[0]
+	if st.Count != clients*txns || st.Errors != 0 || st.Latency.TotalCount() != clients*txns {
+		t.Errorf("script figures: %d transactions, %d errors, %d latencies", st.Count, st.Errors, st.Latency.TotalCount())
+	}
+	for _, c := range st.Commands {
+		if c.Count != clients*txns || c.Latency.TotalCount() != clients*txns {
+			t.Errorf("line %d %q: %d runs, %d latencies", c.Line, c.Text, c.Count, c.Latency.TotalCount())
+		}
+	}
+	got := queryString(t, dsn, `select format('%s %s %s %s %s',
+		(select sum(abalance) from pgbench_accounts), (select sum(tbalance) from pgbench_tellers),
+		(select sum(bbalance) from pgbench_branches), (select sum(delta) from pgbench_history),
+		(select count(*) from pgbench_history))`)
+	f := strings.Fields(got)
+	if f[0] != f[3] || f[1] != f[3] || f[2] != f[3] || f[4] != fmt.Sprint(clients*txns) {
+		t.Errorf("accounts, tellers, branches, history totals and history rows: %s", got)
+	}
+}
+
+// TestSameTransactionsAsPgbench runs one client of tpcb-like@1 +
+// simple-update@2 for 60 transactions here and in pgbench -M prepared
+// with the same --random-seed on two copies of the database: the same
+// scripts chosen and the same random values give the same rows.
+func TestSameTransactionsAsPgbench(t *testing.T) {
+	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
+	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
+		t.Skip("no pgbench to compare with")
+	}
+	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
+	const seed, txns = 4242, 60
+	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-j", "1", "-t", fmt.Sprint(txns),
+		fmt.Sprintf("--random-seed=%d", seed), "-b", "tpcb-like@1", "-b", "simple-update@2", theirs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 2)}
+	c := newClient(t, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0]})
+	for range txns {
+		if o := c.Run(context.Background()); o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	for _, q := range []string{
+		`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by ctid)) from pgbench_history`,
+		`select md5(string_agg(format('%s %s', aid, abalance), ',' order by aid)) from pgbench_accounts where abalance <> 0`,
+		`select string_agg(format('%s %s', tid, tbalance), ',' order by tid) from pgbench_tellers`,
+		`select string_agg(format('%s %s', bid, bbalance), ',' order by bid) from pgbench_branches`,
+	} {
+		if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
+			t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/pgbench/expr"
+	"github.com/rightsize/rightsize/pgbench/script"
+)
+
+func parse(t *testing.T, name, src string, weight int) *script.Script {
+	t.Helper()
+	s, err := script.Parse(name, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Weight = weight
+	return s
+}
+
+// TestGsetIfAndSleep runs a script whose \gset feeds a later statement and
+// whose \if chain picks a branch from a variable, on a real server.
+func TestGsetIfAndSleep(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	s := parse(t, "f.sql", `\set n 3 * :k
+SELECT :n + 1 AS m, 'x' AS tag \gset r_
+SELECT :r_m * 2 AS doubled \gset
+\if :doubled > 100
+  \set branch 1
+\elif :doubled = 20
+  \set branch 2
+  SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :doubled \aset
+  SELECT 1 AS none WHERE false \aset
+\else
+  \set branch 3
+\endif
+\sleep 1 ms
+\set out debug(:branch * 10 + :bal)
+`, 1)
+	var debugs []expr.Value
+	c := newClient(t, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0],
+		Defines: map[string]string{"k": "3"}, Debug: func(_, _ int, v expr.Value) { debugs = append(debugs, v) }})
+	o := c.Run(context.Background())
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	for name, want := range map[string]string{"n": "9", "r_m": "10", "r_tag": "x", "doubled": "20", "branch": "2", "bal": "0", "out": "20"} {
+		if got, _ := c.Var(name); got != want {
+			t.Errorf(":%s = %q, want %q", name, got, want)
+		}
+	}
+	if _, ok := c.Var("none"); ok {
+		t.Error("\\aset of no row stored a variable")
+	}
+	if len(debugs) != 1 || debugs[0] != expr.IntValue(20) {
+		t.Errorf("debug values %v", debugs)
+	}
+	if o.Commands[4] != 0 || o.Commands[10] != 0 || o.Commands[12] < 1000000 {
+		t.Errorf("command times: skipped branches %v %v, sleep %v", o.Commands[4], o.Commands[10], o.Commands[12])
+	}
+}
+
+// TestErrorsRollBack checks that an SQL error ends the script with the
+// failing line, rolls the transaction back, and that the client goes on.
+func TestErrorsRollBack(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	bad := parse(t, "bad.sql", "BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1;\nSELECT 1 / :zero;\nEND;\n", 1)
+	gset := parse(t, "gset.sql", "SELECT aid FROM pgbench_accounts WHERE aid < 3 \\gset\n", 0)
+	meta := parse(t, "meta.sql", "\\set x 1 / 0\n", 0)
+	c := newClient(t, dsn, Config{Scripts: []*script.Script{bad, gset, meta}, Scale: 1, Seed: Seeds(1, 1)[0],
+		Defines: map[string]string{"zero": "0"}})
+	var ce *CommandError
+	if o := c.Run(context.Background()); !errors.As(o.Err, &ce) || ce.Line != 3 || !ce.SQL || !strings.Contains(o.Err.Error(), "bad.sql:3: ERROR: division by zero") {
+		t.Fatalf("error %v", o.Err)
+	}
+	if o := c.RunScript(context.Background(), 1); o.Err == nil || !strings.Contains(o.Err.Error(), "gset.sql:1: \\gset expected one row, got 2") {
+		t.Errorf("gset of 2 rows: %v", o.Err)
+	}
+	if o := c.RunScript(context.Background(), 2); !errors.As(o.Err, &ce) || ce.SQL || !strings.Contains(o.Err.Error(), "meta.sql:1: division by zero") {
+		t.Errorf("meta-command error: %v", o.Err)
+	}
+	if got := queryString(t, dsn, "select sum(bbalance)::text from pgbench_branches"); got != "0" {
+		t.Errorf("branch balance %s after the rolled back update", got)
+	}
+}
+
+// TestWeightedMix runs 4000 transactions of three scripts weighted 6:3:1:
+// each script's share within 4 standard deviations of its weight's.
+func TestWeightedMix(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	var scripts []*script.Script
+	for i, w := range []int{6, 3, 1} {
+		scripts = append(scripts, parse(t, string(rune('a'+i))+".sql", "SELECT 1;\n", w))
+	}
+	scripts = append(scripts, parse(t, "never.sql", "SELECT 1/0;\n", 0))
+	c := newClient(t, dsn, Config{Scripts: scripts, Scale: 1, Seed: Seeds(99, 1)[0]})
+	stats := NewStats(scripts)
+	const n = 4000
+	for range n {
+		o := c.Run(context.Background())
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		stats.Record(o)
+	}
+	for i, w := range []float64{0.6, 0.3, 0.1, 0} {
+		got := float64(stats.Scripts[i].Count)
+		if sd := math.Sqrt(n * w * (1 - w)); math.Abs(got-n*w) > 4*sd {
+			t.Errorf("script %d: %v transactions, want %v ± %.0f", i, got, n*w, 4*sd)
+		}
+	}
+}
