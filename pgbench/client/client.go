@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/rightsize/rightsize/pgbench/expr"
 	"github.com/rightsize/rightsize/pgbench/prng"
 	"github.com/rightsize/rightsize/pgbench/script"
@@ -24,6 +26,10 @@ type Config struct {
 	Scale   int               // :scale
 	Defines map[string]string // --define NAME=VALUE, before the built-in variables
 	Seed    Seed
+	// MaxTries is how many times a script may run when it fails with a
+	// serialization failure or a deadlock (pgbench --max-tries; 0 or 1:
+	// no retry).
+	MaxTries int
 	// Debug receives debug()'s values (nil: dropped).
 	Debug func(script, command int, v expr.Value)
 }
@@ -38,6 +44,7 @@ type Client struct {
 	env      env
 	prepared [][]bool
 	params   [][]byte
+	arena    []byte // the parameters' bytes
 	times    []time.Duration
 	cur      [2]int // script and command running, for debug()
 }
@@ -78,6 +85,8 @@ type Outcome struct {
 	Commands []time.Duration
 	// Err is the error that ended the script early, a *CommandError.
 	Err error
+	// Tries is how many times the script ran (more than 1 after retries).
+	Tries int
 }
 
 // CommandError is an error of one command of a script.
@@ -94,6 +103,13 @@ func (e *CommandError) Error() string {
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
+
+// Retryable says whether the error is a serialization failure or a
+// deadlock, which a new try of the whole script may not meet.
+func (e *CommandError) Retryable() bool {
+	var pe *pgconn.PgError
+	return errors.As(e.Err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
 
 // Choose draws the next script by weight, as pgbench's chooseScript.
 func (c *Client) Choose() int {
@@ -117,16 +133,36 @@ func (c *Client) Run(ctx context.Context) Outcome {
 	return c.RunScript(ctx, c.Choose())
 }
 
-// RunScript runs script i once.
+// RunScript runs script i once, and again while it fails with a
+// serialization failure or a deadlock and fewer than MaxTries tries were
+// made: each try from the random state the first began with, as pgbench
+// --max-tries does.
 func (c *Client) RunScript(ctx context.Context, i int) Outcome {
-	s := c.cfg.Scripts[i]
-	if n := len(s.Commands); cap(c.times) < n {
+	if n := len(c.cfg.Scripts[i].Commands); cap(c.times) < n {
 		c.times = make([]time.Duration, n)
 	} else {
 		c.times = c.times[:n]
 		clear(c.times)
 	}
 	o := Outcome{Script: i, Start: time.Now(), Commands: c.times}
+	saved := *c.env.rand
+	for {
+		o.Tries++
+		o.Err = c.runOnce(ctx, i)
+		var ce *CommandError
+		if o.Err == nil || !errors.As(o.Err, &ce) || !ce.Retryable() || o.Tries >= c.cfg.MaxTries || ctx.Err() != nil {
+			break
+		}
+		*c.env.rand = saved
+	}
+	o.Latency = time.Since(o.Start)
+	return o
+}
+
+// runOnce runs script i to its end or its first error; after an error,
+// an open transaction block is rolled back.
+func (c *Client) runOnce(ctx context.Context, i int) error {
+	s := c.cfg.Scripts[i]
 	for pc := 0; pc < len(s.Commands); {
 		c.cur = [2]int{i, pc}
 		t0 := time.Now()
@@ -134,18 +170,17 @@ func (c *Client) RunScript(ctx context.Context, i int) Outcome {
 		c.times[pc] += time.Since(t0)
 		if err != nil {
 			cmd := &s.Commands[pc]
-			o.Err = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL, Err: err}
+			var cerr error = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL, Err: err}
 			if c.sess.InTransaction() {
 				if rerr := c.sess.Rollback(context.WithoutCancel(ctx)); rerr != nil {
-					o.Err = errors.Join(o.Err, fmt.Errorf("rollback after the error: %w", rerr))
+					cerr = errors.Join(cerr, fmt.Errorf("rollback after the error: %w", rerr))
 				}
 			}
-			break
+			return cerr
 		}
 		pc = next
 	}
-	o.Latency = time.Since(o.Start)
-	return o
+	return nil
 }
 
 // step runs command pc of script i and returns the next command's index.
@@ -205,13 +240,11 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 			return fmt.Errorf("sleep: %w for variable \"%s\"", err, cmd.SleepVar)
 		}
 	}
-	t := time.NewTimer(time.Duration(n*cmd.SleepUnit) * time.Microsecond)
-	defer t.Stop()
 	select {
-	case <-t.C:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-time.After(time.Duration(n*cmd.SleepUnit) * time.Microsecond):
+		return nil
 	}
 }
 
@@ -225,14 +258,19 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 		}
 		c.prepared[i][pc] = true
 	}
-	c.params = c.params[:0]
+	c.params, c.arena = c.params[:0], c.arena[:0]
 	for _, p := range cmd.Params {
 		s, ok := c.env.vars.text(p)
 		if !ok {
-			c.params = append(c.params, nil)
+			c.params = append(c.params, nil) // sent as NULL, as pgbench does
 			continue
 		}
-		c.params = append(c.params, []byte(s))
+		if s == "" {
+			c.params = append(c.params, []byte{})
+			continue
+		}
+		c.arena = append(c.arena, s...)
+		c.params = append(c.params, c.arena[len(c.arena)-len(s):len(c.arena):len(c.arena)])
 	}
 	res, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
 	if err != nil || cmd.Store == script.NoStore {

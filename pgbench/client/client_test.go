@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rightsize/rightsize/internal/pgtest"
@@ -59,17 +58,16 @@ func builtin(t *testing.T, name string, weight int) *script.Script {
 
 func queryString(t *testing.T, dsn, q string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := pgconn.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	var s string
-	if err := conn.QueryRow(ctx, q).Scan(&s); err != nil {
-		t.Fatalf("%s: %v", q, err)
+	defer conn.Close(context.Background())
+	res := conn.ExecParams(context.Background(), q, nil, nil, nil, nil).Read()
+	if res.Err != nil || len(res.Rows) != 1 {
+		t.Fatalf("%s: %v (%d rows)", q, res.Err, len(res.Rows))
 	}
-	return s
+	return string(res.Rows[0][0])
 }
 
 // TestTPCBLikeBalances runs 4 clients × 150 tpcb-like transactions on a

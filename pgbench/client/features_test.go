@@ -113,3 +113,30 @@ func TestWeightedMix(t *testing.T) {
 		}
 	}
 }
+
+// TestRetries checks that a serialization failure runs the script again,
+// up to MaxTries, from the random state the first try began with.
+func TestRetries(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	s := parse(t, "retry.sql", `\set r debug(random(1, 1000000000))
+SELECT :r AS r, coalesce(:empty, 'was null') AS e \gset got_
+DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;
+`, 1)
+	var draws []expr.Value
+	c := newClient(t, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(3, 1)[0], MaxTries: 3,
+		Defines: map[string]string{"empty": ""}, Debug: func(_, _ int, v expr.Value) { draws = append(draws, v) }})
+	o := c.Run(context.Background())
+	var ce *CommandError
+	if !errors.As(o.Err, &ce) || !ce.Retryable() || o.Tries != 3 || ce.Line != 3 {
+		t.Fatalf("tries %d, error %v", o.Tries, o.Err)
+	}
+	if len(draws) != 3 || draws[0] != draws[1] || draws[1] != draws[2] {
+		t.Errorf("draws of the three tries: %v", draws)
+	}
+	if got, _ := c.Var("got_e"); got != "" {
+		t.Errorf("empty parameter came back as %q", got)
+	}
+	if o := c.Run(context.Background()); len(draws) != 6 || draws[3] == draws[0] {
+		t.Errorf("the next transaction drew %v again (%v)", draws[3:], o.Err)
+	}
+}
