@@ -1,9 +1,17 @@
 package script
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
 func TestParseGood(t *testing.T) {
@@ -27,6 +35,7 @@ UPDATE t SET x = :acc_abalance + :big WHERE id = :aid;
 	if err != nil {
 		t.Fatal(err)
 	}
+	agreeGood(t, src)
 	var kinds []Kind
 	for _, c := range s.Commands {
 		kinds = append(kinds, c.Kind)
@@ -108,6 +117,43 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q...", c.src, err, c.want)
 		}
+		agreeWithPgbench(t, c.src, err)
+	}
+}
+
+// refusedHere are scripts pgbench runs and rightsize refuses, or that
+// pgbench rejects only when it runs them (\set 1x: at the assignment).
+var refusedHere = []string{"\\shell", "\\setshell", "\\startpipeline", "\\;", "\\set 1x"}
+
+// agreeWithPgbench checks that pgbench, when the machine has it, also
+// rejects the script src, on the same line when it names one. pgbench
+// parses its scripts before it connects: it is pointed at a server that
+// does not exist.
+func agreeWithPgbench(t *testing.T, src string, ours error) {
+	t.Helper()
+	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
+	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
+		return
+	}
+	for _, r := range refusedHere {
+		if strings.Contains(src, r) {
+			return
+		}
+	}
+	f := filepath.Join(t.TempDir(), "bad.sql")
+	if err := os.WriteFile(f, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command(pgbench, "-n", "-t", "1", "-h", "/nonexistent", "-f", f).CombinedOutput()
+	stderr := string(out)
+	parseFailed := strings.Contains(stderr, f+":") || strings.Contains(stderr, "condition error") || strings.Contains(stderr, "empty command list")
+	if !parseFailed {
+		t.Errorf("%q: pgbench accepts it:\n%s", src, stderr)
+		return
+	}
+	var se *Error
+	if m := regexp.MustCompile(regexp.QuoteMeta(f) + `:(\d+): `).FindStringSubmatch(stderr); m != nil && errors.As(ours, &se) && m[1] != strconv.Itoa(se.Line) {
+		t.Errorf("%q: our line %d, pgbench's %s:\n%s", src, se.Line, m[1], stderr)
 	}
 }
 
@@ -157,5 +203,21 @@ func TestBuiltinsAndOptions(t *testing.T) {
 	}
 	if _, _, err := ParseDefine("1x=2"); err == nil {
 		t.Error("define 1x accepted")
+	}
+}
+
+// agreeGood checks that pgbench parses src without an error.
+func agreeGood(t *testing.T, src string) {
+	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
+	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
+		return
+	}
+	f := filepath.Join(t.TempDir(), "good.sql")
+	if err := os.WriteFile(f, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command(pgbench, "-n", "-t", "1", "-h", "/nonexistent", "-f", f).CombinedOutput()
+	if !strings.Contains(string(out), "connection to server") || strings.Contains(string(out), f+":") {
+		t.Errorf("pgbench does not parse the script as we do:\n%s", out)
 	}
 }
