@@ -28,10 +28,18 @@ type testEnv struct {
 func newTestEnv(seed uint64) *testEnv {
 	base := prng.New(seed)
 	r := prng.New(base.Uint64())
-	return &testEnv{rand: r, vars: map[string]Value{
+	env := &testEnv{rand: r, vars: map[string]Value{
 		"default_seed": IntValue(int64(base.Uint64())), "random_seed": IntValue(int64(seed)),
 		"scale": IntValue(1), "client_id": IntValue(0),
 	}}
+	for name, s := range conformanceDefines {
+		v, err := ParseValue(s)
+		if err != nil {
+			panic(err)
+		}
+		env.vars[name] = v
+	}
+	return env
 }
 
 func (e *testEnv) Var(name string) (Value, error) {
@@ -69,6 +77,19 @@ var conformanceExprs = []string{
 	"random_exponential(1, 100, 0.5)", "random_zipfian(1, 1000, 1.5)", "random_zipfian(1, 10, 1.07)", "random_zipfian(1, 1, 2)",
 	"random(1, 1000) + random(1, 1000)", "1 + 2 * 3 - 4 / 2 % 3", "3 - - 2", "- (3)", "+ 4", "1 < 2 AND 2 < 3 OR false",
 	"NOT 1 = 2", "1 | 2 + 3", "~1 + 2", "6 & 3 << 1",
+	"true OR false AND false", "NOT NULL IS NULL", "1 = 1 IS TRUE", "2 * 3 % 4", "-2 * -3", "- 9223372036854775808",
+	"CASE WHEN true THEN 1 END + 1", "case when 1 then 2 else 3 end", "RANDOM(1, 1)", "Abs(-1)", ".5 + 1.", "1e3", "1E-2",
+	"0.000001234", "1e100", "123456789012345678.0", "1.0e15", "1e16", "greatest(1)", "least(2.5)", "debug(debug(1))",
+	":scale+1", "5 - 3 - 1", "100 / 10 / 5", "2 << 1 << 1", "NOT NOT true", "- - 5", "~ ~ 5",
+	":d_yes", ":d_t", ":d_off", ":d_no", ":d_int", ":d_neg", ":d_dbl", ":d_exp", ":d_null", ":d_int + 1", ":d_dbl * 2",
+	"1 IS NOT NULL AND NULL IS NULL", "1 IS NULL IS NULL", "1 ISNULL ISNULL", "NULL NOTNULL IS FALSE", "mod(9223372036854775807, 10)", "abs(-9223372036854775808)",
+}
+
+// conformanceDefines are given to pgbench with -D and read as pgbench
+// reads a variable's string.
+var conformanceDefines = map[string]string{
+	"d_yes": "yes", "d_t": "T", "d_off": "off", "d_no": "n", "d_int": "42", "d_neg": "-7", "d_dbl": "1.25",
+	"d_exp": "2e3", "d_null": "NULL",
 }
 
 // conformanceErrors are expressions whose evaluation fails: pgbench's
@@ -78,7 +99,7 @@ var conformanceErrors = []string{
 	"4611686018427387904 * 2", "(-9223372036854775807 - 1) / -1", "1 / 0", "1 % 0", "mod(5, 0)", "int(1e19)",
 	"int(-1e19)", "int(sqrt(-1))", "NOT 1", "true + 1", "true AND 1", "random(10, 1)", "random(-9223372036854775807, 9223372036854775807)", "random(-9223372036854775807, 0)",
 	"random_gaussian(1, 10, 1.5)", "random_exponential(1, 10, 0)", "random_zipfian(1, 10, 1)", "random_zipfian(1, 10, 2000)",
-	"permute(1, 0)", "permute(1, -5, 2)", ":nosuchvar", "least(1, true)", "1 << true", "hash(true)", "(1 = 1) = true",
+	"permute(1, 0)", "permute(1, -5, 2)", ":nosuchvar", "least(1, true)", "1 << true", "hash(true)", "(1 = 1) = true", "1 IS NULL = false",
 }
 
 func pgbenchPath(t *testing.T) string {
@@ -100,8 +121,11 @@ func runPgbench(t *testing.T, dsn, script string, seed uint64) (string, bool) {
 	if err := os.WriteFile(f, []byte(script), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(pgbenchPath(t), "-n", "-t", "1", "-c", "1", "-j", "1",
-		fmt.Sprintf("--random-seed=%d", seed), "-f", f, dsn)
+	args := []string{"-n", "-t", "1", "-c", "1", "-j", "1", fmt.Sprintf("--random-seed=%d", seed), "-f", f}
+	for name, value := range conformanceDefines {
+		args = append(args, "-D", name+"="+value)
+	}
+	cmd := exec.Command(pgbenchPath(t), append(args, dsn)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -167,6 +191,32 @@ func TestConformanceErrorsWithPgbench(t *testing.T) {
 		}
 		if !strings.Contains(stderr, err.Error()) {
 			t.Errorf("%s: our error %q is not pgbench's:\n%s", src, err, stderr)
+		}
+	}
+}
+
+// conformanceSyntaxErrors are expressions pgbench refuses when it parses
+// the script; so must Parse.
+var conformanceSyntaxErrors = []string{
+	"1 < 2 = true", "1 < 2 < 3", "1 = 1 <> true", "2 ^ 1", "foo(1)", "abs()", "abs(1, 2)", "pi(1)",
+	"least()", "hash(1, 2, 3)", "hash()", "permute(1)", "permute(1, 2, 3, 4)", "random(1)", "CASE END", "CASE WHEN 1 END END",
+	"CASE 1 WHEN 1 THEN 2 END", "(1", "1)", "1 +", "99999999999999999999", "9223372036854775808", "- (9223372036854775808)",
+	"abs", ":", "1 2", "1 IS 2", "NOT", "1,2", "'a'", "1 == 1", "1 === 1", "1 && 1",
+}
+
+func TestConformanceSyntaxErrorsWithPgbench(t *testing.T) {
+	pgbench := pgbenchPath(t)
+	for _, src := range conformanceSyntaxErrors {
+		_, ours := Parse(src)
+		f := filepath.Join(t.TempDir(), "s.sql")
+		if err := os.WriteFile(f, []byte("\\set x "+src+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// pgbench parses its scripts before it connects: no server needed
+		out, _ := exec.Command(pgbench, "-n", "-t", "1", "-h", "/nonexistent", "-f", f).CombinedOutput()
+		theirs := strings.Contains(string(out), f+":1:")
+		if ours == nil || !theirs {
+			t.Errorf("%s: our error %v; pgbench:\n%s", src, ours, out)
 		}
 	}
 }

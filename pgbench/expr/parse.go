@@ -108,8 +108,8 @@ func (p *parser) expr(min int) (*Expr, error) {
 		if l == 0 || l < min {
 			return left, nil
 		}
-		if (l == levelCmp || l == levelIs) && l == lastLevel {
-			return nil, p.syntaxError(t) // %nonassoc: a < b < c
+		if l == levelCmp && l == lastLevel {
+			return nil, p.syntaxError(t) // %nonassoc: a < b < c (IS, a postfix, chains)
 		}
 		p.next()
 		if l == levelIs {
