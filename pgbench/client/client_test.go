@@ -20,7 +20,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // tpcbDatabase is a fresh copy of a scale-1 TPC-B database.
-func tpcbDatabase(t *testing.T) string {
+func tpcbDatabase(t testing.TB) string {
 	return pgtest.NewDatabaseFrom(t, "tpcb1", func(dsn string) error {
 		_, err := tpcb.Build(context.Background(), func(ctx context.Context) (*pgconn.PgConn, error) {
 			return pgconn.Connect(ctx, dsn)
@@ -29,7 +29,7 @@ func tpcbDatabase(t *testing.T) string {
 	})
 }
 
-func newClient(t *testing.T, dsn string, cfg Config) *Client {
+func newClient(t testing.TB, dsn string, cfg Config) *Client {
 	t.Helper()
 	conn, err := pgconn.Connect(context.Background(), dsn)
 	if err != nil {
@@ -43,7 +43,7 @@ func newClient(t *testing.T, dsn string, cfg Config) *Client {
 	return c
 }
 
-func builtin(t *testing.T, name string, weight int) *script.Script {
+func builtin(t testing.TB, name string, weight int) *script.Script {
 	t.Helper()
 	b, err := script.FindBuiltin(name)
 	if err != nil {

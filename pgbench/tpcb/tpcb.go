@@ -71,6 +71,25 @@ func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
 	}
 	cfg.Loaders = max(1, cfg.Loaders)
 	t0 := time.Now()
+	err := dropAndLoad(ctx, connect, cfg)
+	res.Load = time.Since(t0)
+	if err != nil {
+		return res, err
+	}
+	res.Rows = int64(cfg.Scale) * (script.Branches + script.Tellers + script.Accounts)
+	t1 := time.Now()
+	if err := parallelSQL(ctx, connect, cfg.Loaders, vacuumSQL); err != nil {
+		return res, err
+	}
+	res.Vacuum = time.Since(t1)
+	t2 := time.Now()
+	err = parallelSQL(ctx, connect, cfg.Loaders, keySQL)
+	res.Keys = time.Since(t2)
+	return res, err
+}
+
+// dropAndLoad drops pgbench's tables, creates them and loads their rows.
+func dropAndLoad(ctx context.Context, connect Connect, cfg Config) error {
 	err := withConn(ctx, connect, func(c *pgconn.PgConn) error {
 		stmts := append([]string{"drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}, DDL(cfg.Scale, cfg.FillFactor)...)
 		for _, s := range stmts {
@@ -81,22 +100,13 @@ func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return err
 	}
 	rows, err := load(ctx, connect, cfg)
-	res.Rows, res.Load = rows, time.Since(t0)
-	if err != nil {
-		return res, err
+	if want := int64(cfg.Scale) * (script.Branches + script.Tellers + script.Accounts); err == nil && rows != want {
+		return fmt.Errorf("loaded %d rows, expected %d", rows, want)
 	}
-	t1 := time.Now()
-	if err := parallelSQL(ctx, connect, cfg.Loaders, vacuumSQL); err != nil {
-		return res, err
-	}
-	res.Vacuum = time.Since(t1)
-	t2 := time.Now()
-	err = parallelSQL(ctx, connect, cfg.Loaders, keySQL)
-	res.Keys = time.Since(t2)
-	return res, err
+	return err
 }
 
 var vacuumSQL = []string{"vacuum analyze pgbench_branches", "vacuum analyze pgbench_tellers",
