@@ -46,8 +46,10 @@ type Command struct {
 	Text string // its first line, for reports
 
 	// SQL: the statement with $1..$n for Params, the variables bound to
-	// them in order; Store and Prefix say where \gset or \aset put the row.
+	// them in order (QSQL: with ? placeholders, for MySQL and SQLite);
+	// Store and Prefix say where \gset or \aset put the row.
 	SQL    string
+	QSQL   string
 	Params []string
 	Store  Store
 	Prefix string
@@ -137,12 +139,13 @@ func (p *parseState) sql(pc piece) error {
 	if pc.combined {
 		return p.errorAt(off, "combined queries (\\;) cannot be prepared: write each statement as its own command")
 	}
-	stmt, params := bindParams(text)
+	stmt, params := bindParams(text, false)
+	qstmt, _ := bindParams(text, true)
 	if len(params) > 255 {
 		return p.errorAt(off, "statement has too many arguments (maximum is 255)")
 	}
 	line, col := position(p.src, off)
-	p.cmds = append(p.cmds, Command{Kind: SQL, Line: line, Col: col, Text: firstLine(text), SQL: stmt, Params: params})
+	p.cmds = append(p.cmds, Command{Kind: SQL, Line: line, Col: col, Text: firstLine(text), SQL: stmt, QSQL: qstmt, Params: params})
 	return nil
 }
 
@@ -174,8 +177,8 @@ func firstLine(s string) string {
 
 // bindParams replaces each :name in sql by $1, $2, ... as pgbench's
 // parseQuery does (everywhere in the text, quoted or not; "::" is a cast)
-// and returns the variables in order.
-func bindParams(sql string) (string, []string) {
+// and returns the variables in order; with qmark each becomes ? instead.
+func bindParams(sql string, qmark bool) (string, []string) {
 	var b strings.Builder
 	var params []string
 	for i := 0; i < len(sql); {
@@ -197,7 +200,11 @@ func bindParams(sql string) (string, []string) {
 			continue
 		}
 		params = append(params, sql[j+1:j+1+n])
-		fmt.Fprintf(&b, "$%d", len(params))
+		if qmark {
+			b.WriteByte('?')
+		} else {
+			fmt.Fprintf(&b, "$%d", len(params))
+		}
 		i = j + 1 + n
 	}
 	return b.String(), params

@@ -56,8 +56,9 @@ UPDATE t SET x = :acc_abalance + :big WHERE id = :aid;
 		t.Errorf("select params %v", sel.Params)
 	}
 	upd := s.Commands[3]
-	if !reflect.DeepEqual(upd.Params, []string{"acc_abalance", "big", "aid"}) || upd.SQL != "UPDATE t SET x = $1 + $2 WHERE id = $3;" {
-		t.Errorf("update %q %v", upd.SQL, upd.Params)
+	if !reflect.DeepEqual(upd.Params, []string{"acc_abalance", "big", "aid"}) || upd.SQL != "UPDATE t SET x = $1 + $2 WHERE id = $3;" ||
+		upd.QSQL != "UPDATE t SET x = ? + ? WHERE id = ?;" {
+		t.Errorf("update %q %q %v", upd.SQL, upd.QSQL, upd.Params)
 	}
 	if c := s.Commands[6]; c.Store != Aset || c.SQL != "SELECT $$a;b$$ AS c " {
 		t.Errorf("aset command %q store %d", c.SQL, c.Store)
