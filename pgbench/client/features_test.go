@@ -130,6 +130,11 @@ DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;
 	if !errors.As(o.Err, &ce) || !ce.Retryable() || o.Tries != 3 || ce.Line != 3 {
 		t.Fatalf("tries %d, error %v", o.Tries, o.Err)
 	}
+	st := NewStats([]*script.Script{s})
+	st.Record(o)
+	if st.Scripts[0].Retries != 2 || st.Scripts[0].Errors != 1 || st.Scripts[0].Commands[2].Errors != 1 {
+		t.Errorf("stats: %d retries, %d errors, %d errors of the DO", st.Scripts[0].Retries, st.Scripts[0].Errors, st.Scripts[0].Commands[2].Errors)
+	}
 	if len(draws) != 3 || draws[0] != draws[1] || draws[1] != draws[2] {
 		t.Errorf("draws of the three tries: %v", draws)
 	}

@@ -20,6 +20,7 @@ type ScriptStats struct {
 	Name     string
 	Count    int64 // transactions that ended without error
 	Errors   int64
+	Retries  int64 // tries after the first, over all transactions
 	Latency  *hdrhistogram.Histogram
 	Commands []CommandStats
 }
@@ -58,6 +59,7 @@ func (st *Stats) Record(o Outcome) {
 	if errors.As(o.Err, &ce) {
 		failed = ce.Command
 	}
+	ss.Retries += int64(max(0, o.Tries-1))
 	if o.Err != nil {
 		ss.Errors++
 	} else {
@@ -85,6 +87,7 @@ func (st *Stats) Merge(other *Stats) {
 		a, b := &st.Scripts[i], &other.Scripts[i]
 		a.Count += b.Count
 		a.Errors += b.Errors
+		a.Retries += b.Retries
 		a.Latency.Merge(b.Latency)
 		for j := range a.Commands {
 			a.Commands[j].Count += b.Commands[j].Count
