@@ -3,9 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -22,10 +20,7 @@ import (
 //
 //	go test -run XXX -bench ClientVsPgbench ./pgbench/client
 func BenchmarkClientVsPgbench(b *testing.B) {
-	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
-	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
-		b.Skip("no pgbench to compare with")
-	}
+	pgbench := pgtest.Pgbench(b)
 	for _, name := range []string{"select-only", "tpcb-like"} {
 		b.Run(name, func(b *testing.B) { compareWithPgbench(b, pgbench, name) })
 	}

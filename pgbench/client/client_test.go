@@ -3,9 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -129,10 +127,7 @@ func TestTPCBLikeBalances(t *testing.T) {
 // with the same --random-seed on two copies of the database: the same
 // scripts chosen and the same random values give the same rows.
 func TestSameTransactionsAsPgbench(t *testing.T) {
-	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
-	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
-		t.Skip("no pgbench to compare with")
-	}
+	pgbench := pgtest.Pgbench(t)
 	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
 	const seed, txns = 4242, 60
 	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-j", "1", "-t", fmt.Sprint(txns),

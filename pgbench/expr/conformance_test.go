@@ -102,16 +102,7 @@ var conformanceErrors = []string{
 	"permute(1, 0)", "permute(1, -5, 2)", ":nosuchvar", "least(1, true)", "1 << true", "hash(true)", "(1 = 1) = true", "1 IS NULL = false",
 }
 
-func pgbenchPath(t *testing.T) string {
-	p := filepath.Join(pgtest.Bin(), "pgbench")
-	if pgtest.Bin() == "" {
-		p = "/usr/lib/postgresql/15/bin/pgbench"
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no pgbench to compare with: %v", err)
-	}
-	return p
-}
+func pgbenchPath(t *testing.T) string { return pgtest.Pgbench(t) }
 
 // runPgbench runs script once in one client with --random-seed=seed and
 // returns its standard error and whether it succeeded.

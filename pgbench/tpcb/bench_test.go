@@ -2,9 +2,7 @@ package tpcb
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,10 +17,7 @@ import (
 //
 //	go test -run XXX -bench BuildVsPgbenchInit ./pgbench/tpcb
 func BenchmarkBuildVsPgbenchInit(b *testing.B) {
-	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
-	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
-		b.Skip("no pgbench to compare with")
-	}
+	pgbench := pgtest.Pgbench(b)
 	dsn := pgtest.NewDatabase(b)
 	var ours, theirs time.Duration
 	for range 2 {

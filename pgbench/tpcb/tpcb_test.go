@@ -2,9 +2,7 @@ package tpcb
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -53,10 +51,7 @@ func readFacts(t *testing.T, dsn string) []string {
 // TestBuildEqualsPgbenchInit builds scale 2 with 3 loaders and compares it
 // with what pgbench -i -s 2 builds.
 func TestBuildEqualsPgbenchInit(t *testing.T) {
-	pgbench := filepath.Join(pgtest.Bin(), "pgbench")
-	if _, err := os.Stat(pgbench); pgtest.Bin() == "" || err != nil {
-		t.Skip("no pgbench to compare with")
-	}
+	pgbench := pgtest.Pgbench(t)
 	ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	res, err := Build(context.Background(), connector(ours), Config{Scale: 2, Loaders: 3})
 	if err != nil {
