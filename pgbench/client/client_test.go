@@ -122,6 +122,13 @@ func TestTPCBLikeBalances(t *testing.T) {
 	}
 }
 
+// balancesQuery is every non-zero balance of accounts, tellers and
+// branches.
+const balancesQuery = `select concat_ws(' / ',
+	(select md5(string_agg(format('%s %s', aid, abalance), ',' order by aid)) from pgbench_accounts where abalance <> 0),
+	(select string_agg(format('%s %s', tid, tbalance), ',' order by tid) from pgbench_tellers),
+	(select string_agg(format('%s %s', bid, bbalance), ',' order by bid) from pgbench_branches))`
+
 // TestSameTransactionsAsPgbench runs one client of tpcb-like@1 +
 // simple-update@2 for 60 transactions here and in pgbench -M prepared
 // with the same --random-seed on two copies of the database: the same
@@ -144,9 +151,53 @@ func TestSameTransactionsAsPgbench(t *testing.T) {
 	}
 	for _, q := range []string{
 		`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by ctid)) from pgbench_history`,
-		`select md5(string_agg(format('%s %s', aid, abalance), ',' order by aid)) from pgbench_accounts where abalance <> 0`,
-		`select string_agg(format('%s %s', tid, tbalance), ',' order by tid) from pgbench_tellers`,
-		`select string_agg(format('%s %s', bid, bbalance), ',' order by bid) from pgbench_branches`,
+		balancesQuery,
+	} {
+		if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
+			t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
+		}
+	}
+}
+
+// TestSameTransactionsAsPgbenchThreeClients runs 3 clients × 40
+// transactions of tpcb-like@1 + simple-update@1 here and in pgbench -c 3
+// -j 3 with the same --random-seed: the clients interleave differently,
+// but each client draws what pgbench's does (Seeds), so the history's
+// rows and every balance are equal as sets.
+func TestSameTransactionsAsPgbenchThreeClients(t *testing.T) {
+	pgbench := pgtest.Pgbench(t)
+	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
+	const seed, clients, txns = 777, 3, 40
+	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", fmt.Sprint(clients), "-j", fmt.Sprint(clients), "-t", fmt.Sprint(txns),
+		fmt.Sprintf("--random-seed=%d", seed), "-b", "tpcb-like@1", "-b", "simple-update@1", theirs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 1)}
+	seeds := Seeds(seed, clients)
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		c := newClient(t, ours, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range txns {
+				if o := c.Run(context.Background()); o.Err != nil {
+					errs <- o.Err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by tid, bid, aid, delta)) from pgbench_history`,
+		balancesQuery,
 	} {
 		if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
 			t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
