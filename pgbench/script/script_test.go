@@ -232,3 +232,25 @@ func pgbenchIfAny() string {
 	}
 	return p
 }
+
+func TestLoad(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "w@x.sql")
+	if err := os.WriteFile(f, []byte("SELECT 1;\n\\set x 1 +\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile(f + "@3"); err == nil || err.Error() != f+":2:11: syntax error in expression \"1 +\"" {
+		t.Errorf("bad file: %v", err)
+	}
+	if err := os.WriteFile(f, []byte("SELECT 1;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := LoadFile(f + "@3"); err != nil || s.Weight != 3 || s.Name != f {
+		t.Errorf("good file: %v", err)
+	}
+	if _, err := LoadFile(filepath.Join(filepath.Dir(f), "missing.sql")); err == nil || !strings.Contains(err.Error(), "read script") {
+		t.Errorf("missing file: %v", err)
+	}
+	if s, err := LoadBuiltin("select@2"); err != nil || s.Weight != 2 || s.Name != "<builtin: select only>" {
+		t.Errorf("builtin: %v", err)
+	}
+}
