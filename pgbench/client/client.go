@@ -169,6 +169,10 @@ func (c *Client) runOnce(ctx context.Context, i int) error {
 		next, err := c.step(ctx, i, pc)
 		c.times[pc] += time.Since(t0)
 		if err != nil {
+			var ce *elifError
+			if errors.As(err, &ce) {
+				pc, err = ce.at, ce.err
+			}
 			cmd := &s.Commands[pc]
 			var cerr error = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL, Err: err}
 			if c.sess.InTransaction() {
@@ -219,7 +223,7 @@ func (c *Client) branch(i, pc int) (int, error) {
 		c.cur[1] = pc
 		v, err := cmd.Expr.Eval(&c.env)
 		if err != nil {
-			return 0, err
+			return 0, &elifError{at: pc, err: err}
 		}
 		if v.Truth() {
 			return pc + 1, nil
@@ -227,6 +231,14 @@ func (c *Client) branch(i, pc int) (int, error) {
 		pc = cmd.Next
 	}
 }
+
+// elifError is the error of the condition at command at of an \if chain.
+type elifError struct {
+	at  int
+	err error
+}
+
+func (e *elifError) Error() string { return e.err.Error() }
 
 func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 	n := cmd.SleepN
