@@ -54,18 +54,19 @@ func builtin(t testing.TB, name string, weight int) *script.Script {
 	return s
 }
 
-func queryString(t *testing.T, dsn, q string) string {
+// queryString returns the one value the last statement of q returns.
+func queryString(t testing.TB, dsn, q string) string {
 	t.Helper()
 	conn, err := pgconn.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	res := conn.ExecParams(context.Background(), q, nil, nil, nil, nil).Read()
-	if res.Err != nil || len(res.Rows) != 1 {
-		t.Fatalf("%s: %v (%d rows)", q, res.Err, len(res.Rows))
+	results, err := conn.Exec(context.Background(), q).ReadAll() // simple protocol: q may hold several statements
+	if err != nil || len(results) == 0 || len(results[len(results)-1].Rows) != 1 {
+		t.Fatalf("%s: %v", q, err)
 	}
-	return string(res.Rows[0][0])
+	return string(results[len(results)-1].Rows[0][0])
 }
 
 // TestTPCBLikeBalances runs 4 clients × 150 tpcb-like transactions on a

@@ -3,9 +3,15 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/pgtest"
 
 	"github.com/rightsize/rightsize/pgbench/expr"
 	"github.com/rightsize/rightsize/pgbench/script"
@@ -143,5 +149,67 @@ DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;
 	}
 	if o := c.Run(context.Background()); len(draws) != 6 || draws[3] == draws[0] {
 		t.Errorf("the next transaction drew %v again (%v)", draws[3:], o.Err)
+	}
+}
+
+// customScript exercises the executor's paths: random functions, hashes,
+// doubles written into SQL, \gset values read back into expressions, \if
+// chains and \aset. Each transaction logs what it computed.
+const customScript = `\set a random(1, 100)
+\set z random_zipfian(1, 1000, 1.2)
+\set g random_gaussian(1, 100, 3.0)
+\set e random_exponential(1, 100, 2.5)
+\set h abs(hash(:a)) % 1000 + hash_fnv1a(:z, 5) % 7
+\set p permute(:a, 100) + permute(:z, 1000, :client_id)
+\set d :a / 3.0 + :scale
+SELECT :a * 2 AS twice, 'v' || :z AS label \gset
+\if :twice > 150
+  \set branch 1
+\elif :twice > 50 AND :h % 2 = 0
+  \set branch 2
+\else
+  \set branch 3 + :twice / 7.0
+\endif
+SELECT :branch::float8 * 10 AS b10 \aset
+\sleep 0
+INSERT INTO log (a, z, g, e, h, p, d, twice, label, branch, b10) VALUES (:a, :z, :g, :e, :h, :p, :d, :twice, :label, :branch, :b10);
+`
+
+// TestCustomScriptSameAsPgbench runs customScript 80 times in one client
+// here and in pgbench -M prepared with the same --random-seed: the logged
+// rows, every value as text, must be equal.
+func TestCustomScriptSameAsPgbench(t *testing.T) {
+	pgbench := pgtest.Pgbench(t)
+	const create = "CREATE TABLE log (n serial, a text, z text, g text, e text, h text, p text, d text, twice text, label text, branch text, b10 text)"
+	ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+	for _, dsn := range []string{ours, theirs} {
+		if got := queryString(t, dsn, create+"; SELECT 'ok'"); got != "ok" {
+			t.Fatal(got)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "custom.sql")
+	if err := os.WriteFile(f, []byte(customScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const seed, txns = 31337, 80
+	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-j", "1", "-t", fmt.Sprint(txns), "-s", "3",
+		fmt.Sprintf("--random-seed=%d", seed), "-f", f, theirs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	s := parse(t, f, customScript, 1)
+	c := newClient(t, ours, Config{Scripts: []*script.Script{s}, Scale: 3, Seed: Seeds(seed, 1)[0]})
+	for range txns {
+		if o := c.Run(context.Background()); o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	q := "select string_agg(format('%s %s %s %s %s %s %s %s %s %s', a, z, g, e, h, p, d, twice, label, branch || '/' || b10), E'\\n' order by n) from log"
+	a, b := queryString(t, ours, q), queryString(t, theirs, q)
+	if a != b {
+		t.Errorf("logged rows differ:\n ours:\n%s\n pgbench:\n%s", a, b)
+	}
+	if strings.Count(a, "\n") != txns-1 {
+		t.Errorf("%d rows logged", strings.Count(a, "\n")+1)
 	}
 }
