@@ -43,6 +43,7 @@ type Client struct {
 	choose   *prng.State
 	env      env
 	prepared [][]bool
+	names    [][]string // the statements' names, P_script_command
 	params   [][]byte
 	arena    []byte // the parameters' bytes
 	times    []time.Duration
@@ -51,10 +52,16 @@ type Client struct {
 
 // New returns a client of sess. The scripts' weights must not all be 0.
 func New(sess Session, cfg Config) (*Client, error) {
-	c := &Client{cfg: cfg, sess: sess, choose: prng.New(cfg.Seed.Choose)}
+	// arena is never nil: an empty parameter must be a non-nil empty slice
+	c := &Client{cfg: cfg, sess: sess, choose: prng.New(cfg.Seed.Choose), arena: make([]byte, 0, 256)}
 	for _, s := range cfg.Scripts {
 		c.total += int64(s.Weight)
 		c.prepared = append(c.prepared, make([]bool, len(s.Commands)))
+		names := make([]string, len(s.Commands))
+		for j := range names {
+			names[j] = "P_" + strconv.Itoa(len(c.names)) + "_" + strconv.Itoa(j)
+		}
+		c.names = append(c.names, names)
 	}
 	if len(cfg.Scripts) == 0 || c.total == 0 {
 		return nil, errors.New("no script to run: give at least one script with a weight over 0")
@@ -104,6 +111,11 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
+func retryable(err error) bool {
+	var ce *CommandError
+	return errors.As(err, &ce) && ce.Retryable()
+}
+
 // Retryable says whether the error is a serialization failure or a
 // deadlock, which a new try of the whole script may not meet.
 func (e *CommandError) Retryable() bool {
@@ -149,8 +161,7 @@ func (c *Client) RunScript(ctx context.Context, i int) Outcome {
 	for {
 		o.Tries++
 		o.Err = c.runOnce(ctx, i)
-		var ce *CommandError
-		if o.Err == nil || !errors.As(o.Err, &ce) || !ce.Retryable() || o.Tries >= c.cfg.MaxTries || ctx.Err() != nil {
+		if o.Err == nil || !retryable(o.Err) || o.Tries >= c.cfg.MaxTries || ctx.Err() != nil {
 			break
 		}
 		*c.env.rand = saved
@@ -263,7 +274,7 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 // sql executes SQL command pc of script i, preparing it on first use.
 func (c *Client) sql(ctx context.Context, i, pc int) error {
 	cmd := &c.cfg.Scripts[i].Commands[pc]
-	name := "P_" + strconv.Itoa(i) + "_" + strconv.Itoa(pc)
+	name := c.names[i][pc]
 	if !c.prepared[i][pc] {
 		if err := c.sess.Prepare(ctx, name, cmd.SQL); err != nil {
 			return err
@@ -272,17 +283,13 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 	}
 	c.params, c.arena = c.params[:0], c.arena[:0]
 	for _, p := range cmd.Params {
-		s, ok := c.env.vars.text(p)
-		if !ok {
+		start := len(c.arena)
+		var ok bool
+		if c.arena, ok = c.env.vars.appendText(c.arena, p); !ok {
 			c.params = append(c.params, nil) // sent as NULL, as pgbench does
 			continue
 		}
-		if s == "" {
-			c.params = append(c.params, []byte{})
-			continue
-		}
-		c.arena = append(c.arena, s...)
-		c.params = append(c.params, c.arena[len(c.arena)-len(s):len(c.arena):len(c.arena)])
+		c.params = append(c.params, c.arena[start:len(c.arena):len(c.arena)])
 	}
 	res, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
 	if err != nil || cmd.Store == script.NoStore {

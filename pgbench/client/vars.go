@@ -62,6 +62,22 @@ func (v vars) text(name string) (string, bool) {
 	return x.str, true
 }
 
+// appendText appends a variable's parameter text to buf without making a
+// string of an integer; ok is false when the variable is undefined.
+func (v vars) appendText(buf []byte, name string) ([]byte, bool) {
+	x, ok := v[name]
+	switch {
+	case !ok:
+		return buf, false
+	case x.hasStr:
+		return append(buf, x.str...), true
+	case x.val.Kind == expr.Int:
+		return strconv.AppendInt(buf, x.val.I, 10), true
+	}
+	s, _ := v.text(name)
+	return append(buf, s...), true
+}
+
 // env is the expression environment of a client.
 type env struct {
 	vars  vars
