@@ -291,22 +291,23 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 		}
 		c.params = append(c.params, c.arena[start:len(c.arena):len(c.arena)])
 	}
-	res, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
+	rows, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
 	if err != nil || cmd.Store == script.NoStore {
 		return err
 	}
-	if cmd.Store == script.Gset && res.Rows != 1 {
-		return fmt.Errorf("\\gset expected one row, got %d", res.Rows)
+	if cmd.Store == script.Gset && rows != 1 {
+		return fmt.Errorf("\\gset expected one row, got %d", rows)
 	}
-	if res.Rows == 0 { // \aset: nothing to store
+	if rows == 0 { // \aset: nothing to store
 		return nil
 	}
-	for k, col := range res.Columns {
+	cols, last := c.sess.Last()
+	for k, col := range cols {
 		name := cmd.Prefix + col
 		if !script.ValidName(name) {
 			return fmt.Errorf("cannot store column %q: invalid variable name \"%s\" (name the column with AS)", col, name)
 		}
-		c.env.vars.setString(name, string(res.Last[k]))
+		c.env.vars.setString(name, string(last[k]))
 	}
 	return nil
 }

@@ -12,21 +12,17 @@ import (
 // another engine plugs in with its own.
 type Session interface {
 	Prepare(ctx context.Context, name, sql string) error
-	// Exec runs a prepared statement. With keep, it returns the result's
-	// column names and its last row (nil values are NULLs); both are
-	// valid until the next call.
-	Exec(ctx context.Context, name string, params [][]byte, keep bool) (res Result, err error)
+	// Exec runs a prepared statement (a nil parameter is NULL) and
+	// returns how many rows it returned; with keep, Last then has the
+	// result's column names and its last row.
+	Exec(ctx context.Context, name string, params [][]byte, keep bool) (rows int64, err error)
+	// Last is the column names and last row (nil values are NULLs) of the
+	// last Exec with keep, valid until the next call.
+	Last() (columns []string, row [][]byte)
 	// InTransaction says whether a transaction block is open (after an
 	// error, to roll it back).
 	InTransaction() bool
 	Rollback(ctx context.Context) error
-}
-
-// Result is what Exec returns of a statement's result.
-type Result struct {
-	Rows    int64
-	Columns []string
-	Last    [][]byte
 }
 
 // PgSession runs scripts on a pgconn connection, as pgbench -M prepared:
@@ -44,9 +40,9 @@ func (s *PgSession) Prepare(ctx context.Context, name, sql string) error {
 }
 
 // Exec executes the statement prepared as name.
-func (s *PgSession) Exec(ctx context.Context, name string, params [][]byte, keep bool) (Result, error) {
+func (s *PgSession) Exec(ctx context.Context, name string, params [][]byte, keep bool) (int64, error) {
 	rr := s.Conn.ExecPrepared(ctx, name, params, nil, nil)
-	var res Result
+	var rows int64
 	if keep {
 		s.cols = s.cols[:0]
 		for _, f := range rr.FieldDescriptions() {
@@ -54,7 +50,7 @@ func (s *PgSession) Exec(ctx context.Context, name string, params [][]byte, keep
 		}
 	}
 	for rr.NextRow() {
-		res.Rows++
+		rows++
 		if keep {
 			s.last = s.last[:0]
 			for _, v := range rr.Values() {
@@ -63,14 +59,12 @@ func (s *PgSession) Exec(ctx context.Context, name string, params [][]byte, keep
 			s.last = copyRow(s.last)
 		}
 	}
-	if _, err := rr.Close(); err != nil {
-		return Result{}, err
-	}
-	if keep {
-		res.Columns, res.Last = s.cols, s.last
-	}
-	return res, nil
+	_, err := rr.Close()
+	return rows, err
 }
+
+// Last is the columns and last row of the last Exec with keep.
+func (s *PgSession) Last() ([]string, [][]byte) { return s.cols, s.last }
 
 // copyRow copies the values pgconn reuses for the next row.
 func copyRow(row [][]byte) [][]byte {
