@@ -22,15 +22,17 @@ import (
 func BenchmarkClientVsPgbench(b *testing.B) {
 	pgbench := pgtest.Pgbench(b)
 	for _, name := range []string{"select-only", "tpcb-like"} {
-		b.Run(name, func(b *testing.B) { compareWithPgbench(b, pgbench, name) })
+		for _, s := range sessions {
+			b.Run(name+"/"+s.name, func(b *testing.B) { compareWithPgbench(b, pgbench, name, s.open) })
+		}
 	}
 }
 
-func compareWithPgbench(b *testing.B, pgbench, name string) {
+func compareWithPgbench(b *testing.B, pgbench, name string, open opener) {
 	dsn := tpcbDatabase(b)
 	const n = 3000
 	s := builtin(b, name, 1)
-	c := newClient(b, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0]})
+	c := newClient(b, open, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0]})
 	var oursCPU, oursWall, theirCPU, theirWall time.Duration
 	for round := range 3 {
 		cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-j", "1", "-t", fmt.Sprint(n), "-b", name, dsn)
@@ -66,8 +68,14 @@ func selfCPU() time.Duration {
 // BenchmarkRun is one client's tpcb-like transactions, for profiles and
 // allocations: go test -run XXX -bench 'Run$' -benchmem ./pgbench/client
 func BenchmarkRun(b *testing.B) {
+	for _, s := range sessions {
+		b.Run(s.name, func(b *testing.B) { benchmarkRun(b, s.open) })
+	}
+}
+
+func benchmarkRun(b *testing.B, open opener) {
 	dsn := tpcbDatabase(b)
-	c := newClient(b, dsn, Config{Scripts: []*script.Script{builtin(b, "tpcb-like", 1)}, Scale: 1, Seed: Seeds(1, 1)[0]})
+	c := newClient(b, open, dsn, Config{Scripts: []*script.Script{builtin(b, "tpcb-like", 1)}, Scale: 1, Seed: Seeds(1, 1)[0]})
 	b.ReportAllocs()
 	for b.Loop() {
 		if o := c.Run(context.Background()); o.Err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/rightsize/rightsize/engine/postgres"
 	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/tpcb"
@@ -27,14 +28,42 @@ func tpcbDatabase(t testing.TB) string {
 	})
 }
 
-func newClient(t testing.TB, dsn string, cfg Config) *Client {
-	t.Helper()
-	conn, err := pgconn.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
+// opener opens a Session on a database for a test.
+type opener func(t testing.TB, dsn string) Session
+
+// sessions are the Session implementations every end-to-end test runs on:
+// pgconn's, and PostgreSQL's engine's on the connection it takes over.
+var sessions = []struct {
+	name string
+	open opener
+}{
+	{"pgconn", func(t testing.TB, dsn string) Session {
+		conn, err := pgconn.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		return &PgSession{Conn: conn}
+	}},
+	{"wire", func(t testing.TB, dsn string) Session {
+		s, err := postgres.NewScriptSession(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close(context.Background()) })
+		return s
+	}},
+}
+
+func forEachSession(t *testing.T, test func(t *testing.T, open opener)) {
+	for _, s := range sessions {
+		t.Run(s.name, func(t *testing.T) { test(t, s.open) })
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	c, err := New(&PgSession{Conn: conn}, cfg)
+}
+
+func newClient(t testing.TB, open opener, dsn string, cfg Config) *Client {
+	t.Helper()
+	c, err := New(open(t, dsn), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +101,9 @@ func queryString(t testing.TB, dsn, q string) string {
 // TestTPCBLikeBalances runs 4 clients × 150 tpcb-like transactions on a
 // scale-1 build: every balance total must equal the history's, and the
 // statistics must count every transaction and statement.
-func TestTPCBLikeBalances(t *testing.T) {
+func TestTPCBLikeBalances(t *testing.T) { forEachSession(t, testTPCBLikeBalances) }
+
+func testTPCBLikeBalances(t *testing.T, open opener) {
 	dsn := tpcbDatabase(t)
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1)}
 	const clients, txns = 4, 150
@@ -81,7 +112,7 @@ func TestTPCBLikeBalances(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {
-		c := newClient(t, dsn, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		c := newClient(t, open, dsn, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
 		stats[i] = NewStats(scripts)
 		wg.Add(1)
 		go func() {
@@ -134,7 +165,9 @@ const balancesQuery = `select concat_ws(' / ',
 // simple-update@2 for 60 transactions here and in pgbench -M prepared
 // with the same --random-seed on two copies of the database: the same
 // scripts chosen and the same random values give the same rows.
-func TestSameTransactionsAsPgbench(t *testing.T) {
+func TestSameTransactionsAsPgbench(t *testing.T) { forEachSession(t, testSameTransactionsAsPgbench) }
+
+func testSameTransactionsAsPgbench(t *testing.T, open opener) {
 	pgbench := pgtest.Pgbench(t)
 	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
 	const seed, txns = 4242, 60
@@ -144,7 +177,7 @@ func TestSameTransactionsAsPgbench(t *testing.T) {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 2)}
-	c := newClient(t, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0]})
+	c := newClient(t, open, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0]})
 	for range txns {
 		if o := c.Run(context.Background()); o.Err != nil {
 			t.Fatal(o.Err)
@@ -166,6 +199,10 @@ func TestSameTransactionsAsPgbench(t *testing.T) {
 // but each client draws what pgbench's does (Seeds), so the history's
 // rows and every balance are equal as sets.
 func TestSameTransactionsAsPgbenchThreeClients(t *testing.T) {
+	forEachSession(t, testSameTransactionsAsPgbenchThreeClients)
+}
+
+func testSameTransactionsAsPgbenchThreeClients(t *testing.T, open opener) {
 	pgbench := pgtest.Pgbench(t)
 	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
 	const seed, clients, txns = 777, 3, 40
@@ -179,7 +216,7 @@ func TestSameTransactionsAsPgbenchThreeClients(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {
-		c := newClient(t, ours, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		c := newClient(t, open, ours, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

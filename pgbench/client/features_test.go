@@ -29,7 +29,9 @@ func parse(t *testing.T, name, src string, weight int) *script.Script {
 
 // TestGsetIfAndSleep runs a script whose \gset feeds a later statement and
 // whose \if chain picks a branch from a variable, on a real server.
-func TestGsetIfAndSleep(t *testing.T) {
+func TestGsetIfAndSleep(t *testing.T) { forEachSession(t, testGsetIfAndSleep) }
+
+func testGsetIfAndSleep(t *testing.T, open opener) {
 	dsn := tpcbDatabase(t)
 	s := parse(t, "f.sql", `\set n 3 * :k
 SELECT :n + 1 AS m, 'x' AS tag \gset r_
@@ -47,7 +49,7 @@ SELECT :r_m * 2 AS doubled \gset
 \set out debug(:branch * 10 + :bal)
 `, 1)
 	var debugs []expr.Value
-	c := newClient(t, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0],
+	c := newClient(t, open, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0],
 		Defines: map[string]string{"k": "3"}, Debug: func(_, _ int, v expr.Value) { debugs = append(debugs, v) }})
 	o := c.Run(context.Background())
 	if o.Err != nil {
@@ -71,12 +73,14 @@ SELECT :r_m * 2 AS doubled \gset
 
 // TestErrorsRollBack checks that an SQL error ends the script with the
 // failing line, rolls the transaction back, and that the client goes on.
-func TestErrorsRollBack(t *testing.T) {
+func TestErrorsRollBack(t *testing.T) { forEachSession(t, testErrorsRollBack) }
+
+func testErrorsRollBack(t *testing.T, open opener) {
 	dsn := tpcbDatabase(t)
 	bad := parse(t, "bad.sql", "BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1;\nSELECT 1 / :zero;\nEND;\n", 1)
 	gset := parse(t, "gset.sql", "SELECT aid FROM pgbench_accounts WHERE aid < 3 \\gset\n", 0)
 	meta := parse(t, "meta.sql", "\\if false\n\\elif 1 / 0\n\\endif\n", 0)
-	c := newClient(t, dsn, Config{Scripts: []*script.Script{bad, gset, meta}, Scale: 1, Seed: Seeds(1, 1)[0],
+	c := newClient(t, open, dsn, Config{Scripts: []*script.Script{bad, gset, meta}, Scale: 1, Seed: Seeds(1, 1)[0],
 		Defines: map[string]string{"zero": "0"}})
 	var ce *CommandError
 	if o := c.Run(context.Background()); !errors.As(o.Err, &ce) || ce.Line != 3 || !ce.SQL || !strings.Contains(o.Err.Error(), "bad.sql:3: ERROR: division by zero") {
@@ -95,14 +99,16 @@ func TestErrorsRollBack(t *testing.T) {
 
 // TestWeightedMix runs 4000 transactions of three scripts weighted 6:3:1:
 // each script's share within 4 standard deviations of its weight's.
-func TestWeightedMix(t *testing.T) {
+func TestWeightedMix(t *testing.T) { forEachSession(t, testWeightedMix) }
+
+func testWeightedMix(t *testing.T, open opener) {
 	dsn := tpcbDatabase(t)
 	var scripts []*script.Script
 	for i, w := range []int{6, 3, 1} {
 		scripts = append(scripts, parse(t, string(rune('a'+i))+".sql", "SELECT 1;\n", w))
 	}
 	scripts = append(scripts, parse(t, "never.sql", "SELECT 1/0;\n", 0))
-	c := newClient(t, dsn, Config{Scripts: scripts, Scale: 1, Seed: Seeds(99, 1)[0]})
+	c := newClient(t, open, dsn, Config{Scripts: scripts, Scale: 1, Seed: Seeds(99, 1)[0]})
 	stats := NewStats(scripts)
 	const n = 4000
 	for range n {
@@ -122,14 +128,16 @@ func TestWeightedMix(t *testing.T) {
 
 // TestRetries checks that a serialization failure runs the script again,
 // up to MaxTries, from the random state the first try began with.
-func TestRetries(t *testing.T) {
+func TestRetries(t *testing.T) { forEachSession(t, testRetries) }
+
+func testRetries(t *testing.T, open opener) {
 	dsn := tpcbDatabase(t)
 	s := parse(t, "retry.sql", `\set r debug(random(1, 1000000000))
 SELECT :r AS r, coalesce(:empty, 'was null') AS e \gset got_
 DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;
 `, 1)
 	var draws []expr.Value
-	c := newClient(t, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(3, 1)[0], MaxTries: 3,
+	c := newClient(t, open, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(3, 1)[0], MaxTries: 3,
 		Defines: map[string]string{"empty": ""}, Debug: func(_, _ int, v expr.Value) { draws = append(draws, v) }})
 	o := c.Run(context.Background())
 	var ce *CommandError
@@ -178,7 +186,9 @@ INSERT INTO log (a, z, g, e, h, p, d, twice, label, branch, b10) VALUES (:a, :z,
 // TestCustomScriptSameAsPgbench runs customScript 80 times in one client
 // here and in pgbench -M prepared with the same --random-seed: the logged
 // rows, every value as text, must be equal.
-func TestCustomScriptSameAsPgbench(t *testing.T) {
+func TestCustomScriptSameAsPgbench(t *testing.T) { forEachSession(t, testCustomScriptSameAsPgbench) }
+
+func testCustomScriptSameAsPgbench(t *testing.T, open opener) {
 	pgbench := pgtest.Pgbench(t)
 	const create = "CREATE TABLE log (n serial, a text, z text, g text, e text, h text, p text, d text, twice text, label text, branch text, b10 text)"
 	ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
@@ -198,7 +208,7 @@ func TestCustomScriptSameAsPgbench(t *testing.T) {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
 	s := parse(t, f, customScript, 1)
-	c := newClient(t, ours, Config{Scripts: []*script.Script{s}, Scale: 3, Seed: Seeds(seed, 1)[0]})
+	c := newClient(t, open, ours, Config{Scripts: []*script.Script{s}, Scale: 3, Seed: Seeds(seed, 1)[0]})
 	for range txns {
 		if o := c.Run(context.Background()); o.Err != nil {
 			t.Fatal(o.Err)
