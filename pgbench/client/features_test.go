@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/pgtest"
 
@@ -221,5 +222,24 @@ func testCustomScriptSameAsPgbench(t *testing.T, open opener) {
 	}
 	if strings.Count(a, "\n") != txns-1 {
 		t.Errorf("%d rows logged", strings.Count(a, "\n")+1)
+	}
+}
+
+func TestCancel(t *testing.T) { forEachSession(t, testCancel) }
+
+// testCancel checks that a transaction waiting on the server returns with
+// its context's error when the context ends.
+func testCancel(t *testing.T, open opener) {
+	dsn := tpcbDatabase(t)
+	s := parse(t, "slow.sql", "SELECT pg_sleep(60);\n", 1)
+	c := newClient(t, open, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0]})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	o := c.Run(ctx)
+	if !errors.Is(o.Err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want the context's deadline", o.Err)
+	}
+	if o.Latency >= time.Minute {
+		t.Errorf("the transaction ran to the end of pg_sleep (%v)", o.Latency)
 	}
 }
