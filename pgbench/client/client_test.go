@@ -108,30 +108,13 @@ func testTPCBLikeBalances(t *testing.T, open opener) {
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1)}
 	const clients, txns = 4, 150
 	seeds := Seeds(7, clients)
+	var cs []*Client
 	stats := make([]*Stats, clients)
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
 	for i := range clients {
-		c := newClient(t, open, dsn, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		cs = append(cs, newClient(t, open, dsn, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]}))
 		stats[i] = NewStats(scripts)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range txns {
-				o := c.Run(context.Background())
-				stats[i].Record(o)
-				if o.Err != nil {
-					errs <- o.Err
-					return
-				}
-			}
-		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	runClients(t, cs, txns, stats)
 	for _, s := range stats[1:] {
 		stats[0].Merge(s)
 	}
@@ -213,15 +196,37 @@ func testSameTransactionsAsPgbenchThreeClients(t *testing.T, open opener) {
 	}
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 1)}
 	seeds := Seeds(seed, clients)
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
+	var cs []*Client
 	for i := range clients {
-		c := newClient(t, open, ours, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]})
+		cs = append(cs, newClient(t, open, ours, Config{Scripts: scripts, ID: i, Scale: 1, Seed: seeds[i]}))
+	}
+	runClients(t, cs, txns, nil)
+	for _, q := range []string{
+		`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by tid, bid, aid, delta)) from pgbench_history`,
+		balancesQuery,
+	} {
+		if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
+			t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
+		}
+	}
+}
+
+// runClients runs txns transactions in each client concurrently, each
+// recorded into its stats (when given); the first error fails the test.
+func runClients(t *testing.T, cs []*Client, txns int, stats []*Stats) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(cs))
+	for i, c := range cs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range txns {
-				if o := c.Run(context.Background()); o.Err != nil {
+				o := c.Run(context.Background())
+				if stats != nil {
+					stats[i].Record(o)
+				}
+				if o.Err != nil {
 					errs <- o.Err
 					return
 				}
@@ -232,13 +237,5 @@ func testSameTransactionsAsPgbenchThreeClients(t *testing.T, open opener) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by tid, bid, aid, delta)) from pgbench_history`,
-		balancesQuery,
-	} {
-		if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
-			t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
-		}
 	}
 }
