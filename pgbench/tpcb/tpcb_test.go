@@ -81,3 +81,20 @@ func TestBuildRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestTotalsCheck(t *testing.T) {
+	good := Totals{Branches: 2, Tellers: 20, Accounts: 200000, History: 3, BranchSum: 7, TellerSum: 7, AccountSum: 7, DeltaSum: 7}
+	if err := good.Check(2); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []func(*Totals){
+		func(t *Totals) { t.Accounts-- }, func(t *Totals) { t.Tellers++ }, func(t *Totals) { t.Branches = 1 },
+		func(t *Totals) { t.TellerSum++ }, func(t *Totals) { t.BranchSum-- }, func(t *Totals) { t.AccountSum = 0 },
+	} {
+		b := good
+		bad(&b)
+		if b.Check(2) == nil {
+			t.Errorf("%+v passed", b)
+		}
+	}
+}
