@@ -1,0 +1,316 @@
+// Package client runs pgbench scripts for one client over one Session:
+// each transaction picks a script by weight as pgbench does, evaluates
+// its meta-commands, executes its SQL as statements prepared once per
+// connection (pgbench -M prepared), stores \gset / \aset rows into
+// variables, and times the script and each of its commands.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rightsize/rightsize/pgbench/expr"
+	"github.com/rightsize/rightsize/pgbench/prng"
+	"github.com/rightsize/rightsize/pgbench/script"
+)
+
+// Config is one client's part of a run.
+type Config struct {
+	Scripts []*script.Script
+	ID      int               // :client_id
+	Scale   int               // :scale
+	Defines map[string]string // --define NAME=VALUE, before the built-in variables
+	Seed    Seed
+	// MaxTries is how many times a script may run when it fails with a
+	// serialization failure or a deadlock (pgbench --max-tries; 0 or 1:
+	// no retry).
+	MaxTries int
+	// Debug receives debug()'s values (nil: dropped).
+	Debug func(script, command int, v expr.Value)
+}
+
+// Client runs transactions for one client. It is not safe for concurrent
+// use.
+type Client struct {
+	cfg      Config
+	sess     Session
+	total    int64
+	choose   *prng.State
+	env      env
+	prepared [][]bool
+	names    [][]string // the statements' names, P_script_command
+	params   [][]byte
+	arena    []byte // the parameters' bytes
+	times    []time.Duration
+	cur      [2]int // script and command running, for debug()
+}
+
+// New returns a client of sess. The scripts' weights must not all be 0.
+func New(sess Session, cfg Config) (*Client, error) {
+	// arena is never nil: an empty parameter must be a non-nil empty slice
+	c := &Client{cfg: cfg, sess: sess, choose: prng.New(cfg.Seed.Choose), arena: make([]byte, 0, 256)}
+	for _, s := range cfg.Scripts {
+		c.total += int64(s.Weight)
+		c.prepared = append(c.prepared, make([]bool, len(s.Commands)))
+		names := make([]string, len(s.Commands))
+		for j := range names {
+			names[j] = "P_" + strconv.Itoa(len(c.names)) + "_" + strconv.Itoa(j)
+		}
+		c.names = append(c.names, names)
+	}
+	if len(cfg.Scripts) == 0 || c.total == 0 {
+		return nil, errors.New("no script to run: give at least one script with a weight over 0")
+	}
+	v := vars{}
+	for name, value := range cfg.Defines {
+		v.setString(name, value)
+	}
+	for name, value := range map[string]int64{"scale": int64(cfg.Scale), "client_id": int64(cfg.ID),
+		"default_seed": int64(cfg.Seed.Default), "random_seed": int64(cfg.Seed.Random)} {
+		if _, ok := v[name]; !ok {
+			v.setValue(name, expr.IntValue(value))
+		}
+	}
+	c.env = env{vars: v, rand: prng.New(cfg.Seed.Func)}
+	if cfg.Debug != nil {
+		c.env.debug = func(x expr.Value) { cfg.Debug(c.cur[0], c.cur[1], x) }
+	}
+	return c, nil
+}
+
+// Outcome is one transaction (one run of one script).
+type Outcome struct {
+	Script  int
+	Start   time.Time
+	Latency time.Duration
+	// Commands is each command's time (0: not run), valid until the next Run.
+	Commands []time.Duration
+	// Err is the error that ended the script early, a *CommandError.
+	Err error
+	// Tries is how many times the script ran (more than 1 after retries).
+	Tries int
+}
+
+// CommandError is an error of one command of a script.
+type CommandError struct {
+	Script  string
+	Command int // index in the script
+	Line    int
+	SQL     bool // an SQL error (else a meta-command's, which pgbench aborts on)
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("%s:%d: %v", e.Script, e.Line, e.Err)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+func retryable(err error) bool {
+	var ce *CommandError
+	return errors.As(err, &ce) && ce.Retryable()
+}
+
+// Retryable says whether the error is a serialization failure or a
+// deadlock, which a new try of the whole script may not meet.
+func (e *CommandError) Retryable() bool {
+	var pe *pgconn.PgError
+	return errors.As(e.Err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// Choose draws the next script by weight, as pgbench's chooseScript.
+func (c *Client) Choose() int {
+	if len(c.cfg.Scripts) == 1 {
+		return 0
+	}
+	w := expr.Uniform(c.choose, 0, c.total-1)
+	i := 0
+	for {
+		w -= int64(c.cfg.Scripts[i].Weight)
+		i++
+		if w < 0 {
+			return i - 1
+		}
+	}
+}
+
+// Run runs one transaction: a script chosen by weight, to its end or its
+// first error. After an error, an open transaction block is rolled back.
+func (c *Client) Run(ctx context.Context) Outcome {
+	return c.RunScript(ctx, c.Choose())
+}
+
+// RunScript runs script i once, and again while it fails with a
+// serialization failure or a deadlock and fewer than MaxTries tries were
+// made: each try from the random state the first began with, as pgbench
+// --max-tries does.
+func (c *Client) RunScript(ctx context.Context, i int) Outcome {
+	if n := len(c.cfg.Scripts[i].Commands); cap(c.times) < n {
+		c.times = make([]time.Duration, n)
+	} else {
+		c.times = c.times[:n]
+		clear(c.times)
+	}
+	o := Outcome{Script: i, Start: time.Now(), Commands: c.times}
+	saved := *c.env.rand
+	for {
+		o.Tries++
+		o.Err = c.runOnce(ctx, i)
+		if o.Err == nil || !retryable(o.Err) || o.Tries >= c.cfg.MaxTries || ctx.Err() != nil {
+			break
+		}
+		*c.env.rand = saved
+	}
+	o.Latency = time.Since(o.Start)
+	return o
+}
+
+// runOnce runs script i to its end or its first error; after an error,
+// an open transaction block is rolled back.
+func (c *Client) runOnce(ctx context.Context, i int) error {
+	s := c.cfg.Scripts[i]
+	for pc := 0; pc < len(s.Commands); {
+		c.cur = [2]int{i, pc}
+		t0 := time.Now()
+		next, err := c.step(ctx, i, pc)
+		c.times[pc] += time.Since(t0)
+		if err != nil {
+			var ce *elifError
+			if errors.As(err, &ce) {
+				pc, err = ce.at, ce.err
+			}
+			cmd := &s.Commands[pc]
+			var cerr error = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL, Err: err}
+			if c.sess.InTransaction() {
+				if rerr := c.sess.Rollback(context.WithoutCancel(ctx)); rerr != nil {
+					cerr = errors.Join(cerr, fmt.Errorf("rollback after the error: %w", rerr))
+				}
+			}
+			return cerr
+		}
+		pc = next
+	}
+	return nil
+}
+
+// step runs command pc of script i and returns the next command's index.
+func (c *Client) step(ctx context.Context, i, pc int) (int, error) {
+	cmd := &c.cfg.Scripts[i].Commands[pc]
+	switch cmd.Kind {
+	case script.SQL:
+		return pc + 1, c.sql(ctx, i, pc)
+	case script.Set:
+		v, err := cmd.Expr.Eval(&c.env)
+		if err != nil {
+			return 0, err
+		}
+		c.env.vars.setValue(cmd.Var, v)
+		return pc + 1, nil
+	case script.Sleep:
+		return pc + 1, c.sleep(ctx, cmd)
+	case script.If:
+		return c.branch(i, pc)
+	case script.Elif, script.Else: // the branch before ran: skip to \endif
+		return cmd.End + 1, nil
+	}
+	return pc + 1, nil // \endif
+}
+
+// branch evaluates the \if at pc and, while false, the \elif conditions
+// after it; it returns the first command of the branch taken.
+func (c *Client) branch(i, pc int) (int, error) {
+	cmds := c.cfg.Scripts[i].Commands
+	for {
+		cmd := &cmds[pc]
+		switch cmd.Kind {
+		case script.Else, script.Endif:
+			return pc + 1, nil
+		}
+		c.cur[1] = pc
+		v, err := cmd.Expr.Eval(&c.env)
+		if err != nil {
+			return 0, &elifError{at: pc, err: err}
+		}
+		if v.Truth() {
+			return pc + 1, nil
+		}
+		pc = cmd.Next
+	}
+}
+
+// elifError is the error of the condition at command at of an \if chain.
+type elifError struct {
+	at  int
+	err error
+}
+
+func (e *elifError) Error() string { return e.err.Error() }
+
+func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
+	n := cmd.SleepN
+	if cmd.SleepVar != "" {
+		s, ok := c.env.vars.text(cmd.SleepVar)
+		if !ok {
+			return fmt.Errorf("sleep: undefined variable \"%s\"", cmd.SleepVar)
+		}
+		var err error
+		if n, err = sleepMicros(s); err != nil {
+			return fmt.Errorf("sleep: %w for variable \"%s\"", err, cmd.SleepVar)
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Duration(n*cmd.SleepUnit) * time.Microsecond):
+		return nil
+	}
+}
+
+// sql executes SQL command pc of script i, preparing it on first use.
+func (c *Client) sql(ctx context.Context, i, pc int) error {
+	cmd := &c.cfg.Scripts[i].Commands[pc]
+	name := c.names[i][pc]
+	if !c.prepared[i][pc] {
+		if err := c.sess.Prepare(ctx, name, cmd.SQL); err != nil {
+			return err
+		}
+		c.prepared[i][pc] = true
+	}
+	c.params, c.arena = c.params[:0], c.arena[:0]
+	for _, p := range cmd.Params {
+		start := len(c.arena)
+		var ok bool
+		if c.arena, ok = c.env.vars.appendText(c.arena, p); !ok {
+			c.params = append(c.params, nil) // sent as NULL, as pgbench does
+			continue
+		}
+		c.params = append(c.params, c.arena[start:len(c.arena):len(c.arena)])
+	}
+	rows, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
+	if err != nil || cmd.Store == script.NoStore {
+		return err
+	}
+	if cmd.Store == script.Gset && rows != 1 {
+		return fmt.Errorf("\\gset expected one row, got %d", rows)
+	}
+	if rows == 0 { // \aset: nothing to store
+		return nil
+	}
+	cols, last := c.sess.Last()
+	for k, col := range cols {
+		name := cmd.Prefix + col
+		if !script.ValidName(name) {
+			return fmt.Errorf("cannot store column %q: invalid variable name \"%s\" (name the column with AS)", col, name)
+		}
+		c.env.vars.setString(name, string(last[k]))
+	}
+	return nil
+}
+
+// Var is a client variable's value as its string, for tests and reports.
+func (c *Client) Var(name string) (string, bool) { return c.env.vars.text(name) }

@@ -1,0 +1,241 @@
+// Package tpcb builds pgbench's TPC-B-like database as pgbench -i does
+// (its four tables, the same columns, fill factor and data, then VACUUM
+// ANALYZE and the primary keys), loading the rows with binary COPY from
+// parallel connections, pgbench_accounts split by branch.
+package tpcb
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rightsize/rightsize/pgbench/script"
+)
+
+// Config is a build.
+type Config struct {
+	Scale      int // branches; 100,000 accounts each
+	Loaders    int // parallel connections (at least 1)
+	FillFactor int // 10..100, 0 means pgbench's 100
+}
+
+// Result is what a build did.
+type Result struct {
+	Rows   int64
+	Load   time.Duration // creating the tables and copying the rows
+	Vacuum time.Duration
+	Keys   time.Duration
+}
+
+// bigScale is the scale from which aid no longer fits an int (pgbench's
+// SCALE_32BIT_THRESHOLD).
+const bigScale = 20000
+
+// Tables are pgbench's tables in the order pgbench creates them.
+var Tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
+
+// DDL is the CREATE TABLE statements of pgbench -i at scale and fill factor.
+func DDL(scale, fillFactor int) []string {
+	if fillFactor == 0 {
+		fillFactor = 100
+	}
+	aid := "int"
+	if scale >= bigScale {
+		aid = "bigint"
+	}
+	with := fmt.Sprintf(" with (fillfactor=%d)", fillFactor)
+	return []string{
+		"create table pgbench_history(tid int,bid int,aid " + aid + ",delta int,mtime timestamp,filler char(22))",
+		"create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84))" + with,
+		"create table pgbench_accounts(aid " + aid + " not null,bid int,abalance int,filler char(84))" + with,
+		"create table pgbench_branches(bid int not null,bbalance int,filler char(88))" + with,
+	}
+}
+
+// Connect opens one connection to the database being built.
+type Connect func(ctx context.Context) (*pgconn.PgConn, error)
+
+// Build drops pgbench's tables if they exist and builds them at cfg.Scale.
+func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
+	var res Result
+	if cfg.Scale < 1 {
+		return res, fmt.Errorf("scale %d: it must be at least 1", cfg.Scale)
+	}
+	if cfg.FillFactor != 0 && (cfg.FillFactor < 10 || cfg.FillFactor > 100) {
+		return res, fmt.Errorf("fill factor %d: it must be from 10 to 100", cfg.FillFactor)
+	}
+	cfg.Loaders = max(1, cfg.Loaders)
+	t0 := time.Now()
+	err := dropAndLoad(ctx, connect, cfg)
+	res.Load = time.Since(t0)
+	if err != nil {
+		return res, err
+	}
+	res.Rows = int64(cfg.Scale) * (script.Branches + script.Tellers + script.Accounts)
+	t1 := time.Now()
+	if err := parallelSQL(ctx, connect, cfg.Loaders, vacuumSQL); err != nil {
+		return res, err
+	}
+	res.Vacuum = time.Since(t1)
+	t2 := time.Now()
+	err = parallelSQL(ctx, connect, cfg.Loaders, keySQL)
+	res.Keys = time.Since(t2)
+	return res, err
+}
+
+// dropAndLoad drops pgbench's tables, creates them and loads their rows.
+func dropAndLoad(ctx context.Context, connect Connect, cfg Config) error {
+	err := withConn(ctx, connect, func(c *pgconn.PgConn) error {
+		stmts := append([]string{"drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}, DDL(cfg.Scale, cfg.FillFactor)...)
+		for _, s := range stmts {
+			if err := c.Exec(ctx, s).Close(); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rows, err := load(ctx, connect, cfg)
+	if want := int64(cfg.Scale) * (script.Branches + script.Tellers + script.Accounts); err == nil && rows != want {
+		return fmt.Errorf("loaded %d rows, expected %d", rows, want)
+	}
+	return err
+}
+
+var vacuumSQL = []string{"vacuum analyze pgbench_branches", "vacuum analyze pgbench_tellers",
+	"vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history"}
+
+var keySQL = []string{"alter table pgbench_branches add primary key (bid)",
+	"alter table pgbench_tellers add primary key (tid)", "alter table pgbench_accounts add primary key (aid)"}
+
+func withConn(ctx context.Context, connect Connect, f func(*pgconn.PgConn) error) error {
+	c, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	return f(c)
+}
+
+// parallelSQL runs each statement once, up to n at a time.
+func parallelSQL(ctx context.Context, connect Connect, n int, stmts []string) error {
+	var next atomic.Int64
+	return parallel(ctx, min(n, len(stmts)), func(ctx context.Context) error {
+		return withConn(ctx, connect, func(c *pgconn.PgConn) error {
+			for i := next.Add(1) - 1; i < int64(len(stmts)); i = next.Add(1) - 1 {
+				if err := c.Exec(ctx, stmts[i]).Close(); err != nil {
+					return fmt.Errorf("%s: %w", stmts[i], err)
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// parallel runs n workers; the first error cancels the others and is
+// returned.
+func parallel(ctx context.Context, n int, work func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := work(ctx); err != nil {
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && err != context.Canceled {
+		return err
+	}
+	return ctx.Err()
+}
+
+// chunk is one COPY: rows [first, first+n) of table.
+type chunk struct {
+	table    string
+	first, n int64
+}
+
+// load copies every row: branches and tellers in one COPY each, accounts
+// one COPY per branch, shared among cfg.Loaders connections.
+func load(ctx context.Context, connect Connect, cfg Config) (int64, error) {
+	scale := int64(cfg.Scale)
+	chunks := []chunk{{"pgbench_branches", 0, script.Branches * scale}, {"pgbench_tellers", 0, script.Tellers * scale}}
+	for b := range scale {
+		chunks = append(chunks, chunk{"pgbench_accounts", b * script.Accounts, script.Accounts})
+	}
+	var next, rows atomic.Int64
+	err := parallel(ctx, min(cfg.Loaders, len(chunks)), func(ctx context.Context) error {
+		return withConn(ctx, connect, func(c *pgconn.PgConn) error {
+			var buf []byte
+			for i := next.Add(1) - 1; i < int64(len(chunks)); i = next.Add(1) - 1 {
+				ch := chunks[i]
+				buf = encode(buf[:0], ch, cfg.Scale >= bigScale)
+				tag, err := c.CopyFrom(ctx, bytesReader(buf), fmt.Sprintf("copy %s from stdin (format binary)", ch.table))
+				if err != nil {
+					return fmt.Errorf("copy %s rows %d..%d: %w", ch.table, ch.first+1, ch.first+ch.n, err)
+				}
+				rows.Add(tag.RowsAffected())
+			}
+			return nil
+		})
+	})
+	return rows.Load(), err
+}
+
+// The binary COPY format's header and trailer.
+var (
+	copyHeader  = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	copyTrailer = []byte{0xff, 0xff}
+)
+
+// encode appends ch's rows in binary COPY format, as pgbench's rows:
+// branches (bid, 0, NULL), tellers (tid, its branch, 0, NULL), accounts
+// (aid, its branch, 0, ” which char(84) pads with blanks).
+func encode(buf []byte, ch chunk, bigAid bool) []byte {
+	buf = append(buf, copyHeader...)
+	be := binary.BigEndian
+	for k := ch.first; k < ch.first+ch.n; k++ {
+		switch ch.table {
+		case "pgbench_branches":
+			buf = be.AppendUint16(buf, 3)
+			buf = appendInt4(buf, k+1)
+			buf = appendInt4(buf, 0)
+			buf = be.AppendUint32(buf, 0xffffffff)
+		case "pgbench_tellers":
+			buf = be.AppendUint16(buf, 4)
+			buf = appendInt4(buf, k+1)
+			buf = appendInt4(buf, k/script.Tellers+1)
+			buf = appendInt4(buf, 0)
+			buf = be.AppendUint32(buf, 0xffffffff)
+		default:
+			buf = be.AppendUint16(buf, 4)
+			if bigAid {
+				buf = be.AppendUint32(buf, 8)
+				buf = be.AppendUint64(buf, uint64(k+1))
+			} else {
+				buf = appendInt4(buf, k+1)
+			}
+			buf = appendInt4(buf, k/script.Accounts+1)
+			buf = appendInt4(buf, 0)
+			buf = be.AppendUint32(buf, 0)
+		}
+	}
+	return append(buf, copyTrailer...)
+}
+
+func appendInt4(buf []byte, v int64) []byte {
+	buf = binary.BigEndian.AppendUint32(buf, 4)
+	return binary.BigEndian.AppendUint32(buf, uint32(int32(v)))
+}
