@@ -12,6 +12,7 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13,
 		ServerReadIOPS: 14, ServerWriteIOPS: 15, ServerReadMBps: 16, ServerWriteMBps: 17}
 	s := HostSample{Host: Host{CPUBusyPct: 1, ServerReadIOPS: 3, ServerWriteIOPS: 4, ServerReadMBps: 5, ServerWriteMBps: 6}, Procs: Procs{ServerCPUPct: 2}}
+	p := Procs{ServerCPUPct: 7, DriverCPUPct: 8}
 	tests := []struct {
 		name string
 		v    any
@@ -20,6 +21,7 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 	}{
 		{"host", &h, h.Columns(), nil},
 		{"sample", &s, s.Columns(), map[string]bool{"at": true, "disks": true}},
+		{"procs", &p, p.Columns(), nil},
 	}
 	for _, tc := range tests {
 		b, err := json.Marshal(tc.v)
