@@ -51,12 +51,10 @@ type StepAggregate struct {
 	TPMPerUser Stat `json:"tpm_per_user"` // TPM / users
 	// Host holds the means of the steps' host summaries.
 	Host store.HostSummary `json:"host"`
-	// ServerCPUPct is the database server's CPU, mean across repeats, in %
-	// of one core (200 = two cores busy).
-	ServerCPUPct float64 `json:"server_cpu_pct"`
-	// DriverCPUPct is rightsize's own CPU, mean across repeats, in % of one
-	// core: the one definition of "driver CPU" every view shows.
-	DriverCPUPct      float64 `json:"driver_cpu_pct"`
+	// Procs is the database server's and rightsize's own CPU, means
+	// across repeats, in % of one core (200 = two cores busy): the one
+	// definition of "driver CPU" every view shows.
+	figures.Procs
 	DriverCPUUsPerTxn float64 `json:"driver_cpu_us_per_txn"` // mean, µs per transaction
 	ServerCPUUsPerTxn float64 `json:"server_cpu_us_per_txn"` // mean, µs per transaction
 	// Unstable is set when the CV of TPM or NOPM exceeds UnstableCV.
@@ -148,15 +146,14 @@ func aggregateGroup(idx int, all []*store.Step) StepAggregate {
 	a.TPM = pick(func(s *store.Step) float64 { return s.TPM })
 	a.NOPM = pick(func(s *store.Step) float64 { return s.NOPM })
 	a.TPMPerUser = pick(func(s *store.Step) float64 { return s.TPMPerUser })
-	a.ServerCPUPct = mean(func(s *store.Step) float64 { return s.ServerCPUPct })
-	a.DriverCPUPct = mean(func(s *store.Step) float64 { return s.DriverCPUPct })
 	a.DriverCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.DriverCPUUsPerTxn })
 	a.ServerCPUUsPerTxn = mean(func(s *store.Step) float64 { return s.ServerCPUUsPerTxn })
 	hosts := make([]store.HostSummary, len(group))
+	procs := make([]figures.Procs, len(group))
 	for i, st := range group {
-		hosts[i] = st.Host
+		hosts[i], procs[i] = st.Host, st.Procs
 	}
-	a.Host = figures.MeanHost(hosts)
+	a.Host, a.Procs = figures.Mean(hosts), figures.Mean(procs)
 	a.Unstable = a.TPM.CV > UnstableCV || a.NOPM.CV > UnstableCV
 	a.DBTPM = mean(func(s *store.Step) float64 { return s.DB.TPM })
 	a.BlocksReadPerTxn = mean(func(s *store.Step) float64 {

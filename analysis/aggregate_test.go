@@ -38,7 +38,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(
 func TestAggregate(t *testing.T) {
 	step := func(rep, idx, users int, tpm, nopm float64, partial bool) store.Step {
 		return store.Step{Repeat: rep, Index: idx, Users: users, TPM: tpm, NOPM: nopm, TPMPerUser: tpm / float64(users), Partial: partial,
-			Host: store.HostSummary{CPUBusyPct: tpm / 100, MemUsedBytes: uint64(rep) * 1000}, ServerCPUPct: float64(rep), DriverCPUPct: 2}
+			Host: store.HostSummary{CPUBusyPct: tpm / 100, MemUsedBytes: uint64(rep) * 1000}, Procs: figures.Procs{ServerCPUPct: float64(rep), DriverCPUPct: 2}}
 	}
 	cases := []struct {
 		name  string

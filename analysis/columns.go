@@ -36,9 +36,9 @@ var (
 	ColDiskReadIOPS   = hostColumn(figures.DiskReadIOPS)
 	ColDiskWriteIOPS  = hostColumn(figures.DiskWriteIOPS)
 	ColDiskIOPS       = Column{Name: "disk_iops", Head: "IOPS", Unit: figures.Count, Value: diskIOPS} // read + write
-	ColServerCPU      = Column{Name: "server_cpu_pct", Head: "server CPU", Unit: figures.PctOneCore, Value: func(a *StepAggregate) float64 { return a.ServerCPUPct }}
+	ColServerCPU      = procsColumn(figures.ServerCPU)
 	ColServerCPUPerTx = Column{Name: "server_cpu_us_per_txn", Head: "server µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.ServerCPUUsPerTxn }}
-	ColDriverCPU      = Column{Name: "driver_cpu_pct", Head: "driver CPU", Unit: figures.PctOneCore, Value: func(a *StepAggregate) float64 { return a.DriverCPUPct }}
+	ColDriverCPU      = procsColumn(figures.DriverCPU)
 	ColDriverCPUPerTx = Column{Name: "driver_cpu_us_per_txn", Head: "driver µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.DriverCPUUsPerTxn }}
 )
 
@@ -58,6 +58,12 @@ func statColumn(name, head string, stat func(a *StepAggregate) Stat) Column {
 // repeats' host summaries).
 func hostColumn(f figures.Figure) Column {
 	return Column{Name: f.Name, Head: f.Head, Unit: f.Unit, Value: func(a *StepAggregate) float64 { return f.Of(&a.Host) }}
+}
+
+// procsColumn is the column of process figure f of the step (the means of
+// the repeats').
+func procsColumn(f figures.Figure) Column {
+	return Column{Name: f.Name, Head: f.Head, Unit: f.Unit, Value: func(a *StepAggregate) float64 { return f.Of(&a.Procs) }}
 }
 
 func diskIOPS(a *StepAggregate) float64 {

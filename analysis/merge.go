@@ -19,9 +19,10 @@ import (
 func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 	first := parts[0]
 	m := store.Step{RunID: runID, Repeat: first.Repeat, Index: first.Index, Start: first.Start, MeasureStart: first.MeasureStart,
-		MeasureEnd: first.MeasureEnd, Host: first.Host, ServerCPUPct: first.ServerCPUPct, ServerCPUUsPerTxn: first.ServerCPUUsPerTxn,
+		MeasureEnd: first.MeasureEnd, Host: first.Host, Procs: first.Procs, ServerCPUUsPerTxn: first.ServerCPUUsPerTxn,
 		DB: first.DB, Samples: first.Samples}
 	var cpuUs, txn float64
+	m.DriverCPUPct = 0
 	for _, p := range parts {
 		m.Users += p.Users
 		m.Partial = m.Partial || p.Partial

@@ -59,7 +59,7 @@ func storedRun(t *testing.T, s *store.Store, label string, started time.Time) (*
 			start := started.Add(time.Duration(rep*1000+idx*100) * time.Second)
 			st := store.Step{RunID: r.ID, Repeat: rep, Index: idx, Users: users, Start: start,
 				MeasureStart: start.Add(10 * time.Second), MeasureEnd: start.Add(70 * time.Second), Partial: rep == 2 && idx == 1,
-				TPM: 1000 + k, NOPM: 450 + k, TPMPerUser: (1000 + k) / float64(users), DriverCPUPct: 12 + k, DriverCPUUsPerTxn: 12.5 + k,
+				TPM: 1000 + k, NOPM: 450 + k, TPMPerUser: (1000 + k) / float64(users), Procs: figures.Procs{DriverCPUPct: 12 + k}, DriverCPUUsPerTxn: 12.5 + k,
 				Txn:     []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 1000, P90Ms: 2.2}, Hist: hist(t, 200, 1000+int64(k))}},
 				Seconds: []store.Second{{Offset: 0, Txn: 100, NewOrders: 45}}}
 			if err := s.AddStep(ctx, &st); err != nil {

@@ -22,7 +22,7 @@ func step(t0 time.Time) store.Step {
 		Txn:  []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{P90Ms: 6}}}}
 	for i := range 70 {
 		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: 300 + int64(i%3-1)*10})
-		s.Samples = append(s.Samples, store.HostSample{At: t0.Add(time.Duration(i+1) * time.Second), ServerCPUPct: 45 + float64(i%2), DiskReadIOPS: 150, DiskWriteIOPS: 600})
+		s.Samples = append(s.Samples, store.HostSample{At: t0.Add(time.Duration(i+1) * time.Second), Procs: figures.Procs{ServerCPUPct: 45 + float64(i%2)}, Host: figures.Host{DiskReadIOPS: 150, DiskWriteIOPS: 600}})
 	}
 	return s
 }

@@ -51,9 +51,13 @@ type Spec struct {
 	// value is interactive.
 	Delivery Delivery
 	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
-	// cannot reconnect for this long (0: 30 s).
+	// cannot reconnect for this long (0: DefaultReconnectTimeout).
 	ReconnectTimeout time.Duration
 }
+
+// DefaultReconnectTimeout is Spec.ReconnectTimeout's default, also run's
+// --reconnect-timeout's and a plan's reconnect_timeout's.
+const DefaultReconnectTimeout = 30 * time.Second
 
 // StepConfig describes one step.
 type StepConfig struct {

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/rightsize/rightsize/tpcc"
@@ -14,6 +15,16 @@ func Connections(users, shared int) int {
 		return shared
 	}
 	return users
+}
+
+// PeakConnections is the connections the largest step of a users sequence
+// opens (Connections of its users; 0 for no step): what a server's
+// connection slots must hold for the run's users.
+func PeakConnections(users []int, shared int) int {
+	if len(users) == 0 {
+		return 0
+	}
+	return Connections(slices.Max(users), shared)
 }
 
 // connPool lends a step's connections to its users when they share fewer

@@ -80,7 +80,7 @@ func newStep(tgt Target, cfg StepConfig) (*step, error) {
 		cfg.MaxRetries = 10
 	}
 	if cfg.ReconnectTimeout <= 0 {
-		cfg.ReconnectTimeout = 30 * time.Second
+		cfg.ReconnectTimeout = DefaultReconnectTimeout
 	}
 	s := &step{cfg: cfg, tgt: tgt, serverCPU: cfg.ServerCPU}
 	if s.serverCPU == nil {

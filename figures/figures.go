@@ -56,30 +56,30 @@ type Txn struct {
 	MaxMs     float64 `json:"max_ms"`    // largest latency
 }
 
-// HostSample is one host sample as stored (the interval ending At); units
-// as in Host, the disks summed (latency I/O-weighted) with the per-disk
-// figures kept as a JSON document.
+// Procs is the CPU of the two process trees a run watches, in % of ONE
+// core (100 = one core busy, 400 = four): the database server's (its
+// cgroup or process tree; 0 when no server is watched) and rightsize's
+// own, the driver's. Telemetry fills it per sample and per step, the
+// driver's counters per measured step; a step and a host sample store it
+// as it is.
+type Procs struct {
+	ServerCPUPct float64 `json:"server_cpu_pct"` // database server, % of one core
+	DriverCPUPct float64 `json:"driver_cpu_pct"` // rightsize itself, % of one core
+}
+
+// ServerCores is the server's CPU in cores (1.5 = one and a half cores).
+func (p *Procs) ServerCores() float64 { return p.ServerCPUPct / 100 }
+
+// DriverCores is the driver's CPU in cores.
+func (p *Procs) DriverCores() float64 { return p.DriverCPUPct / 100 }
+
+// HostSample is one host sample as stored (the interval ending At): the
+// host figures (disks summed, latency I/O-weighted), the server's and the
+// driver's CPU, and the per-disk figures kept as a JSON document.
 type HostSample struct {
-	At               time.Time `json:"at"`                          // end of the sampled interval
-	CPUUserPct       float64   `json:"cpu_user_pct"`                // % of all CPUs
-	CPUSystemPct     float64   `json:"cpu_system_pct"`              // % of all CPUs
-	CPUIowaitPct     float64   `json:"cpu_iowait_pct"`              // % of all CPUs
-	CPUIdlePct       float64   `json:"cpu_idle_pct"`                // % of all CPUs
-	CPUStealPct      float64   `json:"cpu_steal_pct"`               // % of all CPUs
-	CPUBusyPct       float64   `json:"cpu_busy_pct"`                // 100 − idle − iowait
-	DiskReadIOPS     float64   `json:"disk_read_iops"`              // summed over disks
-	DiskWriteIOPS    float64   `json:"disk_write_iops"`             // summed over disks
-	DiskReadMBps     float64   `json:"disk_read_mbps"`              // summed over disks
-	DiskWriteMBps    float64   `json:"disk_write_mbps"`             // summed over disks
-	DiskAvgLatencyMs float64   `json:"disk_avg_latency_ms"`         // I/O-weighted over disks
-	MemUsedBytes     uint64    `json:"mem_used_bytes"`              // total − available
-	MemCachedBytes   uint64    `json:"mem_cached_bytes"`            // reclaimable page cache
-	ServerCPUPct     float64   `json:"server_cpu_pct"`              // database server, % of one core
-	DriverCPUPct     float64   `json:"driver_cpu_pct"`              // rightsize itself, % of one core
-	ServerReadIOPS   float64   `json:"server_read_iops,omitempty"`  // the server's cgroup, as in Host
-	ServerWriteIOPS  float64   `json:"server_write_iops,omitempty"` // the server's cgroup, as in Host
-	ServerReadMBps   float64   `json:"server_read_mbps,omitempty"`  // the server's cgroup, as in Host
-	ServerWriteMBps  float64   `json:"server_write_mbps,omitempty"` // the server's cgroup, as in Host
+	At time.Time `json:"at"` // end of the sampled interval
+	Host
+	Procs
 	// Disks is a JSON document of per-disk figures (telemetry.DiskSample).
 	Disks string `json:"disks,omitempty"`
 }
@@ -104,17 +104,24 @@ func (h *Host) Columns() []Column {
 	}
 }
 
-// Columns lists s's figures in their stored order, At and Disks excepted.
+// Columns lists p's figures in their stored order.
+func (p *Procs) Columns() []Column {
+	return []Column{{ServerCPU.Name, &p.ServerCPUPct}, {DriverCPU.Name, &p.DriverCPUPct}}
+}
+
+// Columns lists s's figures in their stored order (host_samples' own,
+// older than Host's), At and Disks excepted.
 func (s *HostSample) Columns() []Column {
+	h := &s.Host
 	return []Column{
-		{CPUUser.Name, &s.CPUUserPct}, {CPUSystem.Name, &s.CPUSystemPct}, {CPUIowait.Name, &s.CPUIowaitPct},
-		{CPUIdle.Name, &s.CPUIdlePct}, {CPUSteal.Name, &s.CPUStealPct}, {CPUBusy.Name, &s.CPUBusyPct},
-		{DiskReadIOPS.Name, &s.DiskReadIOPS}, {DiskWriteIOPS.Name, &s.DiskWriteIOPS}, {DiskReadMBps.Name, &s.DiskReadMBps},
-		{DiskWriteMBps.Name, &s.DiskWriteMBps}, {DiskLatency.Name, &s.DiskAvgLatencyMs},
-		{MemUsed.Name, &s.MemUsedBytes}, {MemCached.Name, &s.MemCachedBytes},
-		{"server_cpu_pct", &s.ServerCPUPct}, {"driver_cpu_pct", &s.DriverCPUPct},
-		{ServerReadIOPS.Name, &s.ServerReadIOPS}, {ServerWriteIOPS.Name, &s.ServerWriteIOPS},
-		{ServerReadMBps.Name, &s.ServerReadMBps}, {ServerWriteMBps.Name, &s.ServerWriteMBps},
+		{CPUUser.Name, &h.CPUUserPct}, {CPUSystem.Name, &h.CPUSystemPct}, {CPUIowait.Name, &h.CPUIowaitPct},
+		{CPUIdle.Name, &h.CPUIdlePct}, {CPUSteal.Name, &h.CPUStealPct}, {CPUBusy.Name, &h.CPUBusyPct},
+		{DiskReadIOPS.Name, &h.DiskReadIOPS}, {DiskWriteIOPS.Name, &h.DiskWriteIOPS}, {DiskReadMBps.Name, &h.DiskReadMBps},
+		{DiskWriteMBps.Name, &h.DiskWriteMBps}, {DiskLatency.Name, &h.DiskAvgLatencyMs},
+		{MemUsed.Name, &h.MemUsedBytes}, {MemCached.Name, &h.MemCachedBytes},
+		{ServerCPU.Name, &s.Procs.ServerCPUPct}, {DriverCPU.Name, &s.Procs.DriverCPUPct},
+		{ServerReadIOPS.Name, &h.ServerReadIOPS}, {ServerWriteIOPS.Name, &h.ServerWriteIOPS},
+		{ServerReadMBps.Name, &h.ServerReadMBps}, {ServerWriteMBps.Name, &h.ServerWriteMBps},
 	}
 }
 
@@ -134,9 +141,9 @@ const (
 	Bytes      Unit = "bytes"         // memory
 )
 
-// A Figure names one host figure for every view: Name is its stored
-// column and JSON key, Head its heading in a table, Unit what it counts.
-// Of reads it from a Host.
+// A Figure names one host or process figure for every view: Name is its
+// stored column and JSON key, Head its heading in a table, Unit what it
+// counts. Of reads it from a Host or a Procs.
 type Figure struct {
 	Name string
 	Head string
@@ -165,8 +172,17 @@ var (
 	ServerWriteMBps = Figure{"server_write_mbps", "server write MB/s", MBps}
 )
 
-// Of is h's value of the figure (0 for a name Host lacks).
-func (f Figure) Of(h *Host) float64 {
+// The process figures, in Procs' order.
+var (
+	ServerCPU = Figure{"server_cpu_pct", "server CPU", PctOneCore}
+	DriverCPU = Figure{"driver_cpu_pct", "driver CPU", PctOneCore}
+)
+
+// HasColumns is what has stored figures: a Host, a Procs or a HostSample.
+type HasColumns interface{ Columns() []Column }
+
+// Of is h's value of the figure (0 for a name h lacks).
+func (f Figure) Of(h HasColumns) float64 {
 	for _, c := range h.Columns() {
 		if c.Name == f.Name {
 			return c.Float()
@@ -203,27 +219,30 @@ func (c Column) Float() float64 {
 	return 0
 }
 
-// MeanHost is the mean of each figure over hs (the memory figures rounded
-// to the nearest byte); the zero Host for none.
-func MeanHost(hs []Host) Host {
-	var out Host
-	if len(hs) == 0 {
+// Mean is the mean of each figure over xs (the memory figures rounded to
+// the nearest byte); the zero value for none. T is Host or Procs.
+func Mean[T any, P interface {
+	*T
+	HasColumns
+}](xs []T) T {
+	var out T
+	if len(xs) == 0 {
 		return out
 	}
-	each := make([][]Column, len(hs))
-	for j := range hs {
-		each[j] = hs[j].Columns()
+	each := make([][]Column, len(xs))
+	for j := range xs {
+		each[j] = P(&xs[j]).Columns()
 	}
-	for i, c := range out.Columns() {
+	for i, c := range P(&out).Columns() {
 		sum := 0.0
 		for j := range each {
 			sum += each[j][i].Float()
 		}
 		switch p := c.Ptr.(type) {
 		case *float64:
-			*p = sum / float64(len(hs))
+			*p = sum / float64(len(xs))
 		case *uint64:
-			*p = uint64(math.Round(sum / float64(len(hs))))
+			*p = uint64(math.Round(sum / float64(len(xs))))
 		}
 	}
 	return out

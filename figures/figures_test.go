@@ -11,7 +11,8 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 	h := Host{CPUBusyPct: 1, CPUIdlePct: 2, CPUIowaitPct: 3, CPUUserPct: 4, CPUSystemPct: 5, CPUStealPct: 6,
 		DiskReadIOPS: 7, DiskWriteIOPS: 8, DiskReadMBps: 9, DiskWriteMBps: 10, DiskAvgLatencyMs: 11, MemUsedBytes: 12, MemCachedBytes: 13,
 		ServerReadIOPS: 14, ServerWriteIOPS: 15, ServerReadMBps: 16, ServerWriteMBps: 17}
-	s := HostSample{CPUBusyPct: 1, ServerCPUPct: 2, ServerReadIOPS: 3, ServerWriteIOPS: 4, ServerReadMBps: 5, ServerWriteMBps: 6}
+	s := HostSample{Host: Host{CPUBusyPct: 1, ServerReadIOPS: 3, ServerWriteIOPS: 4, ServerReadMBps: 5, ServerWriteMBps: 6}, Procs: Procs{ServerCPUPct: 2}}
+	p := Procs{ServerCPUPct: 7, DriverCPUPct: 8}
 	tests := []struct {
 		name string
 		v    any
@@ -20,6 +21,7 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 	}{
 		{"host", &h, h.Columns(), nil},
 		{"sample", &s, s.Columns(), map[string]bool{"at": true, "disks": true}},
+		{"procs", &p, p.Columns(), nil},
 	}
 	for _, tc := range tests {
 		b, err := json.Marshal(tc.v)
@@ -57,7 +59,7 @@ func TestMeanHost(t *testing.T) {
 			Host{CPUBusyPct: 50, DiskAvgLatencyMs: 1.5, MemUsedBytes: 4}},
 	}
 	for _, tc := range tests {
-		if got := MeanHost(tc.in); got != tc.want {
+		if got := Mean(tc.in); got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/scenario"
-	"github.com/rightsize/rightsize/steady"
 )
 
 // Plan is a study plan.
@@ -133,36 +132,18 @@ func (a Autopilot) RunOptions() scenario.RunOptions {
 	spec := driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
 		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect}
 	o := scenario.RunOptions{
-		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: max(a.Repeats, 1), RebuildBetweenRepeats: a.RebuildBetweenRepeats,
+		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: a.Repeats, RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
 		Isolation: a.Isolation, DriverProcs: a.DriverProcs, Prewarm: a.Prewarm,
 	}
-	w := a.answer
-	o.Answer = steady.Plan{Confidence: w.Confidence, Precision: w.Precision}
-	if w.RampupAuto {
-		o.Answer.RampupAuto, o.Answer.RampupMin, o.Answer.RampupMax = true, w.RampupMin, a.rampup
-	}
-	if w.DurationAuto {
-		o.Answer.DurationAuto, o.Answer.DurationMin, o.Answer.DurationMax = true, w.DurationMin, a.duration
-	}
-	if w.RepeatsAuto {
-		o.RepeatAuto, o.MaxCV = true, w.MaxCV
-	}
+	a.answer.Apply(&o)
 	return o
 }
 
 // Answer is which of the autopilot's lengths the time-to-answer rules
 // decide, their floors and caps, the precision and level asked and the
-// repeats' agreement.
-type Answer struct {
-	RampupAuto, DurationAuto, RepeatsAuto bool
-	RampupMin, DurationMin                time.Duration
-	RampupMax, DurationMax                time.Duration
-	RepeatsMax                            int
-	Precision                             float64 // 0.02 for ±2 %
-	Confidence                            float64 // 0.95 for 95 %
-	MaxCV                                 float64 // 0.05 for 5 %
-}
+// repeats' agreement, as run's flags say them.
+type Answer = scenario.AnswerRules
 
 // Probe says what to probe per managed configuration.
 type Probe struct {

@@ -252,29 +252,21 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	} else {
 		a.users = u
 	}
-	a.rampup = c.duration(a.at, "autopilot", "rampup", a.Rampup, 10*time.Second, true)
+	a.rampup = c.duration(a.at, "autopilot", "rampup", a.Rampup, scenario.DefaultRampup, true)
 	a.duration = c.duration(a.at, "autopilot", "duration", a.Duration, 0, false)
-	if a.at.Has("repeats") && a.Repeats < 1 {
-		c.field(a.at, "autopilot", "repeats", "must be at least 1")
-	}
-	if d, err := driver.ParseDelivery(string(a.Delivery)); err != nil {
-		c.field(a.at, "autopilot", "delivery", err.Error())
-	} else {
+	// Repeats, delivery, isolation and mode are judged by run's rules
+	// (checkSpec); valid, the defaults are written out.
+	if d, err := driver.ParseDelivery(string(a.Delivery)); err == nil {
 		a.Delivery = d
 	}
-	if iso, err := engine.ParseIsolation(string(a.Isolation)); err != nil {
-		c.field(a.at, "autopilot", "isolation", fmt.Sprintf("%q is not spec or read-committed", a.Isolation))
-	} else {
+	if iso, err := engine.ParseIsolation(string(a.Isolation)); err == nil {
 		a.Isolation = iso
 	}
-	a.reconnect = c.duration(a.at, "autopilot", "reconnect_timeout", a.ReconnectTimeout, 30*time.Second, true)
+	a.reconnect = c.duration(a.at, "autopilot", "reconnect_timeout", a.ReconnectTimeout, driver.DefaultReconnectTimeout, true)
 	a.waitEvery = c.duration(a.at, "autopilot", "wait_interval", a.WaitInterval, waits.DefaultInterval, true)
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax
-	}
-	if _, err := engine.ParseMode(string(a.Mode)); a.Mode != "" && err != nil {
-		c.field(a.at, "autopilot", "mode", fmt.Sprintf("%q is not procedures or statements", a.Mode))
 	}
 	a.checkSpec(c)
 }
@@ -295,7 +287,7 @@ func (a *Autopilot) checkSpec(c *checker) {
 }
 
 // capOf is the cap a floor left out is derived from.
-var capOf = map[string]string{"rampup_min": "rampup_max", "duration_min": "duration_max"}
+var capOf = map[string]string{"rampup_min": "rampup_max", "duration_min": "duration_max", "repeats": "repeats_max"}
 
 // flagKeys are the flags whose plan key is not the flag's name with
 // underscores.
@@ -358,20 +350,20 @@ func problem(err error) string {
 func (a *Autopilot) validateAnswer(c *checker) {
 	w := &a.answer
 	w.RampupAuto, w.DurationAuto, w.RepeatsAuto = !a.at.Has("rampup"), !a.at.Has("duration"), !a.at.Has("repeats")
-	w.RampupMax = c.duration(a.at, "autopilot", "rampup_max", a.RampupMax, 2*time.Minute, false)
-	w.DurationMax = c.duration(a.at, "autopilot", "duration_max", a.DurationMax, 5*time.Minute, false)
+	w.RampupMax = c.duration(a.at, "autopilot", "rampup_max", a.RampupMax, scenario.DefaultRampupMax, false)
+	w.DurationMax = c.duration(a.at, "autopilot", "duration_max", a.DurationMax, scenario.DefaultDurationMax, false)
 	if w.DurationMax > 0 && w.DurationMax < steady.MinBatches*time.Second {
 		c.field(a.at, "autopilot", "duration_max", fmt.Sprintf("must be at least %ds (the precision needs %d batches of 1 s)", steady.MinBatches, steady.MinBatches))
 	}
-	w.RampupMin = c.duration(a.at, "autopilot", "rampup_min", a.RampupMin, min(10*time.Second, w.RampupMax), true)
-	w.DurationMin = c.duration(a.at, "autopilot", "duration_min", a.DurationMin, min(30*time.Second, w.DurationMax), false)
-	w.RepeatsMax = 3
+	w.RampupMin = c.duration(a.at, "autopilot", "rampup_min", a.RampupMin, min(scenario.DefaultRampupMin, w.RampupMax), true)
+	w.DurationMin = c.duration(a.at, "autopilot", "duration_min", a.DurationMin, min(scenario.DefaultDurationMin, w.DurationMax), false)
+	w.RepeatsMax = scenario.DefaultRepeatMax
 	if a.at.Has("repeats_max") {
 		if w.RepeatsMax = a.RepeatsMax; a.RepeatsMax < 1 {
 			c.field(a.at, "autopilot", "repeats_max", "must be at least 1")
 		}
 	}
-	w.Precision = 0.02
+	w.Precision = scenario.DefaultPrecision
 	if a.Precision != "" {
 		v, err := units.ParseShare(a.Precision)
 		if err != nil {
@@ -379,8 +371,8 @@ func (a *Autopilot) validateAnswer(c *checker) {
 		}
 		w.Precision = v / 100
 	}
-	w.Confidence = c.percent(a.at, "autopilot", "confidence", a.Confidence, 95) / 100
-	w.MaxCV = c.percent(a.at, "autopilot", "max_cv", a.MaxCV, 5) / 100
+	w.Confidence = c.percent(a.at, "autopilot", "confidence", a.Confidence, scenario.DefaultConfidence*100) / 100
+	w.MaxCV = c.percent(a.at, "autopilot", "max_cv", a.MaxCV, scenario.DefaultMaxCV*100) / 100
 	if w.RampupAuto {
 		a.rampup = w.RampupMax
 	}
@@ -639,7 +631,7 @@ func (n *Neighbour) validate(c *checker, names map[string]*Configuration) {
 	if n.Users < 1 {
 		c.field(n.at, path, "users", "must be at least 1 (virtual users per instance)")
 	}
-	n.rampup = c.duration(n.at, path, "rampup", n.Rampup, 10*time.Second, true)
+	n.rampup = c.duration(n.at, path, "rampup", n.Rampup, scenario.DefaultRampup, true)
 	if n.Duration == "" {
 		c.add(n.at.Pos, path+".duration", "missing: the measured duration of each phase")
 	}

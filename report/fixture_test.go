@@ -143,8 +143,8 @@ func buildRun(t *testing.T, st *store.Store, start time.Time, f fixtureRun) stri
 			}
 			if !f.noHost {
 				for sec := 0; sec < total; sec += 5 {
-					s.Samples = append(s.Samples, store.HostSample{At: at.Add(time.Duration(sec) * time.Second), CPUBusyPct: busy,
-						CPUIdlePct: 100 - busy, DiskWriteIOPS: 900, DiskAvgLatencyMs: 0.5})
+					s.Samples = append(s.Samples, store.HostSample{At: at.Add(time.Duration(sec) * time.Second), Host: store.HostSummary{CPUBusyPct: busy,
+						CPUIdlePct: 100 - busy, DiskWriteIOPS: 900, DiskAvgLatencyMs: 0.5}})
 				}
 			}
 			if err := st.AddStep(ctx, &s); err != nil {

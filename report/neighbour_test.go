@@ -20,7 +20,8 @@ func neighbourStep(t *testing.T, rng *rand.Rand, start time.Time, latMs, writeIO
 			store.Window{Offset: w, Type: "payment", Hist: encodeHist(t, latencyHist(rng, 200, latMs/3))})
 	}
 	for sec := 1; sec <= 60; sec++ {
-		s.Samples = append(s.Samples, store.HostSample{At: start.Add(time.Duration(sec) * time.Second), DiskReadIOPS: 50, DiskWriteIOPS: writeIOPS, DiskAvgLatencyMs: writeIOPS / 1000})
+		s.Samples = append(s.Samples, store.HostSample{At: start.Add(time.Duration(sec) * time.Second),
+			Host: store.HostSummary{DiskReadIOPS: 50, DiskWriteIOPS: writeIOPS, DiskAvgLatencyMs: writeIOPS / 1000}})
 	}
 	return s
 }

@@ -402,7 +402,7 @@ func (hostSection) Render(p *Page) error {
 		p.Note("No host telemetry in these runs (an imported HammerDB log has none): measure with rightsize run to get CPU and disk figures next to the throughput.")
 		return nil
 	}
-	serverCPU := func(a *analysis.StepAggregate) bool { return a.ServerCPUPct != 0 }
+	serverCPU := func(a *analysis.StepAggregate) bool { return analysis.ColServerCPU.Value(a) != 0 }
 	p.Charts(
 		mk("CPU busy", "CPU busy (% of all CPUs)", hasHost, analysis.ColCPUBusy.Value),
 		mk("CPU idle", "CPU idle (% of all CPUs)", hasHost, analysis.ColCPUIdle.Value),

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -46,7 +47,7 @@ func TestReportStepJSON(t *testing.T) {
 	for rep := 1; rep <= 2; rep++ {
 		s := store.Step{Repeat: rep, Users: 100, TPM: 250 + 10*float64(rep), NOPM: 110 + float64(rep), TPMPerUser: 2.6,
 			MeasureStart: t0, MeasureEnd: t0.Add(time.Minute), DriverCPUUsPerTxn: 120, ServerCPUUsPerTxn: 900,
-			SkippedDeliveries: 1, Reconnects: 2, ServerCPUPct: 150, DriverCPUPct: 5, PrecisionPct: 1.5,
+			SkippedDeliveries: 1, Reconnects: 2, Procs: figures.Procs{ServerCPUPct: 150, DriverCPUPct: 5}, PrecisionPct: 1.5,
 			Validity: &store.Validity{Valid: rep == 1, Violations: []string{}}}
 		if rep == 2 {
 			s.Validity.Violations = []string{"short"}

@@ -87,24 +87,10 @@ func (o *RunOptions) Validate() error {
 	if errs := o.specProblems(); len(errs) > 0 {
 		return badOptions{errs[0]}
 	}
-	if _, err := driver.ParseDelivery(string(o.Delivery)); err != nil {
-		return bad("--delivery %q: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
-	}
-	if o.Repeats < 1 {
-		return bad("--repeat must be at least 1 (got %d)", o.Repeats)
-	}
 	if o.Warehouses != 0 {
 		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
 			return badOptions{err}
 		}
-	}
-	if o.Mode != "" {
-		if _, err := engine.ParseMode(string(o.Mode)); err != nil {
-			return badOptions{err}
-		}
-	}
-	if _, err := engine.ParseIsolation(string(o.Isolation)); err != nil {
-		return bad("--isolation: %w", err)
 	}
 	if err := o.validateAnswer(); err != nil {
 		return err
@@ -127,7 +113,8 @@ func (o *RunOptions) CheckSpec() []OptionError {
 	return append(o.specProblems(), o.answerProblems()...)
 }
 
-// specProblems are the problems of the step's options.
+// specProblems are the problems of the step's options, the rules of run's
+// flags and of a plan's autopilot keys (CheckSpec).
 func (o *RunOptions) specProblems() []OptionError {
 	var errs []OptionError
 	add := func(option, format string, a ...any) {
@@ -145,6 +132,18 @@ func (o *RunOptions) specProblems() []OptionError {
 	if o.ReconnectTimeout < 0 {
 		add("reconnect-timeout", "must not be negative (got %s)", o.ReconnectTimeout)
 	}
+	if _, err := driver.ParseDelivery(string(o.Delivery)); err != nil {
+		add("delivery", "%q is not interactive or deferred: use interactive (in the user's transaction) or deferred (queued, clause 2.7.2)", o.Delivery)
+	}
+	if o.Repeats < 1 {
+		add("repeat", "must be at least 1 (got %d)", o.Repeats)
+	}
+	if _, err := engine.ParseMode(string(o.Mode)); o.Mode != "" && err != nil {
+		add("mode", "%q is an unknown mode: use procedures or statements", o.Mode)
+	}
+	if _, err := engine.ParseIsolation(string(o.Isolation)); err != nil {
+		add("isolation", "%q is not spec or read-committed", o.Isolation)
+	}
 	return errs
 }
 
@@ -154,7 +153,7 @@ func (o *RunOptions) answerProblems() []OptionError {
 	var errs []OptionError
 	p := o.Answer
 	if p.Confidence == 0 {
-		p.Confidence = 0.95
+		p.Confidence = DefaultConfidence
 	}
 	var oe steady.OptionError
 	if err := p.Validate(); errors.As(err, &oe) {

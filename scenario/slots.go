@@ -37,7 +37,7 @@ func checkSlots(ctx context.Context, t *registry.Target, o RunOptions, warehouse
 		return nil
 	}
 	most, what, fewer := slices.Max(o.Users), "users", "run at most %d users"
-	if c := driver.Connections(most, o.Connections); c < most {
+	if c := driver.PeakConnections(o.Users, o.Connections); c < most {
 		most, what, fewer = c, "shared connections", "share at most %d (--connections)"
 	}
 	need, free := slotNeed(s, most, o.Workers)

@@ -114,7 +114,7 @@ func saturation(samples []telemetry.Sample, sum telemetry.Summary, side serverSi
 	if len(samples) == 0 {
 		return nil
 	}
-	s := &waits.Saturation{Cores: float64(runtime.NumCPU()), ServerCores: sum.ServerCPUPct / 100, DriverCores: sum.DriverCPUPct / 100,
+	s := &waits.Saturation{Cores: float64(runtime.NumCPU()), ServerCores: sum.ServerCores(), DriverCores: sum.DriverCores(),
 		HostBusyPct: figures.CPUBusy.Of(&sum.Host)}
 	if capCPUs > 0 {
 		s.Cores = min(s.Cores, capCPUs)

@@ -20,7 +20,7 @@ func TestSaturation(t *testing.T) {
 			}})
 	}
 	samples = append(samples, telemetry.Sample{Disks: []telemetry.DiskSample{{Name: "vdb", QueueDepth: 2}}}) // no I/O: no latency
-	s := saturation(samples, telemetry.Summary{ServerCPUPct: 150, DriverCPUPct: 20, Host: figures.Host{CPUBusyPct: 80}}, serverWatched, 0)
+	s := saturation(samples, telemetry.Summary{Procs: figures.Procs{ServerCPUPct: 150, DriverCPUPct: 20}, Host: figures.Host{CPUBusyPct: 80}}, serverWatched, 0)
 	want := waits.Saturation{Disk: "vdb", DiskP50Ms: 50, DiskP99Ms: 99, QueueDepth: 2, MaxInFlight: 6, ServerCores: 1.5, Cores: float64(runtime.NumCPU()),
 		DriverCores: 0.2, HostBusyPct: 80, MajorFaultsPerSec: 10 * 100 / 101.0, ReclaimPagesPerSec: 4 * 100 / 101.0}
 	if d := *s; d.Disk != want.Disk || d.DiskP50Ms != want.DiskP50Ms || d.DiskP99Ms != want.DiskP99Ms || d.MaxInFlight != want.MaxInFlight ||
@@ -28,7 +28,7 @@ func TestSaturation(t *testing.T) {
 		d.MajorFaultsPerSec < 9.9 || d.MajorFaultsPerSec > 9.91 {
 		t.Errorf("saturation %+v\nwant %+v", d, want)
 	}
-	if in := saturation(samples, telemetry.Summary{DriverCPUPct: 90}, serverInProcess, 0); in.ServerCores != 0.9 || in.DriverCores != 0 {
+	if in := saturation(samples, telemetry.Summary{Procs: figures.Procs{DriverCPUPct: 90}}, serverInProcess, 0); in.ServerCores != 0.9 || in.DriverCores != 0 {
 		t.Errorf("in-process engine: %+v", in)
 	}
 	if c := saturation(samples, telemetry.Summary{}, serverWatched, 0.5); c.Cores != 0.5 {

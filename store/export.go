@@ -189,7 +189,8 @@ func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
 		"start_utc", "measure_start_utc", "measure_end_utc", "measured_s", "partial",
 		"tpm", "nopm", "tpm_per_user", "driver_cpu_us_per_txn", "server_cpu_us_per_txn", "skipped_deliveries", "reconnects")
 	header = append(header, names(hostFields((&HostSummary{}).Columns()))...)
-	header = append(header, "server_cpu_pct", "driver_cpu_pct",
+	header = append(header, names(hostFields((&figures.Procs{}).Columns()))...)
+	header = append(header,
 		"db_commits", "db_rollbacks", "db_blocks_read", "db_blocks_hit", "db_wal_bytes", "db_checkpoints", "db_tpm", "db_buffer_hit_pct")
 	if err := w.Write(header); err != nil {
 		return err
@@ -202,7 +203,8 @@ func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
 			cf(st.TPM), cf(st.NOPM), cf(st.TPMPerUser), cf(st.DriverCPUUsPerTxn), cf(st.ServerCPUUsPerTxn),
 			ci(st.SkippedDeliveries), ci(st.Reconnects))
 		rec = append(rec, hostCells(st.Host.Columns())...)
-		rec = append(rec, cf(st.ServerCPUPct), cf(st.DriverCPUPct),
+		rec = append(rec, hostCells(st.Procs.Columns())...)
+		rec = append(rec,
 			ci(d.Commits), ci(d.Rollbacks), ci(d.BlocksRead), ci(d.BlocksHit), ci(d.WALBytes), ci(d.Checkpoints),
 			cf(d.TPM), cf(d.BufferHitPct))
 		if err := w.Write(rec); err != nil {

@@ -99,7 +99,7 @@ func testStep(tb testing.TB, runID string, repeat, index, users, seconds, window
 			DiskReadIOPS: 100 + k, DiskWriteIOPS: 200, DiskReadMBps: 1.5, DiskWriteMBps: 2.5, DiskAvgLatencyMs: 0.7,
 			MemUsedBytes: 8 << 30, MemCachedBytes: 1<<40 + uint64(k),
 			ServerReadIOPS: 80 + k, ServerWriteIOPS: 150, ServerReadMBps: 0.75, ServerWriteMBps: 1.25},
-		ServerCPUPct: 180 + k, DriverCPUPct: 12 + k,
+		Procs: figures.Procs{ServerCPUPct: 180 + k, DriverCPUPct: 12 + k},
 		DB: DBCounters{Commits: 10000 + int64(k), Rollbacks: 100, BlocksRead: 5000, BlocksHit: 995000, WALBytes: 1 << 33,
 			Checkpoints: 1, TPM: 10100 + k, BufferHitPct: 99.5},
 	}
@@ -120,10 +120,11 @@ func testStep(tb testing.TB, runID string, repeat, index, users, seconds, window
 	}
 	for i := range samples {
 		st.Samples = append(st.Samples, HostSample{At: start.Add(time.Duration(i) * time.Second),
-			CPUUserPct: 30 + float64(i%10), CPUSystemPct: 10.25, CPUIowaitPct: 3, CPUIdlePct: 56.75 - float64(i%10), CPUStealPct: 0,
-			CPUBusyPct: 40.25 + float64(i%10), DiskReadIOPS: 120, DiskWriteIOPS: 340.5, DiskReadMBps: 0.96, DiskWriteMBps: 5.4,
-			DiskAvgLatencyMs: 0.35, MemUsedBytes: 8<<30 + uint64(i), MemCachedBytes: 2 << 30, ServerCPUPct: 170, DriverCPUPct: 11,
-			ServerReadIOPS: 90 + float64(i), ServerWriteIOPS: 300, ServerReadMBps: 0.5, ServerWriteMBps: 4.5,
+			Host: figures.Host{CPUUserPct: 30 + float64(i%10), CPUSystemPct: 10.25, CPUIowaitPct: 3, CPUIdlePct: 56.75 - float64(i%10), CPUStealPct: 0,
+				CPUBusyPct: 40.25 + float64(i%10), DiskReadIOPS: 120, DiskWriteIOPS: 340.5, DiskReadMBps: 0.96, DiskWriteMBps: 5.4,
+				DiskAvgLatencyMs: 0.35, MemUsedBytes: 8<<30 + uint64(i), MemCachedBytes: 2 << 30,
+				ServerReadIOPS: 90 + float64(i), ServerWriteIOPS: 300, ServerReadMBps: 0.5, ServerWriteMBps: 4.5},
+			Procs: figures.Procs{ServerCPUPct: 170, DriverCPUPct: 11},
 			Disks: fmt.Sprintf(`[{"name":"sda","read_iops":%d}]`, 120+i)})
 	}
 	return st

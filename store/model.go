@@ -182,10 +182,9 @@ type Step struct {
 	Validity *Validity `json:"validity,omitempty"`
 	// Host is the host telemetry summarised over the measured interval.
 	Host HostSummary `json:"host"`
-	// ServerCPUPct is the database server's CPU, % of one core.
-	ServerCPUPct float64 `json:"server_cpu_pct"`
-	// DriverCPUPct is the driver's own CPU, % of one core.
-	DriverCPUPct float64 `json:"driver_cpu_pct"`
+	// Procs is the database server's and the driver's CPU over the
+	// measured interval, % of one core.
+	figures.Procs
 	// DB holds server counter deltas over the measured interval.
 	DB DBCounters `json:"db"`
 	// Txn holds one summary per transaction type.

@@ -31,8 +31,8 @@ func stepFields(st *Step) []field {
 		{"skipped_deliveries", &st.SkippedDeliveries}, {"reconnects", &st.Reconnects},
 	}
 	fs = append(fs, hostFields(st.Host.Columns())...)
+	fs = append(fs, hostFields(st.Procs.Columns())...)
 	return append(fs, []field{
-		{"server_cpu_pct", &st.ServerCPUPct}, {"driver_cpu_pct", &st.DriverCPUPct},
 		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
 		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
 		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},

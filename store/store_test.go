@@ -355,7 +355,7 @@ func TestNonFiniteStoredAsZero(t *testing.T) {
 		ctx := context.Background()
 		r := created(t, s, &Run{})
 		st := Step{RunID: r.ID, Repeat: 1, Users: 1, TPM: math.NaN(), NOPM: math.Inf(1), TPMPerUser: math.Inf(-1),
-			Samples: []HostSample{{CPUBusyPct: math.NaN()}}}
+			Samples: []HostSample{{Host: HostSummary{CPUBusyPct: math.NaN()}}}}
 		if err := s.AddStep(ctx, &st); err != nil {
 			t.Fatal(err)
 		}

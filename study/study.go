@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -245,9 +244,7 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 	}
 	versions := e.Managed.Versions
 	opt := registry.Options{CreateDB: true, PoolSize: runtime.NumCPU() + 1, Settings: c.Settings, DataDir: c.DataDir, PGBin: c.PGBin}
-	if users := p.Autopilot.UsersList(); len(users) > 0 {
-		opt.Connections = driver.Connections(slices.Max(users), p.Autopilot.Connections)
-	}
+	opt.Connections = driver.PeakConnections(p.Autopilot.UsersList(), p.Autopilot.Connections)
 	if versions != nil && c.PGBin == "" {
 		opt.PGVersion = c.Version
 	}

@@ -145,6 +145,7 @@ func (s *Sampler) tick() (smp Sample, ok bool, err error) {
 			smp = Sample{At: now, Interval: wall}
 			fillCPU(&smp, &s.prev.cpu, &s.cur.cpu)
 			smp.Disks = diskSamples(s.prev.disks, s.cur.disks, wall.Seconds())
+			sumDisks(&smp.Host, smp.Disks)
 			smp.MemUsedBytes = s.cur.mem.used
 			smp.MemCachedBytes = s.cur.mem.cached
 			smp.MemTotalBytes = s.cur.mem.total

@@ -62,18 +62,16 @@ type Sample struct {
 	// sampler's interval, longer if a tick was late or skipped).
 	Interval time.Duration
 
-	// CPUUserPct is whole-machine user+nice time, % of all CPUs.
-	CPUUserPct float64
-	// CPUSystemPct is whole-machine system+irq+softirq time, % of all CPUs.
-	CPUSystemPct float64
-	// CPUIowaitPct is whole-machine iowait, % of all CPUs.
-	CPUIowaitPct float64
-	// CPUIdlePct is whole-machine idle time, % of all CPUs.
-	CPUIdlePct float64
-	// CPUStealPct is time stolen by the hypervisor, % of all CPUs.
-	CPUStealPct float64
-	// CPUBusyPct is 100 − idle − iowait (user + system + steal).
-	CPUBusyPct float64
+	// Host is the host figures (see the package doc for the CPU
+	// categories and memory): its disk figures are Disks summed, the
+	// latency weighted by each disk's IOPS; its server I/O figures are the
+	// watched server's cgroup's block I/O (Sampler.ServerIO; see there what
+	// cgroup v1 counts of writes), 0 when no cgroup is watched.
+	figures.Host
+	// Procs is the CPU of the watched database server's process tree or
+	// cgroup (0 when no server is watched or it was not found) and of this
+	// process, the driver (including the sampler itself).
+	figures.Procs
 
 	// Disks holds one entry per physical disk, in the kernel's order. Loop,
 	// ram and zram devices are skipped, and so are partitions and stacked
@@ -81,32 +79,13 @@ type Sample struct {
 	// summing over Disks does not count an I/O twice.
 	Disks []DiskSample
 
-	// MemUsedBytes is total − available memory (see the package doc).
-	MemUsedBytes uint64
-	// MemCachedBytes is reclaimable page cache (see the package doc).
-	MemCachedBytes uint64
 	// MemTotalBytes is the machine's memory.
 	MemTotalBytes uint64
 
-	// ServerCPUPct is the CPU of the watched database server process tree, %
-	// of ONE core (100 = one core busy, 400 = four); 0 when no server is
-	// watched or it was not found.
-	ServerCPUPct float64
 	// ServerProcs is the number of processes found in the watched server's
 	// tree at At (postmaster + backends + auxiliary processes); 0 when no
 	// server is watched or it was not found.
 	ServerProcs int
-	// DriverCPUPct is the CPU of this process (the driver, including the
-	// sampler itself), % of one core.
-	DriverCPUPct float64
-
-	// ServerReadIOPS and ServerWriteIOPS are the watched server's block
-	// I/O operations per second, ServerReadMBps and ServerWriteMBps its MB
-	// (10^6 bytes) per second, from its cgroup's counters
-	// (Sampler.ServerIO; see there what cgroup v1 counts of writes); 0
-	// when no cgroup is watched.
-	ServerReadIOPS, ServerWriteIOPS float64
-	ServerReadMBps, ServerWriteMBps float64
 
 	// MajorFaultsPerSec is the host's major page faults per second (pages
 	// read back from disk because memory was short); Linux only.
@@ -144,13 +123,14 @@ type DiskSample struct {
 }
 
 // Summary averages samples over a step: the host figures (figures.Host,
-// what a step stores) and the sampler's own. Every sample weighs the same,
-// except DiskAvgLatencyMs, which is weighted by I/O count (each
-// disk-sample weighs IOPS × interval, an interval of 0 counting as 1 s; 0 if
-// there was no I/O). Disk rates are summed over disks, memory and CPU
-// shares are means of the samples'.
+// what a step stores), the processes' CPU and the sampler's own. Every
+// sample weighs the same, except DiskAvgLatencyMs, which is weighted by I/O
+// count (each disk-sample weighs IOPS × interval, an interval of 0 counting
+// as 1 s; 0 if there was no I/O). Disk rates are summed over disks, memory
+// and CPU shares are means of the samples'.
 type Summary struct {
 	figures.Host
+	figures.Procs
 
 	// Samples is the number of samples averaged.
 	Samples int
@@ -158,16 +138,12 @@ type Summary struct {
 	DiskMaxUtilPct float64
 	// MemTotalBytes is the largest Sample.MemTotalBytes.
 	MemTotalBytes uint64
-	// ServerCPUPct is the mean of Sample.ServerCPUPct (% of one core).
-	ServerCPUPct float64
-	// DriverCPUPct is the mean of Sample.DriverCPUPct (% of one core).
-	DriverCPUPct float64
 }
 
 // Summarize averages samples; the zero Summary is returned for no samples.
-// Each sample's host figures (host) are averaged by figures.MeanHost but
-// the disk latency, which is weighted by each sample's I/O count over its
-// interval.
+// Each sample's host figures (host) and processes' CPU are averaged by
+// figures.Mean but the disk latency, which is weighted by each sample's
+// I/O count over its interval.
 func Summarize(samples []Sample) Summary {
 	var sum Summary
 	n := len(samples)
@@ -175,10 +151,11 @@ func Summarize(samples []Sample) Summary {
 		return sum
 	}
 	hosts := make([]figures.Host, n)
+	procs := make([]figures.Procs, n)
 	var latNum, latDen float64
 	for i := range samples {
 		s := &samples[i]
-		hosts[i] = s.host()
+		hosts[i], procs[i] = s.host(), s.Procs
 		secs := s.Interval.Seconds()
 		if secs <= 0 {
 			secs = 1
@@ -192,30 +169,31 @@ func Summarize(samples []Sample) Summary {
 		}
 		sum.DiskMaxUtilPct += maxUtil
 		sum.MemTotalBytes = max(sum.MemTotalBytes, s.MemTotalBytes)
-		sum.ServerCPUPct += s.ServerCPUPct
-		sum.DriverCPUPct += s.DriverCPUPct
 	}
-	sum.Host = figures.MeanHost(hosts)
+	sum.Host, sum.Procs = figures.Mean(hosts), figures.Mean(procs)
 	sum.DiskAvgLatencyMs = 0
 	if latDen > 0 {
 		sum.DiskAvgLatencyMs = latNum / latDen
 	}
-	f := float64(n)
 	sum.Samples = n
-	sum.DiskMaxUtilPct /= f
-	sum.ServerCPUPct /= f
-	sum.DriverCPUPct /= f
+	sum.DiskMaxUtilPct /= float64(n)
 	return sum
 }
 
-// host is the sample's host figures: the disks summed, their latency
-// weighted by their IOPS.
+// host is the sample's host figures, the disk figures summed from Disks
+// (sumDisks): a sample made by hand may list its disks only.
 func (s *Sample) host() figures.Host {
-	h := figures.Host{CPUBusyPct: s.CPUBusyPct, CPUIdlePct: s.CPUIdlePct, CPUIowaitPct: s.CPUIowaitPct, CPUUserPct: s.CPUUserPct,
-		CPUSystemPct: s.CPUSystemPct, CPUStealPct: s.CPUStealPct, MemUsedBytes: s.MemUsedBytes, MemCachedBytes: s.MemCachedBytes,
-		ServerReadIOPS: s.ServerReadIOPS, ServerWriteIOPS: s.ServerWriteIOPS, ServerReadMBps: s.ServerReadMBps, ServerWriteMBps: s.ServerWriteMBps}
+	h := s.Host
+	sumDisks(&h, s.Disks)
+	return h
+}
+
+// sumDisks sets h's disk figures to those of disks summed, the latency
+// weighted by each disk's IOPS (0 without I/O).
+func sumDisks(h *figures.Host, disks []DiskSample) {
+	h.DiskReadIOPS, h.DiskWriteIOPS, h.DiskReadMBps, h.DiskWriteMBps, h.DiskAvgLatencyMs = 0, 0, 0, 0, 0
 	var lat, ios float64
-	for _, d := range s.Disks {
+	for _, d := range disks {
 		h.DiskReadIOPS += d.ReadIOPS
 		h.DiskWriteIOPS += d.WriteIOPS
 		h.DiskReadMBps += d.ReadMBps
@@ -226,31 +204,13 @@ func (s *Sample) host() figures.Host {
 	if ios > 0 {
 		h.DiskAvgLatencyMs = lat / ios
 	}
-	return h
 }
 
 // Figures returns the sample as stored (figures.HostSample): its host
-// figures (host) column by column, the server's and the driver's CPU, the
-// per-disk figures as a JSON document.
+// figures (host), the processes' CPU, the per-disk figures as a JSON
+// document.
 func (s *Sample) Figures() figures.HostSample {
-	hs := figures.HostSample{At: s.At, ServerCPUPct: s.ServerCPUPct, DriverCPUPct: s.DriverCPUPct}
-	h := s.host()
-	to := map[string]any{}
-	for _, c := range hs.Columns() {
-		to[c.Name] = c.Ptr
-	}
-	for _, c := range h.Columns() {
-		switch p := c.Ptr.(type) {
-		case *float64:
-			if q, ok := to[c.Name].(*float64); ok {
-				*q = *p
-			}
-		case *uint64:
-			if q, ok := to[c.Name].(*uint64); ok {
-				*q = *p
-			}
-		}
-	}
+	hs := figures.HostSample{At: s.At, Host: s.host(), Procs: s.Procs}
 	if len(s.Disks) > 0 {
 		if b, err := json.Marshal(s.Disks); err == nil {
 			hs.Disks = string(b)

@@ -25,13 +25,14 @@ func TestSummarize(t *testing.T) {
 			name: "one sample, two disks",
 			samples: []Sample{{
 				At: t0, Interval: time.Second,
-				CPUUserPct: 30, CPUSystemPct: 10, CPUIowaitPct: 5, CPUIdlePct: 50, CPUStealPct: 5, CPUBusyPct: 45,
+				Host: figures.Host{CPUUserPct: 30, CPUSystemPct: 10, CPUIowaitPct: 5, CPUIdlePct: 50, CPUStealPct: 5, CPUBusyPct: 45,
+					MemUsedBytes: 100, MemCachedBytes: 50},
 				Disks: []DiskSample{
 					{Name: "sda", ReadIOPS: 100, WriteIOPS: 100, ReadMBps: 1, WriteMBps: 2, AvgLatencyMs: 1, UtilPct: 20},
 					{Name: "sdb", ReadIOPS: 0, WriteIOPS: 50, ReadMBps: 0, WriteMBps: 4, AvgLatencyMs: 6, UtilPct: 70},
 				},
-				MemUsedBytes: 100, MemCachedBytes: 50, MemTotalBytes: 1000,
-				ServerCPUPct: 150, DriverCPUPct: 20,
+				MemTotalBytes: 1000,
+				Procs:         figures.Procs{ServerCPUPct: 150, DriverCPUPct: 20},
 			}},
 			want: Summary{
 				Samples: 1,
@@ -39,32 +40,33 @@ func TestSummarize(t *testing.T) {
 					DiskReadIOPS: 100, DiskWriteIOPS: 150, DiskReadMBps: 1, DiskWriteMBps: 6,
 					DiskAvgLatencyMs: (200*1 + 50*6) / 250.0, MemUsedBytes: 100, MemCachedBytes: 50},
 				DiskMaxUtilPct: 70, MemTotalBytes: 1000,
-				ServerCPUPct: 150, DriverCPUPct: 20,
+				Procs: figures.Procs{ServerCPUPct: 150, DriverCPUPct: 20},
 			},
 		},
 		{
 			name: "means over samples, latency weighted by I/O count",
 			samples: []Sample{
-				{At: t0, Interval: time.Second, CPUBusyPct: 20, CPUIdlePct: 80, CPUUserPct: 20,
-					Disks:        []DiskSample{{Name: "sda", ReadIOPS: 1000, AvgLatencyMs: 1, UtilPct: 50}},
-					MemUsedBytes: 10, MemCachedBytes: 3, MemTotalBytes: 100, ServerCPUPct: 100, DriverCPUPct: 10},
-				{At: t0.Add(time.Second), Interval: time.Second, CPUBusyPct: 60, CPUIdlePct: 30, CPUIowaitPct: 10, CPUUserPct: 60,
-					Disks:        []DiskSample{{Name: "sda", WriteIOPS: 10, AvgLatencyMs: 100, UtilPct: 10}},
-					MemUsedBytes: 20, MemCachedBytes: 4, MemTotalBytes: 100, ServerCPUPct: 300, DriverCPUPct: 30},
+				{At: t0, Interval: time.Second, Host: figures.Host{CPUBusyPct: 20, CPUIdlePct: 80, CPUUserPct: 20, MemUsedBytes: 10, MemCachedBytes: 3},
+					Disks:         []DiskSample{{Name: "sda", ReadIOPS: 1000, AvgLatencyMs: 1, UtilPct: 50}},
+					MemTotalBytes: 100, Procs: figures.Procs{ServerCPUPct: 100, DriverCPUPct: 10}},
+				{At: t0.Add(time.Second), Interval: time.Second, Host: figures.Host{CPUBusyPct: 60, CPUIdlePct: 30, CPUIowaitPct: 10, CPUUserPct: 60,
+					MemUsedBytes: 20, MemCachedBytes: 4},
+					Disks:         []DiskSample{{Name: "sda", WriteIOPS: 10, AvgLatencyMs: 100, UtilPct: 10}},
+					MemTotalBytes: 100, Procs: figures.Procs{ServerCPUPct: 300, DriverCPUPct: 30}},
 			},
 			want: Summary{
 				Samples: 2,
 				Host: figures.Host{CPUBusyPct: 40, CPUIdlePct: 55, CPUIowaitPct: 5, CPUUserPct: 40,
 					DiskReadIOPS: 500, DiskWriteIOPS: 5, DiskAvgLatencyMs: (1000*1 + 10*100) / 1010.0,
 					MemUsedBytes: 15, MemCachedBytes: 4}, // 3.5 rounds half up
-				DiskMaxUtilPct: 30, MemTotalBytes: 100, ServerCPUPct: 200, DriverCPUPct: 20,
+				DiskMaxUtilPct: 30, MemTotalBytes: 100, Procs: figures.Procs{ServerCPUPct: 200, DriverCPUPct: 20},
 			},
 		},
 		{
 			name: "no I/O: latency 0; zero interval counts as 1 s",
 			samples: []Sample{
-				{Disks: []DiskSample{{Name: "sda"}}, CPUIdlePct: 100},
-				{Disks: []DiskSample{{Name: "sda"}}, CPUIdlePct: 100},
+				{Disks: []DiskSample{{Name: "sda"}}, Host: figures.Host{CPUIdlePct: 100}},
+				{Disks: []DiskSample{{Name: "sda"}}, Host: figures.Host{CPUIdlePct: 100}},
 			},
 			want: Summary{Samples: 2, Host: figures.Host{CPUIdlePct: 100}},
 		},
@@ -115,15 +117,15 @@ func TestSummarize(t *testing.T) {
 // TestSampleFigures: a sample is stored with every host figure it has,
 // the disks summed and their latency weighted by IOPS.
 func TestSampleFigures(t *testing.T) {
-	s := Sample{At: time.Unix(1000, 0), CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
+	s := Sample{At: time.Unix(1000, 0), Host: figures.Host{CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
+		MemUsedBytes: 7, MemCachedBytes: 8, ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14},
 		Disks: []DiskSample{{Name: "sda", ReadIOPS: 10, WriteIOPS: 30, ReadMBps: 1, WriteMBps: 2, AvgLatencyMs: 2},
 			{Name: "sdb", ReadIOPS: 0, WriteIOPS: 10, WriteMBps: 4, AvgLatencyMs: 7}},
-		MemUsedBytes: 7, MemCachedBytes: 8, ServerCPUPct: 9, DriverCPUPct: 10,
-		ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14}
-	want := figures.HostSample{At: s.At, CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
+		Procs: figures.Procs{ServerCPUPct: 9, DriverCPUPct: 10}}
+	want := figures.HostSample{At: s.At, Host: figures.Host{CPUUserPct: 1, CPUSystemPct: 2, CPUIowaitPct: 3, CPUIdlePct: 4, CPUStealPct: 5, CPUBusyPct: 6,
 		DiskReadIOPS: 10, DiskWriteIOPS: 40, DiskReadMBps: 1, DiskWriteMBps: 6, DiskAvgLatencyMs: (40*2 + 10*7) / 50.0,
-		MemUsedBytes: 7, MemCachedBytes: 8, ServerCPUPct: 9, DriverCPUPct: 10,
-		ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14}
+		MemUsedBytes: 7, MemCachedBytes: 8, ServerReadIOPS: 11, ServerWriteIOPS: 12, ServerReadMBps: 13, ServerWriteMBps: 14},
+		Procs: figures.Procs{ServerCPUPct: 9, DriverCPUPct: 10}}
 	got := s.Figures()
 	if got.Disks == "" {
 		t.Error("no per-disk document")
@@ -138,7 +140,7 @@ func TestWindow(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	var ss []Sample
 	for i := 1; i <= 10; i++ { // sample i covers (t0+i-1, t0+i]
-		ss = append(ss, Sample{At: t0.Add(time.Duration(i) * time.Second), Interval: time.Second, CPUBusyPct: float64(i)})
+		ss = append(ss, Sample{At: t0.Add(time.Duration(i) * time.Second), Interval: time.Second, Host: figures.Host{CPUBusyPct: float64(i)}})
 	}
 	sec := func(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Second))) }
 	tests := []struct {

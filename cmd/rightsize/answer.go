@@ -75,24 +75,24 @@ type answerFlags struct {
 
 func (f *answerFlags) register(cmd *cobra.Command) {
 	const d = "a duration such as 30s or 2m"
-	f.rampup = autoFlag[time.Duration]{v: 10 * time.Second, parse: time.ParseDuration, typ: "duration", want: d}
+	f.rampup = autoFlag[time.Duration]{v: scenario.DefaultRampup, parse: time.ParseDuration, typ: "duration", want: d}
 	f.duration = autoFlag[time.Duration]{v: time.Minute, parse: time.ParseDuration, typ: "duration", want: d}
 	f.repeat = autoFlag[int]{v: 1, parse: strconv.Atoi, typ: "int", want: "a whole number"}
-	f.precision, f.confidence, f.maxCV = 0.02, 0.95, 0.05
+	f.precision, f.confidence, f.maxCV = scenario.DefaultPrecision, scenario.DefaultConfidence, scenario.DefaultMaxCV
 	fl := cmd.Flags()
 	fl.Var(&f.rampup, "rampup", "ramp-up of each step (not measured), or auto: until the throughput is steady (MSER-5 and a drift check)")
 	fl.Var(&f.duration, "duration", "measured duration of each step, or auto: until the mean TPM and NOPM are known within --precision")
 	fl.Var(&f.repeat, "repeat", "repeat the whole users sequence this many times, or auto: until the repeats agree within --max-cv")
-	fl.DurationVar(&f.rampupMin, "rampup-min", 10*time.Second, "with --rampup auto: the shortest ramp-up")
-	fl.DurationVar(&f.rampupMax, "rampup-max", 2*time.Minute, "with --rampup auto: the longest ramp-up")
-	fl.DurationVar(&f.durationMin, "duration-min", 30*time.Second, "with --duration auto: the shortest measurement")
-	fl.DurationVar(&f.durationMax, "duration-max", 5*time.Minute, "with --duration auto: the longest measurement")
+	fl.DurationVar(&f.rampupMin, "rampup-min", scenario.DefaultRampupMin, "with --rampup auto: the shortest ramp-up")
+	fl.DurationVar(&f.rampupMax, "rampup-max", scenario.DefaultRampupMax, "with --rampup auto: the longest ramp-up")
+	fl.DurationVar(&f.durationMin, "duration-min", scenario.DefaultDurationMin, "with --duration auto: the shortest measurement")
+	fl.DurationVar(&f.durationMax, "duration-max", scenario.DefaultDurationMax, "with --duration auto: the longest measurement")
 	fl.Var(&f.precision, "precision", "with --duration auto: the confidence interval's half-width, % of the mean (given alone it implies --duration auto)")
 	if fl.Lookup("confidence") == nil { // fit's --confidence judges the repeats (range|mean)
 		fl.Var(&f.confidence, "confidence", "the confidence level of the intervals")
 	}
 	fl.Var(&f.maxCV, "max-cv", "with --repeat auto: the largest coefficient of variation of a step's TPM and NOPM across repeats")
-	fl.IntVar(&f.repeatMax, "repeat-max", 3, "with --repeat auto: the most repeats")
+	fl.IntVar(&f.repeatMax, "repeat-max", scenario.DefaultRepeatMax, "with --repeat auto: the most repeats")
 }
 
 // autoByDefault makes --rampup, --duration and --repeat auto unless given
@@ -113,17 +113,9 @@ func (f *answerFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) {
 		f.duration.auto = true
 	}
 	o.Rampup, o.Duration, o.Repeats = f.rampup.v, f.duration.v, f.repeat.v
-	a := &o.Answer
-	a.Confidence, a.Precision = float64(f.confidence), float64(f.precision)
-	if f.rampup.auto {
-		a.RampupAuto, a.RampupMin, a.RampupMax, o.Rampup = true, f.rampupMin, f.rampupMax, f.rampupMax
-	}
-	if f.duration.auto {
-		a.DurationAuto, a.DurationMin, a.DurationMax, o.Duration = true, f.durationMin, f.durationMax, f.durationMax
-	}
-	if f.repeat.auto {
-		o.RepeatAuto, o.MaxCV, o.Repeats = true, float64(f.maxCV), f.repeatMax
-	}
+	scenario.AnswerRules{RampupAuto: f.rampup.auto, DurationAuto: f.duration.auto, RepeatsAuto: f.repeat.auto,
+		RampupMin: f.rampupMin, RampupMax: f.rampupMax, DurationMin: f.durationMin, DurationMax: f.durationMax, RepeatsMax: f.repeatMax,
+		Precision: float64(f.precision), Confidence: float64(f.confidence), MaxCV: float64(f.maxCV)}.Apply(o)
 }
 
 // writeTimeToAnswer prints the run's wall time against the fixed plan's.

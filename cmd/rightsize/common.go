@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,7 +36,7 @@ type targetFlags struct {
 // the steps users, or the connections they share (0: one per user).
 func (f *targetFlags) forUsers(users []int, connections int) {
 	if len(users) > 0 {
-		f.users = driver.Connections(slices.Max(users), connections)
+		f.users = driver.PeakConnections(users, connections)
 	}
 }
 

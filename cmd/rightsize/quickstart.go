@@ -43,7 +43,7 @@ and the figure measures those lock waits rather than the server.`,
 			if _, err := buildWith(cmd, t, quickstartUsers[len(quickstartUsers)-1], 2, 1); err != nil {
 				return err
 			}
-			spec := driver.Spec{Rampup: 10 * time.Second, Duration: 20 * time.Second, ReconnectTimeout: 30 * time.Second}
+			spec := driver.Spec{Rampup: 10 * time.Second, Duration: 20 * time.Second, ReconnectTimeout: driver.DefaultReconnectTimeout}
 			rep, err := runWith(cmd, t, scenario.RunOptions{RunSpec: scenario.RunSpec{Spec: spec, Users: quickstartUsers, Repeats: 1},
 				Label: "quickstart", Flags: allFlags(cmd)}, false, 10*time.Second, nil)
 			if err != nil {

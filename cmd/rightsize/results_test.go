@@ -37,11 +37,11 @@ func seedStore(t *testing.T, path string) []string {
 				start := r.StartedAt.Add(time.Duration(rep*10+idx) * time.Minute)
 				s := store.Step{RunID: r.ID, Repeat: rep, Index: idx, Users: u, Start: start, MeasureStart: start.Add(10 * time.Second),
 					MeasureEnd: start.Add(70 * time.Second), TPM: 1000*float64(u) + float64(rep*100*idx), NOPM: 450 * float64(u),
-					TPMPerUser: 1000, Host: store.HostSummary{CPUBusyPct: 40, DiskReadIOPS: 100}, ServerCPUPct: 150, DriverCPUPct: 5,
+					TPMPerUser: 1000, Host: store.HostSummary{CPUBusyPct: 40, DiskReadIOPS: 100}, Procs: figures.Procs{ServerCPUPct: 150, DriverCPUPct: 5},
 					Txn: []store.TxnSummary{{Type: "new_order", Txn: figures.Txn{Count: 100, P50Ms: 1, P99Ms: 5, MaxMs: 9}, MeanMs: 1.5, FirstError: "ERROR: boom"},
 						{Type: "payment", Txn: figures.Txn{Count: 90, P50Ms: 0.5, P99Ms: 2, MaxMs: 4}, MeanMs: 0.7}},
 					Seconds: []store.Second{{Offset: 0, Txn: 10, NewOrders: 4}, {Offset: 1, Txn: 11, NewOrders: 5}},
-					Samples: []store.HostSample{{At: start, CPUBusyPct: 40}}}
+					Samples: []store.HostSample{{At: start, Host: store.HostSummary{CPUBusyPct: 40}}}}
 				if label == "8 cores" { // a server in a cgroup: its own I/O measured
 					s.ServerCPUUsPerTxn, s.Host.ServerReadIOPS, s.Host.ServerWriteIOPS = 900, 20, 50
 				}

@@ -46,7 +46,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVarP(&f.o.Warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object instead of the text summary")
 	cmd.Flags().StringVar(&f.o.Label, "label", "", "name this run (reports and compare accept it instead of the run id)")
-	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", 30*time.Second, "end the step (partial) when users cannot reconnect for this long")
+	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", driver.DefaultReconnectTimeout, "end the step (partial) when users cannot reconnect for this long")
 	cmd.Flags().DurationVar(&f.interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
 	cmd.Flags().BoolVar(&f.o.NoWaits, "no-waits", false, "do not sample the server's wait events during steps")
