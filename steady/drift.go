@@ -14,9 +14,10 @@ import (
 // on quiet hardware; a loaded VM or a CI runner drifts more).
 const DefaultBetweenCV = 0.10
 
-// MinDriftDF is the fewest degrees of freedom a measured drift needs to
-// replace the default: 3 runs (or repeats) of one configuration.
-const MinDriftDF = 2
+// MinDriftRuns is the fewest values (runs, or repeats) of one
+// configuration a group needs to count in a measured drift: the standard
+// deviation of two values is too uncertain to replace the default.
+const MinDriftRuns = 3
 
 // Drift is the spread between runs of one figure for one configuration on
 // one host: what an interval from inside one run (batch means) does not
@@ -24,8 +25,8 @@ const MinDriftDF = 2
 type Drift struct {
 	// CV is the coefficient of variation between runs (0.1 for 10 %).
 	CV float64 `json:"cv"`
-	// Runs is how many runs (or repeats) it was measured from; 0 for the
-	// default.
+	// Runs is how many runs (or repeats) it was measured from, the most of
+	// any group (one users count); 0 for the default.
 	Runs int `json:"runs"`
 	// DF is the estimate's degrees of freedom; 0 for the default.
 	DF int `json:"df"`
@@ -88,13 +89,13 @@ func (d Drift) String() string {
 // PooledDrift estimates the drift from groups of values, each group one
 // configuration's runs (or one run's repeats) of the same figure: the
 // pooled relative variance Σ(nᵢ−1)·CVᵢ² / Σ(nᵢ−1), with Σ(nᵢ−1) degrees of
-// freedom. Groups of fewer than 2 values, or of mean 0, add nothing. ok is
-// false when the pooled degrees of freedom are below MinDriftDF: the
-// caller then keeps the default.
+// freedom. Groups of fewer than MinDriftRuns values, or of mean 0, add
+// nothing. ok is false when no group counts: the caller then keeps the
+// default.
 func PooledDrift(groups [][]float64) (d Drift, ok bool) {
 	var ss float64
 	for _, g := range groups {
-		if len(g) < 2 {
+		if len(g) < MinDriftRuns {
 			continue
 		}
 		m, s := stat.MeanStdDev(g, nil)
@@ -104,9 +105,9 @@ func PooledDrift(groups [][]float64) (d Drift, ok bool) {
 		df := len(g) - 1
 		ss += float64(df) * (s / m) * (s / m)
 		d.DF += df
-		d.Runs += len(g)
+		d.Runs = max(d.Runs, len(g))
 	}
-	if d.DF < MinDriftDF {
+	if d.DF == 0 {
 		return DefaultDrift(), false
 	}
 	d.CV = math.Sqrt(ss / float64(d.DF))
