@@ -84,13 +84,14 @@ func driftLine(v *Verdicts) string {
 // notConfiguration are the run flags that do not change what a run
 // measures: how long, how labelled, where stored, how judged. Every other
 // flag, the host, the engine's version and settings and the caps make a
-// configuration (ConfigKey).
+// configuration (ConfigKey). calibrate's runs and pause are run's flags
+// besides.
 var notConfiguration = map[string]bool{"baseline": true, "confidence": true, "data-dir": true, "duration": true,
 	"duration-max": true, "duration-min": true, "json": true, "junit": true, "label": true, "max-cv": true,
 	"max-latency-regression": true, "max-regression": true, "metrics-addr": true, "precision": true,
 	"progress-interval": true, "rampup": true, "rampup-max": true, "rampup-min": true, "repeat": true,
 	"repeat-max": true, "run-id": true, "seed": true, "store": true, "users": true, "wait-interval": true,
-	"worker": true, "worker-wait": true, "reconnect-timeout": true, "note": true, "interval": true}
+	"worker": true, "worker-wait": true, "reconnect-timeout": true, "note": true, "interval": true, "runs": true, "pause": true}
 
 // configEnv are the Run.Env keys (and prefixes, ending in ".") that make
 // a configuration: the host, the engine and its settings, the caps, how

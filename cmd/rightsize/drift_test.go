@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +85,34 @@ func storeScaledCopy(t *testing.T, path, from, to string, tput, p90 float64) {
 	if err := s.FinishRun(ctx, r.ID, store.StatusComplete, r.StartedAt.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// calibrate measures 3 short runs of one configuration and prints their
+// spread; a later run of that configuration (other label and duration)
+// is then judged with the drift measured, and the gate's line says so.
+func TestCalibrate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	args, _ := builtEmbedded(t, "calibrate-")
+	ctx := context.Background()
+	st := tempStore(t)
+	if _, errOut, code := cli(t, ctx, append([]string{"calibrate", "--runs", "2", "--store", st}, args...)...); code != 2 || !strings.Contains(errOut, "--runs 2: at least 3") {
+		t.Fatalf("calibrate --runs 2: exit %d, want 2 naming --runs\n%s", code, errOut)
+	}
+	cal := append([]string{"calibrate", "--runs", "3", "--pause", "1s", "--users", "2", "--rampup", "2s", "--duration", "6s", "--store", st}, args...)
+	out, errOut, code := cli(t, ctx, cal...)
+	if code != 0 || !strings.Contains(out, "drift between runs of this configuration on this host") ||
+		!regexp.MustCompile(`TPM +\d+\.\d % CV measured over 3 runs \(2 degrees of freedom\)`).MatchString(out) {
+		t.Fatalf("calibrate: exit %d, want the TPM CV over 3 runs\n%s%s", code, out, errOut)
+	}
+	t.Logf("calibrate:%s", out[strings.Index(out, "\ndrift between"):])
+	checkRuns(t, st, 3)
+	run := append([]string{"run", "--users", "2", "--rampup", "2s", "--duration", "8s", "--label", "later", "--store", st,
+		"--baseline", "calibrate-1", "--max-regression", "2.5%"}, args...)
+	out, errOut, code = cli(t, ctx, run...)
+	if code == 2 || !regexp.MustCompile(`drift between runs of one configuration: TPM \d+\.\d % CV measured over 4 runs`).MatchString(out+errOut) {
+		t.Fatalf("a later run gated against calibrate-1: exit %d, want the drift measured over 4 runs named\n%s%s", code, out, errOut)
+	}
+	t.Logf("later against calibrate-1, exit %d:%s", code, out[strings.Index(out, "\nagainst the baseline"):])
 }
