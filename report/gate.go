@@ -13,6 +13,8 @@ const (
 	FigureTPM  = "TPM"
 	FigureNOPM = "NOPM"
 	FigureP90  = "New-Order p90 ms"
+	// FigureP99 is judged, never gated: its verdict is in --json.
+	FigureP99 = "New-Order p99 ms"
 )
 
 // NotGated is a threshold that gates nothing.
@@ -64,8 +66,9 @@ type StepVerdict struct {
 	RepeatsB int `json:"repeats_b"`
 	// Seconds is the measured time of both runs at this step.
 	Seconds float64 `json:"measured_seconds"`
-	// Figures are TPM, NOPM and (when both runs have it) New-Order p90;
-	// empty when only one run measured the step.
+	// Figures are TPM, NOPM and (when both runs have it) New-Order p90
+	// and p99 (judged, never gated); empty when only one run measured the
+	// step.
 	Figures []FigureVerdict `json:"figures"`
 	// Verdict is Worse when TPM or NOPM is worse, else Better when one is
 	// better, else NotDistinguishable; "only in A" or "only in B" for a
@@ -167,6 +170,9 @@ func (c *Comparison) stepVerdict(r ComparisonRow, th Thresholds, conf float64) (
 		judged(FigureNOPM, raw[2], raw[3], true, th.MaxRegression)}
 	if pa, pb, ok := p90Estimates(r); ok {
 		sv.Figures = append(sv.Figures, judged(FigureP90, pa, pb, false, th.MaxLatencyRegression))
+	}
+	if r.P99A != nil && r.P99B != nil {
+		sv.Figures = append(sv.Figures, judged(FigureP99, *r.P99A, *r.P99B, false, NotGated))
 	}
 	sv.Verdict = combined(sv.Figures)
 	return sv, raw

@@ -80,3 +80,32 @@ func windowP90(steps []store.Step, users int) *steady.Interval {
 	}
 	return &iv
 }
+
+// newOrderP99 is a run's New-Order p99 at users as judged: with two or
+// more complete repeats the mean of their p99 with its t interval, with
+// one the mean of its measured windows' p99 (WindowPercentile), else its
+// p99 without an interval; nil when it has no New-Order latency there.
+func newOrderP99(steps []store.Step, users int) *Estimate {
+	var ps []float64
+	var one *store.Step
+	for i := range steps {
+		if s := &steps[i]; s.Users == users && !s.Partial {
+			for _, t := range s.Txn {
+				if t.Type == "new_order" && t.Count > 0 {
+					ps, one = append(ps, t.P99Ms), s
+				}
+			}
+		}
+	}
+	switch {
+	case len(ps) >= 2:
+		iv, _ := steady.MeanInterval(ps, 0.95)
+		return &Estimate{Value: iv.Mean, Half: iv.Half, Interval: FromRepeats}
+	case len(ps) == 0:
+		return nil
+	}
+	if iv, ok := WindowPercentile(*one, "new_order", 99, 0.95); ok {
+		return &Estimate{Value: iv.Mean, Half: iv.Half, Interval: FromWindows}
+	}
+	return &Estimate{Value: ps[0], Interval: NoInterval}
+}

@@ -84,6 +84,18 @@ func TestGateP90Windows(t *testing.T) {
 		if v.Gate.Passed != c.wantPass || !strings.Contains(lines, c.want) {
 			t.Errorf("%s: gate passed %v, want %v saying %q:\n%s", c.name, v.Gate.Passed, c.wantPass, c.want, lines)
 		}
+		// p99 is judged, not gated: windows' p99 1.00, 1.01, 0.99 ms give
+		// A 1.00 ± 4.302653 × 0.01/√3 = ± 0.02484 within
+		f := v.Steps[0].Figures
+		p99 := f[len(f)-1]
+		wantIv, wantVerdict := FromWindows, Worse
+		if !c.windows {
+			wantIv, wantVerdict = NoInterval, NotDistinguishable
+		}
+		if p99.Figure != FigureP99 || p99.MaxRegressionPct != nil || p99.A.Interval != wantIv || p99.Verdict != wantVerdict ||
+			c.windows && math.Abs(p99.A.Within-0.024841) > 1e-5 {
+			t.Errorf("%s: p99 %+v, want %s, interval %q, verdict %q, not gated", c.name, p99, FigureP99, wantIv, wantVerdict)
+		}
 	}
 }
 
