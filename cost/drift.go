@@ -1,7 +1,10 @@
 package cost
 
 import (
+	"context"
+
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/drift"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
@@ -18,15 +21,30 @@ func singleRun(steps []store.Step) bool {
 }
 
 // widenAverages widens a run's average intervals by the drift between runs
-// (the stated default: the cost file names runs, not how they drift) when
+// of its configuration (d: measured, or zero for the stated default) when
 // a step was measured once, once over the average since drift moves all
-// of a run's steps together; d is nil when nothing was widened.
-func widenAverages(steps []store.Step, tpm, nopm steady.Interval) (steady.Interval, steady.Interval, *steady.Drift) {
+// of a run's steps together; the Drift returned is nil when nothing was
+// widened.
+func widenAverages(steps []store.Step, tpm, nopm steady.Interval, d drift.Figures) (steady.Interval, steady.Interval, *steady.Drift) {
 	if !singleRun(steps) || tpm.Mean <= 0 {
 		return tpm, nopm, nil
 	}
-	d := steady.DefaultDrift()
-	return d.Widen(tpm), d.Widen(nopm), &d
+	dt, dn := d.TPM, d.NOPM
+	if !dt.Measured() || !dn.Measured() {
+		dt, dn = steady.DefaultDrift(), steady.DefaultDrift()
+	}
+	return dt.Widen(tpm), dn.Widen(nopm), &dt
+}
+
+// measuredDrift is the drift between runs of run's configuration from the
+// runs' A/A history when runs can list it (the results store), else zero:
+// the default.
+func measuredDrift(ctx context.Context, runs Runs, run store.Run) (drift.Figures, error) {
+	h, ok := runs.(drift.History)
+	if !ok {
+		return drift.Figures{}, nil
+	}
+	return drift.Measure(ctx, h, run)
 }
 
 // driftSaid is the headline's note of the drift that widened the

@@ -166,7 +166,11 @@ func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
 	}
 	p := &Perf{RunID: id, Label: r.Label, Figures: analysis.RunFigures(analysis.Aggregate(steps))}
 	p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
-	p.AvgTPMCI, p.AvgNOPMCI, p.Drift = widenAverages(steps, p.AvgTPMCI, p.AvgNOPMCI)
+	d, err := measuredDrift(ctx, runs, *r)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", cf.Name, err)
+	}
+	p.AvgTPMCI, p.AvgNOPMCI, p.Drift = widenAverages(steps, p.AvgTPMCI, p.AvgNOPMCI, d)
 	return p, nil
 }
 
