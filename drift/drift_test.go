@@ -1,4 +1,4 @@
-package report
+package drift
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 
 // Three runs of one configuration (labels and durations differ) measured
 // 100, 110 and 90 TPM at 1 user and 200, 220, 190 at 2 users: the pooled
-// CV is 0.0884411 (steady's TestDriftWiden); a run with --cpus 0.5 and a
+// CV is 0.0884411 (steady.s TestDriftWiden); a run with --cpus 0.5 and a
 // run on another host are other configurations and add nothing.
-func TestMeasureDrifts(t *testing.T) {
+func TestMeasure(t *testing.T) {
 	st := storetest.Open(t)
 	ctx := context.Background()
 	add := func(label string, flags, env map[string]string, tpm1, tpm2 float64) store.Run {
@@ -43,14 +43,14 @@ func TestMeasureDrifts(t *testing.T) {
 	add("c", flags("c", "20s", ""), host, 90, 190)
 	capped := add("capped", flags("capped", "20s", "0.5"), host, 50, 100)
 	add("other host", flags("d", "20s", ""), map[string]string{"host.name": "db2", "setting.shared_buffers": "128MB"}, 300, 300)
-	d, err := MeasureDrifts(ctx, st, a)
+	d, err := Measure(ctx, st, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.TPM.Measured() || d.TPM.Runs != 3 || math.Abs(d.TPM.CV-0.0884410656) > 1e-9 || math.Abs(d.NOPM.CV-d.TPM.CV) > 1e-9 || d.P90.Measured() {
 		t.Errorf("drifts %+v, want TPM and NOPM CV 0.0884411 over 3 runs, p90 not measured", d)
 	}
-	if d, err := MeasureDrifts(ctx, st, capped); err != nil || d.TPM.Measured() {
+	if d, err := Measure(ctx, st, capped); err != nil || d.TPM.Measured() {
 		t.Errorf("capped run's drifts %+v (%v), want the default: one run of its configuration", d, err)
 	}
 }
