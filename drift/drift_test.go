@@ -12,7 +12,7 @@ import (
 
 // Three runs of one configuration (labels and durations differ) measured
 // 100, 110 and 90 TPM at 1 user and 200, 220, 190 at 2 users: the pooled
-// CV is 0.0884411 (steady.s TestDriftWiden); a run with --cpus 0.5 and a
+// CV is 0.0884411 (steady's TestDriftWiden); a run with --cpus 0.5 and a
 // run on another host are other configurations and add nothing.
 func TestMeasure(t *testing.T) {
 	st := storetest.Open(t)
