@@ -114,6 +114,10 @@ func TestGateVerdicts(t *testing.T) {
 		// and B 850 ± √(10² + 65.6²) = ± 66.3 separate
 		{"15 % apart, drift measured", Drifts{TPM: steady.Drift{CV: 0.03, Runs: 6, DF: 5}, NOPM: steady.Drift{CV: 0.03, Runs: 6, DF: 5}}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(850, 10, 10)}, th,
 			Worse, "", false, []string{"1 users TPM: B 850 ± 66 vs A 1,000 ± 78", "REGRESSION", "TPM 3.0 % CV measured over 6 runs"}},
+		// 5 % measured over 6 runs: A ± √(10² + (2.5706 × 50)²) = ± 128.9 and B
+		// 900 ± 116.1 overlap, the drift wider than the runs' own ± 10
+		{"10 % apart, wide drift measured", Drifts{TPM: steady.Drift{CV: 0.05, Runs: 6, DF: 5}, NOPM: steady.Drift{CV: 0.05, Runs: 6, DF: 5}}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(900, 10, 10)}, th,
+			NotDistinguishable, "", true, []string{"1 users TPM: B 900 ± 116 vs A 1,000 ± 129", "the drift between runs (5.0 % CV measured over 6 runs) is wider than the runs' own intervals: rightsize ab (interleaved) or --repeat would decide it", "gate passed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmp := Compare(gateRun(t, st, "A "+c.name, c.a), gateRun(t, st, "B "+c.name, c.b))
