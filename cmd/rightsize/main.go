@@ -65,6 +65,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or postgres://... (default $RIGHTSIZE_STORE or ./rightsize.db)")
+	root.AddCommand(newCalibrateCmd()) // the commands below, in the order help lists them
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true
@@ -93,6 +94,5 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newBuildCmd(), newRunCmd(), newCheckCmd(), newQuickstartCmd(), newEnginesCmd(), newProbeCmd(), newResultsCmd(), newReportCmd(), newCompareCmd(), newImportCmd(), newProbesCmd(), newCostCmd(), newStudyCmd(), newFitCmd(), newSweepCmd(), newDoctorCmd(), newK8sCmd(), newNeighbourCmd())
-	root.AddCommand(newCalibrateCmd())
 	return root
 }
