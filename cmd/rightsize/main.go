@@ -65,6 +65,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or postgres://... (default $RIGHTSIZE_STORE or ./rightsize.db)")
+	root.AddCommand(newCalibrateCmd()) // the drift between runs (calibrate.go); the other commands below
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true
