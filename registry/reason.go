@@ -1,0 +1,56 @@
+package registry
+
+import (
+	"fmt"
+	"github.com/rightsize/rightsize/diskspace"
+	"strings"
+)
+
+// reasoner is a managed server that can say why it stopped or failed to
+// start (instance.Postgres: the last PANIC or FATAL line of its log).
+type reasoner interface {
+	Reason() string
+}
+
+// ServerReason is why the managed server stopped, as its log says since
+// it started ("" when it is not managed, or its log says nothing).
+func (t *Target) ServerReason() string {
+	if r, ok := t.Server.(reasoner); ok {
+		return r.Reason()
+	}
+	return ""
+}
+
+// ServerLost wraps err, met while the managed server ran, with the
+// reason its log gives since it started: "load item: conn closed; the
+// server's log says: PANIC: could not write to file "pg_wal/xlogtemp.1":
+// No space left on device (pg_wal on /mnt, 0 MiB free)". An error about a
+// full disk gets where and how full it is. Anything else is left as it is.
+func (t *Target) ServerLost(err error) error {
+	if err == nil || t.Server == nil {
+		return err
+	}
+	reason := t.ServerReason()
+	if reason == "" && strings.Contains(err.Error(), "No space left on device") {
+		if room, rerr := diskspace.Of(t.Server.DataDir()); rerr == nil {
+			return fmt.Errorf("%w (%s)", err, room)
+		}
+	}
+	if reason == "" || strings.Contains(err.Error(), reason) {
+		return err
+	}
+	return &LostError{Err: err, Reason: reason}
+}
+
+// LostError is an error met while the managed server failed, with the
+// reason from its log.
+type LostError struct {
+	Err    error  // what failed, e.g. "load item: conn closed"
+	Reason string // the log's last PANIC or FATAL line
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("%v; the server's log says: %s", e.Err, e.Reason)
+}
+
+func (e *LostError) Unwrap() error { return e.Err }
