@@ -49,7 +49,7 @@ func BuildIncomplete(dataDir string) bool {
 type incompleteError struct{ *startError }
 
 func (e incompleteError) Error() string {
-	why := ""
+	why := fmt.Sprintf(" (%v)", e.err)
 	if e.reason != "" {
 		why = "; the server's log says: " + e.reason
 	}

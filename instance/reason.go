@@ -2,6 +2,7 @@ package instance
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -26,11 +27,15 @@ const reasonTail = 256 << 10
 // log_line_prefix) and captures the message.
 var severe = regexp.MustCompile(`\b(PANIC|FATAL):\s+(.*)$`)
 
+// errorLine matches an ERROR line and captures the message.
+var errorLine = regexp.MustCompile(`\bERROR:\s+(.*)$`)
+
 // noSpaceFile finds the file a write to failed for on a full disk.
 var noSpaceFile = regexp.MustCompile(`"([^"]+)"`)
 
 // logReason returns the last PANIC line written to logFile after offset,
-// else its last FATAL line, "" when there is none. A line about a full
+// else its last FATAL line, else its last ERROR line of a write that found
+// no space, "" when there is none. A line about a full
 // disk gets the directory it was written to, its file system and the
 // space left there: "PANIC: could not write to file "pg_wal/xlogtemp.1":
 // No space left on device (pg_wal on /mnt, 0 MiB free)".
@@ -46,11 +51,16 @@ func logReason(logFile string, offset int64, dataDir string) string {
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return ""
 	}
-	var panicLine, fatalLine string
+	var panicLine, fatalLine, fullLine string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		m := severe.FindStringSubmatch(sc.Text())
+		if m == nil && strings.Contains(sc.Text(), "No space left on device") {
+			if e := errorLine.FindStringSubmatch(sc.Text()); e != nil {
+				fullLine = "ERROR: " + strings.TrimSpace(e[1])
+			}
+		}
 		if m == nil || ignoredFatal(m[2]) {
 			continue
 		}
@@ -61,10 +71,7 @@ func logReason(logFile string, offset int64, dataDir string) string {
 			fatalLine = line
 		}
 	}
-	line := panicLine
-	if line == "" {
-		line = fatalLine
-	}
+	line := cmp.Or(panicLine, fatalLine, fullLine)
 	if line == "" {
 		return ""
 	}

@@ -30,12 +30,13 @@ func (t *Target) ServerLost(err error) error {
 	if err == nil || t.Server == nil {
 		return err
 	}
-	reason := t.ServerReason()
-	if reason == "" && strings.Contains(err.Error(), "No space left on device") {
+	if strings.Contains(err.Error(), "No space left on device") { // the client knows: say where
 		if room, rerr := diskspace.Of(t.Server.DataDir()); rerr == nil {
 			return fmt.Errorf("%w (%s)", err, room)
 		}
+		return err
 	}
+	reason := t.ServerReason()
 	if reason == "" || strings.Contains(err.Error(), reason) {
 		return err
 	}

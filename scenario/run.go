@@ -408,6 +408,9 @@ func (r *runner) autopilot() *Autopilot {
 		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs}
 	// the mode resolved for the engine; this worker's users and connections
 	ap.Mode, ap.Users, ap.Connections = r.mode, r.users, r.conns
+	if t.Server != nil {
+		ap.ServerDataDir = t.Server.DataDir()
+	}
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)
@@ -443,9 +446,7 @@ func (r *runner) measure(ctx context.Context) (string, time.Duration, error) {
 		return r.storeStep(&s)
 	})
 	runErr = oomFailure(r.t, r.oomBefore, runErr)
-	if errors.Is(runErr, driver.ErrServerLost) {
-		runErr = r.t.ServerLost(runErr) // why, from the server's log
-	}
+	runErr = serverLost(r.t, runErr) // why, from the server's log
 	if runErr == nil {
 		runErr = repeatErr
 	}
