@@ -117,3 +117,8 @@ func (n Need) Short(room Room, reclaim int64) error {
 	return &ShortError{What: what, Need: n.Total(), Room: room, Fix: fix, Parts: []string{
 		MiBs(n.Tables) + " of tables and indexes", MiBs(n.WAL) + " of WAL", MiBs(n.Server) + " of the server's own files"}}
 }
+
+// PostgresDatabases is what the databases rightsize made take of a
+// cluster whose base directory takes baseBytes (initdb's own databases
+// are most of the server's own files).
+func PostgresDatabases(baseBytes int64) int64 { return max(baseBytes-pgServerBytes, 0) }
