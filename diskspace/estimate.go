@@ -75,8 +75,10 @@ func PostgresFits(free int64) int {
 // PostgresCopy is what a copy of a database of dbBytes takes (the
 // template sweeps and fit restore from): its files, and the WAL
 // CREATE DATABASE writes for it (PostgreSQL 15's WAL_LOG strategy logs
-// every block), which checkpoints bound at the embedded target's
-// max_wal_size.
+// every block: CREATE DATABASE ... TEMPLATE of a 4-warehouse database of
+// 418 MiB wrote 405 MiB of WAL, pg_current_wal_lsn before and after in a
+// single-user postgres 15), which checkpoints bound at the embedded
+// target's max_wal_size.
 func PostgresCopy(dbBytes int64) int64 { return dbBytes + min(dbBytes, pgMaxWAL) }
 
 // ShortError is a file system too small for what is asked.
