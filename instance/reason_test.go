@@ -1,10 +1,14 @@
 package instance
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func TestLogReason(t *testing.T) {
@@ -35,5 +39,49 @@ func TestLogReason(t *testing.T) {
 				t.Errorf("a full disk's reason does not say how full: %q", got)
 			}
 		})
+	}
+}
+
+// A start that fails says why from the server's log, not with pg_ctl's
+// command line; on a data directory whose build did not complete it says
+// that; Replace then starts a new cluster there.
+func TestStartFailureSaysWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	cfg := testConfig(t)
+	p := start(t, cfg)
+	connect(t, p).Close(context.Background()) // makes database bench
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	bad := cfg
+	bad.Settings = map[string]string{"shared_buffers": "nonsense"}
+	_, err := StartPostgres(context.Background(), bad)
+	if err == nil || !strings.Contains(err.Error(), `the server's log says: FATAL: invalid value for parameter "shared_buffers"`) ||
+		strings.Contains(err.Error(), "pg_ctl") || StartReason(err) == "" {
+		t.Fatalf("start with a bad setting: %v", err)
+	}
+	if _, err := MarkBuild(cfg.DataDir); err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartPostgres(context.Background(), bad)
+	if !errors.Is(err, ErrIncompleteBuild) || !strings.Contains(err.Error(), "build --replace") || !strings.Contains(err.Error(), "shared_buffers") {
+		t.Fatalf("start of a half-built data directory: %v", err)
+	}
+	replace := cfg
+	replace.Replace = true
+	p = start(t, replace)
+	if BuildIncomplete(cfg.DataDir) {
+		t.Error("the replaced cluster kept the mark of the build that did not complete")
+	}
+	conn, err := pgx.Connect(context.Background(), p.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var old bool
+	if err := conn.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'bench')").Scan(&old); err != nil || old {
+		t.Errorf("the replaced cluster still has the old one's database (%v)", err)
 	}
 }
