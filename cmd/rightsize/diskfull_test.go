@@ -157,3 +157,32 @@ func TestRunStoreFills(t *testing.T) {
 		t.Fatalf("store after the import: %s run with %d step(s), want complete with 1 measured", run.Status, len(steps))
 	}
 }
+
+// A sweep refuses, before it makes it, the copy of the database its file
+// system cannot hold, and measures nothing.
+func TestSweepRefusesCopyTheDiskCannotHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs its own embedded server")
+	}
+	mnt := loopFS(t, "400M")
+	_, seed := builtEmbedded(t, "copyfull-seed-")
+	data := filepath.Join(mnt, "pg")
+	if err := instance.CloneDataDir(seed, data); err != nil {
+		t.Fatal(err)
+	}
+	st := tempStore(t)
+	_, errOut, code := cli(t, context.Background(), append([]string{"sweep", "memory", "--values", "1G,512M", "--users", "1", "--duration", "2s",
+		"--store", st, "--data-dir", data}, pgBinArgs()...)...)
+	if code != 2 || !strings.Contains(errOut, "the copy of the database that sweeps and fit restore from needs about ") ||
+		!strings.Contains(errOut, " MiB of WAL; "+mnt+" has ") {
+		t.Fatalf("sweep without room for its copy: exit %d, want 2 and the numbers:\n%s", code, errOut)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if runs, err := s.ListRuns(context.Background()); err != nil || len(runs) != 0 {
+		t.Errorf("the refused sweep stored runs: %v %v", runs, err)
+	}
+}
