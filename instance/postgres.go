@@ -603,6 +603,7 @@ func (p *Postgres) openStartLog() (_ io.Writer, closeLog func(), err error) {
 // the cluster first when there is none), then records its process and sets
 // up the roles. A failed start is cleaned up.
 func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCluster bool) error {
+	p.logStart = logSize(p.logFile) // where this start's lines begin (reason.go)
 	sec, rotate, err := p.loadSecrets(hasCluster)
 	if err != nil {
 		return err
@@ -627,7 +628,6 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 	if p.owner != nil {
 		req.UID, req.GID = p.owner.uid, p.owner.gid
 	}
-	p.logStart = logSize(p.logFile)
 	if err := runHelper(ctx, req, logw); err != nil {
 		p.cleanupFailedStart(ctx.Err() != nil)
 		return p.failedStart(err)
