@@ -33,9 +33,15 @@ var errorLine = regexp.MustCompile(`\bERROR:\s+(.*)$`)
 // noSpaceFile finds the file a write to failed for on a full disk.
 var noSpaceFile = regexp.MustCompile(`"([^"]+)"`)
 
+// crashLine matches the postmaster's line about a child that died (a
+// backend killed by the OOM killer or a signal, an auxiliary process that
+// failed) and captures it.
+var crashLine = regexp.MustCompile(`\bLOG:\s+(\S+(?: \S+)? process \(PID \d+\) (?:was terminated by signal|exited with exit code [1-9]).*)$`)
+
 // logReason returns the last PANIC line written to logFile after offset,
-// else its last FATAL line, else its last ERROR line of a write that found
-// no space, "" when there is none. A line about a full
+// else its last FATAL line (not a client's), else the postmaster's last
+// line about a child process that died, else its last ERROR line of a
+// write that found no space, "" when there is none. A line about a full
 // disk gets the directory it was written to, its file system and the
 // space left there: "PANIC: could not write to file "pg_wal/xlogtemp.1":
 // No space left on device (pg_wal on /mnt, 0 MiB free)".
@@ -51,31 +57,44 @@ func logReason(logFile string, offset int64, dataDir string) string {
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return ""
 	}
-	var panicLine, fatalLine, fullLine string
+	var r reasons
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		m := severe.FindStringSubmatch(sc.Text())
-		if m == nil && strings.Contains(sc.Text(), "No space left on device") {
-			if e := errorLine.FindStringSubmatch(sc.Text()); e != nil {
-				fullLine = "ERROR: " + strings.TrimSpace(e[1])
-			}
-		}
-		if m == nil || ignoredFatal(m[2]) {
-			continue
-		}
-		line := m[1] + ": " + strings.TrimSpace(m[2])
-		if m[1] == "PANIC" {
-			panicLine = line
-		} else {
-			fatalLine = line
-		}
+		r.read(sc.Text())
 	}
-	line := cmp.Or(panicLine, fatalLine, fullLine)
+	line := cmp.Or(r.panic, r.fatal, r.crash, r.full)
 	if line == "" {
 		return ""
 	}
 	return line + spaceNote(line, dataDir)
+}
+
+// reasons are the last lines of each kind logReason weighs.
+type reasons struct{ panic, fatal, crash, full string }
+
+func (r *reasons) read(text string) {
+	if m := severe.FindStringSubmatch(text); m != nil {
+		if ignoredFatal(m[2]) {
+			return
+		}
+		line := m[1] + ": " + strings.TrimSpace(m[2])
+		if m[1] == "PANIC" {
+			r.panic = line
+		} else {
+			r.fatal = line
+		}
+		return
+	}
+	if m := crashLine.FindStringSubmatch(text); m != nil {
+		r.crash = strings.TrimSpace(m[1])
+		return
+	}
+	if strings.Contains(text, "No space left on device") {
+		if e := errorLine.FindStringSubmatch(text); e != nil {
+			r.full = "ERROR: " + strings.TrimSpace(e[1])
+		}
+	}
 }
 
 // ignoredFatal are FATAL lines of a healthy server: a client's failed

@@ -23,6 +23,12 @@ func TestLogReason(t *testing.T) {
 		{"last fatal", "x [1] FATAL:  first\nx [2] FATAL:  lock file \"postmaster.pid\" already exists\n" +
 			"x [3] FATAL:  password authentication failed for user \"x\"\n", `FATAL: lock file "postmaster.pid" already exists`},
 		{"client fatal only", "x [3] FATAL:  password authentication failed for user \"x\"\n", ""},
+		{"killed backend", "x [1] LOG:  server process (PID 4242) was terminated by signal 9: Killed\n" +
+			"x [1] DETAIL:  Failed process was running: COPY stock FROM STDIN\n" +
+			"x [9] FATAL:  terminating connection because of crash of another server process\n" +
+			"x [1] LOG:  all server processes terminated; reinitializing\n", "server process (PID 4242) was terminated by signal 9: Killed"},
+		{"clean exit is no crash", "x [1] LOG:  background worker \"logical replication launcher\" (PID 7) exited with exit code 1\n" +
+			"x [1] LOG:  database system is shut down\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

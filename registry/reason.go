@@ -1,9 +1,13 @@
 package registry
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/rightsize/rightsize/diskspace"
 	"strings"
+	"time"
 )
 
 // reasoner is a managed server that can say why it stopped or failed to
@@ -37,10 +41,31 @@ func (t *Target) ServerLost(err error) error {
 		return err
 	}
 	reason := t.ServerReason()
+	// The client sees its connection close before the postmaster has
+	// logged why (it reaps the child first, its logger writes later).
+	for deadline := time.Now().Add(reasonWait); reason == "" && connectionLost(err) && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		reason = t.ServerReason()
+	}
 	if reason == "" || strings.Contains(err.Error(), reason) {
 		return err
 	}
 	return &LostError{Err: err, Reason: reason}
+}
+
+// reasonWait bounds ServerLost's wait for the log to say why a connection
+// was lost: nothing is logged when the postmaster itself was killed.
+const reasonWait = 10 * time.Second
+
+// connectionLost reports whether err is a connection the server dropped:
+// anything but an answer of the server (a *pgconn.PgError), or the FATAL
+// a crash sends the other backends.
+func connectionLost(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.Contains(pe.Message, "crash of another server process")
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // LostError is an error met while the managed server failed, with the

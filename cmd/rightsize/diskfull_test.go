@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/store"
@@ -185,4 +189,55 @@ func TestSweepRefusesCopyTheDiskCannotHold(t *testing.T) {
 	if runs, err := s.ListRuns(context.Background()); err != nil || len(runs) != 0 {
 		t.Errorf("the refused sweep stored runs: %v %v", runs, err)
 	}
+}
+
+// A server process that dies during the load ("conn closed" to the
+// loaders) makes the build say why, from the server's log.
+func TestBuildServerDiesSaysWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds into its own embedded server")
+	}
+	args, data := embeddedArgs(t, "dies-")
+	done := make(chan struct{})
+	killed := make(chan int, 1)
+	go func() { // kill the first backend seen running a COPY
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if pid := copyBackend(data); pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed <- pid
+				return
+			}
+		}
+	}()
+	_, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1", "--store", tempStore(t)}, args...)...)
+	close(done)
+	select {
+	case pid := <-killed:
+		want := fmt.Sprintf("the server's log says: server process (PID %d) was terminated by signal 9", pid)
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Fatalf("build whose backend was killed: exit %d, want 1 and %q:\n%s", code, want, errOut)
+		}
+		t.Log(strings.TrimSpace(errOut))
+	default:
+		t.Fatalf("no COPY was seen to kill: exit %d\n%s", code, errOut)
+	}
+}
+
+// copyBackend is a server process working in dataDir on a COPY (0: none).
+func copyBackend(dataDir string) int {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if cwd, err := os.Readlink(p + "/cwd"); err != nil || cwd != dataDir {
+			continue
+		}
+		if cmd, err := os.ReadFile(p + "/cmdline"); err == nil && strings.Contains(string(cmd), " COPY") {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			return pid
+		}
+	}
+	return 0
 }
