@@ -241,3 +241,17 @@ func copyBackend(dataDir string) int {
 	}
 	return 0
 }
+
+// A build whose WAL would not fit growing toward max_wal_size (4GB) runs
+// with max_wal_size bounded, and fits.
+func TestBuildBoundsItsWAL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds into its own embedded server")
+	}
+	mnt := loopFS(t, "480M")
+	data := filepath.Join(mnt, "pg")
+	out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "2", "--data-dir", data, "--store", tempStore(t)}, pgBinArgs()...)...)
+	if code != 0 || !strings.Contains(errOut, "the load runs with max_wal_size=64MB") {
+		t.Fatalf("2 warehouses on 480 MB: exit %d, want 0 with the WAL bounded:\n%s%s", code, out, errOut)
+	}
+}
