@@ -92,15 +92,7 @@ func TestBuildDiskFillsThenHalfBuilt(t *testing.T) {
 // A disk that fills during a run ends the step as a lost server does:
 // stored partial, server stopped, and the reason says the disk is full.
 func TestRunDiskFills(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs its own embedded server")
-	}
-	mnt := loopFS(t, "400M")
-	_, seed := builtEmbedded(t, "diskfull-seed-")
-	data := filepath.Join(mnt, "pg")
-	if err := instance.CloneDataDir(seed, data); err != nil {
-		t.Fatal(err)
-	}
+	mnt, data := builtOnLoop(t, "diskfull-seed-")
 	st := tempStore(t)
 	var filled bool
 	var once sync.Once
@@ -165,15 +157,7 @@ func TestRunStoreFills(t *testing.T) {
 // A sweep refuses, before it makes it, the copy of the database its file
 // system cannot hold, and measures nothing.
 func TestSweepRefusesCopyTheDiskCannotHold(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs its own embedded server")
-	}
-	mnt := loopFS(t, "400M")
-	_, seed := builtEmbedded(t, "copyfull-seed-")
-	data := filepath.Join(mnt, "pg")
-	if err := instance.CloneDataDir(seed, data); err != nil {
-		t.Fatal(err)
-	}
+	mnt, data := builtOnLoop(t, "copyfull-seed-")
 	st := tempStore(t)
 	_, errOut, code := cli(t, context.Background(), append([]string{"sweep", "memory", "--values", "1G,512M", "--users", "1", "--duration", "2s",
 		"--store", st, "--data-dir", data}, pgBinArgs()...)...)
@@ -254,4 +238,20 @@ func TestBuildBoundsItsWAL(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "the load runs with max_wal_size=64MB") {
 		t.Fatalf("2 warehouses on 480 MB: exit %d, want 0 with the WAL bounded:\n%s%s", code, out, errOut)
 	}
+}
+
+// builtOnLoop is a 1-warehouse data directory (a clone of builtEmbedded's)
+// on a 400 MB loop-mounted file system, and its mount point.
+func builtOnLoop(t *testing.T, prefix string) (mnt, data string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs its own embedded server")
+	}
+	mnt = loopFS(t, "400M")
+	_, seed := builtEmbedded(t, prefix)
+	data = filepath.Join(mnt, "pg")
+	if err := instance.CloneDataDir(seed, data); err != nil {
+		t.Fatal(err)
+	}
+	return mnt, data
 }
