@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -18,11 +19,16 @@ func (f *targetFlags) embedded() bool {
 	return err == nil && managed && e.Name == "postgres"
 }
 
-// embeddedDataDir is where the embedded target keeps its data: --data-dir,
-// else the default data directories' parent (its file system is theirs).
+// embeddedDataDir is the embedded target's data directory: --data-dir,
+// else the default one of --pg-version (instance.PostgresConfig.DataDir);
+// with --pg-bin, whose version is known only once started, their parent
+// (its file system is theirs).
 func (f *targetFlags) embeddedDataDir() string {
-	if f.dataDir != "" {
+	switch {
+	case f.dataDir != "":
 		return f.dataDir
+	case f.pgBin == "":
+		return filepath.Join(instance.DefaultBaseDir(), "data", "pg"+cmp.Or(f.pgVersion, instance.DefaultVersion)+"-default")
 	}
 	return filepath.Join(instance.DefaultBaseDir(), "data")
 }
@@ -43,8 +49,12 @@ func (f *targetFlags) checkBuildSpace(errOut io.Writer, warehouses int, replace 
 		return nil // nothing known: the build says why when it fails
 	}
 	var reclaim int64
-	if f.dataDir != "" && (replace || hasCluster(dir)) {
-		reclaim = diskspace.Used(dir) // replaced, or its tables dropped and loaded again
+	switch {
+	case !hasCluster(dir):
+	case replace: // removed first
+		reclaim = diskspace.Used(dir)
+	default: // its tables dropped and loaded again (a copy sweeps made stays: about)
+		reclaim = diskspace.PostgresDatabases(diskspace.Used(filepath.Join(dir, "base")))
 	}
 	need := diskspace.PostgresBuild(warehouses, false)
 	bound := need.Total() > room.Free+reclaim && !f.hasSetting("max_wal_size")
