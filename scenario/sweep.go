@@ -344,6 +344,9 @@ func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepO
 		return nil, err
 	}
 	dbBytes := databaseBytes(ctx, t)
+	if err := checkCopySpaceUnlessResumed(ctx, t, o.Resume); err != nil {
+		return nil, err
+	}
 	sw, err := openSweep(ctx, st, kind, o, dbBytes)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rightsize/rightsize/diskspace"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -52,6 +53,10 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var short *diskspace.ShortError
+	if errors.As(err, &short) { // a sweep's or fit's copy that cannot fit
+		return 2
 	}
 	return 1
 }
