@@ -81,7 +81,7 @@ func readJUnit(t *testing.T, path string) junitDoc {
 }
 
 // Two short runs on the embedded server, the second with the server
-// capped at half a core: run --baseline gates it (exit 1, JUnit file),
+// capped at a quarter of a core: run --baseline gates it (exit 1, JUnit file),
 // compare gates the same pair either way round, and --json carries the
 // ratio and the verdicts.
 func TestGateEmbedded(t *testing.T) {
@@ -89,13 +89,13 @@ func TestGateEmbedded(t *testing.T) {
 		t.Skip("starts its own embedded server")
 	}
 	if h := needCgroups(t); !h.Has(cgroup.CPU) {
-		t.Skip("needs the cpu controller for --cpus 0.5")
+		t.Skip("needs the cpu controller for --cpus 0.25")
 	}
 	args, _ := builtEmbedded(t, "gate-")
 	ctx := context.Background()
 	st := tempStore(t)
 	// 4 users without waiting for WAL flushes keep the server busy on the
-	// CPU: half a core is then clearly slower (0.43x on a 2-core host),
+	// CPU: a capped core is then clearly slower (half a core: 0.43x on a quiet 2-core host),
 	// where at 2 users a log-bound server's intervals overlapped
 	run := append([]string{"run", "--users", "4", "--rampup", "2s", "--duration", "15s", "--set", "synchronous_commit=off", "--store", st}, args...)
 	if out, errOut, code := cli(t, ctx, append(run, "--label", "base")...); code != 0 {
@@ -106,8 +106,13 @@ func TestGateEmbedded(t *testing.T) {
 		!strings.Contains(errOut, "the same steps required (run with --users 4)") {
 		t.Fatalf("other steps: exit %d, want 2 naming the steps:\n%s", code, errOut)
 	}
+	// a quarter of a core: single runs are judged with the drift between
+	// runs added (10 % CV assumed), and on a machine that other test
+	// packages load, the baseline gets less than its 2 cores: half a core
+	// measured 0.67x there, rightly not distinguishable; a quarter is far
+	// below what drift explains
 	junit := filepath.Join(t.TempDir(), "gate.xml")
-	out, errOut, code := cli(t, ctx, append(run, "--label", "capped", "--cpus", "0.5", "--baseline", "base",
+	out, errOut, code := cli(t, ctx, append(run, "--label", "capped", "--cpus", "0.25", "--baseline", "base",
 		"--max-regression", "2.5%", "--junit", junit)...)
 	if code != 1 || !strings.Contains(out, "FAIL 4 users TPM") || !strings.Contains(errOut, "gate FAILED: B (capped) against A (base)") {
 		t.Fatalf("capped run against the baseline: exit %d, want 1 with the failing figures\n%s%s", code, out, errOut)
