@@ -19,7 +19,9 @@ var (
 	Reconnects        = Figure{"reconnects", "reconnects", Count}
 )
 
-// The database server's counters over a step (store.DBCounters).
+// The database server's counters over a step (store.DBCounters): Name is
+// the stored column and CSV heading; their JSON keys under a step's "db"
+// drop the "db_".
 var (
 	DBCommits     = Figure{"db_commits", "commits", Count}
 	DBRollbacks   = Figure{"db_rollbacks", "rollbacks", Count}
@@ -27,7 +29,7 @@ var (
 	DBBlocksHit   = Figure{"db_blocks_hit", "blocks hit", Count}
 	DBWALBytes    = Figure{"db_wal_bytes", "WAL", Bytes}
 	DBCheckpoints = Figure{"db_checkpoints", "checkpoints", Count}
-	DBTPM         = Figure{"db_tpm", "server TPM", Count}
+	DBTPM         = Figure{"db_tpm", "db TPM", Count} // (commits + rollbacks) per minute, as HammerDB counts
 	DBBufferHit   = Figure{"db_buffer_hit_pct", "buffer hit", Percent}
 )
 

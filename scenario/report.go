@@ -109,11 +109,9 @@ var stepKeys = []stepKey{
 	}},
 	{"txn", func(s StepReport) any { return txnReports(s.Txn) }},
 	column(analysis.ColDriverCPUPerTx), positive(analysis.ColServerCPUPerTx),
-	{"measured_seconds", func(s StepReport) any { return s.MeasuredSeconds }},
-	{"skipped_deliveries", func(s StepReport) any { return s.SkippedDeliveries }},
-	{"reconnects", func(s StepReport) any { return s.Reconnects }},
+	column(analysis.ColMeasuredSeconds), column(analysis.ColSkippedDeliveries), column(analysis.ColReconnects),
 	{"partial", func(s StepReport) any { return s.Partial }},
-	{"repeats", func(s StepReport) any { return s.Repeats }},
+	column(analysis.ColRepeats),
 	{"tpm_cv", func(s StepReport) any { return s.TPM.CV }},
 	{"nopm_cv", func(s StepReport) any { return s.NOPM.CV }},
 	{"tpm_min", func(s StepReport) any { return s.TPM.Min }},
@@ -121,7 +119,7 @@ var stepKeys = []stepKey{
 	{"unstable", func(s StepReport) any { return s.Unstable }},
 	{"host", func(s StepReport) any { return s.Host }},
 	column(analysis.ColServerCPU), column(analysis.ColDriverCPU),
-	{"db_tpm", func(s StepReport) any { return ifPositive(s.DBTPM) }},
+	positive(analysis.ColDBTPM),
 	{"verdict", func(s StepReport) any {
 		if s.Verdict == nil || s.Verdict.Text == "" {
 			return nil
