@@ -31,6 +31,9 @@ type Perf struct {
 	// AvgNOPM (half-width 0 when a step has none).
 	AvgTPMCI  steady.Interval `json:"avg_tpm_ci"`
 	AvgNOPMCI steady.Interval `json:"avg_nopm_ci"`
+	// Drift is the drift between runs that widened those intervals (a
+	// step measured once); nil when every step was repeated.
+	Drift *steady.Drift `json:"drift,omitempty"`
 }
 
 // Result is a cost file evaluated: every config priced, compared with the
@@ -68,6 +71,9 @@ type ConfigResult struct {
 	// precision. AvgTPMCI and BaselineAvgTPMCI are those intervals.
 	Indistinct       bool             `json:"not_distinguishable,omitempty"`
 	BaselineAvgTPMCI *steady.Interval `json:"baseline_avg_tpm_ci,omitempty"`
+	// baseRun is the baseline's run compared with (compare), for the
+	// headline's note of the drift.
+	baseRun *Perf
 }
 
 // Headline is the sentence the studies end with: "new beats old: 1.23×
@@ -84,6 +90,7 @@ func (cr *ConfigResult) Headline(baseline string) string {
 	if *cr.SavingsPct < 0 {
 		price = fmt.Sprintf("for %.1f %% more", -*cr.SavingsPct)
 	}
+	price += driftSaid(cr.Run, cr.baseRun)
 	tpm, nopm := fmtRatio(*cr.AvgTPMRatio), fmtRatio(*cr.AvgNOPMRatio)
 	if cr.Indistinct {
 		return fmt.Sprintf("%s against %s: %s (average TPM over all steps %s against %s, %s; %s NOPM), %s", cr.Name, baseline,
@@ -159,6 +166,11 @@ func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
 	}
 	p := &Perf{RunID: id, Label: r.Label, Figures: analysis.RunFigures(analysis.Aggregate(steps))}
 	p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
+	d, err := measuredDrift(ctx, runs, *r)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", cf.Name, err)
+	}
+	p.AvgTPMCI, p.AvgNOPMCI, p.Drift = widenAverages(steps, p.AvgTPMCI, p.AvgNOPMCI, d)
 	return p, nil
 }
 
@@ -182,6 +194,7 @@ func (cr *ConfigResult) compare(base *Perf) {
 	if base == nil || cr.Run == nil || base.AvgTPM <= 0 || base.AvgNOPM <= 0 {
 		return
 	}
+	cr.baseRun = base
 	t, n := cr.Run.AvgTPM/base.AvgTPM, cr.Run.AvgNOPM/base.AvgNOPM
 	cr.AvgTPMRatio, cr.AvgNOPMRatio = &t, &n
 	a, b := cr.Run.AvgTPMCI, base.AvgTPMCI

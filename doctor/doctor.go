@@ -13,6 +13,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"github.com/rightsize/rightsize/diskspace"
 	"io"
 	"os"
 	"os/exec"
@@ -42,6 +43,7 @@ type Report struct {
 	DataDir      string    `json:"data_dir"`
 	Device       string    `json:"data_device,omitempty"` // MAJ:MIN of the data directory's disk
 	DeviceError  string    `json:"data_device_error,omitempty"`
+	Space        DataSpace `json:"data_space"`
 	Verdicts     []Verdict `json:"verdicts"`
 	// Trials are the caps tried in a group made and removed (see the
 	// package comment), by capability.
@@ -97,6 +99,7 @@ func Check(ctx context.Context, dataDir, parent string) Report {
 	}
 	probe := cgroup.Existing(r.DataDir)
 	r.FreeBytes = freeBytes(probe)
+	r.Space = dataSpace(r.DataDir, r.FreeBytes)
 	dev, err := cgroup.DeviceOf("/sys", probe)
 	if err != nil {
 		r.DeviceError = err.Error()
@@ -286,7 +289,8 @@ func WriteText(w io.Writer, r Report) {
 		fio = "not installed"
 	}
 	fmt.Fprintf(w, "fio: %s\n", fio)
-	fmt.Fprintf(w, "data: %s, %.1f GiB free, device %s%s\n", r.DataDir, float64(r.FreeBytes)/(1<<30), orNone(r.Device), r.DeviceError)
+	fmt.Fprintf(w, "data: %s, %s free, device %s%s%s\n", r.DataDir, diskspace.MiBs(int64(r.FreeBytes)), orNone(r.Device), r.DeviceError,
+		spaceText(r.Space, r.FreeBytes))
 	fmt.Fprintln(w, "capabilities:")
 	for _, v := range r.Verdicts {
 		mark := "yes"

@@ -178,6 +178,11 @@ type Criteria struct {
 	// whose interval reaches lowest is judged. A candidate meets the
 	// target only when the judged interval lies wholly above it.
 	Mean bool
+	// Drift is the drift between runs of one configuration: a single
+	// run's judged interval (and a prediction's band) is widened by it
+	// (steady.Drift.Widen); the zero value is the stated default, 10 % CV.
+	// The t interval across repeats (Mean) holds it already.
+	Drift steady.Drift `json:"drift,omitempty"`
 }
 
 // Verdicts of a trial.
@@ -259,6 +264,10 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 	}
 	t.Users = a.Users
 	iv, how := judged(ms, a, cr)
+	if !cr.Mean || a.Repeats < 2 {
+		iv = cr.Drift.Widen(iv)
+		how += ", widened by the drift between runs: " + cr.Drift.String()
+	}
 	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, newOrderP90(a)
 	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", withHalf(iv), a.Users, how)
 	p90 := ""

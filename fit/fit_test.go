@@ -130,6 +130,7 @@ func TestSearch(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := &fake{nopm: c.nopm, p90: c.p90}
+			c.cr.Drift = quiet
 			res, err := Search(context.Background(), Price(base(t), 1, Enumerate(c.cpus, c.mem, c.io, nil)), m, c.cr)
 			var tried []string
 			for _, x := range m.measured {
@@ -210,7 +211,7 @@ func TestText(t *testing.T) {
 	big := bigCfg.Price(1)
 	big.Name = "big"
 	m := &fake{nopm: func(c Candidate) []float64 { return []float64{1000 * c.Cpus} }}
-	res, err := Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1, 2}, nil, nil, nil)), m, Criteria{TargetNOPM: 900})
+	res, err := Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1, 2}, nil, nil, nil)), m, Criteria{TargetNOPM: 900, Drift: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,14 +222,14 @@ func TestText(t *testing.T) {
 	// big: 8 × 450 + 40 + 4 packs × 1,000 = 7,640; cpus 1: 450 + 40 + 1,000 = 1,490.
 	for _, want := range []string{
 		"cpus 1 meets NOPM 900 for USD 1,490.00, USD 6,150.00 (80.5 %) less than big (2 of 3 candidates measured)",
-		"1. cpus 0.5  USD 1,265.00  misses", "NOPM 500 at 4 users (one repeat) < target 900", "run run-1",
+		"1. cpus 0.5  USD 1,265.00  misses", "NOPM 500 at 4 users (one repeat" + quietSaid + ") < target 900", "run run-1",
 		"3. cpus 2    USD 1,940.00  not needed",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
 	}
-	res, _ = Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1}, nil, nil, nil)), &fake{nopm: m.nopm}, Criteria{TargetNOPM: 4000})
+	res, _ = Search(context.Background(), Price(b, 1, Enumerate([]float64{0.5, 1}, nil, nil, nil)), &fake{nopm: m.nopm}, Criteria{TargetNOPM: 4000, Drift: quiet})
 	if got, want := res.Answer("USD", nil), "no configuration meets NOPM 4,000: the closest, cpus 1 (USD 1,490.00), reached 1,000, 75.0 % short"; got != want {
 		t.Errorf("Answer = %q, want %q", got, want)
 	}
@@ -252,14 +253,14 @@ func TestVerdictWithIntervals(t *testing.T) {
 		wantPairs   int
 	}{
 		{name: "interval wholly above the target meets", cr: Criteria{TargetNOPM: 970}, wantVerdict: Meets,
-			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) ≥ target 970"},
+			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means" + quietSaid + ") ≥ target 970"},
 		{name: "a target inside the interval misses: not distinguishable from it", cr: Criteria{TargetNOPM: 990}, wantVerdict: Misses,
-			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) holds the target 990: not distinguishable at this precision from it"},
-		{name: "interval wholly below misses", cr: Criteria{TargetNOPM: 1030}, wantVerdict: Misses, wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means) < target 1,030"},
+			wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means" + quietSaid + ") holds the target 990: not distinguishable at this precision from it"},
+		{name: "interval wholly below misses", cr: Criteria{TargetNOPM: 1030}, wantVerdict: Misses, wantReason: "NOPM 1,000 ± 20 at 4 users (one repeat, 95 % interval, batch means" + quietSaid + ") < target 1,030"},
 		{name: "range: the repeat whose interval reaches lowest decides", cr: Criteria{TargetNOPM: 965}, wantVerdict: Misses,
 			nopm:       func(Candidate) []float64 { return []float64{1000, 1010} },
 			half:       func(Candidate) []float64 { return []float64{10, 50} },
-			wantReason: "NOPM 1,010 ± 50 at 4 users (lowest of 2 repeats, 95 % interval, batch means) holds the target 965"},
+			wantReason: "NOPM 1,010 ± 50 at 4 users (lowest of 2 repeats, 95 % interval, batch means" + quietSaid + ") holds the target 965"},
 		{name: "mean: repeats that disagree leave the target inside the t interval", cr: Criteria{TargetNOPM: 1000, Mean: true}, wantVerdict: Misses,
 			nopm:       func(c Candidate) []float64 { return []float64{900 * c.Cpus, 1300 * c.Cpus} },
 			half:       func(Candidate) []float64 { return []float64{10, 10} },
@@ -285,6 +286,7 @@ func TestVerdictWithIntervals(t *testing.T) {
 			if c.cpus == nil {
 				c.cpus = []float64{1}
 			}
+			c.cr.Drift = quiet
 			res, _ := Search(context.Background(), Price(base(t), 1, Enumerate(c.cpus, nil, nil, nil)), &fake{nopm: c.nopm, half: c.half}, c.cr)
 			tr := res.Trials[0]
 			if tr.Verdict != c.wantVerdict || !strings.Contains(tr.Reason, c.wantReason) {

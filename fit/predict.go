@@ -194,7 +194,7 @@ func (r Round) Decision(i int) string {
 	case t.Prediction == nil:
 		return "not predicted"
 	}
-	switch outlookOf(t.Prediction, r.Criteria.TargetNOPM) { // the prediction's, --measure-all or not
+	switch outlookOf(t.Prediction, r.Criteria.TargetNOPM, r.Criteria.Drift) { // the prediction's, --measure-all or not
 	case willMiss:
 		return PredictedMiss
 	case willMeet:

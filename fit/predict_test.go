@@ -53,7 +53,7 @@ func TestSearchPredicted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fake{nopm: func(c Candidate) []float64 { return measure(c) }}
 			o := Options{Predictor: &oracle{nopm: tc.predicted, band: 100}, MeasureAll: tc.measureAll}
-			res, err := SearchWith(context.Background(), cands, f, Criteria{TargetNOPM: 1800}, o)
+			res, err := SearchWith(context.Background(), cands, f, Criteria{TargetNOPM: 1800, Drift: quiet}, o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,10 @@ package fit
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // Options change how Search proceeds.
@@ -146,17 +148,21 @@ func (s *search) outlook(t Trial) outlook {
 	if s.o.MeasureAll {
 		return unknown
 	}
-	return outlookOf(t.Prediction, s.cr.TargetNOPM)
+	return outlookOf(t.Prediction, s.cr.TargetNOPM, s.cr.Drift)
 }
 
-// outlookOf is what prediction p says against target.
-func outlookOf(p *capacity.Prediction, target float64) outlook {
-	switch {
-	case p == nil:
+// outlookOf is what prediction p says against target, its band widened by
+// the drift between runs (in quadrature, as a measured interval is): a
+// run of the candidate could land that much above or below the model.
+func outlookOf(p *capacity.Prediction, target float64, d steady.Drift) outlook {
+	if p == nil {
 		return unknown
-	case p.NOPMHigh < target:
+	}
+	between := d.Between(p.NOPM, 0.95)
+	switch {
+	case p.NOPM+math.Hypot(p.NOPMHigh-p.NOPM, between) < target:
 		return willMiss
-	case p.NOPMLow >= target:
+	case p.NOPM-math.Hypot(p.NOPM-p.NOPMLow, between) >= target:
 		return willMeet
 	default:
 		return withinReach

@@ -146,6 +146,9 @@ type PostgresConfig struct {
 	Join Join
 	// WALDir puts pg_wal of a new cluster there (initdb --waldir; limits.go).
 	WALDir string
+	// Replace empties a data directory holding a cluster before the first
+	// start, which then initialises a new one (build --replace; buildmark.go).
+	Replace bool
 }
 
 // DefaultBaseDir returns the default cache and runtime directory:
@@ -183,6 +186,8 @@ type Postgres struct {
 	pidStart   string // its start time, to detect pid reuse
 	join       Join   // confinement the start helper joins
 	walDir     string // initdb --waldir
+	logStart   int64  // size of the log when the last start began (reason.go)
+	replace    bool   // empty the cluster before the next start (buildmark.go)
 }
 
 // StartPostgres initialises (if needed) and starts a PostgreSQL server and
@@ -235,6 +240,7 @@ func newPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 		stopTimeout:  cfg.StopTimeout,
 		join:         cfg.Join,
 		walDir:       cfg.WALDir,
+		replace:      cfg.Replace,
 	}
 	if p.startTimeout <= 0 {
 		p.startTimeout = defaultStartTimeout
@@ -509,6 +515,12 @@ func (p *Postgres) startLocked(ctx context.Context) (err error) {
 	if err := p.checkNotRunning(); err != nil {
 		return err
 	}
+	if p.replace {
+		if err := p.replaceCluster(); err != nil {
+			return err
+		}
+		p.replace = false
+	}
 	// A start that creates the cluster and fails (or is cancelled, maybe
 	// mid-initdb) empties the directory again, so the next start can
 	// initialise it instead of tripping over half a cluster. Decided under
@@ -591,6 +603,7 @@ func (p *Postgres) openStartLog() (_ io.Writer, closeLog func(), err error) {
 // the cluster first when there is none), then records its process and sets
 // up the roles. A failed start is cleaned up.
 func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCluster bool) error {
+	p.logStart = logSize(p.logFile) // where this start's lines begin (reason.go)
 	sec, rotate, err := p.loadSecrets(hasCluster)
 	if err != nil {
 		return err
@@ -617,7 +630,7 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 	}
 	if err := runHelper(ctx, req, logw); err != nil {
 		p.cleanupFailedStart(ctx.Err() != nil)
-		return fmt.Errorf("instance: start postgres %s on port %d (data dir %s): %w", p.major, p.port, p.dataDir, err)
+		return p.failedStart(err)
 	}
 	pid, err := readPostmasterPID(p.dataDir)
 	if err != nil || !ProcessRunning(pid) {

@@ -86,7 +86,7 @@ func openEmbedded(ctx context.Context, _ string, opt Options) (*Target, error) {
 	merged := mergeSettings(settings, plan, opt.Settings)
 	fitConnections(merged, opt, merged["max_connections"])
 	cfg := instance.PostgresConfig{BinDir: opt.PGBin, Version: opt.PGVersion, DataDir: opt.DataDir, Settings: merged, Port: opt.ServerPort,
-		WALDir: opt.Caps.WALDir}
+		WALDir: opt.Caps.WALDir, Replace: opt.Replace}
 	inst, err := startPostgres(ctx, cfg, limits, opt.Caps.CgroupOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start embedded PostgreSQL: %w", err)

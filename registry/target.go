@@ -37,6 +37,9 @@ type Options struct {
 	// largest step): a managed server starts with connection slots for
 	// them (fitConnections) unless Settings sets max_connections.
 	Connections int
+	// Replace empties the embedded target's data directory of its cluster
+	// before it starts (build --replace); the target's Options keep it false.
+	Replace bool
 }
 
 // Server is a database server rightsize started for a target and stops
@@ -270,6 +273,7 @@ func Open(ctx context.Context, spec string, opt Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	opt.Replace = false // done: a restart keeps the new cluster
 	t.Options, t.Registered = opt, e
 	return t, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // Comparison is run B against run A, users step by users step.
@@ -25,6 +26,10 @@ type Comparison struct {
 	// AvgTPMA, AvgTPMB, AvgNOPMA and AvgNOPMB are the runs' averages over
 	// the common steps (each users count once, repeats averaged).
 	AvgTPMA, AvgTPMB, AvgNOPMA, AvgNOPMB float64
+	// DriftA and DriftB are the drift between runs of each run's
+	// configuration that widens a single run's intervals in the verdicts;
+	// zero: the stated default (see MeasureDrifts).
+	DriftA, DriftB Drifts
 }
 
 // ComparisonRow is one users count of a Comparison.
@@ -34,6 +39,13 @@ type ComparisonRow struct {
 	// A and B are the runs' aggregates at this users count (nil when the
 	// run did not measure it).
 	A, B *analysis.StepAggregate
+	// P90A and P90B are a single repeat's New-Order p90 interval from its
+	// measured windows (WindowPercentile), nil without one.
+	P90A, P90B *steady.Interval
+	// P99A and P99B are the New-Order p99 of each run at this users count
+	// (newOrderP99: across repeats, or a single repeat's windows), nil
+	// when the run has no New-Order latency there.
+	P99A, P99B *Estimate
 }
 
 // Ratio returns f(B)/f(A); ok is false when a run lacks the step or f(A)
@@ -52,7 +64,8 @@ func Compare(a, b RunData) *Comparison {
 	c := &Comparison{LabelA: labels[0], LabelB: labels[1], IDA: a.Run.ID, IDB: b.Run.ID}
 	common := map[int]bool{}
 	for _, u := range unionUsers([]*RunStats{sa, sb}) {
-		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u)}
+		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u), P90A: windowP90(a.Steps, u), P90B: windowP90(b.Steps, u),
+			P99A: newOrderP99(a.Steps, u), P99B: newOrderP99(b.Steps, u)}
 		if row.A != nil && row.B != nil {
 			common[u] = true
 			c.Common = append(c.Common, u)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // The figures a comparison judges.
@@ -12,6 +13,8 @@ const (
 	FigureTPM  = "TPM"
 	FigureNOPM = "NOPM"
 	FigureP90  = "New-Order p90 ms"
+	// FigureP99 is judged, never gated: its verdict is in --json.
+	FigureP99 = "New-Order p99 ms"
 )
 
 // NotGated is a threshold that gates nothing.
@@ -47,6 +50,10 @@ type Verdicts struct {
 	Steps []StepVerdict `json:"steps"`
 	// Overall is the mean over the steps both runs measured.
 	Overall OverallVerdict `json:"overall"`
+	// DriftA and DriftB are the drift between runs that widened each run's
+	// single-run intervals (a zero figure: the default, not measured).
+	DriftA Drifts `json:"drift_a"`
+	DriftB Drifts `json:"drift_b"`
 	// Gate is the regression gate's result; nil without thresholds.
 	Gate *GateResult `json:"gate,omitempty"`
 }
@@ -59,8 +66,9 @@ type StepVerdict struct {
 	RepeatsB int `json:"repeats_b"`
 	// Seconds is the measured time of both runs at this step.
 	Seconds float64 `json:"measured_seconds"`
-	// Figures are TPM, NOPM and (when both runs have it) New-Order p90;
-	// empty when only one run measured the step.
+	// Figures are TPM, NOPM and (when both runs have it) New-Order p90
+	// and p99 (judged, never gated); empty when only one run measured the
+	// step.
 	Figures []FigureVerdict `json:"figures"`
 	// Verdict is Worse when TPM or NOPM is worse, else Better when one is
 	// better, else NotDistinguishable; "only in A" or "only in B" for a
@@ -82,27 +90,26 @@ type OverallVerdict struct {
 }
 
 // Verdicts judges the comparison; th gates the figures (NotGated: none).
+// A single run's intervals are widened by the drift between runs of its
+// configuration (c.DriftA, c.DriftB; the default when not measured).
 func (c *Comparison) Verdicts(th Thresholds) *Verdicts {
-	v := &Verdicts{A: RunRef{c.IDA, c.LabelA}, B: RunRef{c.IDB, c.LabelB}, Confidence: verdictConfidence(c)}
-	var all [4][]Estimate // TPM A, TPM B, NOPM A, NOPM B of the common steps
-	repeated := false
+	conf := verdictConfidence(c)
+	v := &Verdicts{A: RunRef{c.IDA, c.LabelA}, B: RunRef{c.IDB, c.LabelB}, Confidence: conf, DriftA: c.DriftA.resolved(), DriftB: c.DriftB.resolved()}
+	var all [4][]Estimate // TPM A, TPM B, NOPM A, NOPM B of the common steps, before widening
 	for _, r := range c.Rows {
-		sv := stepVerdict(r, th)
+		sv, raw := c.stepVerdict(r, th, conf)
 		v.Steps = append(v.Steps, sv)
-		if len(sv.Figures) < 2 {
+		if raw == nil {
 			continue
 		}
-		t, n := sv.Figures[0], sv.Figures[1]
-		for i, e := range []Estimate{t.A, t.B, n.A, n.B} {
-			all[i] = append(all[i], e)
-			repeated = repeated || e.Interval == FromRepeats
+		for i := range all {
+			all[i] = append(all[i], raw[i])
 		}
 	}
 	v.Overall = OverallVerdict{Users: c.Common, SameSteps: c.SameSteps, Verdict: NotDistinguishable}
 	if n := len(c.Common); n > 0 {
-		v.Overall.Figures = []FigureVerdict{
-			judge(figure{name: FigureTPM, higher: true, steps: n, repeated: repeated}, meanOf(all[0]), meanOf(all[1]), th.MaxRegression),
-			judge(figure{name: FigureNOPM, higher: true, steps: n, repeated: repeated}, meanOf(all[2]), meanOf(all[3]), th.MaxRegression)}
+		v.Overall.Figures = []FigureVerdict{c.overallFigure(FigureTPM, all[0], all[1], conf, th.MaxRegression),
+			c.overallFigure(FigureNOPM, all[2], all[3], conf, th.MaxRegression)}
 		v.Overall.Verdict = combined(v.Overall.Figures)
 	}
 	if th.Gated() {
@@ -111,9 +118,33 @@ func (c *Comparison) Verdicts(th Thresholds) *Verdicts {
 	return v
 }
 
+// overallFigure judges a figure's mean over the common steps: the steps'
+// own half-widths combined as independent, then widened once by the drift
+// between runs when any step was a single run — drift moves a run's steps
+// together, so averaging steps does not shrink it.
+func (c *Comparison) overallFigure(name string, a, b []Estimate, conf, threshold float64) FigureVerdict {
+	repeated := false
+	side := func(es []Estimate, d Drifts) Estimate {
+		m := meanOf(es)
+		single := false
+		for _, e := range es {
+			single = single || e.Interval != FromRepeats
+			repeated = repeated || e.Interval == FromRepeats
+		}
+		if single {
+			m = widen(m, d.of(name), conf, true)
+		}
+		return m
+	}
+	ea, eb := side(a, c.DriftA), side(b, c.DriftB)
+	return judge(figure{name: name, higher: true, steps: len(a), repeated: repeated}, ea, eb, threshold)
+}
+
 // stepVerdict judges one users count: TPM, NOPM and New-Order p90 when
-// both runs measured it.
-func stepVerdict(r ComparisonRow, th Thresholds) StepVerdict {
+// both runs measured it, a single run's intervals widened by its drift.
+// raw are TPM A, TPM B, NOPM A and NOPM B before widening, for the mean
+// over the steps; nil when a run lacks the step.
+func (c *Comparison) stepVerdict(r ComparisonRow, th Thresholds, conf float64) (StepVerdict, []Estimate) {
 	sv := StepVerdict{Users: r.Users}
 	if r.A != nil {
 		sv.RepeatsA, sv.Seconds = r.A.Repeats, r.A.MeasuredSeconds
@@ -124,22 +155,27 @@ func stepVerdict(r ComparisonRow, th Thresholds) StepVerdict {
 	switch {
 	case r.B == nil:
 		sv.Verdict = "only in A"
-		return sv
+		return sv, nil
 	case r.A == nil:
 		sv.Verdict = "only in B"
-		return sv
+		return sv, nil
 	}
-	ta, tb := tpmEstimate(r.A), tpmEstimate(r.B)
-	na, nb := nopmEstimate(r.A), nopmEstimate(r.B)
-	rep := ta.Interval == FromRepeats || tb.Interval == FromRepeats
-	sv.Figures = []FigureVerdict{
-		judge(figure{name: FigureTPM, higher: true, steps: 1, repeated: rep}, ta, tb, th.MaxRegression),
-		judge(figure{name: FigureNOPM, higher: true, steps: 1, repeated: rep}, na, nb, th.MaxRegression)}
-	if pa, pb, ok := p90Estimates(r.A, r.B); ok {
-		sv.Figures = append(sv.Figures, judge(figure{name: FigureP90, steps: 1, repeated: true}, pa, pb, th.MaxLatencyRegression))
+	raw := []Estimate{tpmEstimate(r.A), tpmEstimate(r.B), nopmEstimate(r.A), nopmEstimate(r.B)}
+	rep := raw[0].Interval == FromRepeats || raw[1].Interval == FromRepeats
+	judged := func(name string, a, b Estimate, higher bool, threshold float64) FigureVerdict {
+		a, b = widen(a, c.DriftA.of(name), conf, higher), widen(b, c.DriftB.of(name), conf, higher)
+		return judge(figure{name: name, higher: higher, steps: 1, repeated: rep || !higher}, a, b, threshold)
+	}
+	sv.Figures = []FigureVerdict{judged(FigureTPM, raw[0], raw[1], true, th.MaxRegression),
+		judged(FigureNOPM, raw[2], raw[3], true, th.MaxRegression)}
+	if pa, pb, ok := p90Estimates(r); ok {
+		sv.Figures = append(sv.Figures, judged(FigureP90, pa, pb, false, th.MaxLatencyRegression))
+	}
+	if r.P99A != nil && r.P99B != nil {
+		sv.Figures = append(sv.Figures, judged(FigureP99, *r.P99A, *r.P99B, false, NotGated))
 	}
 	sv.Verdict = combined(sv.Figures)
-	return sv
+	return sv, raw
 }
 
 // tpmEstimate is a step's TPM with the interval across repeats, or with
@@ -165,12 +201,17 @@ func throughputEstimate(mean float64, repeats int, repeatsHalf, batchHalf float6
 }
 
 // p90Estimates are both steps' New-Order p90: the mean of the repeats'
-// p90 with its interval when repeated, else the step's p90 without one.
-// ok is false when a run has no New-Order latency.
-func p90Estimates(a, b *analysis.StepAggregate) (ea, eb Estimate, ok bool) {
-	one := func(s *analysis.StepAggregate) (Estimate, bool) {
-		if s.NewOrderP90CI.N >= 2 {
+// p90 with its interval when repeated; with one repeat the mean of its
+// measured windows' p90 with that mean's interval (WindowPercentile), or
+// the step's p90 without an interval (never decided). ok is false when a
+// run has no New-Order latency.
+func p90Estimates(r ComparisonRow) (ea, eb Estimate, ok bool) {
+	one := func(s *analysis.StepAggregate, w *steady.Interval) (Estimate, bool) {
+		switch {
+		case s.NewOrderP90CI.N >= 2:
 			return Estimate{Value: s.NewOrderP90CI.Mean, Half: s.NewOrderP90CI.Half, Interval: FromRepeats}, true
+		case w != nil:
+			return Estimate{Value: w.Mean, Half: w.Half, Interval: FromWindows}, true
 		}
 		t := txnOf(s, "new_order")
 		if t == nil || t.Count == 0 {
@@ -178,8 +219,8 @@ func p90Estimates(a, b *analysis.StepAggregate) (ea, eb Estimate, ok bool) {
 		}
 		return Estimate{Value: t.P90Ms, Interval: NoInterval}, true
 	}
-	ea, okA := one(a)
-	eb, okB := one(b)
+	ea, okA := one(r.A, r.P90A)
+	eb, okB := one(r.B, r.P90B)
 	return ea, eb, okA && okB
 }
 

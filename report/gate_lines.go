@@ -74,9 +74,9 @@ func closingLine(v *Verdicts, g *GateResult) string {
 		limits = append(limits, fmtThreshold(*g.MaxLatencyRegressionPct)+" New-Order p90")
 	}
 	if !g.Passed {
-		return fmt.Sprintf("gate FAILED: %s regressed on %d figure(s) by more than %s", runs, len(g.Failures), strings.Join(limits, ", "))
+		return fmt.Sprintf("gate FAILED: %s regressed on %d figure(s) by more than %s; %s", runs, len(g.Failures), strings.Join(limits, ", "), driftLine(v))
 	}
-	return fmt.Sprintf("gate passed: %s, no figure worse by more than %s with the intervals separated", runs, strings.Join(limits, ", "))
+	return fmt.Sprintf("gate passed: %s, no figure worse by more than %s with the intervals separated; %s", runs, strings.Join(limits, ", "), driftLine(v))
 }
 
 func fmtThreshold(pct float64) string { return strconv.FormatFloat(pct, 'g', -1, 64) + " %" }
@@ -116,13 +116,15 @@ func figureWhy(f FigureVerdict) string {
 	var why string
 	switch {
 	case f.Regression:
-		why = fmt.Sprintf("REGRESSION, B is %s %s, more than the %s allowed", d, worse, limit)
-		if f.Note != NoIntervalNote {
-			why += ", the intervals separated"
-		}
+		why = fmt.Sprintf("REGRESSION, B is %s %s, more than the %s allowed, the intervals separated", d, worse, limit)
 	case f.Verdict == Better:
 		why = fmt.Sprintf("better, B is %s %s", d, better)
-	case f.SlowerPct > 0 && limit != "" && (f.Verdict == Worse || f.Note == NoIntervalNote):
+	case f.Note == NoIntervalNote:
+		why = fmt.Sprintf("not decided (B %s %s)", d, worse)
+		if f.SlowerPct < 0 {
+			why = fmt.Sprintf("not decided (B %s %s)", d, better)
+		}
+	case f.SlowerPct > 0 && limit != "" && f.Verdict == Worse:
 		why = fmt.Sprintf("passes, B is %s %s, within the %s allowed", d, worse, limit)
 	case f.Verdict == Worse:
 		why = fmt.Sprintf("worse, B is %s %s", d, worse)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/internal/storetest"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -64,8 +65,12 @@ func TestGateVerdicts(t *testing.T) {
 		}
 		return out
 	}
+	// quiet is a drift between runs measured negligible: the cases below
+	// it check the verdicts on the runs' own intervals
+	quiet := Drifts{TPM: steady.Drift{CV: 1e-6, Runs: 100, DF: 99}, NOPM: steady.Drift{CV: 1e-6, Runs: 100, DF: 99}, P90: steady.Drift{CV: 1e-6, Runs: 100, DF: 99}}
 	for _, c := range []struct {
 		name       string
+		drift      Drifts
 		a, b       map[int][]gateStep
 		th         Thresholds
 		wantTPM    string // users 1's TPM verdict
@@ -73,34 +78,51 @@ func TestGateVerdicts(t *testing.T) {
 		wantPassed bool
 		wantSaid   []string // in the gate's lines
 	}{
-		{"clearly slower", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(800, 10, 10)}, th,
+		{"clearly slower", quiet, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(800, 10, 10)}, th,
 			Worse, "", false, []string{"FAIL", "1 users TPM: B 800 ± 10 vs A 1,000 ± 10 (0.800x ± 0.013): REGRESSION, B is 20.0 % slower, more than the 2.5 % allowed, the intervals separated", "gate FAILED"}},
-		{"clearly faster", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1200, 10, 10)}, th,
+		{"clearly faster", quiet, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1200, 10, 10)}, th,
 			Better, "", true, []string{"gate passed"}},
-		{"overlapping, beyond the threshold", map[int][]gateStep{1: one(1000, 30, 10)}, map[int][]gateStep{1: one(970, 30, 10)}, th,
+		{"overlapping, beyond the threshold", quiet, map[int][]gateStep{1: one(1000, 30, 10)}, map[int][]gateStep{1: one(970, 30, 10)}, th,
 			NotDistinguishable, "", true, []string{"not a failure (B 3.0 % slower, more than the 2.5 % allowed, but the intervals overlap)",
 				"a precision of ±1.5 % (--precision 1.5%) would decide a 3.0 % difference", "gate passed"}},
-		{"slower within the threshold", map[int][]gateStep{1: one(1000, 5, 10)}, map[int][]gateStep{1: one(985, 5, 10)}, th,
+		{"slower within the threshold", quiet, map[int][]gateStep{1: one(1000, 5, 10)}, map[int][]gateStep{1: one(985, 5, 10)}, th,
 			Worse, "", true, []string{"passes, B is 1.5 % slower, within the 2.5 % allowed", "gate passed"}},
-		{"no interval, beyond the threshold", map[int][]gateStep{1: one(1000, 0, 10)}, map[int][]gateStep{1: one(900, 0, 10)}, th,
-			Worse, "", false, []string{"REGRESSION, B is 10.0 % slower, more than the 2.5 % allowed; " + NoIntervalNote}},
-		{"no interval, within the threshold", map[int][]gateStep{1: one(1000, 0, 10)}, map[int][]gateStep{1: one(990, 0, 10)}, th,
-			NotDistinguishable, "", true, []string{"passes, B is 1.0 % slower, within the 2.5 % allowed; " + NoIntervalNote}},
-		{"repeats, clearly slower", map[int][]gateStep{1: repeats(10, 1000, 1010, 990)}, map[int][]gateStep{1: repeats(10, 800, 810, 790)}, th,
+		{"no interval, beyond the threshold", quiet, map[int][]gateStep{1: one(1000, 0, 10)}, map[int][]gateStep{1: one(900, 0, 10)}, th,
+			Worse, "", false, []string{"REGRESSION, B is 10.0 % slower, more than the 2.5 % allowed, the intervals separated"}},
+		{"no interval, within the threshold", quiet, map[int][]gateStep{1: one(1000, 0, 10)}, map[int][]gateStep{1: one(990, 0, 10)}, th,
+			Worse, "", true, []string{"passes, B is 1.0 % slower, within the 2.5 % allowed"}},
+		{"repeats, clearly slower", quiet, map[int][]gateStep{1: repeats(10, 1000, 1010, 990)}, map[int][]gateStep{1: repeats(10, 800, 810, 790)}, th,
 			Worse, NotDistinguishable, false, []string{"the intervals separated"}},
-		{"repeats, overlapping", map[int][]gateStep{1: repeats(10, 1000, 1100, 900)}, map[int][]gateStep{1: repeats(10, 950, 1050, 850)}, th,
+		{"repeats, overlapping", quiet, map[int][]gateStep{1: repeats(10, 1000, 1100, 900)}, map[int][]gateStep{1: repeats(10, 950, 1050, 850)}, th,
 			NotDistinguishable, NotDistinguishable, true, []string{"(more --repeat) would decide a 5.0 % difference"}},
-		{"latency higher across repeats", map[int][]gateStep{1: repeats(10, 1000, 1010, 990)}, map[int][]gateStep{1: repeats(15, 1000, 1010, 990)}, th,
+		{"latency higher across repeats", quiet, map[int][]gateStep{1: repeats(10, 1000, 1010, 990)}, map[int][]gateStep{1: repeats(15, 1000, 1010, 990)}, th,
 			NotDistinguishable, Worse, false, []string{"1 users New-Order p90 ms: B 15.0 ± 0.248 ms vs A 10.0 ± 0.248 ms", "REGRESSION, B is 50.0 % higher, more than the 10 % allowed, the intervals separated"}},
-		{"latency higher, one repeat", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, th,
-			NotDistinguishable, Worse, false, []string{"B is 20.0 % higher, more than the 10 % allowed; " + NoIntervalNote}},
-		{"B measured nothing", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(0, 0, 10)}, th,
+		{"latency higher, one repeat", quiet, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, th,
+			NotDistinguishable, NotDistinguishable, true, []string{"pass 1 users New-Order p90 ms: B 12.0 ms vs A 10.0 ms (1.200x): not decided (B 20.0 % higher); " + NoIntervalNote}},
+		{"B measured nothing", quiet, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(0, 0, 10)}, th,
 			Worse, "", false, []string{"REGRESSION, B is 100.0 % slower"}},
-		{"latency not gated", map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, Thresholds{0.025, NotGated},
-			NotDistinguishable, Worse, true, []string{"no figure worse by more than 2.5 % TPM/NOPM"}},
+		{"latency not gated", quiet, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(1000, 10, 12)}, Thresholds{0.025, NotGated},
+			NotDistinguishable, NotDistinguishable, true, []string{"no figure worse by more than 2.5 % TPM/NOPM"}},
+		// the drift between runs not measured: the default 10 % CV widens
+		// single runs' intervals (±19.6 % at 95 %)
+		{"15 % apart, drift not measured", Drifts{}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(850, 10, 10)}, th,
+			NotDistinguishable, "", true, []string{"1 users TPM: B 850 ± 167 vs A 1,000 ± 196 (0.850x ± 0.236): not distinguishable at this precision, not a failure (B 15.0 % slower, more than the 2.5 % allowed, but the intervals overlap); " + DriftNotMeasuredNote,
+				"gate passed", "TPM 10 % CV assumed (not measured)", "measure it with rightsize calibrate"}},
+		{"half the throughput, drift not measured", Drifts{}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(500, 10, 10)}, th,
+			Worse, "", false, []string{"REGRESSION, B is 50.0 % slower, more than the 2.5 % allowed, the intervals separated", "gate FAILED", "10 % CV assumed (not measured)"}},
+		// 3 % measured over 6 runs: t(5) = 2.5706, A 1,000 ± √(10² + 77.1²) = ± 77.8
+		// and B 850 ± √(10² + 65.6²) = ± 66.3 separate
+		{"15 % apart, drift measured", Drifts{TPM: steady.Drift{CV: 0.03, Runs: 6, DF: 5}, NOPM: steady.Drift{CV: 0.03, Runs: 6, DF: 5}}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(850, 10, 10)}, th,
+			Worse, "", false, []string{"1 users TPM: B 850 ± 66 vs A 1,000 ± 78", "REGRESSION", "TPM 3.0 % CV measured over 6 runs"}},
+		// 5 % measured over 6 runs: A ± √(10² + (2.5706 × 50)²) = ± 128.9 and B
+		// 900 ± 116.1 overlap, the drift wider than the runs' own ± 10
+		{"10 % apart, wide drift measured", Drifts{TPM: steady.Drift{CV: 0.05, Runs: 6, DF: 5}, NOPM: steady.Drift{CV: 0.05, Runs: 6, DF: 5}}, map[int][]gateStep{1: one(1000, 10, 10)}, map[int][]gateStep{1: one(900, 10, 10)}, th,
+			NotDistinguishable, "", true, []string{"1 users TPM: B 900 ± 116 vs A 1,000 ± 129", "the drift between runs (5.0 % CV measured over 6 runs) is wider than the runs' own intervals: rightsize ab (interleaved) or --repeat would decide it", "gate passed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := Compare(gateRun(t, st, "A "+c.name, c.a), gateRun(t, st, "B "+c.name, c.b)).Verdicts(c.th)
+			cmp := Compare(gateRun(t, st, "A "+c.name, c.a), gateRun(t, st, "B "+c.name, c.b))
+			cmp.DriftA, cmp.DriftB = c.drift, c.drift
+			v := cmp.Verdicts(c.th)
 			s := v.Steps[0]
 			if s.Figures[0].Figure != FigureTPM || s.Figures[0].Verdict != c.wantTPM {
 				t.Errorf("TPM verdict %q, want %q (%+v)", s.Figures[0].Verdict, c.wantTPM, s.Figures[0])
@@ -131,9 +153,13 @@ func TestGateOverall(t *testing.T) {
 	st := storetest.Open(t)
 	a := gateRun(t, st, "A", map[int][]gateStep{1: one(1000, 30, 10), 2: one(2000, 40, 10), 4: one(3000, 50, 10)})
 	b := gateRun(t, st, "B", map[int][]gateStep{1: one(960, 30, 10), 2: one(1920, 40, 10)})
-	v := Compare(a, b).Verdicts(Thresholds{0.025, NotGated})
+	cmp := Compare(a, b)
+	// the drift between runs measured negligible: the steps' own intervals decide
+	quiet := Drifts{TPM: steady.Drift{CV: 1e-6, Runs: 100, DF: 99}, NOPM: steady.Drift{CV: 1e-6, Runs: 100, DF: 99}}
+	cmp.DriftA, cmp.DriftB = quiet, quiet
+	v := cmp.Verdicts(Thresholds{0.025, NotGated})
 	o := v.Overall.Figures[0]
-	if o.A.Value != 1500 || o.B.Value != 1440 || math.Abs(o.A.Half-50.0/2) > 1e-9 || o.A.Interval != FromSteps {
+	if o.A.Value != 1500 || o.B.Value != 1440 || math.Abs(o.A.Within-50.0/2) > 1e-9 || math.Abs(o.A.Half-50.0/2) > 1e-3 || o.A.Interval != FromSteps {
 		t.Errorf("overall TPM %+v, want A 1500 ± 25 and B 1440 ± 25 over users 1 and 2", o)
 	}
 	// the steps overlap (±30 around a 40 difference, ±40 around 80 ...),
@@ -141,6 +167,12 @@ func TestGateOverall(t *testing.T) {
 	if v.Steps[0].Verdict != NotDistinguishable || o.Verdict != Worse || !o.Regression || v.Gate.Passed {
 		t.Errorf("steps %q, overall %q (regression %v), gate passed %v; want overlap per step, worse overall, gate failed",
 			v.Steps[0].Verdict, o.Verdict, o.Regression, v.Gate.Passed)
+	}
+	// with the default drift the mean over the steps is widened once, at
+	// its own value, not shrunk by averaging: √(25² + (1.959964 × 0.1 × 1,500)²) = 295.056
+	d := Compare(a, b).Verdicts(Thresholds{0.025, NotGated}).Overall.Figures[0]
+	if math.Abs(d.A.Half-295.0556) > 1e-3 || d.Verdict != NotDistinguishable {
+		t.Errorf("overall TPM with the default drift %+v, want A 1500 ± 295.056, not distinguishable", d)
 	}
 	if v.Steps[2].Verdict != "only in A" || len(v.Steps[2].Figures) != 0 {
 		t.Errorf("step of A only: %+v", v.Steps[2])

@@ -24,6 +24,9 @@ type Sweep struct {
 	// false when every value measured holds.
 	Knee      int
 	KneeFound bool
+	// KneeNote, when set, is why no knee is called although a value falls
+	// beyond the threshold (within the points' precision).
+	KneeNote string
 	// DriverNote, when some values left the driver no core of its own
 	// (scenario.SweepPoint.DriverShares), says so and how to measure fairly;
 	// DriverKneeNote is what the knee line adds.
@@ -167,6 +170,8 @@ func sweepPredictions(s *Sweep) []predictedRow {
 // no value was measured).
 func kneeText(s *Sweep) string {
 	switch {
+	case s.KneeNote != "":
+		return "Knee: " + s.KneeNote + "."
 	case s.Knee >= 0 && s.KneeFound:
 		return fmt.Sprintf("Knee: %s = %s, the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100)
 	case s.Knee >= 0:

@@ -26,13 +26,25 @@ const (
 	// FromSteps is the interval of a mean over several steps, combined as
 	// independent.
 	FromSteps = "combined over the steps"
-	// NoInterval: the figure has no interval (a step too short for batch
-	// means, one repeat of a latency, a store without intervals).
+	// FromWindows is the interval of the mean of the measured windows'
+	// percentiles of a single repeat (batch means, one window a batch).
+	FromWindows = "windows' percentiles"
+	// FromDriftOnly is the interval of a single run's figure without an
+	// interval of its own (a step too short for batch means): the drift
+	// between runs alone.
+	FromDriftOnly = "drift between runs only"
+	// NoInterval: the figure has no interval (a latency of one repeat with
+	// fewer than two measured windows, a store without them).
 	NoInterval = "none"
 )
 
-// NoIntervalNote is said of a figure decided without intervals.
-const NoIntervalNote = "no interval: decided on the threshold alone"
+// NoIntervalNote is said of a figure without an interval: it is never
+// decided, so it never fails a gate.
+const NoIntervalNote = "no interval: not decided (a percentile needs 2 or more measured windows or repeats)"
+
+// DriftNotMeasuredNote is said of a verdict left undecided by the default
+// drift between runs.
+const DriftNotMeasuredNote = "drift between runs not measured here: use rightsize ab (interleaved), --repeat or rightsize calibrate"
 
 // Estimate is one run's value of a figure with its confidence interval.
 type Estimate struct {
@@ -42,6 +54,13 @@ type Estimate struct {
 	Half float64 `json:"half"`
 	// Interval says where the interval comes from (FromRepeats ...).
 	Interval string `json:"interval"`
+	// Within is, for a single run's interval widened by the drift between
+	// runs, the half-width from inside the run before widening (Half² =
+	// Within² + between²).
+	Within float64 `json:"within_half,omitempty"`
+	// Drift is the drift between runs that widened Half; nil when not
+	// widened (an interval across repeats already holds it, or none).
+	Drift *steady.Drift `json:"drift,omitempty"`
 }
 
 func (e Estimate) interval() steady.Interval { return steady.Interval{Mean: e.Value, Half: e.Half} }
@@ -72,8 +91,8 @@ type FigureVerdict struct {
 	// when the figure is not gated.
 	MaxRegressionPct *float64 `json:"max_regression_pct,omitempty"`
 	// Regression is true when the gate fails on this figure: B worse by
-	// more than the threshold, with the intervals separated (or, without
-	// intervals, by the threshold alone).
+	// more than the threshold, with the intervals (a single run's widened
+	// by the drift between runs) separated; never without intervals.
 	Regression bool `json:"regression"`
 }
 
@@ -107,23 +126,16 @@ func judge(f figure, a, b Estimate, threshold float64) FigureVerdict {
 		slower = 1 - v.Ratio
 	}
 	v.SlowerPct = slower * 100
-	th := max(threshold, 0)
-	if a.Half <= 0 || b.Half <= 0 {
+	if a.Interval == NoInterval || b.Interval == NoInterval {
 		v.Note = NoIntervalNote
-		switch {
-		case slower > th:
-			v.Verdict = Worse
-		case -slower > th:
-			v.Verdict = Better
-		}
-	} else {
-		if b.Value != 0 {
-			v.RatioHalf = v.Ratio * math.Hypot(a.Half/a.Value, b.Half/b.Value)
-		}
-		v.Verdict = separated(steady.Compare(b.interval(), a.interval()), higher)
-		if v.Verdict == NotDistinguishable && slower != 0 {
-			v.Note = decidingPrecision(a, b, f)
-		}
+		return v
+	}
+	if b.Value != 0 {
+		v.RatioHalf = v.Ratio * math.Hypot(a.Half/a.Value, b.Half/b.Value)
+	}
+	v.Verdict = separated(steady.Compare(b.interval(), a.interval()), higher)
+	if v.Verdict == NotDistinguishable && slower != 0 {
+		v.Note = undecidedNote(a, b, f)
 	}
 	v.Regression = threshold >= 0 && v.Verdict == Worse && slower > threshold
 	return v
@@ -139,6 +151,24 @@ func separated(c steady.Verdict, higher bool) string {
 	default:
 		return Worse
 	}
+}
+
+// undecidedNote says what would decide a difference the intervals leave
+// open: measuring the drift between runs when it was assumed, interleaving
+// or repeating when the measured drift is what keeps them apart, else a
+// finer precision within the runs.
+func undecidedNote(a, b Estimate, f figure) string {
+	for _, e := range []Estimate{a, b} {
+		if e.Drift != nil && !e.Drift.Measured() {
+			return DriftNotMeasuredNote
+		}
+	}
+	for _, e := range []Estimate{a, b} {
+		if e.Drift != nil && e.Half*e.Half > 2*e.Within*e.Within {
+			return fmt.Sprintf("the drift between runs (%s) is wider than the runs' own intervals: rightsize ab (interleaved) or --repeat would decide it", e.Drift)
+		}
+	}
+	return decidingPrecision(a, b, f)
 }
 
 // decidingPrecision says what precision of both runs would separate the

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/telemetry"
 	"github.com/rightsize/rightsize/tpcc"
@@ -71,6 +70,9 @@ type Autopilot struct {
 	AfterRestore func(ctx context.Context) error
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
+	// ServerDataDir is the managed server's data directory ("": none): a
+	// step ends, as for a dead server, once its file system is full.
+	ServerDataDir string
 	// ServerIO is the server's cgroup directory whose block I/O counters
 	// the telemetry samples (telemetry.Sampler.ServerIO; "": none).
 	ServerIO string
@@ -217,7 +219,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	if a.ServerPID > 0 {
 		pid := a.ServerPID
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }
-		cfg.ServerAlive = func() bool { return instance.ProcessRunning(pid) }
+		cfg.ServerAlive = serverAlive(pid, a.ServerDataDir)
 	}
 	// Counters are read when the ramp-up ends and when measuring stops.
 	sw := a.openWaits(ctx)

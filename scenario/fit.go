@@ -78,6 +78,9 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 	if err := checkCandidateCaps(t, o.Candidates); err != nil {
 		return nil, err
 	}
+	if err := checkCopySpaceUnlessResumed(ctx, t, o.Resume); err != nil {
+		return nil, err
+	}
 	sw, err := openFit(ctx, st, &o, newPredictSpec(t.Options.Caps, o))
 	if err != nil {
 		return nil, err

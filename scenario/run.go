@@ -296,6 +296,10 @@ type runner struct {
 	users     []int // this process's share of each step's users
 	conns     int   // and of the shared connections
 	oomBefore int64
+
+	// measure (spill.go)
+	unstored  []store.Step // steps the store could not take
+	storeFull error        // the store's first "disk full" error
 }
 
 // prepare checks the options against the target and its schema, draws the
@@ -403,6 +407,9 @@ func (r *runner) autopilot() *Autopilot {
 		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs}
 	// the mode resolved for the engine; this worker's users and connections
 	ap.Mode, ap.Users, ap.Connections = r.mode, r.users, r.conns
+	if t.Server != nil {
+		ap.ServerDataDir = t.Server.DataDir()
+	}
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)
@@ -435,9 +442,10 @@ func (r *runner) measure(ctx context.Context) (string, time.Duration, error) {
 		s := rec.StoreStep(r.run.ID)
 		v := validity.Step(r.run, &s)
 		s.Validity = &v
-		return r.st.AddStep(r.bg, &s)
+		return r.storeStep(&s)
 	})
 	runErr = oomFailure(r.t, r.oomBefore, runErr)
+	runErr = serverLost(r.t, runErr) // why, from the server's log
 	if runErr == nil {
 		runErr = repeatErr
 	}
@@ -457,7 +465,9 @@ func (r *runner) measure(ctx context.Context) (string, time.Duration, error) {
 // merges the workers' runs) and reads the run back.
 func (r *runner) finish(status string, driverCPU time.Duration, runErr error) (*Result, error) {
 	run, o := r.run, &r.o
-	if err := r.st.FinishRun(r.bg, run.ID, status, time.Now().UTC()); err != nil && runErr == nil {
+	if err := r.st.FinishRun(r.bg, run.ID, status, time.Now().UTC()); r.storeFull != nil || store.Full(err) {
+		return r.spill(status, cmp.Or(r.storeFull, err), runErr)
+	} else if err != nil && runErr == nil {
 		runErr = err
 	}
 	id := run.ID

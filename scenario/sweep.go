@@ -263,15 +263,19 @@ type SweepOptions struct {
 // SweepPoint is one value of a sweep with its figures (from analysis.Aggregate
 // of its run: the step with the highest NOPM).
 type SweepPoint struct {
-	Value            string  `json:"value"`
-	RunID            string  `json:"run_id,omitempty"`
-	Status           string  `json:"status"`
-	Reason           string  `json:"reason,omitempty"`
-	Users            int     `json:"users"`
-	TPM              float64 `json:"tpm"`
-	NOPM             float64 `json:"nopm"`
-	NewOrderP90Ms    float64 `json:"new_order_p90_ms"`
-	NewOrderP99Ms    float64 `json:"new_order_p99_ms"`
+	Value         string  `json:"value"`
+	RunID         string  `json:"run_id,omitempty"`
+	Status        string  `json:"status"`
+	Reason        string  `json:"reason,omitempty"`
+	Users         int     `json:"users"`
+	TPM           float64 `json:"tpm"`
+	NOPM          float64 `json:"nopm"`
+	NewOrderP90Ms float64 `json:"new_order_p90_ms"`
+	NewOrderP99Ms float64 `json:"new_order_p99_ms"`
+	// NOPMHalf is the half-width of NOPM's interval: across the repeats,
+	// or one repeat's batch-means interval widened by the drift between
+	// runs (the default 10 % CV); 0 when unknown.
+	NOPMHalf         float64 `json:"nopm_half,omitempty"`
 	BlocksReadPerTxn float64 `json:"blocks_read_per_txn"`
 	DiskReadMBps     float64 `json:"disk_read_mbps"`
 	// Predicted is the capacity model's prediction of the point from the
@@ -307,6 +311,10 @@ type SweepResult struct {
 	Knee      int    `json:"knee"`
 	KneeFound bool   `json:"knee_found"`
 	KneeRule  string `json:"knee_rule"`
+	// KneeNote, when set, says why no knee is called although a value
+	// falls beyond the threshold: the difference is within the points'
+	// precision (see kneeJudged).
+	KneeNote string `json:"knee_note,omitempty"`
 	// DriverShare, in a cpus sweep, names the values that left the driver
 	// no core of its own and how to measure fairly (nil when none did).
 	DriverShare *DriverShare `json:"driver_share,omitempty"`
@@ -317,30 +325,11 @@ const KneeRule = "values are measured from most to least resource; the best valu
 	"a value holds while its NOPM is at most the threshold below the best and its New-Order p90 at most the threshold above the best's; " +
 	"the knee is the last value that holds before the first that does not"
 
-// Knee applies KneeRule to points in measuring order.
+// Knee applies KneeRule to points in measuring order (kneeJudged without
+// its note).
 func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
-	best := -1
-	for i, p := range points {
-		if p.Decides() && (best < 0 || p.NOPM > points[best].NOPM) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return -1, false
-	}
-	b := points[best]
-	knee = -1
-	for i, p := range points {
-		if !p.Decides() {
-			continue
-		}
-		holds := p.NOPM >= b.NOPM*(1-threshold) && (b.NewOrderP90Ms == 0 || p.NewOrderP90Ms <= b.NewOrderP90Ms*(1+threshold))
-		if !holds {
-			return knee, true
-		}
-		knee = i
-	}
-	return knee, false
+	knee, found, _ = kneeJudged(points, threshold)
+	return knee, found
 }
 
 // RunSweep measures t once per value: for each it restarts the managed
@@ -355,6 +344,9 @@ func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepO
 		return nil, err
 	}
 	dbBytes := databaseBytes(ctx, t)
+	if err := checkCopySpaceUnlessResumed(ctx, t, o.Resume); err != nil {
+		return nil, err
+	}
 	sw, err := openSweep(ctx, st, kind, o, dbBytes)
 	if err != nil {
 		return nil, err
@@ -626,7 +618,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 		}
 		res.Points = append(res.Points, p)
 	}
-	res.Knee, res.KneeFound = Knee(res.Points, threshold)
+	res.Knee, res.KneeFound, res.KneeNote = kneeJudged(res.Points, threshold)
 	if sw.Kind == "cpus" {
 		res.DriverShare = markDriverShares(sw.Values, res.Points, runs)
 	}
@@ -657,6 +649,7 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, err
 	}
 	a := aggs[best]
 	p.Users, p.TPM, p.NOPM = a.Users, a.TPM.Mean, a.NOPM.Mean
+	p.NOPMHalf = pointHalf(a)
 	p.BlocksReadPerTxn, p.DiskReadMBps = a.BlocksReadPerTxn, a.Host.DiskReadMBps
 	for _, x := range a.Txn {
 		if x.Type == "new_order" {

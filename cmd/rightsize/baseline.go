@@ -69,7 +69,10 @@ func (f *baselineFlags) gate(ctx context.Context, cmd *cobra.Command, baseID, ru
 	if err != nil {
 		return fmt.Errorf("load the run and its baseline: %w", err)
 	}
-	c := report.Compare(runs[0], runs[1])
+	c, err := compareMeasured(context.WithoutCancel(ctx), st, runs)
+	if err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	if asJSON { // stdout holds the run's JSON: the comparison goes to stderr
 		out = cmd.ErrOrStderr()

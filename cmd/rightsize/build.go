@@ -22,6 +22,7 @@ func newBuildCmd() *cobra.Command {
 	var tf targetFlags
 	var warehouses, loaders int
 	var seed uint64
+	var replace bool
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Create and load the TPC-C schema",
@@ -34,6 +35,13 @@ func newBuildCmd() *cobra.Command {
 			if loaders < 1 {
 				return badInput(fmt.Errorf("--loaders must be at least 1 (got %d)", loaders))
 			}
+			if replace && !tf.embedded() {
+				return badInput(fmt.Errorf("--replace empties the embedded target's data directory; build on %s starts over by itself", tf.spec))
+			}
+			if err := tf.checkBuildSpace(cmd.ErrOrStderr(), warehouses, replace); err != nil {
+				return err
+			}
+			tf.replace = replace
 			ctx := cmd.Context()
 			t, err := tf.open(ctx, true, loaders)
 			if err != nil {
@@ -48,6 +56,7 @@ func newBuildCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&warehouses, "warehouses", "w", 1, "number of warehouses (the scale factor)")
 	cmd.Flags().IntVar(&loaders, "loaders", runtime.NumCPU(), "parallel loaders")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the generated data (same seed, same database)")
+	cmd.Flags().BoolVar(&replace, "replace", false, "embedded target: remove the cluster in --data-dir first and build a new one (e.g. one whose build did not complete)")
 	return cmd
 }
 
@@ -62,6 +71,10 @@ func buildWith(cmd *cobra.Command, t *registry.Target, warehouses, loaders int, 
 		srv0 = srvCPU()
 	}
 	drv0 := telemetry.SelfCPU()
+	done, err := markBuild(t)
+	if err != nil {
+		return loader.Result{}, err
+	}
 	res, err := loader.Build(ctx, t, loader.Config{Warehouses: warehouses, Loaders: loaders, Seed: seed, Version: version, Observer: obs})
 	drvCPU := telemetry.SelfCPU() - drv0
 	obs.wait()
@@ -69,6 +82,9 @@ func buildWith(cmd *cobra.Command, t *registry.Target, warehouses, loaders int, 
 		if errors.Is(err, loader.ErrInterrupted) || ctx.Err() != nil {
 			return res, fmt.Errorf("build interrupted: the schema is incomplete and marked so; it is safe to drop it or to run build again (it starts over)")
 		}
+		return res, t.ServerLost(err)
+	}
+	if err := done(); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "built %d warehouses: %d rows, %.1f MiB in %.1f s (load %.1f s, indexes+procedures+analyze %.1f s)\n",

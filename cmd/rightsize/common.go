@@ -30,6 +30,8 @@ type targetFlags struct {
 	// users is the largest step's users of the command's runs: a managed
 	// server starts with connection slots for them (registry.Options.Connections).
 	users int
+	// replace empties the embedded target's cluster first (build --replace).
+	replace bool
 }
 
 // forUsers sizes a managed server's connection slots for the largest of
@@ -131,7 +133,7 @@ func (f *targetFlags) options(createDB bool, pool int) (registry.Options, error)
 		pool = runtime.NumCPU()
 	}
 	return registry.Options{PGBin: f.pgBin, DataDir: f.dataDir, Settings: settings, CreateDB: createDB, PoolSize: pool + 1,
-		Caps: c, PGVersion: f.pgVersion, Connections: f.users}, nil
+		Caps: c, PGVersion: f.pgVersion, Connections: f.users, Replace: f.replace}, nil
 }
 
 // readySchema reads the build metadata and turns a missing or incomplete

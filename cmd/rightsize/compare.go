@@ -30,15 +30,23 @@ prefix of a run id. For charts, use: rightsize report RUN_A RUN_B.
 Each figure (TPM, NOPM, New-Order p90) gets a verdict: better, worse, or
 not distinguishable at this precision — better or worse only when the
 intervals of A and B separate (across repeats with 2 or more, else the
-step's own batch-means interval; a figure without an interval is decided
-on the threshold alone, and says so). Over all steps, the mean over the
-common steps with the half-widths combined as independent.
+step's own batch-means interval widened by the drift between runs:
+half² = within² + between², between = t × CV × value with the CV measured
+from earlier runs of the same configuration on the same host — same
+target, engine version, settings, caps, host; rightsize calibrate measures
+it on purpose — or z × 10 % when fewer than 3 such runs exist, said on
+the verdict line). A one-repeat New-Order p90 has the interval of its
+measured 10 s windows' p90; a percentile without an interval is not
+decided and never fails the gate. Over all steps, the mean over the common
+steps with the half-widths combined as independent, widened once by the
+drift (a run's steps drift together).
 
 As a CI gate: --max-regression 2.5% exits 1 when B's TPM or NOPM (of a
 step, or over all steps) is lower than A's by more than 2.5 % with the
 intervals separated; --max-latency-regression 10% does the same for a
-step's New-Order p90. "Not distinguishable" passes and says what precision
-would decide it. Exit 0: passed; 1: a regression; 2: bad input.`,
+step's New-Order p90. "Not distinguishable" passes and says what would
+decide it (with the drift not measured: rightsize ab, --repeat or
+rightsize calibrate). Exit 0: passed; 1: a regression; 2: bad input.`,
 		Example: `  rightsize compare "HDD/16 cores" "SSD/4 cores"
   rightsize compare 20250304-100000-2c49d8 20250304-130000-89032e
   rightsize compare main candidate --json
@@ -72,7 +80,11 @@ would decide it. Exit 0: passed; 1: a regression; 2: bad input.`,
 			if err != nil {
 				return err
 			}
-			return gf.gate(cmd.OutOrStdout(), cmd.ErrOrStderr(), report.Compare(runs[0], runs[1]), th, asJSON)
+			c, err := compareMeasured(ctx, st, runs)
+			if err != nil {
+				return err
+			}
+			return gf.gate(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, th, asJSON)
 		},
 	}
 	gf.register(cmd)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/report"
+	"github.com/rightsize/rightsize/store"
 )
 
 // gateFlags are the regression gate's flags, shared by compare and
@@ -119,4 +121,20 @@ func writeJUnit(path string, v *report.Verdicts) error {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil
+}
+
+// compareMeasured is report.Compare of B (runs[1]) against A (runs[0]),
+// each run's single-run intervals to be widened by the drift between runs
+// of its configuration measured from the store's A/A history
+// (report.MeasureDrifts; the stated default when too few runs).
+func compareMeasured(ctx context.Context, st *store.Store, runs []report.RunData) (*report.Comparison, error) {
+	c := report.Compare(runs[0], runs[1])
+	var err error
+	if c.DriftA, err = report.MeasureDrifts(ctx, st, runs[0].Run); err != nil {
+		return nil, err
+	}
+	if c.DriftB, err = report.MeasureDrifts(ctx, st, runs[1].Run); err != nil {
+		return nil, err
+	}
+	return c, nil
 }

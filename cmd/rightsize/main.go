@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rightsize/rightsize/diskspace"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -53,6 +54,10 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	var short *diskspace.ShortError
+	if errors.As(err, &short) { // a sweep's or fit's copy that cannot fit
+		return 2
+	}
 	return 1
 }
 
@@ -65,6 +70,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or postgres://... (default $RIGHTSIZE_STORE or ./rightsize.db)")
+	root.AddCommand(newCalibrateCmd()) // the drift between runs (calibrate.go); the other commands below
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of rightsize itself to this file")
 	root.PersistentFlags().Lookup("cpuprofile").Hidden = true

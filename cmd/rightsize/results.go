@@ -35,7 +35,7 @@ run with that label), or a unique prefix of a run id.`,
   rightsize results export 20250314-092653-a1b2c3 --format csv -o baseline-csv
   rightsize results delete old-test --store postgres://rs:secret@db/results`,
 	}
-	cmd.AddCommand(newResultsListCmd(), newResultsShowCmd(), newResultsExportCmd(), newResultsDeleteCmd())
+	cmd.AddCommand(newResultsListCmd(), newResultsShowCmd(), newResultsExportCmd(), newResultsDeleteCmd(), newResultsImportCmd())
 	return cmd
 }
 

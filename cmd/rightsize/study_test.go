@@ -127,7 +127,9 @@ report: {output: ` + report + `, title: tiny study}
 		}
 	}
 	// the cost configs: small is priced as "one", big as the baseline "two"
-	if !strings.Contains(out, "one reaches") && !strings.Contains(out, "one beats two") {
+	// (single runs' intervals are widened by the drift between runs: the
+	// headline may say they are not distinguishable)
+	if !strings.Contains(out, "one reaches") && !strings.Contains(out, "one beats two") && !strings.Contains(out, "one against two: not distinguishable") {
 		t.Errorf("no cost headline for small (cost config one) against the baseline:\n%s", out)
 	}
 	page, err := os.ReadFile(report)

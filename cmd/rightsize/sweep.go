@@ -228,6 +228,8 @@ func writeKnee(w io.Writer, r *scenario.SweepResult) {
 		unfair = " · * " + r.DriverShare.KneeNote()
 	}
 	switch {
+	case r.KneeNote != "":
+		fmt.Fprintf(w, "  knee: %s%s\n", r.KneeNote, unfair)
 	case r.Knee < 0 && r.KneeFound:
 		fmt.Fprintf(w, "  knee: above the values tried — %s = %s is already more than %.0f %% below the best%s\n", r.Kind, r.Points[0].Value, r.Threshold*100, unfair)
 	case r.Knee < 0:
@@ -257,7 +259,7 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 		return nil, err
 	}
 	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
-		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points}
+		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points}
 	if d := r.DriverShare; d != nil {
 		v.DriverNote, v.DriverKneeNote = d.Note()+".", d.KneeNote()
 	}
