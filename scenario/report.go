@@ -97,6 +97,15 @@ func positive(c analysis.Column) stepKey {
 	return stepKey{c.Name, func(s StepReport) any { return ifPositive(c.Value(s.StepAggregate)) }}
 }
 
+// spread is the key of part of column c's spread across repeats
+// (c.Stat): its name with _cv, _min or _max, as analysis.Document's
+// aggregates write it.
+func spread(c analysis.Column, part string, v func(analysis.Stat) float64) stepKey {
+	return stepKey{c.Name + "_" + part, func(s StepReport) any { return v(c.Stat(s.StepAggregate)) }}
+}
+
+func statCV(st analysis.Stat) float64 { return st.CV }
+
 // stepKeys are the keys of a step in run --json, in order.
 var stepKeys = []stepKey{
 	{"users", func(s StepReport) any { return s.Users }},
@@ -112,10 +121,9 @@ var stepKeys = []stepKey{
 	column(analysis.ColMeasuredSeconds), column(analysis.ColSkippedDeliveries), column(analysis.ColReconnects),
 	{"partial", func(s StepReport) any { return s.Partial }},
 	column(analysis.ColRepeats),
-	{"tpm_cv", func(s StepReport) any { return s.TPM.CV }},
-	{"nopm_cv", func(s StepReport) any { return s.NOPM.CV }},
-	{"tpm_min", func(s StepReport) any { return s.TPM.Min }},
-	{"tpm_max", func(s StepReport) any { return s.TPM.Max }},
+	spread(analysis.ColTPM, "cv", statCV), spread(analysis.ColNOPM, "cv", statCV),
+	spread(analysis.ColTPM, "min", func(st analysis.Stat) float64 { return st.Min }),
+	spread(analysis.ColTPM, "max", func(st analysis.Stat) float64 { return st.Max }),
 	{"unstable", func(s StepReport) any { return s.Unstable }},
 	{"host", func(s StepReport) any { return s.Host }},
 	column(analysis.ColServerCPU), column(analysis.ColDriverCPU),
