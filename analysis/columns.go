@@ -22,9 +22,9 @@ type Column struct {
 // The columns of a step aggregate the views show.
 var (
 	ColRepeats    = Column{Name: "repeats", Head: "repeats", Unit: figures.Count, Value: func(a *StepAggregate) float64 { return float64(a.Repeats) }}
-	ColTPM        = statColumn("tpm", "TPM", func(a *StepAggregate) Stat { return a.TPM })
-	ColNOPM       = statColumn("nopm", "NOPM", func(a *StepAggregate) Stat { return a.NOPM })
-	ColTPMPerUser = statColumn("tpm_per_user", "TPM/user", func(a *StepAggregate) Stat { return a.TPMPerUser })
+	ColTPM        = statColumn(figures.TPM, func(a *StepAggregate) Stat { return a.TPM })
+	ColNOPM       = statColumn(figures.NOPM, func(a *StepAggregate) Stat { return a.NOPM })
+	ColTPMPerUser = statColumn(figures.TPMPerUser, func(a *StepAggregate) Stat { return a.TPMPerUser })
 	// ColEfficiency is tpcc.KeyedEfficiency: meaningful for keyed runs only.
 	ColEfficiency = Column{Name: "efficiency_pct", Head: "efficiency", Unit: figures.Percent,
 		Value: func(a *StepAggregate) float64 { return tpcc.KeyedEfficiency(a.NOPM.Mean, a.Users) }}
@@ -37,9 +37,14 @@ var (
 	ColDiskWriteIOPS  = hostColumn(figures.DiskWriteIOPS)
 	ColDiskIOPS       = Column{Name: "disk_iops", Head: "IOPS", Unit: figures.Count, Value: diskIOPS} // read + write
 	ColServerCPU      = procsColumn(figures.ServerCPU)
-	ColServerCPUPerTx = Column{Name: "server_cpu_us_per_txn", Head: "server µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.ServerCPUUsPerTxn }}
+	ColServerCPUPerTx = stepColumn(figures.ServerCPUPerTxn, func(a *StepAggregate) float64 { return a.ServerCPUUsPerTxn })
 	ColDriverCPU      = procsColumn(figures.DriverCPU)
-	ColDriverCPUPerTx = Column{Name: "driver_cpu_us_per_txn", Head: "driver µs/txn", Unit: figures.Us, Value: func(a *StepAggregate) float64 { return a.DriverCPUUsPerTxn }}
+	ColDriverCPUPerTx = stepColumn(figures.DriverCPUPerTxn, func(a *StepAggregate) float64 { return a.DriverCPUUsPerTxn })
+	// ColDBTPM is the server-counted (HammerDB-style) TPM, 0 if unknown.
+	ColDBTPM             = stepColumn(figures.DBTPM, func(a *StepAggregate) float64 { return a.DBTPM })
+	ColSkippedDeliveries = stepColumn(figures.SkippedDeliveries, func(a *StepAggregate) float64 { return float64(a.SkippedDeliveries) })
+	ColReconnects        = stepColumn(figures.Reconnects, func(a *StepAggregate) float64 { return float64(a.Reconnects) })
+	ColMeasuredSeconds   = Column{Name: "measured_seconds", Head: "measured s", Unit: figures.Count, Value: func(a *StepAggregate) float64 { return a.MeasuredSeconds }}
 )
 
 // The columns of the server's own I/O (its cgroup's counters; 0 when it
@@ -49,9 +54,16 @@ var (
 	ColServerWriteIOPS = hostColumn(figures.ServerWriteIOPS)
 )
 
-// statColumn is a column of a rate across repeats: its mean and its Stat.
-func statColumn(name, head string, stat func(a *StepAggregate) Stat) Column {
-	return Column{Name: name, Head: head, Unit: figures.Count, Stat: stat, Value: func(a *StepAggregate) float64 { return stat(a).Mean }}
+// statColumn is the column of step figure f across repeats: its mean and
+// its Stat.
+func statColumn(f figures.Figure, stat func(a *StepAggregate) Stat) Column {
+	return Column{Name: f.Name, Head: f.Head, Unit: f.Unit, Stat: stat, Value: func(a *StepAggregate) float64 { return stat(a).Mean }}
+}
+
+// stepColumn is the column of step figure f, the mean across repeats
+// value gives.
+func stepColumn(f figures.Figure, value func(a *StepAggregate) float64) Column {
+	return Column{Name: f.Name, Head: f.Head, Unit: f.Unit, Value: value}
 }
 
 // hostColumn is the column of host figure f of the step (the means of the
@@ -83,20 +95,14 @@ type TxnColumn struct {
 // TxnColumns are the figures of a transaction type every latency table
 // shows (results show, the summary, the report), in their order.
 var TxnColumns = []TxnColumn{
-	txnCount("count", "count", func(t *store.TxnSummary) int64 { return t.Count }),
-	txnCount("rollbacks", "rolled back", func(t *store.TxnSummary) int64 { return t.Rollbacks }),
-	txnCount("errors", "errors", func(t *store.TxnSummary) int64 { return t.Errors }),
-	txnCount("retries", "retries", func(t *store.TxnSummary) int64 { return t.Retries }),
-	{Name: "p50_ms", Head: "p50", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P50Ms }},
-	{Name: "p90_ms", Head: "p90", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P90Ms }},
-	{Name: "p95_ms", Head: "p95", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P95Ms }},
-	{Name: "p99_ms", Head: "p99", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.P99Ms }},
-	{Name: "max_ms", Head: "max", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.MaxMs }},
-	{Name: "mean_ms", Head: "mean", Unit: figures.Ms, Value: func(t *store.TxnSummary) float64 { return t.MeanMs }},
+	txnColumn(figures.TxnCount), txnColumn(figures.TxnRollbacks), txnColumn(figures.TxnErrors), txnColumn(figures.TxnRetries),
+	txnColumn(figures.TxnP50), txnColumn(figures.TxnP90), txnColumn(figures.TxnP95), txnColumn(figures.TxnP99), txnColumn(figures.TxnMax),
+	{Name: figures.TxnMean.Name, Head: figures.TxnMean.Head, Unit: figures.TxnMean.Unit, Value: func(t *store.TxnSummary) float64 { return t.MeanMs }},
 }
 
-func txnCount(name, head string, v func(t *store.TxnSummary) int64) TxnColumn {
-	return TxnColumn{Name: name, Head: head, Unit: figures.Count, Value: func(t *store.TxnSummary) float64 { return float64(v(t)) }}
+// txnColumn is the column of transaction figure f (figures.Txn's).
+func txnColumn(f figures.Figure) TxnColumn {
+	return TxnColumn{Name: f.Name, Head: f.Head, Unit: f.Unit, Value: func(t *store.TxnSummary) float64 { return f.Of(&t.Txn) }}
 }
 
 // Missing tells that the source of t did not give figure c though it gave

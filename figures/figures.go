@@ -84,8 +84,8 @@ type HostSample struct {
 	Disks string `json:"disks,omitempty"`
 }
 
-// Column is one host figure as stored: its column name (also its JSON key)
-// and a pointer to the field holding it, a *float64 or a *uint64.
+// Column is one figure as stored: its column name (also its JSON key)
+// and a pointer to the field holding it, a *float64, *uint64 or *int64.
 type Column struct {
 	Name string
 	Ptr  any
@@ -178,7 +178,8 @@ var (
 	DriverCPU = Figure{"driver_cpu_pct", "driver CPU", PctOneCore}
 )
 
-// HasColumns is what has stored figures: a Host, a Procs or a HostSample.
+// HasColumns is what has stored figures: a Host, a Procs, a HostSample or
+// a Txn.
 type HasColumns interface{ Columns() []Column }
 
 // Of is h's value of the figure (0 for a name h lacks).
@@ -214,6 +215,8 @@ func (c Column) Float() float64 {
 	case *float64:
 		return *p
 	case *uint64:
+		return float64(*p)
+	case *int64:
 		return float64(*p)
 	}
 	return 0

@@ -13,6 +13,7 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 		ServerReadIOPS: 14, ServerWriteIOPS: 15, ServerReadMBps: 16, ServerWriteMBps: 17}
 	s := HostSample{Host: Host{CPUBusyPct: 1, ServerReadIOPS: 3, ServerWriteIOPS: 4, ServerReadMBps: 5, ServerWriteMBps: 6}, Procs: Procs{ServerCPUPct: 2}}
 	p := Procs{ServerCPUPct: 7, DriverCPUPct: 8}
+	x := Txn{Count: 1, Rollbacks: 2, Retries: 3, Errors: 4, P50Ms: 5, P90Ms: 6, P95Ms: 7, P99Ms: 8, MaxMs: 9}
 	tests := []struct {
 		name string
 		v    any
@@ -22,6 +23,7 @@ func TestColumnsAreJSONKeys(t *testing.T) {
 		{"host", &h, h.Columns(), nil},
 		{"sample", &s, s.Columns(), map[string]bool{"at": true, "disks": true}},
 		{"procs", &p, p.Columns(), nil},
+		{"txn", &x, x.Columns(), nil},
 	}
 	for _, tc := range tests {
 		b, err := json.Marshal(tc.v)

@@ -40,7 +40,8 @@ func WriteStepEndings(w io.Writer, run store.Run, steps []store.Step) {
 		rows = append(rows, []string{strconv.Itoa(a.Users), strconv.Itoa(a.Repeats), withHalf(a.TPM.Mean, a.TPMCI.Half),
 			precision(a.TPMCI.Rel() * 100), withHalf(a.NOPM.Mean, a.NOPMCI.Half), precision(a.NOPMCI.Rel() * 100)})
 	}
-	writeTable(w, []string{"users", "repeats", "TPM", "±", "NOPM", "±"}, rows, []bool{true, true, true, true, true, true})
+	head := []string{"users", analysis.ColRepeats.Head, analysis.ColTPM.Head, "±", analysis.ColNOPM.Head, "±"}
+	writeTable(w, head, rows, []bool{true, true, true, true, true, true})
 	if run.RepeatEnd != "" {
 		fmt.Fprintf(w, "  repeats: %s\n", run.RepeatEnd)
 	}

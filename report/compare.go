@@ -100,16 +100,18 @@ func (c *Comparison) Write(w io.Writer) {
 		}
 		return format(f(a))
 	}
-	tpm := func(a *analysis.StepAggregate) float64 { return a.TPM.Mean }
-	nopm := func(a *analysis.StepAggregate) float64 { return a.NOPM.Mean }
-	perUser := func(a *analysis.StepAggregate) float64 { return a.TPMPerUser.Mean }
-	head := []string{"users", "TPM A", "TPM B", "B/A", "NOPM A", "NOPM B", "B/A", "TPM/user A", "TPM/user B", "B/A"}
+	cols := []analysis.Column{analysis.ColTPM, analysis.ColNOPM, analysis.ColTPMPerUser}
+	head := []string{"users"}
+	for _, col := range cols {
+		head = append(head, col.Head+" A", col.Head+" B", "B/A")
+	}
 	var rows [][]string
 	for _, r := range c.Rows {
-		rows = append(rows, []string{strconv.Itoa(r.Users),
-			num(r.A, tpm, fmtInt), num(r.B, tpm, fmtInt), compareRatio(r, tpm, "TPM"),
-			num(r.A, nopm, fmtInt), num(r.B, nopm, fmtInt), compareRatio(r, nopm, "NOPM"),
-			num(r.A, perUser, fmtInt), num(r.B, perUser, fmtInt), compareRatio(r, perUser, "TPM/user")})
+		row := []string{strconv.Itoa(r.Users)}
+		for _, col := range cols {
+			row = append(row, num(r.A, col.Value, fmtInt), num(r.B, col.Value, fmtInt), compareRatio(r, col.Value, col.Head))
+		}
+		rows = append(rows, row)
 	}
 	writeTable(w, head, rows, []bool{true, true, true, true, true, true, true, true, true, true})
 	c.writeVerdicts(w)

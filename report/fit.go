@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/rightsize/rightsize/fit"
 )
 
 // Fit is a right-size search to report (Options.Fit): every candidate in
@@ -18,7 +20,7 @@ type Fit struct {
 	// "fit-ID"): the report leaves it out of them.
 	RunLabel             string
 	TargetNOPM, MaxP90Ms float64
-	Trials               []FitTrial
+	Trials               []fit.Trial
 	Best                 int // index into Trials, -1 when none meets
 	// Indistinct says, per pair of measured candidates whose judged NOPM
 	// intervals overlap, that they are not distinguishable at this
@@ -28,22 +30,6 @@ type Fit struct {
 	// model's predictions settle soonest; MeasureAll that they decided
 	// nothing.
 	Predicted, MeasureAll bool
-}
-
-// FitTrial is one candidate of a Fit.
-type FitTrial struct {
-	Candidate, Verdict, Reason, RunID string
-	Cost                              float64 // total cost, for the chart
-	CostText                          string  // the exact amount, for the table
-	Measured                          bool
-	Users                             int
-	NOPM, P90Ms                       float64
-	// NOPMHalf is the half-width of the judged NOPM's interval (0: none).
-	NOPMHalf float64
-	// Predicted is the capacity model's prediction (before it was
-	// measured, for a measured one); nil without one, NotPredicted why.
-	Predicted    *Prediction
-	NotPredicted string
 }
 
 // fitSection shows a fit: the answer, every candidate with its verdict,
@@ -70,10 +56,10 @@ func renderFit(p *Page, f *Fit) error {
 			v.Class = "key"
 		}
 		users, nopm, p90 := Num("-"), Num("-"), Num("-")
-		if t.Measured {
-			users, nopm, p90 = Num(fmt.Sprint(t.Users)), Num(withHalf(t.NOPM, t.NOPMHalf)), Num(fmt.Sprintf("%.2f", t.P90Ms))
+		if t.Measured() {
+			users, nopm, p90 = Num(fmt.Sprint(t.Users)), Num(withHalf(t.NOPM, t.Interval.Half)), Num(fmt.Sprintf("%.2f", t.P90Ms))
 		}
-		rows = append(rows, Row{Cells: []Cell{Num(fmt.Sprint(i + 1)), Txt(t.Candidate), Num(t.CostText), v, users, nopm, p90, Txt(t.Reason), Txt(orDash(t.RunID))}})
+		rows = append(rows, Row{Cells: []Cell{Num(fmt.Sprint(i + 1)), Txt(t.Candidate.String()), Num(t.Cost.Total.Cents()), v, users, nopm, p90, Txt(t.Reason), Txt(orDash(t.RunID))}})
 	}
 	p.Table(Table{Head: head, Rows: rows})
 	predictionsTable(p, "candidate", fitPredictions(f))
@@ -96,8 +82,9 @@ func fitChart(f *Fit) Chart {
 	}
 	var pts []pt
 	for _, t := range f.Trials {
-		if t.Measured {
-			pts = append(pts, pt{t.Cost, t.NOPM, t.NOPMHalf, t.Candidate})
+		if t.Measured() {
+			c, _ := t.Cost.Total.Float64()
+			pts = append(pts, pt{c, t.NOPM, t.Interval.Half, t.Candidate.String()})
 		}
 	}
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].cost < pts[j].cost })
@@ -133,10 +120,12 @@ func fitPredictions(f *Fit) []predictedRow {
 	var rows []predictedRow
 	for _, t := range f.Trials {
 		m := "not measured"
-		if t.Measured {
+		if t.Measured() {
 			m = fmtInt(t.NOPM)
 		}
-		rows = append(rows, predictedRow{name: t.Candidate, measured: m, p: t.Predicted, note: t.NotPredicted})
+		r := predictedRow{name: t.Candidate.String(), measured: m, p: t.Prediction, note: t.NotPredicted}
+		r.errorPct, r.hasError = t.PredictionError()
+		rows = append(rows, r)
 	}
 	return rows
 }

@@ -7,16 +7,27 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/steady"
 )
+
+// priced is a candidate of cpus cores costing total.
+func priced(cpus float64, total int64) fit.Priced {
+	return fit.Priced{Candidate: fit.Candidate{Cpus: cpus}, Cost: cost.Breakdown{Total: cost.Money{Decimal: decimal.NewFromInt(total)}}}
+}
 
 // testFit is a fit of three candidates, the second of which meets.
 func testFit() *Fit {
 	return &Fit{ID: "20261124-140000-abcdef", Status: "complete", Currency: "USD", TargetNOPM: 12000, Best: 1,
 		Answer: "cpus 1 meets NOPM 12,000 for USD 21,000.00 (2 of 3 candidates measured)",
-		Trials: []FitTrial{
-			{Candidate: "cpus 0.5", Verdict: "misses", Reason: "NOPM 6,000 < target 12,000", RunID: "r1", Cost: 17000, CostText: "17,000.00", Measured: true, Users: 4, NOPM: 6000, P90Ms: 9},
-			{Candidate: "cpus 1", Verdict: "meets", Reason: "NOPM 13,000 ≥ target 12,000", RunID: "r2", Cost: 21000, CostText: "21,000.00", Measured: true, Users: 4, NOPM: 13000, NOPMHalf: 400, P90Ms: 5},
-			{Candidate: "cpus 2", Verdict: "not needed", Reason: "cpus 1 meets the target for less", Cost: 28000, CostText: "28,000.00"},
+		Trials: []fit.Trial{
+			{Priced: priced(0.5, 17000), Verdict: "misses", Reason: "NOPM 6,000 < target 12,000", RunID: "r1", Users: 4, NOPM: 6000, P90Ms: 9},
+			{Priced: priced(1, 21000), Verdict: "meets", Reason: "NOPM 13,000 ≥ target 12,000", RunID: "r2", Users: 4, NOPM: 13000, Interval: steady.Interval{Half: 400}, P90Ms: 5},
+			{Priced: priced(2, 28000), Verdict: "not needed", Reason: "cpus 1 meets the target for less"},
 		},
 		Indistinct: []string{"cpus 1 (NOPM 13,000 ± 400) and cpus 1.5 (NOPM 13,200 ± 300): not distinguishable at this precision"}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/rightsize/rightsize/probe/result"
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -48,7 +49,7 @@ func renderNeighbour(p *Page, s *Sweep) error {
 		p.Textf("Cores: %s.", nb.Cores)
 	}
 	var instances, phases []string
-	cell := map[[2]string]SweepPoint{}
+	cell := map[[2]string]scenario.SweepPoint{}
 	var rows []Row
 	for _, pt := range s.Points {
 		inst, phase, _ := strings.Cut(pt.Value, " ")
@@ -63,7 +64,7 @@ func renderNeighbour(p *Page, s *Sweep) error {
 		if pt.Status != "complete" {
 			st.Class, st.Title = "warn", pt.Reason
 		}
-		if !pt.Measured {
+		if !pt.Measured() {
 			rows = append(rows, Row{Cells: []Cell{Txt(inst), Txt(phase), st, Num("-"), Num("-"), Num("-"), Txt(orDash(pt.RunID))}})
 			continue
 		}
@@ -71,13 +72,13 @@ func renderNeighbour(p *Page, s *Sweep) error {
 			Num(fmt.Sprintf("%.2f", pt.NewOrderP99Ms)), Txt(pt.RunID)}})
 	}
 	p.Table(Table{Head: []string{"instance", "phase", "status", "TPM", "NOPM", "New-Order p99 ms", "run"}, Rows: rows})
-	bars := func(what string, v func(SweepPoint) float64) Chart {
+	bars := func(what string, v func(scenario.SweepPoint) float64) Chart {
 		var series []BarSeries
 		for i, ph := range phases {
 			bs := BarSeries{Name: ph, Color: palette[i%len(palette)]}
 			for _, inst := range instances {
 				pt, ok := cell[[2]string{inst, ph}]
-				if !ok || !pt.Measured {
+				if !ok || !pt.Measured() {
 					bs.Values = append(bs.Values, nil)
 					continue
 				}
@@ -87,7 +88,7 @@ func renderNeighbour(p *Page, s *Sweep) error {
 		}
 		return GroupedBars(ChartText{Title: what + " per instance and phase", XName: "instance", YName: "per minute"}, instances, series)
 	}
-	p.Charts(bars("TPM", func(pt SweepPoint) float64 { return pt.TPM }), bars("NOPM", func(pt SweepPoint) float64 { return pt.NOPM }))
+	p.Charts(bars("TPM", func(pt scenario.SweepPoint) float64 { return pt.TPM }), bars("NOPM", func(pt scenario.SweepPoint) float64 { return pt.NOPM }))
 	p.Note("Each instance's figures are its run's step with the highest NOPM.")
 	renderNeighbourTimelines(p, s, nb, instances)
 	renderBackupCycles(p, nb)

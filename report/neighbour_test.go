@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/probe/result"
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -46,7 +47,7 @@ func TestNeighbourTimelines(t *testing.T) {
 		st := neighbourStep(t, rng, start, lat, wiops)
 		st.RunID = id
 		runs = append(runs, RunData{Run: store.Run{ID: id, Label: "nb " + v, Users: []int{1}, StartedAt: start}, Steps: []store.Step{st}})
-		s.Points = append(s.Points, SweepPoint{Value: v, RunID: id, Status: "complete", Measured: true, TPM: 600, NOPM: 270, NewOrderP99Ms: lat * 2})
+		s.Points = append(s.Points, scenario.SweepPoint{Value: v, RunID: id, Status: "complete", TPM: 600, NOPM: 270, NewOrderP99Ms: lat * 2})
 	}
 	s.Neighbour.Backups = []NeighbourBackup{{Instance: 1, ProbeID: "p1", Cycles: []result.BackupCycle{
 		{N: 1, Start: backupAt.Add(5 * time.Second), End: backupAt.Add(25 * time.Second), BackupSeconds: 12, BackupMBps: 40, RestoreSeconds: 8, RestoreChecked: true},

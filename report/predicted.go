@@ -1,25 +1,22 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
 
-// Prediction is what the capacity model expected of a fit candidate or a
-// sweep value (package capacity), beside what was measured.
-type Prediction struct {
-	// NOPM and its band NOPMLow..NOPMHigh.
-	NOPM, NOPMLow, NOPMHigh float64
-	// Limit is the resource the model names as the limit.
-	Limit string
-	// Measured tells the value was measured too; ErrorPct is then
-	// (predicted − measured) / measured NOPM, %.
-	Measured bool
-	ErrorPct float64
-}
+	"github.com/rightsize/rightsize/capacity"
+)
 
-// predictedRow is one line of a predictions table.
+// predictedRow is one line of a predictions table: what the capacity
+// model expected of a fit candidate or a sweep value, beside what was
+// measured.
 type predictedRow struct {
 	name     string
 	measured string // the measured NOPM, or why it was not measured
-	p        *Prediction
+	p        *capacity.Prediction
+	// errorPct is (predicted − measured) / measured NOPM, %, when hasError
+	// (the value was measured too).
+	errorPct float64
+	hasError bool
 	note     string // when p is nil: why there is no prediction
 }
 
@@ -41,8 +38,8 @@ func predictionsTable(p *Page, what string, rows []predictedRow) {
 			continue
 		}
 		e := Num("-")
-		if r.p.Measured {
-			e = Num(fmt.Sprintf("%+.1f %%", r.p.ErrorPct))
+		if r.hasError {
+			e = Num(fmt.Sprintf("%+.1f %%", r.errorPct))
 		}
 		out = append(out, Row{Cells: []Cell{Txt(r.name), Num(r.measured), Num(fmtInt(r.p.NOPM)),
 			Num(fmtInt(r.p.NOPMLow) + " to " + fmtInt(r.p.NOPMHigh)), Txt(r.p.Limit), e}})

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/scenario"
 )
 
 // TestPredictionsShown: a sweep's and a fit's sections show predicted
@@ -13,14 +17,14 @@ import (
 func TestPredictionsShown(t *testing.T) {
 	sweep := testSweep()
 	for i := range sweep.Points {
-		if sweep.Points[i].Measured && i > 0 {
-			sweep.Points[i].Predicted = &Prediction{NOPM: 4100, NOPMLow: 3690, NOPMHigh: 4510, Limit: "I/O reads", Measured: true, ErrorPct: -12.5}
+		if sweep.Points[i].Measured() && i > 0 {
+			sweep.Points[i].Predicted = &scenario.SweepPrediction{Prediction: capacity.Prediction{NOPM: 4100, NOPMLow: 3690, NOPMHigh: 4510, Limit: "I/O reads"}, ErrorPct: -12.5}
 			break
 		}
 	}
-	fit := &Fit{ID: "f1", Status: "complete", Currency: "USD", TargetNOPM: 5000, Best: 1, Predicted: true, Trials: []FitTrial{
-		{Candidate: "cpus 0.5", Verdict: "predicted to miss", Reason: "not measured: predicted NOPM 2,000", Predicted: &Prediction{NOPM: 2000, NOPMLow: 1800, NOPMHigh: 2200, Limit: "CPU"}},
-		{Candidate: "cpus 2", Verdict: "meets", Measured: true, NOPM: 8000, Predicted: &Prediction{NOPM: 7600, NOPMLow: 6840, NOPMHigh: 8360, Limit: "concurrency", Measured: true, ErrorPct: -5}},
+	fit := &Fit{ID: "f1", Status: "complete", Currency: "USD", TargetNOPM: 5000, Best: 1, Predicted: true, Trials: []fit.Trial{
+		{Priced: priced(0.5, 0), Verdict: "predicted to miss", Reason: "not measured: predicted NOPM 2,000", Prediction: &capacity.Prediction{NOPM: 2000, NOPMLow: 1800, NOPMHigh: 2200, Limit: "CPU"}},
+		{Priced: priced(2, 0), Verdict: "meets", NOPM: 8000, Prediction: &capacity.Prediction{NOPM: 7600, NOPMLow: 6840, NOPMHigh: 8360, Limit: "concurrency"}}, // error -5 %
 	}}
 	for _, tc := range []struct {
 		name string

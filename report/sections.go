@@ -218,7 +218,8 @@ func (throughputSection) Render(p *Page) error {
 	for i := range p.Runs {
 		keyed = keyed || p.Runs[i].Run.KeyingThinking
 	}
-	head := []string{"users", "run", "repeats", "TPM", "TPM min–max", "TPM CV", "NOPM", "NOPM min–max", "NOPM CV", "TPM per user"}
+	tpm, nopm := analysis.ColTPM.Head, analysis.ColNOPM.Head
+	head := []string{"users", "run", analysis.ColRepeats.Head, tpm, tpm + " min–max", tpm + " CV", nopm, nopm + " min–max", nopm + " CV", "TPM per user"}
 	if keyed {
 		head = append(head, "efficiency")
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/rightsize/rightsize/scenario"
 )
 
 // Sweep is a configuration sweep to report (Options.Sweep): one point per
@@ -17,7 +19,7 @@ type Sweep struct {
 	Threshold               float64 // fraction: 0.10
 	Rule                    string  // how the knee was found
 	DBBytes                 int64
-	Points                  []SweepPoint
+	Points                  []scenario.SweepPoint
 	// Knee is the index of the knee in Points (-1: none); KneeFound is
 	// false when every value measured holds.
 	Knee      int
@@ -26,7 +28,7 @@ type Sweep struct {
 	// beyond the threshold (within the points' precision).
 	KneeNote string
 	// DriverNote, when some values left the driver no core of its own
-	// (SweepPoint.DriverShares), says so and how to measure fairly;
+	// (scenario.SweepPoint.DriverShares), says so and how to measure fairly;
 	// DriverKneeNote is what the knee line adds.
 	DriverNote, DriverKneeNote string
 	// RunLabel is the label the sweep's runs start with ("LABEL" or
@@ -34,24 +36,6 @@ type Sweep struct {
 	RunLabel string
 	// Neighbour is what a noisy-neighbour scenario adds (nil otherwise).
 	Neighbour *Neighbour
-}
-
-// SweepPoint is one value of a Sweep.
-type SweepPoint struct {
-	Value, RunID, Status, Reason string
-	Measured                     bool
-	Users                        int
-	TPM, NOPM                    float64
-	NewOrderP90Ms, NewOrderP99Ms float64
-	BlocksReadPerTxn             float64
-	DiskReadMBps                 float64
-	// Predicted is the capacity model's prediction from the values
-	// measured before it (nil: the base, or none; PredictNote says why).
-	Predicted   *Prediction
-	PredictNote string
-	// DriverShares marks a value that left the driver no core of its own
-	// (Sweep.DriverNote says why that matters).
-	DriverShares bool
 }
 
 // sweepSection shows a sweep: the figures per value, the knee and charts
@@ -103,7 +87,7 @@ func renderSweep(p *Page, s *Sweep) error {
 		if pt.Status != "complete" {
 			st.Class = "warn"
 		}
-		if !pt.Measured {
+		if !pt.Measured() {
 			st.Title = pt.Reason
 			rows = append(rows, Row{Cells: []Cell{val, st, Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Num("-"), Txt(orDash(pt.RunID))}})
 			for _, d := range []*[]opts.LineData{&tpm, &nopm, &p90, &p99, &blk, &disk} {
@@ -171,8 +155,12 @@ func prewarmedText(p *Page, s *Sweep) string {
 func sweepPredictions(s *Sweep) []predictedRow {
 	var rows []predictedRow
 	for _, pt := range s.Points {
-		if pt.Measured {
-			rows = append(rows, predictedRow{name: pt.Value, measured: fmtInt(pt.NOPM), p: pt.Predicted, note: pt.PredictNote})
+		if pt.Measured() {
+			r := predictedRow{name: pt.Value, measured: fmtInt(pt.NOPM), note: pt.PredictNote}
+			if pr := pt.Predicted; pr != nil {
+				r.p, r.errorPct, r.hasError = &pr.Prediction, pr.ErrorPct, true
+			}
+			rows = append(rows, r)
 		}
 	}
 	return rows

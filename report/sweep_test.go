@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
 
 func testSweep() *Sweep {
 	return &Sweep{ID: "20250305-090000-abcdef", Kind: "memory", Status: "complete", Threshold: 0.1, Rule: "the rule", DBBytes: 900 << 20,
-		Knee: 1, KneeFound: true, Points: []SweepPoint{
-			{Value: "1G", RunID: "r1", Status: "complete", Measured: true, Users: 4, TPM: 30000, NOPM: 13000, NewOrderP90Ms: 4, NewOrderP99Ms: 9, BlocksReadPerTxn: 0.1, DiskReadMBps: 2},
-			{Value: "256M", RunID: "r2", Status: "complete", Measured: true, Users: 4, TPM: 29000, NOPM: 12500, NewOrderP90Ms: 4.2, NewOrderP99Ms: 10, BlocksReadPerTxn: 3, DiskReadMBps: 20},
+		Knee: 1, KneeFound: true, Points: []scenario.SweepPoint{
+			{Value: "1G", RunID: "r1", Status: "complete", Users: 4, TPM: 30000, NOPM: 13000, NewOrderP90Ms: 4, NewOrderP99Ms: 9, BlocksReadPerTxn: 0.1, DiskReadMBps: 2},
+			{Value: "256M", RunID: "r2", Status: "complete", Users: 4, TPM: 29000, NOPM: 12500, NewOrderP90Ms: 4.2, NewOrderP99Ms: 10, BlocksReadPerTxn: 3, DiskReadMBps: 20},
 			{Value: "64M", Status: "failed", Reason: "server did not start"},
-			{Value: "32M", RunID: "r4", Status: "complete", Measured: true, Users: 4, TPM: 12000, NOPM: 5000, NewOrderP90Ms: 30, NewOrderP99Ms: 80, BlocksReadPerTxn: 40, DiskReadMBps: 300},
+			{Value: "32M", RunID: "r4", Status: "complete", Users: 4, TPM: 12000, NOPM: 5000, NewOrderP90Ms: 30, NewOrderP99Ms: 80, BlocksReadPerTxn: 40, DiskReadMBps: 300},
 		}}
 }
 
@@ -63,10 +64,10 @@ func loadsClean(t *testing.T, page []byte, charts int) {
 // table per instance and phase and grouped bars, with no knee; Chromium
 // loads it with no console message.
 func TestNeighbourSection(t *testing.T) {
-	s := &Sweep{ID: "20250305-090000-abcdef", Kind: neighbourKind, Status: "complete", Knee: -1, Points: []SweepPoint{
-		{Value: "n1 baseline", RunID: "r1", Status: "complete", Measured: true, TPM: 30000, NOPM: 13000, NewOrderP99Ms: 9},
-		{Value: "n2 baseline", RunID: "r2", Status: "complete", Measured: true, TPM: 31000, NOPM: 13500, NewOrderP99Ms: 8},
-		{Value: "n1 backup", RunID: "r3", Status: "complete", Measured: true, TPM: 20000, NOPM: 9000, NewOrderP99Ms: 30},
+	s := &Sweep{ID: "20250305-090000-abcdef", Kind: neighbourKind, Status: "complete", Knee: -1, Points: []scenario.SweepPoint{
+		{Value: "n1 baseline", RunID: "r1", Status: "complete", TPM: 30000, NOPM: 13000, NewOrderP99Ms: 9},
+		{Value: "n2 baseline", RunID: "r2", Status: "complete", TPM: 31000, NOPM: 13500, NewOrderP99Ms: 8},
+		{Value: "n1 backup", RunID: "r3", Status: "complete", TPM: 20000, NOPM: 9000, NewOrderP99Ms: 30},
 		{Value: "n2 backup", Status: "failed", Reason: "server killed by its memory limit"},
 	}}
 	var buf bytes.Buffer
@@ -94,9 +95,9 @@ func TestSweepDriverNote(t *testing.T) {
 		shared bool
 	}{{"2,1 on two cores", true}, {"1,0.5 on two cores", false}} {
 		t.Run(c.name, func(t *testing.T) {
-			s := &Sweep{ID: "20261126-120000-abcdef", Kind: "cpus", Status: "complete", Threshold: 0.1, Knee: 1, KneeFound: false, Points: []SweepPoint{
-				{Value: "2", RunID: "r1", Status: "complete", Measured: true, Users: 4, TPM: 20000, NOPM: 9000, DriverShares: c.shared},
-				{Value: "1", RunID: "r2", Status: "complete", Measured: true, Users: 4, TPM: 19000, NOPM: 8800},
+			s := &Sweep{ID: "20261126-120000-abcdef", Kind: "cpus", Status: "complete", Threshold: 0.1, Knee: 1, KneeFound: false, Points: []scenario.SweepPoint{
+				{Value: "2", RunID: "r1", Status: "complete", Users: 4, TPM: 20000, NOPM: 9000, DriverShares: c.shared},
+				{Value: "1", RunID: "r2", Status: "complete", Users: 4, TPM: 19000, NOPM: 8800},
 			}}
 			if c.shared {
 				s.DriverNote, s.DriverKneeNote = "cpus 2 leaves the driver (rightsize) no core of its own on the sweep's 2-core host: --values 1,0.5 there.", "cpus 2 left the driver no core of its own"

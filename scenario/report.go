@@ -97,6 +97,15 @@ func positive(c analysis.Column) stepKey {
 	return stepKey{c.Name, func(s StepReport) any { return ifPositive(c.Value(s.StepAggregate)) }}
 }
 
+// spread is the key of part of column c's spread across repeats
+// (c.Stat): its name with _cv, _min or _max, as analysis.Document's
+// aggregates write it.
+func spread(c analysis.Column, part string, v func(analysis.Stat) float64) stepKey {
+	return stepKey{c.Name + "_" + part, func(s StepReport) any { return v(c.Stat(s.StepAggregate)) }}
+}
+
+func statCV(st analysis.Stat) float64 { return st.CV }
+
 // stepKeys are the keys of a step in run --json, in order.
 var stepKeys = []stepKey{
 	{"users", func(s StepReport) any { return s.Users }},
@@ -109,19 +118,16 @@ var stepKeys = []stepKey{
 	}},
 	{"txn", func(s StepReport) any { return txnReports(s.Txn) }},
 	column(analysis.ColDriverCPUPerTx), positive(analysis.ColServerCPUPerTx),
-	{"measured_seconds", func(s StepReport) any { return s.MeasuredSeconds }},
-	{"skipped_deliveries", func(s StepReport) any { return s.SkippedDeliveries }},
-	{"reconnects", func(s StepReport) any { return s.Reconnects }},
+	column(analysis.ColMeasuredSeconds), column(analysis.ColSkippedDeliveries), column(analysis.ColReconnects),
 	{"partial", func(s StepReport) any { return s.Partial }},
-	{"repeats", func(s StepReport) any { return s.Repeats }},
-	{"tpm_cv", func(s StepReport) any { return s.TPM.CV }},
-	{"nopm_cv", func(s StepReport) any { return s.NOPM.CV }},
-	{"tpm_min", func(s StepReport) any { return s.TPM.Min }},
-	{"tpm_max", func(s StepReport) any { return s.TPM.Max }},
+	column(analysis.ColRepeats),
+	spread(analysis.ColTPM, "cv", statCV), spread(analysis.ColNOPM, "cv", statCV),
+	spread(analysis.ColTPM, "min", func(st analysis.Stat) float64 { return st.Min }),
+	spread(analysis.ColTPM, "max", func(st analysis.Stat) float64 { return st.Max }),
 	{"unstable", func(s StepReport) any { return s.Unstable }},
 	{"host", func(s StepReport) any { return s.Host }},
 	column(analysis.ColServerCPU), column(analysis.ColDriverCPU),
-	{"db_tpm", func(s StepReport) any { return ifPositive(s.DBTPM) }},
+	positive(analysis.ColDBTPM),
 	{"verdict", func(s StepReport) any {
 		if s.Verdict == nil || s.Verdict.Text == "" {
 			return nil

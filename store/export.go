@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
-
-	"github.com/rightsize/rightsize/figures"
 )
 
 // CSV file names written by ExportCSV.
@@ -130,20 +130,6 @@ func ct(t time.Time) string {
 	return t.UTC().Format(csvTime)
 }
 
-// hostCells are the CSV cells of host figures, in their columns' order.
-func hostCells(cols []figures.Column) []string {
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		switch p := c.Ptr.(type) {
-		case *float64:
-			out[i] = cf(*p)
-		case *uint64:
-			out[i] = cu(*p)
-		}
-	}
-	return out
-}
-
 func cf(f float64) string { return strconv.FormatFloat(fin(f), 'f', -1, 64) }
 func ci(i int64) string   { return strconv.FormatInt(i, 10) }
 func cu(u uint64) string  { return strconv.FormatUint(u, 10) }
@@ -183,31 +169,78 @@ func moreCSV(w *csv.Writer, r *Run, steps []Step, f CSVFile) error {
 	return nil
 }
 
+// stepRunHeader are the run's columns every row of steps.csv repeats,
+// after the step's key.
+var stepRunHeader = []string{"engine", "engine_version", "mode", "warehouses"}
+
+// stepCSVFields are the columns of a step in steps.csv after the key and
+// the run's: its stored figures (stepFigureFields), with the seconds
+// measured after the measured interval's end.
+func stepCSVFields(st *Step) []field {
+	fs := stepFigureFields(st)
+	m := st.Measured().Seconds()
+	i := slices.IndexFunc(fs, func(f field) bool { return f.p == any(&st.MeasureEnd) })
+	return slices.Insert(fs, i+1, field{"measured_s", &m})
+}
+
+// txnCSVFields are a transaction type's columns in transactions.csv: its
+// stored ones but the histogram.
+func txnCSVFields(t *TxnSummary) []field {
+	return slices.DeleteFunc(txnFields(t), func(f field) bool { return f.p == any(&t.Hist) })
+}
+
+// csvHeadings are the CSV headings of stored fields: their column names,
+// a time's "_utc" for its "_ns" (it is written as UTC text) and the
+// transaction type's "type".
+func csvHeadings(fs []field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.name
+		switch {
+		case f.name == "txn_type":
+			out[i] = "type"
+		case strings.HasSuffix(f.name, "_ns"):
+			out[i] = strings.TrimSuffix(f.name, "_ns") + "_utc"
+		}
+	}
+	return out
+}
+
+// csvCells are the CSV cells of stored fields, in order.
+func csvCells(fs []field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		switch v := f.p.(type) {
+		case *float64:
+			out[i] = cf(*v)
+		case *uint64:
+			out[i] = cu(*v)
+		case *int64:
+			out[i] = ci(*v)
+		case *int:
+			out[i] = strconv.Itoa(*v)
+		case *bool:
+			out[i] = cb(*v)
+		case *time.Time:
+			out[i] = ct(*v)
+		case *string:
+			out[i] = *v
+		default:
+			panic(fmt.Sprintf("store: no CSV cell for %s (%T)", f.name, f.p))
+		}
+	}
+	return out
+}
+
 func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
-	header := append(append([]string{}, stepKeyHeader...),
-		"engine", "engine_version", "mode", "warehouses",
-		"start_utc", "measure_start_utc", "measure_end_utc", "measured_s", "partial",
-		"tpm", "nopm", "tpm_per_user", "driver_cpu_us_per_txn", "server_cpu_us_per_txn", "skipped_deliveries", "reconnects")
-	header = append(header, names(hostFields((&HostSummary{}).Columns()))...)
-	header = append(header, names(hostFields((&figures.Procs{}).Columns()))...)
-	header = append(header,
-		"db_commits", "db_rollbacks", "db_blocks_read", "db_blocks_hit", "db_wal_bytes", "db_checkpoints", "db_tpm", "db_buffer_hit_pct")
+	header := append(append(append([]string{}, stepKeyHeader...), stepRunHeader...), csvHeadings(stepCSVFields(&Step{}))...)
 	if err := w.Write(header); err != nil {
 		return err
 	}
 	for i := range steps {
 		st := &steps[i]
-		d := &st.DB
-		rec := append(stepKey(r, st), r.Engine, r.EngineVersion, r.Mode, strconv.Itoa(r.Warehouses),
-			ct(st.Start), ct(st.MeasureStart), ct(st.MeasureEnd), cf(st.Measured().Seconds()), cb(st.Partial),
-			cf(st.TPM), cf(st.NOPM), cf(st.TPMPerUser), cf(st.DriverCPUUsPerTxn), cf(st.ServerCPUUsPerTxn),
-			ci(st.SkippedDeliveries), ci(st.Reconnects))
-		rec = append(rec, hostCells(st.Host.Columns())...)
-		rec = append(rec, hostCells(st.Procs.Columns())...)
-		rec = append(rec,
-			ci(d.Commits), ci(d.Rollbacks), ci(d.BlocksRead), ci(d.BlocksHit), ci(d.WALBytes), ci(d.Checkpoints),
-			cf(d.TPM), cf(d.BufferHitPct))
-		if err := w.Write(rec); err != nil {
+		rec := append(stepKey(r, st), r.Engine, r.EngineVersion, r.Mode, strconv.Itoa(r.Warehouses))
+		if err := w.Write(append(rec, csvCells(stepCSVFields(st))...)); err != nil {
 			return err
 		}
 	}
@@ -215,17 +248,14 @@ func stepsCSV(w *csv.Writer, r *Run, steps []Step) error {
 }
 
 func transactionsCSV(w *csv.Writer, r *Run, steps []Step) error {
-	header := append(append([]string{}, stepKeyHeader...), "type", "count", "rollbacks", "retries", "errors",
-		"p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "mean_ms", "first_error")
+	header := append(append([]string{}, stepKeyHeader...), csvHeadings(txnCSVFields(&TxnSummary{}))...)
 	if err := w.Write(header); err != nil {
 		return err
 	}
 	for i := range steps {
 		st := &steps[i]
-		for _, t := range st.Txn {
-			rec := append(stepKey(r, st), t.Type, ci(t.Count), ci(t.Rollbacks), ci(t.Retries), ci(t.Errors),
-				cf(t.P50Ms), cf(t.P90Ms), cf(t.P95Ms), cf(t.P99Ms), cf(t.MaxMs), cf(t.MeanMs), t.FirstError)
-			if err := w.Write(rec); err != nil {
+		for j := range st.Txn {
+			if err := w.Write(append(stepKey(r, st), csvCells(txnCSVFields(&st.Txn[j]))...)); err != nil {
 				return err
 			}
 		}
@@ -266,7 +296,7 @@ func hostSamplesCSV(w *csv.Writer, r *Run, steps []Step) error {
 				off = cf(h.At.Sub(st.Start).Seconds())
 			}
 			rec := append(stepKey(r, st), ct(h.At), off)
-			rec = append(append(rec, hostCells(h.Columns())...), h.Disks)
+			rec = append(append(rec, csvCells(hostFields(h.Columns()))...), h.Disks)
 			if err := w.Write(rec); err != nil {
 				return err
 			}

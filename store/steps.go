@@ -21,21 +21,12 @@ type field struct {
 	p    any
 }
 
+// stepFields are a step's stored columns in order: its key, then its
+// figures (stepFigureFields), then the rest.
 func stepFields(st *Step) []field {
-	d := &st.DB
-	fs := []field{
-		{"run_id", &st.RunID}, {"repeat_no", &st.Repeat}, {"step_index", &st.Index}, {"users", &st.Users},
-		{"start_ns", &st.Start}, {"measure_start_ns", &st.MeasureStart}, {"measure_end_ns", &st.MeasureEnd},
-		{"partial", &st.Partial}, {"tpm", &st.TPM}, {"nopm", &st.NOPM}, {"tpm_per_user", &st.TPMPerUser},
-		{"driver_cpu_us_per_txn", &st.DriverCPUUsPerTxn}, {"server_cpu_us_per_txn", &st.ServerCPUUsPerTxn},
-		{"skipped_deliveries", &st.SkippedDeliveries}, {"reconnects", &st.Reconnects},
-	}
-	fs = append(fs, hostFields(st.Host.Columns())...)
-	fs = append(fs, hostFields(st.Procs.Columns())...)
+	fs := []field{{"run_id", &st.RunID}, {"repeat_no", &st.Repeat}, {"step_index", &st.Index}, {"users", &st.Users}}
+	fs = append(fs, stepFigureFields(st)...)
 	return append(fs, []field{
-		{"db_commits", &d.Commits}, {"db_rollbacks", &d.Rollbacks}, {"db_blocks_read", &d.BlocksRead},
-		{"db_blocks_hit", &d.BlocksHit}, {"db_wal_bytes", &d.WALBytes}, {"db_checkpoints", &d.Checkpoints},
-		{"db_tpm", &d.TPM}, {"db_buffer_hit_pct", &d.BufferHitPct},
 		{"order_lines", &st.OrderLines}, {"remote_order_lines", &st.RemoteOrderLines}, {"remote_payments", &st.RemotePayments},
 		{"validity", &st.Validity},
 		{"rampup_end", &st.RampupEnd}, {"rampup_note", &st.RampupNote}, {"measure_end", &st.MeasureEndHow},
@@ -44,12 +35,32 @@ func stepFields(st *Step) []field {
 	}...)
 }
 
-func txnFields(t *TxnSummary) []field {
-	return []field{
-		{"txn_type", &t.Type}, {"count", &t.Count}, {"rollbacks", &t.Rollbacks}, {"retries", &t.Retries}, {"errors", &t.Errors},
-		{"p50_ms", &t.P50Ms}, {"p90_ms", &t.P90Ms}, {"p95_ms", &t.P95Ms}, {"p99_ms", &t.P99Ms}, {"max_ms", &t.MaxMs},
-		{"mean_ms", &t.MeanMs}, {"first_error", &t.FirstError}, {"hist", &t.Hist},
+// stepFigureFields are a step's times and figures, the columns its row of
+// the CSV export has too (stepCSVFields): the step's own (package
+// figures' step columns), Host's, Procs' and the server's counters.
+func stepFigureFields(st *Step) []field {
+	d := &st.DB
+	fs := []field{
+		{"start_ns", &st.Start}, {"measure_start_ns", &st.MeasureStart}, {"measure_end_ns", &st.MeasureEnd},
+		{"partial", &st.Partial}, {figures.TPM.Name, &st.TPM}, {figures.NOPM.Name, &st.NOPM}, {figures.TPMPerUser.Name, &st.TPMPerUser},
+		{figures.DriverCPUPerTxn.Name, &st.DriverCPUUsPerTxn}, {figures.ServerCPUPerTxn.Name, &st.ServerCPUUsPerTxn},
+		{figures.SkippedDeliveries.Name, &st.SkippedDeliveries}, {figures.Reconnects.Name, &st.Reconnects},
 	}
+	fs = append(fs, hostFields(st.Host.Columns())...)
+	fs = append(fs, hostFields(st.Procs.Columns())...)
+	return append(fs, []field{
+		{figures.DBCommits.Name, &d.Commits}, {figures.DBRollbacks.Name, &d.Rollbacks}, {figures.DBBlocksRead.Name, &d.BlocksRead},
+		{figures.DBBlocksHit.Name, &d.BlocksHit}, {figures.DBWALBytes.Name, &d.WALBytes}, {figures.DBCheckpoints.Name, &d.Checkpoints},
+		{figures.DBTPM.Name, &d.TPM}, {figures.DBBufferHit.Name, &d.BufferHitPct},
+	}...)
+}
+
+// txnFields are a transaction type's stored columns: its type, its
+// figures (figures.Txn's columns), the mean, the first error and the
+// histogram.
+func txnFields(t *TxnSummary) []field {
+	fs := append([]field{{"txn_type", &t.Type}}, hostFields(t.Txn.Columns())...)
+	return append(fs, field{figures.TxnMean.Name, &t.MeanMs}, field{"first_error", &t.FirstError}, field{"hist", &t.Hist})
 }
 
 func secondFields(s *Second) []field {
@@ -65,7 +76,7 @@ func sampleFields(h *HostSample) []field {
 	return append(fs, field{"disks", &h.Disks})
 }
 
-// hostFields are the stored columns of the host figures (figures.Column).
+// hostFields are the stored columns of figures (figures.Column).
 func hostFields(cols []figures.Column) []field {
 	fs := make([]field, len(cols))
 	for i, c := range cols {

@@ -349,13 +349,7 @@ func reportFitOf(fr *scenario.FitResult) *report.Fit {
 	r := fr.Result
 	out := &report.Fit{ID: fr.ID, Label: fr.Label, Status: fr.Status, Currency: fr.Currency, RunLabel: scenario.RunLabel(scenario.FitKind, fr.ID, fr.Label),
 		Answer: r.Answer(fr.Currency, nil), TargetNOPM: r.Criteria.TargetNOPM, MaxP90Ms: r.Criteria.MaxP90Ms, Best: r.Best,
-		Predicted: r.Predicted, MeasureAll: r.MeasureAll}
-	for _, t := range r.Trials {
-		c, _ := t.Cost.Total.Float64()
-		out.Trials = append(out.Trials, report.FitTrial{Candidate: t.Candidate.String(), Verdict: t.Verdict, Reason: t.Reason, RunID: t.RunID,
-			Cost: c, CostText: t.Cost.Total.Cents(), Measured: t.Verdict == fit.Meets || t.Verdict == fit.Misses,
-			Users: t.Users, NOPM: t.NOPM, P90Ms: t.P90Ms, NOPMHalf: t.Interval.Half, Predicted: reportPrediction(t), NotPredicted: t.NotPredicted})
-	}
+		Predicted: r.Predicted, MeasureAll: r.MeasureAll, Trials: r.Trials}
 	for _, p := range r.Indistinct {
 		out.Indistinct = append(out.Indistinct, r.PairText(p))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -383,7 +384,9 @@ func printRunHeader(w io.Writer, r *store.Run) error {
 func printStepsMeasured(w io.Writer, steps []store.Step) error {
 	fmt.Fprintln(w, "\nsteps as measured")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "repeat\tusers\tTPM\tNOPM\tmeasured s\tdb TPM\tbuffer hit %\tskipped deliveries\treconnects\tstarted\t")
+	head := []string{"repeat", "users", figures.TPM.Head, figures.NOPM.Head, analysis.ColMeasuredSeconds.Head, figures.DBTPM.Head,
+		figures.DBBufferHit.Head + " %", figures.SkippedDeliveries.Head, figures.Reconnects.Head, "started", ""}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, s := range steps {
 		mark := ""
 		if s.Partial {

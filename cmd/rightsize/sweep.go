@@ -259,15 +259,9 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 		return nil, err
 	}
 	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
-		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label)}
+		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points}
 	if d := r.DriverShare; d != nil {
 		v.DriverNote, v.DriverKneeNote = d.Note()+".", d.KneeNote()
-	}
-	for _, p := range r.Points {
-		v.Points = append(v.Points, report.SweepPoint{Value: p.Value, RunID: p.RunID, Status: p.Status, Reason: p.Reason, Measured: p.Measured(),
-			Users: p.Users, TPM: p.TPM, NOPM: p.NOPM, NewOrderP90Ms: p.NewOrderP90Ms, NewOrderP99Ms: p.NewOrderP99Ms,
-			BlocksReadPerTxn: p.BlocksReadPerTxn, DiskReadMBps: p.DiskReadMBps, Predicted: sweepPrediction(p), PredictNote: p.PredictNote,
-			DriverShares: p.DriverShares})
 	}
 	if r.Kind == scenario.NeighbourKind {
 		v.Neighbour, err = reportNeighbour(cmd.Context(), st, r.ID)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 )
 
@@ -36,14 +35,4 @@ func joinNotes(notes []string) string {
 		s += n
 	}
 	return s
-}
-
-// sweepPrediction is a sweep point's prediction as the report shows it.
-func sweepPrediction(p scenario.SweepPoint) *report.Prediction {
-	if p.Predicted == nil {
-		return nil
-	}
-	out := reportPredictionOf(p.Predicted.Prediction)
-	out.Measured, out.ErrorPct = true, p.Predicted.ErrorPct
-	return out
 }
