@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"strings"
 	"time"
 
@@ -18,15 +19,16 @@ import (
 
 // sideFlags are what one side of ab changes from the shared flags.
 type sideFlags struct {
-	name                            string // "a" or "b"
-	target, pgVersion, cpus, memory string
-	settings                        []string
+	name                                     string // "a" or "b"
+	target, pgVersion, cpus, memory, setFile string
+	settings                                 []string
 }
 
 func (f *sideFlags) register(cmd *cobra.Command) {
 	fl, s := cmd.Flags(), map[string]string{"a": "the baseline A", "b": "the candidate B"}[f.name]
 	fl.StringVar(&f.target, f.name+"-target", "", "target of "+s+" (default: --target)")
 	fl.StringArrayVar(&f.settings, f.name+"-set", nil, "server setting of "+s+", name=value, over --set (repeatable)")
+	fl.StringVar(&f.setFile, f.name+"-set-file", "", "server settings of "+s+" from a file of name = value lines as postgresql.conf writes them (# comments), under --"+f.name+"-set")
 	fl.StringVar(&f.pgVersion, f.name+"-pg-version", "", "PostgreSQL major version of "+s+" (its own data directory, built like the first one's)")
 	fl.StringVar(&f.cpus, f.name+"-cpus", "", "cores of "+s+"'s managed server, as --cpus")
 	fl.StringVar(&f.memory, f.name+"-memory", "", "memory of "+s+"'s managed server, as --memory")
@@ -41,6 +43,9 @@ func (f *sideFlags) side(spec string, base registry.Options) (interleave.Side, e
 	s.Target.Settings = maps.Clone(base.Settings)
 	if s.Target.Settings == nil {
 		s.Target.Settings = map[string]string{}
+	}
+	if err := f.readSetFile(s.Target.Settings); err != nil {
+		return s, err
 	}
 	for _, kv := range f.settings {
 		k, v, ok := strings.Cut(kv, "=")
@@ -66,6 +71,31 @@ func (f *sideFlags) side(spec string, base registry.Options) (interleave.Side, e
 		}
 	}
 	return s, nil
+}
+
+// readSetFile adds the settings of --X-set-file to m: name = value
+// lines, blank lines and # comments skipped, a value's single quotes
+// removed.
+func (f *sideFlags) readSetFile(m map[string]string) error {
+	if f.setFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(f.setFile)
+	if err != nil {
+		return badInput(fmt.Errorf("--%s-set-file: %w", f.name, err))
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return badInput(fmt.Errorf("--%s-set-file %s line %d: %q is not name = value", f.name, f.setFile, i+1, line))
+		}
+		m[k] = strings.Trim(strings.TrimSpace(v), "'")
+	}
+	return nil
 }
 
 // abFlags are ab's own flags.
