@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/interleave"
+	"github.com/rightsize/rightsize/registry"
 )
 
 // rightsize ab on the embedded server: identical A and B over 2 rounds
@@ -60,4 +64,30 @@ func TestABEmbedded(t *testing.T) {
 		t.Errorf("JUnit %+v: want a failure", doc)
 	}
 	checkRuns(t, st, 10)
+}
+
+// A side's settings: --set, then the side's file, then its --X-set; a
+// line that is not name = value is bad input naming the line.
+func TestABSides(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "settings.conf")
+	if err := os.WriteFile(file, []byte("# the candidate\nwork_mem = '8MB'  # more\n\nsynchronous_commit=off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := registry.Options{Settings: map[string]string{"work_mem": "4MB", "jit": "off"}}
+	f := sideFlags{name: "b", setFile: file, settings: []string{"synchronous_commit=on"}, cpus: "1"}
+	s, err := f.side("embedded", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"work_mem": "8MB", "jit": "off", "synchronous_commit": "on"}
+	if !maps.Equal(s.Target.Settings, want) || s.Target.Caps.CPUs != 1 || base.Settings["work_mem"] != "4MB" {
+		t.Errorf("side %+v, want settings %v and 1 core, the base untouched (%v)", s.Target, want, base.Settings)
+	}
+	if err := os.WriteFile(file, []byte("work_mem 8MB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var e *exitError
+	if _, err := f.side("embedded", base); !errors.As(err, &e) || e.code != 2 || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("bad line: %v, want exit 2 naming line 1", err)
+	}
 }
