@@ -123,6 +123,7 @@ func (v *Verdict) Write(w io.Writer) {
 		row("all", f)
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "p: the paired t test's, two-sided and Holm-adjusted over the steps; a gated figure's one-sided (B worse), Holm over the gated figures\n")
 	fmt.Fprintln(w, v.DetectableLine())
 	for _, l := range v.Failures {
 		fmt.Fprintln(w, "  FAIL "+l)

@@ -49,11 +49,11 @@ type Options struct {
 
 // Leg is one run of one side in one round.
 type Leg struct {
-	Round int    // from 1
-	Side  string // "A" or "B"
+	Round int    `json:"round"` // from 1
+	Side  string `json:"side"`  // "A" or "B"
 	// RunID and Status are the stored run's ("" before it is stored).
-	RunID  string
-	Status string
+	RunID  string `json:"run_id"`
+	Status string `json:"status"`
 }
 
 // Order is the sides' order in round r (from 1): ABBA, so that a linear

@@ -192,13 +192,17 @@ func (f *abFlags) measure(cmd *cobra.Command, io interleave.Options, th report.T
 	errw := cmd.ErrOrStderr()
 	v := &runView{cmd: cmd, st: st, asJSON: f.rf.json, every: f.rf.interval}
 	io.Hooks.Ready = v.ready
+	io.Hooks.Measured = func(_ context.Context, _ *registry.Target, _ *scenario.Result, err error) error {
+		if v.prog != nil {
+			v.prog.finish() // the leg's last bar ends before the next leg's lines
+			v.prog = nil
+		}
+		return err
+	}
 	io.OnLeg = func(l interleave.Leg) {
 		fmt.Fprintf(errw, "round %d/%d, %s: %s\n", l.Round, io.Rounds, l.Side, interleave.LegLabel(io.Label, l.Side, l.Round))
 	}
 	legs, runErr := interleave.Run(cmd.Context(), st, io)
-	if v.prog != nil {
-		v.prog.finish()
-	}
 	if runErr != nil && (errors.Is(runErr, scenario.ErrBadOptions) || errors.Is(runErr, interleave.ErrBadOptions) ||
 		errors.Is(runErr, registry.ErrBadTarget) || registry.IsBadCaps(runErr)) {
 		return badInput(runErr)
