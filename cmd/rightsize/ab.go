@@ -135,7 +135,7 @@ steps, Holm over the gated figures: identical A and B fail at most 5 % of
 gates. Steps and TPM are shown, not gated. Exit 0: passed; 1: a
 regression; 2: bad input.`,
 		Example: `  rightsize ab --rounds 3 --users 4 --rampup 10s --duration 30s --b-set synchronous_commit=off
-  rightsize ab --rounds 5 --users 2,4 --b-cpus 1 --max-regression 5% --junit gate.xml
+  rightsize ab --rounds 6 --users 2,4 --b-cpus 1 --max-regression 5% --junit gate.xml
   rightsize ab --rounds 3 --users 4 --a-pg-version 15 --b-pg-version 17 --json`,
 		Args: cobra.NoArgs,
 		RunE: f.run,
@@ -145,7 +145,7 @@ regression; 2: bad input.`,
 	f.gf.register(cmd)
 	f.a.register(cmd)
 	f.b.register(cmd)
-	cmd.Flags().IntVar(&f.rounds, "rounds", 3, "rounds of A and B (at least 2; 5 or more detect small regressions, see the line it prints)")
+	cmd.Flags().IntVar(&f.rounds, "rounds", 4, "rounds of A and B (at least 2; an even number balances the order, and more detect smaller regressions: see the line it prints)")
 	return cmd
 }
 

@@ -60,6 +60,7 @@ func TestABEmbedded(t *testing.T) {
 		!strings.Contains(out, "FAIL all steps NOPM") || !strings.Contains(out, "this comparison could detect a change of") {
 		t.Fatalf("B at half a core: exit %d, want 1 with the failing figure\n%s%s", code, out, errOut)
 	}
+	t.Logf("B at half a core:\n%s", out)
 	if doc := readJUnit(t, junit); doc.Failures < 1 {
 		t.Errorf("JUnit %+v: want a failure", doc)
 	}
