@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/interleave"
+	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -58,17 +61,30 @@ func (f *sideFlags) side(spec string, base registry.Options) (interleave.Side, e
 	if err != nil {
 		return s, badInput(fmt.Errorf("--%s-target: %w", f.name, err))
 	}
-	for _, c := range []struct{ kind, flag, value string }{{"cpus", "cpus", f.cpus}, {"memory", "memory", f.memory}, {"version", "pg-version", f.pgVersion}} {
+	for _, c := range []struct {
+		kind, flag, value string
+		check             func(string) error
+	}{
+		{"cpus", "cpus", f.cpus, func(v string) error { _, err := caps.ParseCPUs(v, runtime.NumCPU()); return err }},
+		{"memory", "memory", f.memory, func(v string) error { _, err := units.ParseSize(v); return err }},
+		{"version", "pg-version", f.pgVersion, func(v string) error { return registry.CheckVersion("", v) }},
+	} {
 		if c.value == "" {
 			continue
 		}
-		kind, err := scenario.LookupSweepKind(c.kind)
+		err := c.check(c.value)
 		if err == nil {
-			s.Target, err = kind.Apply(e, c.value, s.Target)
+			var kind scenario.SweepKind
+			if kind, err = scenario.LookupSweepKind(c.kind); err == nil {
+				s.Target, err = kind.Apply(e, c.value, s.Target)
+			}
 		}
 		if err != nil {
 			return s, badInput(fmt.Errorf("--%s-%s %s: %w", f.name, c.flag, c.value, err))
 		}
+	}
+	if err := registry.CheckCaps(s.Spec, s.Target); err != nil {
+		return s, badInput(fmt.Errorf("%s side: %w", strings.ToUpper(f.name), err))
 	}
 	return s, nil
 }
