@@ -2,10 +2,13 @@ package interleave
 
 import (
 	"bytes"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/report"
+	"github.com/rightsize/rightsize/steady"
 )
 
 // rounds makes the rounds' figures at 4 users: A's NOPM as given, B's
@@ -80,5 +83,47 @@ func TestDetectable(t *testing.T) {
 	}
 	if !(v6.DetectablePct < v3.DetectablePct) || v3.DetectablePct < 10 || v6.DetectablePct > 20 {
 		t.Errorf("detectable: 3 rounds %.1f %%, 6 rounds %.1f %%", v3.DetectablePct, v6.DetectablePct)
+	}
+}
+
+// The gate's error rates by simulation (a fixed seed): rounds whose level
+// drifts by 30 % between rounds, each leg with 8 % noise of its own (the
+// paired log ratios then scatter by about 8 %). Identical A and B fail at
+// most the gate's 5 % (within 3 standard errors of 600 gates), and
+// regressions of 10 % and 25 % are caught as often as the paired t test's
+// power says (steady.PairedPower), within 3 standard errors.
+func TestGateRates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 1,800 gates")
+	}
+	const gates, rounds4, sigma = 600, 4, 0.08
+	rng := rand.New(rand.NewPCG(44, 1))
+	gate := report.Thresholds{MaxRegression: 0.025, MaxLatencyRegression: report.NotGated}
+	for _, effect := range []float64{0, 0.10, 0.25} {
+		failed := 0
+		for range gates {
+			a, ratio := make([]float64, rounds4), make([]float64, rounds4)
+			for r := range a {
+				a[r] = 50000 * math.Exp(0.3*rng.NormFloat64()+sigma/math.Sqrt2*rng.NormFloat64())
+				ratio[r] = (1 - effect) * math.Exp(sigma/math.Sqrt2*(rng.NormFloat64()-rng.NormFloat64()))
+			}
+			v, err := judge("sim", nil, rounds(a, ratio), gate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed {
+				failed++
+			}
+		}
+		rate := float64(failed) / gates
+		want := 0.05 // the level the gate states
+		if effect > 0 {
+			want = steady.PairedPower(-math.Log(1-effect), sigma, rounds4, 0.05, 1)
+		}
+		se := max(math.Sqrt(want*(1-want)/gates), 1.0/gates)
+		if (effect == 0 && rate > want+3*se) || (effect > 0 && math.Abs(rate-want) > 3*se) {
+			t.Errorf("effect %.0f %%: %d of %d gates failed (%.3f), want %.3f ± %.3f", effect*100, failed, gates, rate, want, 3*se)
+		}
+		t.Logf("effect %.0f %%: %.3f of gates failed, the paired t test's power %.3f", effect*100, rate, want)
 	}
 }

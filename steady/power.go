@@ -35,7 +35,7 @@ func PairedPower(effect, sd float64, n int, alpha float64, sides int) float64 {
 // V ~ χ²(df): the mean over U = √V (the χ distribution) of
 // P(Z > c·U/√df − ncp), by Simpson's rule.
 func nctAbove(c, df, ncp float64) float64 {
-	const steps = 4000
+	const steps = 1000
 	top := math.Sqrt(df) + 12
 	h := top / steps
 	lg, _ := math.Lgamma(df / 2)
@@ -74,7 +74,7 @@ func MinDetectable(sd float64, n int, alpha, power float64, sides int) float64 {
 	for PairedPower(hi, sd, n, alpha, sides) < power {
 		hi *= 2
 	}
-	for range 60 {
+	for hi-lo > 1e-7*hi {
 		mid := (lo + hi) / 2
 		if PairedPower(mid, sd, n, alpha, sides) < power {
 			lo = mid
