@@ -13,15 +13,15 @@
 # with 80 % power. The gate's level is one-sided 5 %: A/A should fail about
 # 5 % of gates or fewer (the threshold TH also has to be exceeded).
 #   bench/gate.sh [K=5]
-# The examples' settings are the default: USERS=2,4 W=2 RAMPUP=20s
-# DURATION=40s ROUNDS=5 TH=2.5% (an interleaved gate then takes about 12
-# minutes, a single-run one 4). Short: USERS=4 W=1 RAMPUP=2s DURATION=8s
-# ROUNDS=3. PG_BIN uses installed PostgreSQL binaries; KEEP=DIR copies the
+# The examples' settings are the default: USERS=2,4 W=2 RAMPUP=15s
+# DURATION=30s ROUNDS=6 TH=2.5% (an interleaved gate then takes about 15
+# minutes, a single-run one 3). Short: USERS=4 W=1 RAMPUP=2s DURATION=12s
+# ROUNDS=4. PG_BIN uses installed PostgreSQL binaries; KEEP=DIR copies the
 # results store and the gates' outputs there at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:-5}
-USERS=${USERS:-2,4}; W=${W:-2}; RAMPUP=${RAMPUP:-20s}; DURATION=${DURATION:-40s}; ROUNDS=${ROUNDS:-5}; TH=${TH:-2.5%}
+USERS=${USERS:-2,4}; W=${W:-2}; RAMPUP=${RAMPUP:-15s}; DURATION=${DURATION:-30s}; ROUNDS=${ROUNDS:-6}; TH=${TH:-2.5%}
 CAPS=${CAPS:-1 0.5}
 TMP=$(mktemp -d "${BASE:-/var/tmp}/rightsize-gate.XXXXXX")
 chmod 755 "$TMP"
