@@ -18,8 +18,8 @@ func TestCIExamples(t *testing.T) {
 		file string
 		want []string // commands the example must show
 	}{
-		{"github-actions.yml", []string{"build", "run", "run --baseline", "compare", "report"}},
-		{"gitlab-ci.yml", []string{"build", "run", "run --baseline", "compare", "report"}},
+		{"github-actions.yml", []string{"build", "ab --max-regression", "compare", "report"}},
+		{"gitlab-ci.yml", []string{"build", "ab --max-regression", "compare", "report"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("..", "..", "examples", "ci", c.file))
@@ -41,8 +41,8 @@ func TestCIExamples(t *testing.T) {
 							t.Errorf("%s: rightsize %s: %v", c.file, strings.Join(argv, " "), err)
 						}
 						seen[name] = true
-						if name == "run" && hasFlag(argv, "--baseline") && hasFlag(argv, "--max-regression") && hasFlag(argv, "--junit") {
-							seen["run --baseline"] = true
+						if name == "ab" && hasFlag(argv, "--max-regression") && hasFlag(argv, "--junit") {
+							seen["ab --max-regression"] = true
 						}
 					}
 				}

@@ -99,5 +99,6 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newBuildCmd(), newRunCmd(), newCheckCmd(), newQuickstartCmd(), newEnginesCmd(), newProbeCmd(), newResultsCmd(), newReportCmd(), newCompareCmd(), newImportCmd(), newProbesCmd(), newCostCmd(), newStudyCmd(), newFitCmd(), newSweepCmd(), newDoctorCmd(), newK8sCmd(), newNeighbourCmd(), newHistoryCmd())
+	root.AddCommand(newABCmd())
 	return root
 }

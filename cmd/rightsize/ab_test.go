@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/interleave"
+	"github.com/rightsize/rightsize/registry"
+)
+
+// rightsize ab on the embedded server: identical A and B over 2 rounds
+// pass (exit 0) and say what they could detect, each leg a stored run
+// labelled with its side and round; B capped at half a core over 3 rounds
+// fails (exit 1, JUnit failing). The A/A gate allows 25 %, so that it
+// fails by chance far less often than its 5 % level (a significant and
+// 25 % worse NOPM), and a gate that always failed would still fail it.
+func TestABEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	args, _ := builtEmbedded(t, "ab-")
+	ctx := context.Background()
+	st := tempStore(t)
+	// 4 users without waiting for WAL flushes keep the server busy on the
+	// CPU (see TestGateEmbedded)
+	ab := append([]string{"ab", "--users", "4", "--rampup", "1s", "--duration", "4s", "--set", "synchronous_commit=off", "--store", st}, args...)
+	out, errOut, code := cli(t, ctx, append(ab, "--rounds", "2", "--label", "aa", "--max-regression", "25%", "--json")...)
+	if code != 0 {
+		t.Fatalf("A/A: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	var v interleave.Verdict
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("ab --json: %v\n%s", err, out)
+	}
+	if !v.Passed || v.Rounds != 2 || len(v.Legs) != 4 || len(v.Overall.Figures) < 2 || v.Overall.Figures[1].MaxRegressionPct == nil {
+		t.Fatalf("A/A verdict %+v: want 2 rounds of 4 legs passed, NOPM gated", v)
+	}
+	for i, want := range []string{"aa A r1", "aa B r1", "aa B r2", "aa A r2"} {
+		if l := v.Legs[i]; interleave.LegLabel("aa", l.Side, l.Round) != want || l.RunID == "" {
+			t.Errorf("leg %d: %+v, want %s stored", i, l, want)
+		}
+	}
+	out, _, code = cli(t, ctx, "results", "list", "--store", st)
+	if code != 0 || !strings.Contains(out, "aa B r2") {
+		t.Errorf("results list does not show the legs:\n%s", out)
+	}
+	if h := needCgroups(t); !h.Has(cgroup.CPU) {
+		t.Skip("needs the cpu controller for --b-cpus 0.5")
+	}
+	junit := filepath.Join(t.TempDir(), "ab.xml")
+	out, errOut, code = cli(t, ctx, append(ab, "--rounds", "3", "--label", "half", "--b-cpus", "0.5", "--max-regression", "20%", "--junit", junit)...)
+	if code != 1 || !strings.Contains(errOut, "gate FAILED: B (half B) against A (half A) over 3 interleaved rounds") ||
+		!strings.Contains(out, "FAIL all steps NOPM") || !strings.Contains(out, "this comparison could detect a change of") {
+		t.Fatalf("B at half a core: exit %d, want 1 with the failing figure\n%s%s", code, out, errOut)
+	}
+	t.Logf("B at half a core:\n%s", out)
+	if doc := readJUnit(t, junit); doc.Failures < 1 {
+		t.Errorf("JUnit %+v: want a failure", doc)
+	}
+	checkRuns(t, st, 10)
+}
+
+// A side's settings: --set, then the side's file, then its --X-set; a
+// line that is not name = value is bad input naming the line.
+func TestABSides(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "settings.conf")
+	if err := os.WriteFile(file, []byte("# the candidate\nwork_mem = '8MB'  # more\n\nsynchronous_commit=off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := registry.Options{Settings: map[string]string{"work_mem": "4MB", "jit": "off"}}
+	f := sideFlags{name: "b", setFile: file, settings: []string{"synchronous_commit=on"}}
+	s, err := f.side("embedded", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"work_mem": "8MB", "jit": "off", "synchronous_commit": "on"}
+	if !maps.Equal(s.Target.Settings, want) || base.Settings["work_mem"] != "4MB" {
+		t.Errorf("side %+v, want settings %v, the base untouched (%v)", s.Target, want, base.Settings)
+	}
+	if err := os.WriteFile(file, []byte("work_mem 8MB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var e *exitError
+	if _, err := f.side("embedded", base); !errors.As(err, &e) || e.code != 2 || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("bad line: %v, want exit 2 naming line 1", err)
+	}
+}
