@@ -192,6 +192,7 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
+	Reclaim(p.notices) // servers, copies and groups of a killed rightsize (owner.go)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for attempt := 1; ; attempt++ {
@@ -625,6 +626,9 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 		return fmt.Errorf("instance: postgres on port %d reported started but is not running (postmaster.pid: %v)", p.port, err)
 	}
 	p.pid, p.pidStart = pid, procStartTime(pid)
+	if err := claim(p.dataDir, pid, p.pidStart); err != nil {
+		fmt.Fprintf(p.notices, "rightsize: %v: a rightsize killed now would leave this server running\n", err)
+	}
 	p.secrets = sec
 	if err := p.setupRoles(ctx, hasCluster && rotate); err != nil {
 		_ = p.stopLocked()
@@ -855,6 +859,7 @@ func (p *Postgres) stopLocked() error {
 		killOrphans(p.dataDir, time.Second)
 	}
 	p.pid, p.pidStart = 0, ""
+	release(p.dataDir)
 	_ = os.RemoveAll(p.runtimeDir)
 	return nil
 }

@@ -1,0 +1,240 @@
+package instance
+
+// Owner records: who started each managed server.
+//
+// pg_ctl daemonises the postmaster, so a rightsize killed with SIGKILL (a
+// CI job's timeout, the OOM killer) leaves its server running, and the next
+// start on that data directory would refuse it as "in use". So every
+// server a rightsize starts gets a record in <base dir>/owners: the data
+// directory, the rightsize process that owns it (host, pid and start time,
+// package procid: a reused pid is not the owner) and the postmaster (pid
+// and start time). CloneDataDir records its copies as temporary. A stop
+// removes the record (a temporary copy's stays until the copy is gone);
+// every start first reclaims what dead owners left: their servers are
+// stopped (fast shutdown), their temporary copies removed, and their
+// control groups too (cgroup.CleanStale), with one line saying so. A
+// record whose owner still runs is never touched.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/internal/basedir"
+	"github.com/rightsize/rightsize/internal/procid"
+)
+
+// ownerRecord is who started a server on DataDir (or made DataDir, a
+// temporary copy).
+type ownerRecord struct {
+	DataDir     string    `json:"data_dir"`
+	Owner       procid.ID `json:"owner"`
+	Server      int       `json:"server_pid,omitempty"`
+	ServerStart string    `json:"server_start,omitempty"`
+	Temporary   bool      `json:"temporary,omitempty"`
+}
+
+// reclaimStopTimeout bounds the fast shutdown of a dead owner's server.
+const reclaimStopTimeout = 30 * time.Second
+
+// ownersDir holds the owner records of the current user's servers.
+func ownersDir() string { return filepath.Join(basedir.Default(), "owners") }
+
+// recordPath is the owner record of dataDir.
+func recordPath(dataDir string) string {
+	return filepath.Join(ownersDir(), fmt.Sprintf("%s-%s.json", filepath.Base(dataDir), shortHash(dataDir)))
+}
+
+// writeRecord stores r (replacing the record of its data directory).
+func writeRecord(r ownerRecord) error {
+	dir := ownersDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".owner-*")
+	if err != nil {
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), recordPath(r.DataDir)); err != nil {
+		return fmt.Errorf("instance: owner record: %w", err)
+	}
+	return nil
+}
+
+// readRecord reads the record at path.
+func readRecord(path string) (ownerRecord, error) {
+	var r ownerRecord
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.DataDir == "" {
+		return r, fmt.Errorf("instance: owner record %s: not one (%v)", path, err)
+	}
+	return r, nil
+}
+
+// recordClone records dst as a temporary copy this process made.
+func recordClone(dst string) error {
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return fmt.Errorf("instance: clone: %w", err)
+	}
+	return writeRecord(ownerRecord{DataDir: abs, Owner: procid.Self(), Temporary: true})
+}
+
+// claim records this process as the owner of the server it just started
+// (pid, started at start); a temporary copy stays temporary.
+func claim(dataDir string, pid int, start string) error {
+	old, err := readRecord(recordPath(dataDir))
+	temporary := err == nil && old.Temporary
+	return writeRecord(ownerRecord{DataDir: dataDir, Owner: procid.Self(), Server: pid, ServerStart: start, Temporary: temporary})
+}
+
+// release notes that this process's server on dataDir stopped: the record
+// goes, but a temporary copy's stays (without a server) until it is removed.
+func release(dataDir string) {
+	path := recordPath(dataDir)
+	r, err := readRecord(path)
+	if err != nil || r.Owner != procid.Self() {
+		return
+	}
+	if !r.Temporary {
+		_ = os.Remove(path)
+		return
+	}
+	r.Server, r.ServerStart = 0, ""
+	_ = writeRecord(r)
+}
+
+// reclaimed is what Reclaim did for the records of dead owners.
+type reclaimed struct {
+	owners  map[int]bool
+	servers []string // "pid N on DIR"
+	copies  int
+	groups  int
+	failed  []string
+}
+
+// Reclaim stops the managed servers whose owning rightsize is gone,
+// removes the temporary data directory copies and the control groups such
+// processes left (cgroup.CleanStale), and writes one line to notices
+// saying what it did (nothing when there was nothing). Servers of a live
+// owner are left alone. Every managed start calls it first.
+func Reclaim(notices io.Writer) {
+	var done reclaimed
+	done.owners = map[int]bool{}
+	paths, _ := filepath.Glob(filepath.Join(ownersDir(), "*.json"))
+	sort.Strings(paths)
+	for _, path := range paths {
+		r, err := readRecord(path)
+		if err != nil || !r.Owner.Gone() {
+			continue
+		}
+		done.reclaim(path, r)
+	}
+	if h, err := cgroup.Detect(); err == nil {
+		removed, _ := h.CleanStale()
+		for _, dir := range removed {
+			done.groups++
+			if m := staleGroup.FindStringSubmatch(filepath.Base(dir)); m != nil {
+				pid, _ := strconv.Atoi(m[1])
+				done.owners[pid] = true
+			}
+		}
+	}
+	if line := done.line(); line != "" && notices != nil {
+		fmt.Fprintln(notices, line)
+	}
+}
+
+var staleGroup = regexp.MustCompile(`^rightsize-(\d+)-`)
+
+// reclaim stops r's server if it is still the one r recorded, removes a
+// temporary copy, then the record. A data directory another process holds
+// (a start in progress) is left for later.
+func (d *reclaimed) reclaim(path string, r ownerRecord) {
+	if _, err := os.Stat(r.DataDir); errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(path)
+		return
+	}
+	unlock, err := tryLock(r.DataDir)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	d.owners[r.Owner.PID] = true
+	if pid, err := readPostmasterPID(r.DataDir); err == nil && pid == r.Server && ProcessRunning(pid) && procStartTime(pid) == r.ServerStart {
+		if err := shutdownPostmaster(pid, reclaimStopTimeout); err != nil {
+			d.failed = append(d.failed, fmt.Sprintf("pid %d on %s: %v", pid, r.DataDir, err))
+			return
+		}
+		d.servers = append(d.servers, fmt.Sprintf("pid %d on %s", pid, r.DataDir))
+	}
+	if r.Temporary {
+		if err := os.RemoveAll(r.DataDir); err != nil {
+			d.failed = append(d.failed, fmt.Sprintf("copy %s: %v", r.DataDir, err))
+			return
+		}
+		d.copies++
+	}
+	_ = os.Remove(path)
+}
+
+// line is the one line that says what was reclaimed, "" for nothing.
+func (d *reclaimed) line() string {
+	var did []string
+	if len(d.servers) > 0 {
+		did = append(did, fmt.Sprintf("stopped %s (%s)", plural(len(d.servers), "managed server"), strings.Join(d.servers, ", ")))
+	}
+	if d.copies > 0 {
+		did = append(did, "removed "+plural(d.copies, "temporary data directory copy"))
+	}
+	if d.groups > 0 {
+		did = append(did, "removed "+plural(d.groups, "control group"))
+	}
+	if len(d.failed) > 0 {
+		did = append(did, "could not stop or remove "+strings.Join(d.failed, "; "))
+	}
+	if len(did) == 0 {
+		return ""
+	}
+	var pids []string
+	for pid := range d.owners {
+		pids = append(pids, fmt.Sprint(pid))
+	}
+	sort.Strings(pids)
+	return fmt.Sprintf("rightsize: cleaned up after a rightsize that was killed (pid %s): %s",
+		strings.Join(pids, ", "), strings.Join(did, "; "))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "copy") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,108 @@
+package instance
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/procid"
+)
+
+// deadOwner is the identity of a process of this host that was killed.
+func deadOwner(t *testing.T) procid.ID {
+	t.Helper()
+	c := exec.Command("sleep", "60")
+	if err := c.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	id := procid.Self()
+	id.PID = c.Process.Pid
+	_ = c.Process.Kill()
+	_ = c.Wait()
+	return id
+}
+
+// handTo rewrites dataDir's owner record as if owner had made it.
+func handTo(t *testing.T, dataDir string, owner procid.ID) ownerRecord {
+	t.Helper()
+	r, err := readRecord(recordPath(dataDir))
+	if err != nil {
+		t.Fatalf("no owner record for %s: %v", dataDir, err)
+	}
+	r.Owner = owner
+	if err := writeRecord(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestReclaim: a server whose owner is alive is left running and refuses
+// a second start on its data directory; once its owner is gone, Reclaim
+// stops it with one line naming it, and the next start goes on. A
+// temporary copy of a dead owner is removed.
+func TestReclaim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	cfg := testConfig(t)
+	p := start(t, cfg)
+	pid, err := p.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := readRecord(recordPath(p.DataDir())); err != nil || r.Owner != procid.Self() || r.Server != pid || r.Temporary {
+		t.Fatalf("owner record %+v, %v; want this process owning pid %d", r, err, pid)
+	}
+	var notes bytes.Buffer
+	Reclaim(&notes)
+	if !ProcessRunning(pid) || strings.Contains(notes.String(), p.DataDir()) {
+		t.Fatalf("Reclaim touched a live owner's server (running %v): %s", ProcessRunning(pid), notes.String())
+	}
+	second := cfg
+	second.Port = 0
+	if _, err := StartPostgres(context.Background(), second); err == nil || !strings.Contains(err.Error(), "in use by a running server") {
+		t.Fatalf("a second start on a live owner's data dir: %v, want refused as in use", err)
+	}
+
+	dead := deadOwner(t)
+	handTo(t, p.DataDir(), dead)
+	notes.Reset()
+	Reclaim(&notes)
+	line := notes.String()
+	if ProcessRunning(pid) || !strings.Contains(line, "pid "+strconv.Itoa(pid)+" on "+p.DataDir()) || !strings.Contains(line, "(pid "+strconv.Itoa(dead.PID)) {
+		t.Fatalf("the server of a dead owner: running %v, notice %q", ProcessRunning(pid), line)
+	}
+	if _, err := os.Stat(recordPath(p.DataDir())); !os.IsNotExist(err) {
+		t.Errorf("the record of a reclaimed server is left: %v", err)
+	}
+	again := start(t, second)
+	if err := again.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(recordPath(p.DataDir())); !os.IsNotExist(err) {
+		t.Errorf("a stopped server's record is left: %v", err)
+	}
+
+	clone := filepath.Join(filepath.Dir(p.DataDir()), "clone")
+	if err := CloneDataDir(p.DataDir(), clone); err != nil {
+		t.Fatal(err)
+	}
+	if r := handTo(t, clone, dead); !r.Temporary {
+		t.Fatalf("a copy's record is not temporary: %+v", r)
+	}
+	notes.Reset()
+	Reclaim(&notes)
+	if _, err := os.Stat(clone); !os.IsNotExist(err) || !regexp.MustCompile(`removed \d+ temporary data directory cop`).MatchString(notes.String()) {
+		t.Fatalf("a dead owner's copy: %v, notice %q", err, notes.String())
+	}
+	assertNotRunning(t, p.DataDir())
+}
