@@ -8,8 +8,9 @@ package instance
 // server a rightsize starts gets a record in <base dir>/owners: the data
 // directory, the rightsize process that owns it (host, pid and start time,
 // package procid: a reused pid is not the owner) and the postmaster (pid
-// and start time). CloneDataDir records its copies as temporary. A stop
-// removes the record (a temporary copy's stays until the copy is gone);
+// and start time). CloneDataDir records its copies as temporary ones of
+// the process that made them. A stop removes the record (a temporary
+// copy's stays until the copy is gone);
 // every start first reclaims what dead owners left: their servers are
 // stopped (fast shutdown), their temporary copies removed, and their
 // control groups too (cgroup.CleanStale), with one line saying so. A
@@ -36,11 +37,14 @@ import (
 // ownerRecord is who started a server on DataDir (or made DataDir, a
 // temporary copy).
 type ownerRecord struct {
-	DataDir     string    `json:"data_dir"`
+	DataDir string `json:"data_dir"`
+	// Owner started the server (zero: no server started since the copy).
 	Owner       procid.ID `json:"owner"`
 	Server      int       `json:"server_pid,omitempty"`
 	ServerStart string    `json:"server_start,omitempty"`
-	Temporary   bool      `json:"temporary,omitempty"`
+	// Copier made DataDir, a temporary copy, and removes it when done
+	// (zero: not a temporary copy).
+	Copier procid.ID `json:"copier"`
 }
 
 // reclaimStopTimeout bounds the fast shutdown of a dead owner's server.
@@ -101,15 +105,18 @@ func recordClone(dst string) error {
 	if err != nil {
 		return fmt.Errorf("instance: clone: %w", err)
 	}
-	return writeRecord(ownerRecord{DataDir: abs, Owner: procid.Self(), Temporary: true})
+	return writeRecord(ownerRecord{DataDir: abs, Copier: procid.Self()})
 }
 
 // claim records this process as the owner of the server it just started
-// (pid, started at start); a temporary copy stays temporary.
+// (pid, started at start); a temporary copy keeps its copier.
 func claim(dataDir string, pid int, start string) error {
-	old, err := readRecord(recordPath(dataDir))
-	temporary := err == nil && old.Temporary
-	return writeRecord(ownerRecord{DataDir: dataDir, Owner: procid.Self(), Server: pid, ServerStart: start, Temporary: temporary})
+	r, err := readRecord(recordPath(dataDir))
+	if err != nil {
+		r = ownerRecord{DataDir: dataDir}
+	}
+	r.Owner, r.Server, r.ServerStart = procid.Self(), pid, start
+	return writeRecord(r)
 }
 
 // release notes that this process's server on dataDir stopped: the record
@@ -120,11 +127,11 @@ func release(dataDir string) {
 	if err != nil || r.Owner != procid.Self() {
 		return
 	}
-	if !r.Temporary {
+	if r.Copier == (procid.ID{}) {
 		_ = os.Remove(path)
 		return
 	}
-	r.Server, r.ServerStart = 0, ""
+	r.Owner, r.Server, r.ServerStart = procid.ID{}, 0, ""
 	_ = writeRecord(r)
 }
 
@@ -149,7 +156,7 @@ func Reclaim(notices io.Writer) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		r, err := readRecord(path)
-		if err != nil || !r.Owner.Gone() {
+		if err != nil || !r.Owner.Gone() && !r.Copier.Gone() {
 			continue
 		}
 		done.reclaim(path, r)
@@ -171,35 +178,60 @@ func Reclaim(notices io.Writer) {
 
 var staleGroup = regexp.MustCompile(`^rightsize-(\d+)-`)
 
-// reclaim stops r's server if it is still the one r recorded, removes a
-// temporary copy, then the record. A data directory another process holds
+// reclaim stops r's server when its owner is gone and it is still the one
+// r recorded, then removes the copy of a dead copier (never under a live
+// owner's server) and the record. A data directory another process holds
 // (a start in progress) is left for later.
 func (d *reclaimed) reclaim(path string, r ownerRecord) {
 	if _, err := os.Stat(r.DataDir); errors.Is(err, os.ErrNotExist) {
 		_ = os.Remove(path)
 		return
 	}
+	if r.Owner.PID != 0 && !r.Owner.Gone() {
+		return // a live server on the copy of a dead copier: its owner stops it
+	}
 	unlock, err := tryLock(r.DataDir)
 	if err != nil {
 		return
 	}
 	defer unlock()
-	d.owners[r.Owner.PID] = true
-	if pid, err := readPostmasterPID(r.DataDir); err == nil && pid == r.Server && ProcessRunning(pid) && procStartTime(pid) == r.ServerStart {
-		if err := shutdownPostmaster(pid, reclaimStopTimeout); err != nil {
-			d.failed = append(d.failed, fmt.Sprintf("pid %d on %s: %v", pid, r.DataDir, err))
+	if r.Owner.PID != 0 {
+		d.owners[r.Owner.PID] = true
+		if !d.stop(r) {
 			return
 		}
-		d.servers = append(d.servers, fmt.Sprintf("pid %d on %s", pid, r.DataDir))
 	}
-	if r.Temporary {
-		if err := os.RemoveAll(r.DataDir); err != nil {
-			d.failed = append(d.failed, fmt.Sprintf("copy %s: %v", r.DataDir, err))
-			return
+	if r.Copier.PID == 0 || !r.Copier.Gone() {
+		// not a copy, or the copy of a live process: it removes it
+		r.Owner, r.Server, r.ServerStart = procid.ID{}, 0, ""
+		if r.Copier.PID == 0 {
+			_ = os.Remove(path)
+		} else {
+			_ = writeRecord(r)
 		}
-		d.copies++
+		return
 	}
+	d.owners[r.Copier.PID] = true
+	if err := os.RemoveAll(r.DataDir); err != nil {
+		d.failed = append(d.failed, fmt.Sprintf("copy %s: %v", r.DataDir, err))
+		return
+	}
+	d.copies++
 	_ = os.Remove(path)
+}
+
+// stop stops r's server if it still runs as recorded; false when it could not.
+func (d *reclaimed) stop(r ownerRecord) bool {
+	pid, err := readPostmasterPID(r.DataDir)
+	if err != nil || pid != r.Server || !ProcessRunning(pid) || procStartTime(pid) != r.ServerStart {
+		return true
+	}
+	if err := shutdownPostmaster(pid, reclaimStopTimeout); err != nil {
+		d.failed = append(d.failed, fmt.Sprintf("pid %d on %s: %v", pid, r.DataDir, err))
+		return false
+	}
+	d.servers = append(d.servers, fmt.Sprintf("pid %d on %s", pid, r.DataDir))
+	return true
 }
 
 // line is the one line that says what was reclaimed, "" for nothing.

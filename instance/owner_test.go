@@ -59,7 +59,7 @@ func TestReclaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := readRecord(recordPath(p.DataDir())); err != nil || r.Owner != procid.Self() || r.Server != pid || r.Temporary {
+	if r, err := readRecord(recordPath(p.DataDir())); err != nil || r.Owner != procid.Self() || r.Server != pid || r.Copier.PID != 0 {
 		t.Fatalf("owner record %+v, %v; want this process owning pid %d", r, err, pid)
 	}
 	var notes bytes.Buffer
@@ -96,8 +96,13 @@ func TestReclaim(t *testing.T) {
 	if err := CloneDataDir(p.DataDir(), clone); err != nil {
 		t.Fatal(err)
 	}
-	if r := handTo(t, clone, dead); !r.Temporary {
-		t.Fatalf("a copy's record is not temporary: %+v", r)
+	r, err := readRecord(recordPath(clone))
+	if err != nil || r.Copier != procid.Self() {
+		t.Fatalf("a copy's record %+v, %v: want this process as its copier", r, err)
+	}
+	r.Copier = dead
+	if err := writeRecord(r); err != nil {
+		t.Fatal(err)
 	}
 	notes.Reset()
 	Reclaim(&notes)

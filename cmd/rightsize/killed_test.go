@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/store"
+)
+
+// A rightsize killed with SIGKILL (issue 45, item 1) runs no deferred
+// clean-up: its server, cgroups and copies live on and its run stays
+// "running". These tests kill a real rightsize process (this test binary
+// running the command, startCLI) mid-run, mid-sweep and mid-scenario, check
+// that the fault is there (a server still running), then run the next
+// command: it says in one line what it stopped and removed, one line for
+// what the store marked partial, and goes on.
+
+// groupsOf lists the cgroups of rightsize process pid (rightsize-PID-*)
+// under this process's groups, where its child made them.
+func groupsOf(pid int) []string {
+	h, err := cgroup.Detect()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range h.Available() {
+		entries, _ := os.ReadDir(h.Parent(c))
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), fmt.Sprintf("rightsize-%d-", pid)) {
+				out = append(out, filepath.Join(h.Parent(c), e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// capsArgs are --cpus 1 --memory 512M where cgroups can be made (root),
+// so that the killed process leaves groups behind; else none.
+func capsArgs() []string {
+	if _, err := cgroup.Detect(); err != nil || os.Geteuid() != 0 {
+		return nil
+	}
+	return []string{"--cpus", "1", "--memory", "512M"}
+}
+
+// killWhen starts rightsize with args in a process of its own, waits
+// (polling the store at path every 300 ms, up to 5 minutes) until ready
+// says so, and kills it with SIGKILL; it returns the killed pid.
+func killWhen(t *testing.T, path string, ready func(*store.Store) bool, args ...string) int {
+	t.Helper()
+	c, out := startCLI(t, args...)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("rightsize ended before it was killed: %v\n%s", err, out)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = c.Process.Kill()
+			<-done
+			t.Fatalf("not ready to be killed in 5 minutes:\n%s", out)
+		}
+		if s, err := store.OpenExisting(context.Background(), path); err == nil {
+			ok := ready(s)
+			s.Close()
+			if ok {
+				break
+			}
+		}
+	}
+	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	t.Logf("killed rightsize pid %d; its output:\n%s", c.Process.Pid, out)
+	return c.Process.Pid
+}
+
+// next runs the command after the kill in a process of its own, as a
+// user would (what the managed server's start says goes to the process's
+// standard error); it returns its output and exit code.
+func next(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	c, out := startCLI(t, args...)
+	code := exitOf(c.Wait())
+	return out.String(), code
+}
+
+// serverOn is the pid of the server running on dataDir, 0 for none.
+func serverOn(dataDir string) int {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil || !running(pid) {
+		return 0
+	}
+	return pid
+}
+
+// stepsStored is a ready function: the latest run has at least n steps.
+func stepsStored(n int) func(*store.Store) bool {
+	return func(s *store.Store) bool {
+		runs, err := s.ListRuns(context.Background())
+		if err != nil || len(runs) == 0 {
+			return false
+		}
+		_, steps, err := s.LoadRun(context.Background(), runs[0].ID) // the newest
+		return err == nil && len(steps) >= n
+	}
+}
+
+// oneLine checks that stderr holds exactly one line containing each of want.
+func oneLine(t *testing.T, stderr string, want ...string) {
+	t.Helper()
+	n := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(l, w)
+		}
+		if all {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d lines say %q, want 1:\n%s", n, want, stderr)
+	}
+}
+
+// nothingLeft checks that no server runs on dataDir and that neither the
+// killed process nor this one left cgroups.
+func nothingLeft(t *testing.T, dataDir string, killed int) {
+	t.Helper()
+	if pid := serverOn(dataDir); pid != 0 {
+		t.Errorf("server pid %d left running on %s", pid, dataDir)
+	}
+	if left := append(groupsOf(killed), ownGroups(t)...); len(left) > 0 {
+		t.Errorf("cgroups left: %v", left)
+	}
+}
+
+// TestKilledRun: `run` killed with SIGKILL after its first step leaves its
+// server (and groups) running and the run "running"; the next `run` on the
+// data directory stops that server, removes the groups, marks the run
+// partial with its step, and measures.
+func TestKilledRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded server and kills rightsize")
+	}
+	args, dataDir := builtEmbedded(t, "killedrun-")
+	st := tempStore(t)
+	caps := capsArgs()
+	killed := killWhen(t, st, stepsStored(1), append(append([]string{"run", "--users", "1,2", "--rampup", "1s", "--duration", "3s",
+		"--progress-interval", "0", "--store", st}, caps...), args...)...)
+	server := serverOn(dataDir)
+	if server == 0 {
+		t.Fatal("no server left by the killed rightsize: the fault this test is about did not happen")
+	}
+	if caps != nil && len(groupsOf(killed)) == 0 {
+		t.Fatal("no cgroups left by the killed rightsize")
+	}
+	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) }) // only if the test fails
+
+	errOut, code := next(t, append(append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "2s",
+		"--progress-interval", "0", "--store", st}, caps...), args...)...)
+	if code != 0 {
+		t.Fatalf("the next run: exit %d\n%s", code, errOut)
+	}
+	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), fmt.Sprintf("stopped 1 managed server (pid %d on %s)", server, dataDir))
+	if caps != nil {
+		oneLine(t, errOut, fmt.Sprintf("(pid %d", killed), "control group")
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.ListRuns(context.Background())
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("store holds %d runs (%v), want the killed one and the next", len(runs), err)
+	}
+	killedRun, nextRun := runs[1], runs[0] // newest first
+	oneLine(t, errOut, fmt.Sprintf("measuring them was killed (pid %d)", killed), "run "+killedRun.ID+" with 1 step(s) stored")
+	_, steps, _ := s.LoadRun(context.Background(), killedRun.ID)
+	if killedRun.Status != store.StatusPartial || len(steps) != 1 || !killedRun.EndedAt.Equal(steps[0].MeasureEnd) {
+		t.Errorf("killed run stored as %s with %d steps (ended %v), want partial with 1, ended with it", killedRun.Status, len(steps), killedRun.EndedAt)
+	}
+	if nextRun.Status != store.StatusComplete {
+		t.Errorf("next run stored as %s", nextRun.Status)
+	}
+	nothingLeft(t, dataDir, killed)
+}
+
+// TestKilledSweep: `sweep memory` killed with SIGKILL after its first
+// value leaves its server running and the sweep "running". `results list`
+// marks the sweep and its run partial (one line), `check` goes on after
+// stopping the server (one line), and --resume measures the rest.
+func TestKilledSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded server and kills rightsize")
+	}
+	args, dataDir := builtEmbedded(t, "killedsweep-")
+	st := tempStore(t)
+	sweepStored := func(s *store.Store) bool {
+		sw, err := s.LoadSweep(context.Background(), "killed")
+		return err == nil && len(sw.Points) == 1 && stepsStored(1)(s) && len(mustRuns(s)) == 2
+	}
+	killed := killWhen(t, st, sweepStored, append([]string{"sweep", "memory", "--values", "256M,128M", "--users", "1,2", "--rampup", "1s",
+		"--duration", "3s", "--progress-interval", "0", "--store", st, "--label", "killed"}, args...)...)
+	server := serverOn(dataDir)
+	if server == 0 {
+		t.Fatal("no server left by the killed rightsize: the fault this test is about did not happen")
+	}
+	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
+
+	out, errOut, code := cli(t, context.Background(), "results", "list", "--store", st)
+	if code != 0 {
+		t.Fatalf("results list: exit %d\n%s%s", code, out, errOut)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sw, err := s.LoadSweep(context.Background(), "killed")
+	if err != nil || sw.Status != store.StatusPartial || len(sw.Points) != 1 || sw.Points[0].Status != store.StatusComplete {
+		t.Fatalf("killed sweep stored as %+v, %v; want partial with its first value complete", sw, err)
+	}
+	runs := mustRuns(s) // newest first
+	if len(runs) != 2 || runs[0].Status != store.StatusPartial || runs[1].Status != store.StatusComplete {
+		t.Fatalf("runs %+v: want the first value's run complete, the second's partial", runs)
+	}
+	oneLine(t, errOut, fmt.Sprintf("killed (pid %d)", killed), "run "+runs[0].ID, "memory sweep "+sw.ID+" (killed) (continue it with --resume "+sw.ID+")")
+
+	errOut, code = next(t, append([]string{"check"}, args...)...)
+	if code != 0 {
+		t.Fatalf("check after the kill: exit %d\n%s", code, errOut)
+	}
+	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), fmt.Sprintf("stopped 1 managed server (pid %d on %s)", server, dataDir))
+
+	out, errOut, code = cli(t, context.Background(), append([]string{"sweep", "memory", "--resume", "killed", "--store", st}, args...)...)
+	if code != 0 {
+		t.Fatalf("sweep --resume: exit %d\n%s%s", code, out, errOut)
+	}
+	sw, err = s.LoadSweep(context.Background(), "killed")
+	if err != nil || sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].RunID != runs[1].ID {
+		t.Errorf("resumed sweep %+v, %v; want complete, the first value's run kept", sw, err)
+	}
+	nothingLeft(t, dataDir, killed)
+}
+
+func mustRuns(s *store.Store) []store.Run {
+	runs, _ := s.ListRuns(context.Background())
+	return runs
+}
+
+// TestKilledNeighbour: the neighbour scenario killed with SIGKILL while
+// its two instances run leaves their servers on the copies of the build;
+// the next start (the scenario resumed) stops them, removes the copies
+// and completes.
+func TestKilledNeighbour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts embedded servers and kills rightsize")
+	}
+	args, dataDir := builtEmbedded(t, "killednb-")
+	st := tempStore(t)
+	killed := killWhen(t, st, stepsStored(1), append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "1s",
+		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nbk"}, args...)...)
+	copies, _ := filepath.Glob(fmt.Sprintf("%s-n*-%d", dataDir, killed))
+	servers := 0
+	for _, c := range copies {
+		if serverOn(c) != 0 {
+			servers++
+			t.Cleanup(func() { _ = instance.StopDataDir(c, 10*time.Second); _ = os.RemoveAll(c) })
+		}
+	}
+	if len(copies) != 2 || servers != 2 {
+		t.Fatalf("the killed scenario left %d copies with %d servers (%v), want 2 and 2", len(copies), servers, copies)
+	}
+	errOut, code := next(t, append([]string{"neighbour", "--resume", "nbk", "--store", st}, args...)...)
+	if code != 0 || !strings.Contains(errOut, "(complete)") {
+		t.Fatalf("resumed scenario: exit %d\n%s", code, errOut)
+	}
+	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), "stopped 2 managed servers", "removed 2 temporary data directory copies")
+	oneLine(t, errOut, fmt.Sprintf("killed (pid %d)", killed), "neighbour sweep")
+	if left, _ := filepath.Glob(dataDir + "-n*"); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
+	}
+	for _, c := range copies {
+		nothingLeft(t, c, killed)
+	}
+	nothingLeft(t, dataDir, killed)
+}
