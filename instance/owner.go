@@ -270,3 +270,13 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// startedBy is ", started by rightsize pid N, still running" when dataDir's
+// record names the live rightsize that started server pid, else "".
+func startedBy(dataDir string, pid int) string {
+	r, err := readRecord(recordPath(dataDir))
+	if err != nil || r.Server != pid || r.Owner.PID == 0 || r.Owner.Gone() {
+		return ""
+	}
+	return fmt.Sprintf(", started by rightsize pid %d, still running", r.Owner.PID)
+}

@@ -69,7 +69,7 @@ func TestReclaim(t *testing.T) {
 	}
 	second := cfg
 	second.Port = 0
-	if _, err := StartPostgres(context.Background(), second); err == nil || !strings.Contains(err.Error(), "in use by a running server") {
+	if _, err := StartPostgres(context.Background(), second); err == nil || !strings.Contains(err.Error(), "in use by a running server (pid "+strconv.Itoa(pid)+", started by rightsize pid "+strconv.Itoa(os.Getpid())+", still running)") {
 		t.Fatalf("a second start on a live owner's data dir: %v, want refused as in use", err)
 	}
 

@@ -682,7 +682,7 @@ func (p *Postgres) checkNotRunning() error {
 		return nil // no (readable) lock file: nothing running
 	}
 	if ProcessRunning(pid) {
-		return fmt.Errorf("instance: data dir %s is in use by a running server (pid %d); stop it first", p.dataDir, pid)
+		return fmt.Errorf("instance: data dir %s is in use by a running server (pid %d%s); stop it first", p.dataDir, pid, startedBy(p.dataDir, pid))
 	}
 	// Let backends orphaned by a crashed postmaster exit (they hold shared
 	// memory; they are found by their working directory, as the pid in a

@@ -34,6 +34,7 @@ package mariadb
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -54,6 +55,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/secret"
 )
 
@@ -161,6 +163,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// what a killed rightsize left: its PostgreSQL servers, copies and
+	// groups (mariadbd itself dies with it: the parent-death signal)
+	instance.Reclaim(cmp.Or[io.Writer](cfg.Notices, os.Stderr))
 	logw := cfg.Log
 	if logw == nil {
 		logw = io.Discard
