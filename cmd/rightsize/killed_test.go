@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
+	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -303,4 +306,70 @@ func TestKilledNeighbour(t *testing.T) {
 		nothingLeft(t, c, killed)
 	}
 	nothingLeft(t, dataDir, killed)
+}
+
+// processesWith lists the live processes whose command line contains s.
+func processesWith(s string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), s) && running(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestKilledMariaDB: a managed MariaDB dies with the rightsize that
+// started it (the parent-death signal); the next run on its data directory
+// marks the killed run partial, removes its groups and measures.
+func TestKilledMariaDB(t *testing.T) {
+	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
+		t.Skip("starts MariaDB and kills rightsize")
+	}
+	if !mariadb.Installed() {
+		t.Skip("no mariadbd on this machine")
+	}
+	dataDir := filepath.Join(pgtest.ServerDir(t, "killed-mariadb-"), "data")
+	st := tempStore(t)
+	target := []string{"--target", "mariadb", "--data-dir", dataDir, "--store", st}
+	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	caps := capsArgs()
+	serving := func(s *store.Store) bool { return stepsStored(1)(s) && len(processesWith(dataDir)) > 0 } // mariadbd is seen
+	killed := killWhen(t, st, serving, append(append([]string{"run", "--users", "1,2", "--rampup", "1s", "--duration", "3s",
+		"--progress-interval", "0"}, caps...), target...)...)
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(processesWith(dataDir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if left := processesWith(dataDir); len(left) > 0 {
+		t.Fatalf("mariadbd %v outlived the rightsize that started it by 2 minutes", left)
+	}
+	errOut, code := next(t, append(append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "2s",
+		"--progress-interval", "0"}, caps...), target...)...)
+	if code != 0 {
+		t.Fatalf("the next run: exit %d\n%s", code, errOut)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs := mustRuns(s) // newest first
+	if len(runs) != 2 || runs[1].Status != store.StatusPartial || runs[0].Status != store.StatusComplete {
+		t.Fatalf("runs %+v: want the killed one partial and the next complete", runs)
+	}
+	oneLine(t, errOut, fmt.Sprintf("measuring them was killed (pid %d)", killed), "run "+runs[1].ID+" with 1 step(s) stored")
+	if caps != nil {
+		oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d)", killed), "control group")
+	}
+	if groups, servers := groupsOf(killed), processesWith(dataDir); len(groups)+len(servers) > 0 {
+		t.Errorf("left behind: groups %v, servers %v", groups, servers)
+	}
 }
