@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,21 +11,8 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/procid"
+	"github.com/rightsize/rightsize/internal/procid/procidtest"
 )
-
-// deadOwner is the identity of a process of this host that was killed.
-func deadOwner(t *testing.T) procid.ID {
-	t.Helper()
-	c := exec.Command("sleep", "60")
-	if err := c.Start(); err != nil {
-		t.Skip("no sleep command:", err)
-	}
-	id := procid.Self()
-	id.PID = c.Process.Pid
-	_ = c.Process.Kill()
-	_ = c.Wait()
-	return id
-}
 
 // handTo rewrites dataDir's owner record as if owner had made it.
 func handTo(t *testing.T, dataDir string, owner procid.ID) ownerRecord {
@@ -73,7 +59,7 @@ func TestReclaim(t *testing.T) {
 		t.Fatalf("a second start on a live owner's data dir: %v, want refused as in use", err)
 	}
 
-	dead := deadOwner(t)
+	dead := procidtest.Killed(t)
 	handTo(t, p.DataDir(), dead)
 	notes.Reset()
 	Reclaim(&notes)

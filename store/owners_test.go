@@ -3,26 +3,11 @@ package store
 import (
 	"context"
 	"os"
-	"os/exec"
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/procid"
+	"github.com/rightsize/rightsize/internal/procid/procidtest"
 )
-
-// deadProcess is the identity of a process that ran on this host and was
-// killed.
-func deadProcess(t *testing.T) procid.ID {
-	t.Helper()
-	c := exec.Command("sleep", "60")
-	if err := c.Start(); err != nil {
-		t.Skip("no sleep command:", err)
-	}
-	id := procid.Self()
-	id.PID = c.Process.Pid
-	_ = c.Process.Kill()
-	_ = c.Wait()
-	return id
-}
 
 // TestRecoverOrphans: runs and sweeps left running by a killed process
 // become partial at the next Open, with their steps, and are reported
@@ -32,7 +17,7 @@ func TestRecoverOrphans(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
-	dead := deadProcess(t)
+	dead := procidtest.Killed(t)
 	other := dead
 	other.Host = "another-host"
 	for _, b := range backends {

@@ -186,14 +186,10 @@ func TestKilledRun(t *testing.T) {
 	if caps != nil {
 		oneLine(t, errOut, fmt.Sprintf("(pid %d", killed), "control group")
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.ListRuns(context.Background())
-	if err != nil || len(runs) != 2 {
-		t.Fatalf("store holds %d runs (%v), want the killed one and the next", len(runs), err)
+	s := storeAt(t, st)
+	runs := mustRuns(s)
+	if len(runs) != 2 {
+		t.Fatalf("store holds %d runs, want the killed one and the next", len(runs))
 	}
 	killedRun, nextRun := runs[1], runs[0] // newest first
 	oneLine(t, errOut, fmt.Sprintf("measuring them was killed (pid %d)", killed), "run "+killedRun.ID+" with 1 step(s) stored")
@@ -233,11 +229,7 @@ func TestKilledSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("results list: exit %d\n%s%s", code, out, errOut)
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storeAt(t, st)
 	sw, err := s.LoadSweep(context.Background(), "killed")
 	if err != nil || sw.Status != store.StatusPartial || len(sw.Points) != 1 || sw.Points[0].Status != store.StatusComplete {
 		t.Fatalf("killed sweep stored as %+v, %v; want partial with its first value complete", sw, err)
@@ -265,6 +257,18 @@ func TestKilledSweep(t *testing.T) {
 	nothingLeft(t, dataDir, killed)
 }
 
+// storeAt opens the store at path for the rest of the test.
+func storeAt(t *testing.T, path string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// mustRuns lists the runs of s, newest first.
 func mustRuns(s *store.Store) []store.Run {
 	runs, _ := s.ListRuns(context.Background())
 	return runs
@@ -356,12 +360,7 @@ func TestKilledMariaDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the next run: exit %d\n%s", code, errOut)
 	}
-	s, err := store.Open(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs := mustRuns(s) // newest first
+	runs := mustRuns(storeAt(t, st)) // newest first
 	if len(runs) != 2 || runs[1].Status != store.StatusPartial || runs[0].Status != store.StatusComplete {
 		t.Fatalf("runs %+v: want the killed one partial and the next complete", runs)
 	}

@@ -21,9 +21,12 @@ type ID struct {
 }
 
 // Self is the running process.
-func Self() ID {
+func Self() ID { return Of(os.Getpid()) }
+
+// Of is process pid of this host as it runs now (Start "" when there is
+// no such process).
+func Of(pid int) ID {
 	host, _ := os.Hostname()
-	pid := os.Getpid()
 	start, _ := startTime(pid)
 	return ID{Host: host, PID: pid, Start: start}
 }

@@ -1,13 +1,12 @@
 package procid
 
 import (
-	"os"
 	"os/exec"
 	"runtime"
 	"testing"
 )
 
-// deadChild is the ID a child process had, read while it ran, after it was
+// deadChild is the ID a child process had while it ran, after it was
 // killed and reaped.
 func deadChild(t *testing.T) ID {
 	t.Helper()
@@ -15,9 +14,7 @@ func deadChild(t *testing.T) ID {
 	if err := c.Start(); err != nil {
 		t.Skip("no sleep command:", err)
 	}
-	host, _ := os.Hostname()
-	start, _ := startTime(c.Process.Pid)
-	id := ID{Host: host, PID: c.Process.Pid, Start: start}
+	id := Of(c.Process.Pid)
 	if id.Gone() {
 		t.Fatalf("a running child %v is gone", id)
 	}
