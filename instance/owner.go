@@ -42,6 +42,9 @@ type ownerRecord struct {
 	Owner       procid.ID `json:"owner"`
 	Server      int       `json:"server_pid,omitempty"`
 	ServerStart string    `json:"server_start,omitempty"`
+	// Port is the server's port, recorded before it starts: a server
+	// whose owner died before recording it is known by its port.
+	Port uint32 `json:"port,omitempty"`
 	// Copier made DataDir, a temporary copy, and removes it when done
 	// (zero: not a temporary copy).
 	Copier procid.ID `json:"copier"`
@@ -108,15 +111,40 @@ func recordClone(dst string) error {
 	return writeRecord(ownerRecord{DataDir: abs, Copier: procid.Self()})
 }
 
-// claim records this process as the owner of the server it just started
-// (pid, started at start); a temporary copy keeps its copier.
-func claim(dataDir string, pid int, start string) error {
-	r, err := readRecord(recordPath(dataDir))
+// claim records this process as the owner of the server it starts on
+// p's port (before it starts: pid 0), then of the server it started (pid,
+// started at start); a temporary copy keeps its copier. A record that
+// cannot be written is said, not fatal.
+func (p *Postgres) claim(pid int, start string) {
+	r, err := readRecord(recordPath(p.dataDir))
 	if err != nil {
-		r = ownerRecord{DataDir: dataDir}
+		r = ownerRecord{DataDir: p.dataDir}
 	}
-	r.Owner, r.Server, r.ServerStart = procid.Self(), pid, start
-	return writeRecord(r)
+	r.Owner, r.Server, r.ServerStart, r.Port = procid.Self(), pid, start, p.port
+	if err := writeRecord(r); err != nil {
+		fmt.Fprintf(p.notices, "rightsize: %v: a rightsize killed now would leave this server running\n", err)
+	}
+}
+
+// started tells whether postmaster pid is the one r's owner started: the
+// one recorded or, when the owner died before recording it, one on r's
+// port started after the owner.
+func (r ownerRecord) started(pid int) bool {
+	if r.Server != 0 {
+		return pid == r.Server && procStartTime(pid) == r.ServerStart
+	}
+	if r.Port == 0 || !strings.Contains(procCmdline(pid), fmt.Sprintf("\x00-p\x00%d\x00", r.Port)) {
+		return false
+	}
+	after, err1 := strconv.ParseUint(procStartTime(pid), 10, 64)
+	owner, err2 := strconv.ParseUint(r.Owner.Start, 10, 64)
+	return err1 == nil && err2 == nil && after >= owner
+}
+
+// procCmdline is pid's command line, its arguments separated by NULs.
+func procCmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return string(b)
 }
 
 // release notes that this process's server on dataDir stopped: the record
@@ -223,7 +251,7 @@ func (d *reclaimed) reclaim(path string, r ownerRecord) {
 // stop stops r's server if it still runs as recorded; false when it could not.
 func (d *reclaimed) stop(r ownerRecord) bool {
 	pid, err := readPostmasterPID(r.DataDir)
-	if err != nil || pid != r.Server || !ProcessRunning(pid) || procStartTime(pid) != r.ServerStart {
+	if err != nil || !ProcessRunning(pid) || !r.started(pid) {
 		return true
 	}
 	if err := shutdownPostmaster(pid, reclaimStopTimeout); err != nil {

@@ -70,7 +70,20 @@ func TestReclaim(t *testing.T) {
 	if _, err := os.Stat(recordPath(p.DataDir())); !os.IsNotExist(err) {
 		t.Errorf("the record of a reclaimed server is left: %v", err)
 	}
+	// killed mid-start: the record names the port, not yet the server
 	again := start(t, second)
+	againPID, _ := again.PID()
+	for _, port := range []uint32{again.Port() + 1, again.Port()} {
+		if err := writeRecord(ownerRecord{DataDir: p.DataDir(), Owner: dead, Port: port}); err != nil {
+			t.Fatal(err)
+		}
+		notes.Reset()
+		Reclaim(&notes)
+		if stopped := !ProcessRunning(againPID); stopped != (port == again.Port()) {
+			t.Fatalf("a dead owner's start on port %d, the server on %d: stopped %v (%q)", port, again.Port(), stopped, notes.String())
+		}
+	}
+	again = start(t, second)
 	if err := again.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -616,6 +616,7 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 	if p.owner != nil {
 		req.UID, req.GID = p.owner.uid, p.owner.gid
 	}
+	p.claim(0, "") // a kill mid-start leaves the server reclaimable by its port (owner.go)
 	if err := runHelper(ctx, req, logw); err != nil {
 		p.cleanupFailedStart(ctx.Err() != nil)
 		return fmt.Errorf("instance: start postgres %s on port %d (data dir %s): %w", p.major, p.port, p.dataDir, err)
@@ -626,9 +627,7 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 		return fmt.Errorf("instance: postgres on port %d reported started but is not running (postmaster.pid: %v)", p.port, err)
 	}
 	p.pid, p.pidStart = pid, procStartTime(pid)
-	if err := claim(p.dataDir, pid, p.pidStart); err != nil {
-		fmt.Fprintf(p.notices, "rightsize: %v: a rightsize killed now would leave this server running\n", err)
-	}
+	p.claim(pid, p.pidStart)
 	p.secrets = sec
 	if err := p.setupRoles(ctx, hasCluster && rotate); err != nil {
 		_ = p.stopLocked()
