@@ -180,7 +180,10 @@ type reclaimed struct {
 func Reclaim(notices io.Writer) {
 	var done reclaimed
 	done.owners = map[int]bool{}
-	paths, _ := filepath.Glob(filepath.Join(ownersDir(), "*.json"))
+	var paths []string
+	if private(ownersDir()) { // records decide what is stopped and removed
+		paths, _ = filepath.Glob(filepath.Join(ownersDir(), "*.json"))
+	}
 	sort.Strings(paths)
 	for _, path := range paths {
 		r, err := readRecord(path)
@@ -202,6 +205,14 @@ func Reclaim(notices io.Writer) {
 	if line := done.line(); line != "" && notices != nil {
 		fmt.Fprintln(notices, line)
 	}
+}
+
+// private tells whether dir is the current user's and no one else may
+// write in it (a link is not).
+func private(dir string) bool {
+	fi, err := os.Lstat(dir)
+	uid, ok := fileOwner(dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0 && ok && uid == os.Geteuid()
 }
 
 var staleGroup = regexp.MustCompile(`^rightsize-(\d+)-`)

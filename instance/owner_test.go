@@ -110,3 +110,32 @@ func TestReclaim(t *testing.T) {
 	}
 	assertNotRunning(t, p.DataDir())
 }
+
+// TestPrivate: owner records are read only from a directory of the
+// current user that no one else may write in.
+func TestPrivate(t *testing.T) {
+	base := t.TempDir()
+	for _, c := range []struct {
+		name string
+		make func(string) error
+		want bool
+	}{
+		{"mode 0700", func(d string) error { return os.Mkdir(d, 0o700) }, true},
+		{"writable by others", func(d string) error {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return err
+			}
+			return os.Chmod(d, 0o777)
+		}, false},
+		{"a link", func(d string) error { return os.Symlink(base, d) }, false},
+		{"missing", func(string) error { return nil }, false},
+	} {
+		d := filepath.Join(base, strings.ReplaceAll(c.name, " ", "-"))
+		if err := c.make(d); err != nil {
+			t.Fatal(err)
+		}
+		if got := private(d); got != c.want {
+			t.Errorf("%s: private = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
