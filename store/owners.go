@@ -45,11 +45,11 @@ func (s *Store) setOwner(ctx context.Context, table, id, status string) error {
 // to their own heartbeats (package worker).
 func (s *Store) recoverOrphans(ctx context.Context) ([]Orphan, error) {
 	runs, err := s.orphans(ctx, `SELECT id, label, 'run', owner_process FROM runs r WHERE status = 'running' AND owner_process <> ''
-AND NOT EXISTS (SELECT 1 FROM run_workers w WHERE w.run_id = r.id)`)
+AND NOT EXISTS (SELECT 1 FROM run_workers w WHERE w.run_id = r.id) ORDER BY started_at_ns, id`)
 	if err != nil {
 		return nil, err
 	}
-	sweeps, err := s.orphans(ctx, `SELECT id, label, kind, owner_process FROM sweeps WHERE status = 'running' AND owner_process <> ''`)
+	sweeps, err := s.orphans(ctx, `SELECT id, label, kind, owner_process FROM sweeps WHERE status = 'running' AND owner_process <> '' ORDER BY started_at_ns, id`)
 	if err != nil {
 		return nil, err
 	}

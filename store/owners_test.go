@@ -25,7 +25,8 @@ func TestRecoverOrphans(t *testing.T) {
 			ctx := context.Background()
 			loc := b.location(t)
 			s := openAt(t, loc)
-			owners := map[string]string{"killed": dead.String(), "other host": other.String(), "unknown": "", "live": procid.Self().String()}
+			owners := map[string]string{"killed": dead.String(), "killed before a step": dead.String(), "other host": other.String(), "unknown": "",
+				"live": procid.Self().String()}
 			ids := map[string]string{}
 			for name, owner := range owners {
 				r := created(t, s, testRun(name, t0))
@@ -51,8 +52,15 @@ func TestRecoverOrphans(t *testing.T) {
 
 			again := openAt(t, loc)
 			got := again.Recovered()
-			if len(got) != 2 || got[0].ID != ids["killed"] || got[0].Steps != 1 || got[0].Owner != dead || got[1].ID != sw.ID || got[1].Kind != "memory" {
-				t.Fatalf("recovered %+v, want the killed run (1 step) and the sweep", got)
+			steps := map[string]int{}
+			for _, o := range got {
+				steps[o.ID] = o.Steps
+				if o.Owner != dead {
+					t.Errorf("recovered %+v: owner is not the killed process %v", o, dead)
+				}
+			}
+			if len(got) != 3 || steps[ids["killed"]] != 1 || steps[ids["killed before a step"]] != 0 || got[2].ID != sw.ID || got[2].Kind != "memory" {
+				t.Fatalf("recovered %+v, want the killed runs (1 step, none) and the sweep", got)
 			}
 			for name, id := range ids {
 				run, steps, err := again.LoadRun(ctx, id)
@@ -60,10 +68,16 @@ func TestRecoverOrphans(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := StatusRunning
-				if name == "killed" {
+				switch name {
+				case "killed":
 					want = StatusPartial
 					if len(steps) != 1 || !run.EndedAt.Equal(steps[0].MeasureEnd) {
 						t.Errorf("killed run: %d steps, ended %v, want its step's end %v", len(steps), run.EndedAt, steps[0].MeasureEnd)
+					}
+				case "killed before a step":
+					want = StatusPartial
+					if !run.EndedAt.Equal(run.StartedAt) {
+						t.Errorf("run killed before a step ended %v, want its start %v", run.EndedAt, run.StartedAt)
 					}
 				}
 				if run.Status != want {
