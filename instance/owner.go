@@ -192,18 +192,33 @@ func Reclaim(notices io.Writer) {
 		}
 		done.reclaim(path, r)
 	}
-	if h, err := cgroup.Detect(); err == nil {
-		removed, _ := h.CleanStale()
-		for _, dir := range removed {
-			done.groups++
-			if m := staleGroup.FindStringSubmatch(filepath.Base(dir)); m != nil {
-				pid, _ := strconv.Atoi(m[1])
-				done.owners[pid] = true
-			}
-		}
-	}
+	done.cleanGroups()
 	if line := done.line(); line != "" && notices != nil {
 		fmt.Fprintln(notices, line)
+	}
+}
+
+// cleanGroups removes the groups of dead rightsize processes. A group
+// whose server was just stopped can stay busy a while (its postmaster a
+// zombie until init reaps it): then it tries again for up to 5 s.
+func (d *reclaimed) cleanGroups() {
+	h, err := cgroup.Detect()
+	if err != nil {
+		return
+	}
+	for i := 0; ; i++ {
+		removed, err := h.CleanStale()
+		for _, dir := range removed {
+			d.groups++
+			if m := staleGroup.FindStringSubmatch(filepath.Base(dir)); m != nil {
+				pid, _ := strconv.Atoi(m[1])
+				d.owners[pid] = true
+			}
+		}
+		if err == nil || len(d.servers) == 0 || i == 25 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
