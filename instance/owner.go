@@ -8,13 +8,13 @@ package instance
 // server a rightsize starts gets a record in <base dir>/owners: the data
 // directory, the rightsize process that owns it (host, pid and start time,
 // package procid: a reused pid is not the owner) and the postmaster (pid
-// and start time). CloneDataDir records its copies as temporary ones of
-// the process that made them. A stop removes the record (a temporary
-// copy's stays until the copy is gone);
-// every start first reclaims what dead owners left: their servers are
-// stopped (fast shutdown), their temporary copies removed, and their
+// and start time; before the postmaster exists, its port). CloneDataDir
+// records its copies as temporary ones of the process that made them. A
+// stop removes the record (a temporary copy's stays until the copy is
+// gone). Every start first reclaims what dead owners left: their servers
+// are stopped (fast shutdown), their temporary copies removed, and their
 // control groups too (cgroup.CleanStale), with one line saying so. A
-// record whose owner still runs is never touched.
+// server whose owner still runs is never touched.
 
 import (
 	"encoding/json"
