@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,34 +56,39 @@ func capsArgs() []string {
 	return []string{"--cpus", "1", "--memory", "512M"}
 }
 
-// killWhen starts rightsize with args in a process of its own, waits
-// (polling the store at path every 300 ms, up to 5 minutes) until ready
-// says so, and kills it with SIGKILL; it returns the killed pid.
-func killWhen(t *testing.T, path string, ready func(*store.Store) bool, args ...string) int {
+// startUntil starts rightsize with args in a process of its own and
+// waits, polling the store at path every 300 ms for up to 5 minutes, until
+// ready says so; it returns the process, its output and its Wait's result.
+func startUntil(t *testing.T, path string, ready func(*store.Store) bool, args ...string) (*exec.Cmd, *bytes.Buffer, chan error) {
 	t.Helper()
 	c, out := startCLI(t, args...)
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
+	for deadline := time.Now().Add(5 * time.Minute); ; {
 		select {
 		case err := <-done:
-			t.Fatalf("rightsize ended before it was killed: %v\n%s", err, out)
+			t.Fatalf("rightsize ended before it was ready: %v\n%s", err, out)
 		case <-time.After(300 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = c.Process.Kill()
 			<-done
-			t.Fatalf("not ready to be killed in 5 minutes:\n%s", out)
+			t.Fatalf("not ready in 5 minutes:\n%s", out)
 		}
 		if s, err := store.OpenExisting(context.Background(), path); err == nil {
 			ok := ready(s)
 			s.Close()
 			if ok {
-				break
+				return c, out, done
 			}
 		}
 	}
+}
+
+// killWhen is startUntil, then SIGKILL; it returns the killed pid.
+func killWhen(t *testing.T, path string, ready func(*store.Store) bool, args ...string) int {
+	t.Helper()
+	c, out, done := startUntil(t, path, ready, args...)
 	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -371,4 +378,33 @@ func TestKilledMariaDB(t *testing.T) {
 	if groups, servers := groupsOf(killed), processesWith(dataDir); len(groups)+len(servers) > 0 {
 		t.Errorf("left behind: groups %v, servers %v", groups, servers)
 	}
+}
+
+// TestLiveOwnerKept: while a rightsize measures, `check` on its data
+// directory is refused as today (exit 2), naming the rightsize that runs
+// the server, and the run goes on to complete: a live owner's server is
+// never stopped.
+func TestLiveOwnerKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded server")
+	}
+	args, dataDir := builtEmbedded(t, "liveowner-")
+	st := tempStore(t)
+	c, out, done := startUntil(t, st, stepsStored(1), append([]string{"run", "--users", "1,2", "--rampup", "1s", "--duration", "3s",
+		"--progress-interval", "0", "--store", st}, args...)...)
+	server := serverOn(dataDir)
+	errOut, code := next(t, append([]string{"check"}, args...)...)
+	if code != 2 || !strings.Contains(errOut, fmt.Sprintf("in use by a running server (pid %d, started by rightsize pid %d, still running)", server, c.Process.Pid)) {
+		t.Errorf("check on a data dir a live rightsize measures: exit %d\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "cleaned up") {
+		t.Errorf("check cleaned up after a live rightsize:\n%s", errOut)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the run beside check: %v\n%s", err, out)
+	}
+	if runs := mustRuns(storeAt(t, st)); len(runs) != 1 || runs[0].Status != store.StatusComplete {
+		t.Errorf("runs %+v: want the run complete", runs)
+	}
+	nothingLeft(t, dataDir, c.Process.Pid)
 }
