@@ -408,3 +408,49 @@ func TestLiveOwnerKept(t *testing.T) {
 	}
 	nothingLeft(t, dataDir, c.Process.Pid)
 }
+
+// TestKilledFit: fit killed with SIGKILL while it measures its second
+// candidate leaves the fit "running" and its server up; the next command,
+// the fit resumed, stops the server (one line), marks the fit and the cut
+// run partial (one line), keeps the first candidate's measurement and
+// measures the second again.
+func TestKilledFit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded server and kills rightsize")
+	}
+	needCgroups(t)
+	args, dataDir := builtEmbedded(t, "killedfit-")
+	st := tempStore(t)
+	secondCandidate := func(s *store.Store) bool {
+		sw, err := s.LoadSweep(context.Background(), "kf")
+		return err == nil && len(sw.Points) == 1 && len(mustRuns(s)) == 2 && stepsStored(1)(s)
+	}
+	// a target no candidate meets: both are measured
+	killed := killWhen(t, st, secondCandidate, append([]string{"fit", "--target-nopm", "100000000", "--cpus", "0.1,2", "--users", "1,2",
+		"--rampup", "1s", "--duration", "3s", "--repeat", "1", "--cost", writeCostFile(t, fitCosts), "--config", "vm", "--measure-all",
+		"--label", "kf", "--progress-interval", "0", "--store", st}, args...)...)
+	server := serverOn(dataDir)
+	if server == 0 {
+		t.Fatal("no server left by the killed rightsize: the fault this test is about did not happen")
+	}
+	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
+
+	// --resume takes the run's flags from the command line, as after Ctrl-C
+	errOut, code := next(t, append([]string{"fit", "--resume", "kf", "--users", "1,2", "--rampup", "1s", "--duration", "3s", "--repeat", "1",
+		"--store", st, "--progress-interval", "0"}, args...)...)
+	if code != 2 || !strings.Contains(errOut, "no configuration meets NOPM 100,000,000") {
+		t.Errorf("fit --resume of a fit no candidate meets: exit %d, want 2 and no fit\n%s", code, errOut)
+	}
+	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), fmt.Sprintf("stopped 1 managed server (pid %d on %s)", server, dataDir))
+	oneLine(t, errOut, fmt.Sprintf("killed (pid %d)", killed), "with 1 step(s) stored", "fit sweep ")
+	s := storeAt(t, st) // opened after the next command: it is what marks the killed fit
+	runs := mustRuns(s) // newest first: the second candidate's new run, its cut one, the first's
+	if len(runs) != 3 || runs[1].Status != store.StatusPartial || runs[2].Status != store.StatusComplete {
+		t.Fatalf("runs %+v: want the first candidate's complete, the cut one partial and a new one", runs)
+	}
+	sw, err := s.LoadSweep(context.Background(), "kf")
+	if err != nil || sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].RunID != runs[2].ID {
+		t.Errorf("resumed fit %+v, %v; want complete, the first candidate's run %s kept", sw, err, runs[2].ID)
+	}
+	nothingLeft(t, dataDir, killed)
+}
