@@ -16,10 +16,15 @@ import (
 // pid files a running server leaves (postmaster.pid, MariaDB's lock). A
 // symbolic link (pg_wal kept elsewhere with --wal-dir) cannot be cloned:
 // the clones would share it. The copy gets the passwords of src (its
-// secrets file under the default secrets directory), as its users do.
+// secrets file under the default secrets directory), as its users do. The
+// copy is recorded as a temporary one of this process (owner.go): should
+// the process die without removing it, the next start removes it.
 func CloneDataDir(src, dst string) error {
 	if _, err := os.Lstat(dst); err == nil {
 		return fmt.Errorf("instance: clone %s: %s already exists", src, dst)
+	}
+	if err := recordClone(dst); err != nil { // before the copy: a kill mid-copy leaves it reclaimable
+		return err
 	}
 	if err := copyTree(src, dst); err != nil {
 		return err

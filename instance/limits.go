@@ -1,9 +1,11 @@
 package instance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -42,6 +44,7 @@ type ConfinedPostgres struct {
 // group (cgroup.Confine) with limits l placed and enforced as o says; the
 // group is removed if the start fails.
 func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Limits, o cgroup.Options) (*ConfinedPostgres, error) {
+	Reclaim(cmp.Or[io.Writer](cfg.Notices, os.Stderr)) // before Confine, which removes stale groups silently
 	c, err := cgroup.Confine("postgres", l, o)
 	if err != nil {
 		return nil, err

@@ -197,6 +197,7 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
+	Reclaim(p.notices) // servers, copies and groups of a killed rightsize (owner.go)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for attempt := 1; ; attempt++ {
@@ -628,6 +629,7 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 	if p.owner != nil {
 		req.UID, req.GID = p.owner.uid, p.owner.gid
 	}
+	p.claim(0, "") // a kill mid-start leaves the server reclaimable by its port (owner.go)
 	if err := runHelper(ctx, req, logw); err != nil {
 		p.cleanupFailedStart(ctx.Err() != nil)
 		return p.failedStart(err)
@@ -638,6 +640,7 @@ func (p *Postgres) launch(ctx context.Context, tmp string, logw io.Writer, hasCl
 		return fmt.Errorf("instance: postgres on port %d reported started but is not running (postmaster.pid: %v)", p.port, err)
 	}
 	p.pid, p.pidStart = pid, procStartTime(pid)
+	p.claim(pid, p.pidStart)
 	p.secrets = sec
 	if err := p.setupRoles(ctx, hasCluster && rotate); err != nil {
 		_ = p.stopLocked()
@@ -691,7 +694,7 @@ func (p *Postgres) checkNotRunning() error {
 		return nil // no (readable) lock file: nothing running
 	}
 	if ProcessRunning(pid) {
-		return fmt.Errorf("instance: data dir %s is in use by a running server (pid %d); stop it first", p.dataDir, pid)
+		return fmt.Errorf("instance: data dir %s is in use by a running server (pid %d%s); stop it first", p.dataDir, pid, startedBy(p.dataDir, pid))
 	}
 	// Let backends orphaned by a crashed postmaster exit (they hold shared
 	// memory; they are found by their working directory, as the pid in a
@@ -868,6 +871,7 @@ func (p *Postgres) stopLocked() error {
 		killOrphans(p.dataDir, time.Second)
 	}
 	p.pid, p.pidStart = 0, ""
+	release(p.dataDir)
 	_ = os.RemoveAll(p.runtimeDir)
 	return nil
 }

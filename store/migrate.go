@@ -232,6 +232,9 @@ ALTER TABLE host_samples ADD COLUMN server_read_iops {{FLOAT}} NOT NULL DEFAULT 
 ALTER TABLE host_samples ADD COLUMN server_write_iops {{FLOAT}} NOT NULL DEFAULT 0;
 ALTER TABLE host_samples ADD COLUMN server_read_mbps {{FLOAT}} NOT NULL DEFAULT 0;
 ALTER TABLE host_samples ADD COLUMN server_write_mbps {{FLOAT}} NOT NULL DEFAULT 0`},
+	{9, "owners", `
+ALTER TABLE runs ADD COLUMN owner_process TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN owner_process TEXT NOT NULL DEFAULT ''`},
 }
 
 // SchemaVersion is the schema version this binary writes.

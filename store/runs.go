@@ -53,7 +53,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		}
 		return fmt.Errorf("store run %s: %w", r.ID, err)
 	}
-	return nil
+	return s.setOwner(ctx, "runs", r.ID, r.Status)
 }
 
 func checkRun(r *Run) error {

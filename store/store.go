@@ -93,6 +93,9 @@ type Store struct {
 	dialect  dialect
 	location string // for messages; password redacted
 	schema   string // PostgreSQL only
+	// recovered are the runs and sweeps of dead processes that open marked
+	// interrupted (owners.go)
+	recovered []Orphan
 }
 
 // DefaultLocation returns $RIGHTSIZE_STORE when set, else ./rightsize.db.
@@ -164,6 +167,10 @@ func open(ctx context.Context, location string, create bool) (*Store, error) {
 		if errors.Is(err, ErrNewerStore) || errors.Is(err, ErrNotAStore) {
 			return nil, err
 		}
+		return nil, s.openError(err)
+	}
+	if s.recovered, err = s.recoverOrphans(ctx); err != nil {
+		s.db.Close()
 		return nil, s.openError(err)
 	}
 	return s, nil

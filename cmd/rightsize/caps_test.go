@@ -19,20 +19,7 @@ import (
 // ownGroups lists the cgroups this test process created and left behind.
 func ownGroups(t *testing.T) []string {
 	t.Helper()
-	h, err := cgroup.Detect()
-	if err != nil {
-		return nil
-	}
-	var left []string
-	for _, c := range h.Available() {
-		entries, _ := os.ReadDir(h.Parent(c))
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), fmt.Sprintf("rightsize-%d-", os.Getpid())) {
-				left = append(left, filepath.Join(h.Parent(c), e.Name()))
-			}
-		}
-	}
-	return left
+	return groupsOf(os.Getpid())
 }
 
 // needCgroups skips a test without root and a cgroup hierarchy.

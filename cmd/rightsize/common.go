@@ -155,5 +155,6 @@ func openStore(cmd *cobra.Command) (*store.Store, error) {
 		msg := strings.ReplaceAll(err.Error(), "\n\t", "; ")
 		return nil, badInput(fmt.Errorf("open the results store: %s", msg))
 	}
+	reportRecovered(cmd.ErrOrStderr(), st)
 	return st, nil
 }

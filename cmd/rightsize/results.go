@@ -59,6 +59,7 @@ func openResults(cmd *cobra.Command) (*store.Store, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	reportRecovered(cmd.ErrOrStderr(), st)
 	return st, nil
 }
 

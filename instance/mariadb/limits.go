@@ -1,14 +1,17 @@
 package mariadb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"strconv"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
 )
 
 // Confined is a managed MariaDB under cgroup limits: mariadbd is added to
@@ -23,6 +26,7 @@ type Confined struct {
 // StartConfined starts a server like Start, inside a new group
 // (cgroup.Confine) with limits l placed and enforced as o says.
 func StartConfined(ctx context.Context, cfg Config, l cgroup.Limits, o cgroup.Options) (*Confined, error) {
+	instance.Reclaim(cmp.Or[io.Writer](cfg.Notices, os.Stderr)) // before Confine, which removes stale groups silently
 	c, err := cgroup.Confine("mariadb", l, o)
 	if err != nil {
 		return nil, err

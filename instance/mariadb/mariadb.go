@@ -34,6 +34,7 @@ package mariadb
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -54,6 +55,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/secret"
 )
 
@@ -154,10 +156,22 @@ func detect(ctx context.Context) (flavor, error) {
 	return f, nil
 }
 
+// detectReclaiming finds the installed server; then, as every managed
+// start does, it reclaims what a killed rightsize left (instance.Reclaim:
+// PostgreSQL servers, copies, groups; mariadbd itself dies with its
+// rightsize, by the parent-death signal).
+func detectReclaiming(ctx context.Context, cfg Config) (flavor, error) {
+	fl, err := detect(ctx)
+	if err == nil {
+		instance.Reclaim(cmp.Or[io.Writer](cfg.Notices, os.Stderr))
+	}
+	return fl, err
+}
+
 // Start initialises cfg.DataDir if needed and starts a server on it. The
 // server runs until Stop (or until this process dies).
 func Start(ctx context.Context, cfg Config) (*Server, error) {
-	fl, err := detect(ctx)
+	fl, err := detectReclaiming(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
