@@ -1,0 +1,277 @@
+// Package k8s applies what `rightsize k8s job` prints to a live single-node
+// Kubernetes (scripts/k8s-up.sh: etcd, kube-apiserver, controller-manager,
+// scheduler and a kubelet on a containerd of its own, all on 127.0.0.1) and
+// judges the outcome: the Indexed Job's three pods, on the host network,
+// drive one PostgreSQL into one merged run in a PostgreSQL results store.
+// It runs in make test-k8s (RIGHTSIZE_TEST_K8S=1), as root; the cluster is
+// torn down after (scripts/k8s-down.sh).
+package k8s
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rightsize/rightsize/internal/pgtest"
+	"github.com/rightsize/rightsize/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// image is the tag the test imports rightsize's image under: a tag no
+// registry serves, so the kubelet can only use the imported one.
+const image = "localhost/rightsize:k8s-test"
+
+// cluster is the running test cluster.
+type cluster struct {
+	repo, bin string // the repository; the rightsize binary the test runs itself
+	kubectl   string
+	state     string // k8s-up.sh's state directory
+	env       []string
+}
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// up starts the cluster (torn down at the end of the test) and imports
+// rightsize's image, built by scripts/image.sh.
+func up(t *testing.T) *cluster {
+	if os.Getenv("RIGHTSIZE_TEST_K8S") == "" {
+		t.Skip("the live Kubernetes test runs in make test-k8s (RIGHTSIZE_TEST_K8S=1): it builds Kubernetes once and starts a cluster")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: scripts/k8s-up.sh starts containerd and a kubelet")
+	}
+	c := &cluster{repo: repoRoot()}
+	down := func() {
+		if out, err := exec.Command(filepath.Join(c.repo, "scripts/k8s-down.sh")).CombinedOutput(); err != nil {
+			t.Errorf("k8s-down.sh: %v\n%s", err, out)
+		}
+	}
+	down() // a cluster left by a killed run
+	t.Cleanup(down)
+	t0 := time.Now()
+	cmd := exec.Command(filepath.Join(c.repo, "scripts/k8s-up.sh"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("k8s-up.sh (%s):\n%s", time.Since(t0).Round(time.Second), stderr.String())
+	if err != nil {
+		t.Fatalf("k8s-up.sh: %v", err)
+	}
+	kubeconfig := strings.TrimSpace(string(out))
+	c.env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	c.state = filepath.Dir(kubeconfig)
+	c.kubectl = filepath.Join(cacheDir(), "bin", "kubectl")
+	dir := t.TempDir()
+	tarball := filepath.Join(dir, "rightsize-image.tar")
+	c.bin = filepath.Join(dir, "rightsize") // the image's binary, for the test's own commands
+	c.run(t, nil, filepath.Join(c.repo, "scripts/image.sh"), image, tarball, c.bin)
+	sock := filepath.Join(c.state, "containerd", "containerd.sock")
+	c.run(t, nil, "ctr", "-a", sock, "-n", "k8s.io", "images", "import", tarball)
+	return c
+}
+
+// cacheDir is k8s-up.sh's cache of built binaries (scripts/k8s-lib.sh).
+func cacheDir() string {
+	v := os.Getenv("RIGHTSIZE_K8S_VERSION")
+	if v == "" {
+		v = "1.37.2"
+	}
+	base := os.Getenv("RIGHTSIZE_K8S_CACHE")
+	if base == "" {
+		base = "/var/cache/rightsize/k8s"
+	}
+	return filepath.Join(base, "v"+v)
+}
+
+// run runs a command with the cluster's kubeconfig, stdin as given, and
+// returns its standard output; it fails the test on an error.
+func (c *cluster) run(t *testing.T, stdin []byte, name string, args ...string) string {
+	t.Helper()
+	out, errOut, err := c.try(stdin, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// try runs a command and returns its standard output and error.
+func (c *cluster) try(stdin []byte, name string, args ...string) (string, string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = c.repo, c.env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// logs returns the logs of the pods and containers matching the patterns,
+// read from the kubelet's pod log directory: the node has no address the
+// apiserver may use (the kubelet refuses a loopback node IP), so kubectl
+// logs cannot reach it.
+func (c *cluster) logs(pod, container string) string {
+	files, _ := filepath.Glob(filepath.Join(c.state, "pod-logs", "default_"+pod+"_*", container, "*.log"))
+	var b strings.Builder
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		fmt.Fprintf(&b, "%s:\n%s", f, data)
+	}
+	return b.String()
+}
+
+// apply prints the Job with rightsize k8s job and applies it with kubectl.
+func (c *cluster) apply(t *testing.T, name, target, storeDSN string, runArgs ...string) {
+	args := append([]string{"k8s", "job", "--workers", "3", "--name", name, "--run-id", name, "--target", target,
+		"--store", storeDSN, "--image", image, "--host-network", "--progress-interval", "0"}, runArgs...)
+	manifests := c.run(t, nil, c.bin, args...)
+	c.run(t, []byte(manifests), c.kubectl, "apply", "-f", "-")
+}
+
+// wait waits for the Job to end and returns its final condition, Complete
+// or Failed. No deadline but the test's: the machine is shared.
+func (c *cluster) wait(t *testing.T, name string) string {
+	for {
+		conds := c.run(t, nil, c.kubectl, "get", "job", name, "-o", "jsonpath={.status.conditions[?(@.status==\"True\")].type}")
+		for _, want := range []string{"Complete", "Failed"} {
+			if strings.Contains(" "+conds+" ", " "+want+" ") {
+				return want
+			}
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+// TestJob applies a 3-worker Job and checks the merged run in the store;
+// then the faults: an unreachable store.
+func TestJob(t *testing.T) {
+	c := up(t)
+	target, storeDSN := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+	c.run(t, nil, c.bin, "build", "--target", target, "--warehouses", "3", "--loaders", "2")
+	t.Run("merged", func(t *testing.T) { checkMerged(t, c, target, storeDSN) })
+	t.Run("unreachable store", func(t *testing.T) { checkUnreachableStore(t, c, target) })
+}
+
+func checkMerged(t *testing.T, c *cluster, target, storeDSN string) {
+	const name = "rs-merged"
+	c.apply(t, name, target, storeDSN, "--users", "3,6", "--rampup", "1s", "--duration", "5s", "--worker-wait", "5m")
+	cond := c.wait(t, name)
+	job := c.run(t, nil, c.kubectl, "get", "job", name, "-o", "yaml")
+	t.Logf("kubectl get job %s -o yaml:\n%s", name, job)
+	if dir := os.Getenv("RIGHTSIZE_K8S_ARTIFACTS"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(job), 0o644)
+	}
+	pods := c.run(t, nil, c.kubectl, "get", "pods", "-l", "app.kubernetes.io/instance="+name, "-o",
+		"jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index} {.status.phase}{\"\\n\"}{end}")
+	t.Logf("pods:\n%s", pods)
+	if cond != "Complete" {
+		for _, p := range strings.Fields(pods) {
+			if strings.HasPrefix(p, name) {
+				t.Logf("logs of %s:\n%s", p, c.logs(p, "*"))
+			}
+		}
+		t.Fatalf("job %s: %s, want Complete", name, cond)
+	}
+	t.Logf("job wall time: %s", c.run(t, nil, c.kubectl, "get", "job", name, "-o", "jsonpath={.status.startTime} to {.status.completionTime}"))
+	ctx := context.Background()
+	st, err := store.Open(ctx, storeDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	checkStored(t, st, name, pods)
+	show := c.run(t, nil, c.bin, "results", "show", name, "--store", storeDSN)
+	t.Logf("results show:\n%s", show)
+	if !strings.Contains(show, "Workers") || strings.Count(show, name+"-") < 3 {
+		t.Errorf("results show has no Workers table naming the 3 pods")
+	}
+}
+
+// checkStored checks the merged run: complete, 2 steps, 3 workers whose
+// hosts are the Job's pods, users and transaction counts the workers'
+// sums, percentiles those of the merged histograms.
+func checkStored(t *testing.T, st *store.Store, runID, pods string) {
+	ctx := context.Background()
+	r, steps, err := st.LoadRun(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != store.StatusComplete || len(steps) != 2 {
+		t.Fatalf("merged run %s with %d steps (note %q), want complete with 2", r.Status, len(steps), r.Note)
+	}
+	workers, err := st.Workers(ctx, runID)
+	if err != nil || len(workers) != 3 {
+		t.Fatalf("workers %v, %v; want 3", workers, err)
+	}
+	for _, w := range workers {
+		if !strings.HasPrefix(w.Host, runID+"-") || !strings.Contains(pods, w.Host+" "+fmt.Sprint(w.Worker)+" ") {
+			t.Errorf("worker %d's host %q is not the Job's pod of index %d:\n%s", w.Worker, w.Host, w.Worker, pods)
+		}
+	}
+	for si, m := range steps {
+		users, counts, hists := 0, map[string]int64{}, map[string]*hdrhistogram.Histogram{}
+		for _, w := range workers {
+			_, ws, err := st.LoadRun(ctx, w.WorkerRunID)
+			if err != nil || len(ws) != 2 {
+				t.Fatalf("worker %d run: %d steps, %v", w.Worker, len(ws), err)
+			}
+			users += ws[si].Users
+			for _, x := range ws[si].Txn {
+				counts[x.Type] += x.Count
+				if h, err := hdrhistogram.Decode(x.Hist); err == nil {
+					if hists[x.Type] == nil {
+						hists[x.Type] = h
+					} else {
+						hists[x.Type].Merge(h)
+					}
+				}
+			}
+		}
+		var total int64
+		for _, x := range m.Txn {
+			total += x.Count
+			if x.Count != counts[x.Type] {
+				t.Errorf("step %d %s: merged count %d, workers' sum %d", si, x.Type, x.Count, counts[x.Type])
+			}
+			if h := hists[x.Type]; h == nil || x.P95Ms != float64(h.ValueAtQuantile(95))/1000 {
+				t.Errorf("step %d %s: merged p95 %v ms, not the merged histograms'", si, x.Type, x.P95Ms)
+			}
+		}
+		t.Logf("step %d: %d users (workers' sum %d), %d transactions, %.0f TPM", si, m.Users, users, total, m.TPM)
+		if users != m.Users || total == 0 {
+			t.Errorf("step %d: merged users %d, workers' sum %d, %d transactions", si, m.Users, users, total)
+		}
+	}
+}
+
+// checkUnreachableStore applies a Job whose store nothing listens on: the
+// init container fails naming the store, the Job fails, and no worker ran.
+func checkUnreachableStore(t *testing.T, c *cluster, target string) {
+	const name = "rs-nostore"
+	c.apply(t, name, target, "postgres://nobody:x@127.0.0.1:1/rightsize?connect_timeout=2", "--users", "3", "--duration", "5s")
+	if cond := c.wait(t, name); cond != "Failed" {
+		t.Fatalf("job %s: %s, want Failed", name, cond)
+	}
+	logs := c.logs(name+"-*", "store-reachable")
+	if !strings.Contains(logs, "results store") {
+		t.Errorf("the init container's log does not name the results store:\n%s", logs)
+	}
+	if started := c.run(t, nil, c.kubectl, "get", "pods", "-l", "app.kubernetes.io/instance="+name, "-o",
+		"jsonpath={.items[*].status.containerStatuses[*].state.running}{.items[*].status.containerStatuses[*].state.terminated}"); started != "" {
+		t.Errorf("a worker container ran: %s", started)
+	}
+}
