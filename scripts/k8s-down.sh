@@ -73,7 +73,12 @@ main() {
   if [ -f "$K8S_STATE/sysctl.saved" ]; then
     sysctl -q -p "$K8S_STATE/sysctl.saved" >/dev/null || k8s_log "could not restore the kernel settings in $K8S_STATE/sysctl.saved"
   fi
-  # the kubelet links its containers' logs there: removed if k8s-up.sh made it
+  # the kubelet links its containers' logs in /var/log/containers: the links
+  # into the state directory go, and the directory if k8s-up.sh made it
+  local l
+  for l in /var/log/containers/*.log; do
+    case "$(readlink "$l" 2>/dev/null)" in "$K8S_STATE"/*) rm -f "$l" ;; esac
+  done
   [ -f "$K8S_STATE/made-var-log-containers" ] && rmdir /var/log/containers 2>/dev/null
   rm -rf "$K8S_STATE"
   return 0

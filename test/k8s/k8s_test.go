@@ -36,6 +36,7 @@ type cluster struct {
 	repo, bin string // the repository; the rightsize binary the test runs itself
 	kubectl   string
 	state     string // k8s-up.sh's state directory
+	sock      string // its containerd's socket
 	env       []string
 }
 
@@ -78,8 +79,8 @@ func up(t *testing.T) *cluster {
 	tarball := filepath.Join(dir, "rightsize-image.tar")
 	c.bin = filepath.Join(dir, "rightsize") // the image's binary, for the test's own commands
 	c.run(t, nil, filepath.Join(c.repo, "scripts/image.sh"), image, tarball, c.bin)
-	sock := filepath.Join(c.state, "containerd", "containerd.sock")
-	c.run(t, nil, "ctr", "-a", sock, "-n", "k8s.io", "images", "import", tarball)
+	c.sock = filepath.Join(c.state, "containerd", "containerd.sock")
+	c.run(t, nil, "ctr", "-a", c.sock, "-n", "k8s.io", "images", "import", tarball)
 	return c
 }
 
@@ -163,12 +164,112 @@ func TestJob(t *testing.T) {
 	target, storeDSN := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	c.run(t, nil, c.bin, "build", "--target", target, "--warehouses", "3", "--loaders", "2")
 	t.Run("merged", func(t *testing.T) { checkMerged(t, c, target, storeDSN) })
+	t.Run("local", func(t *testing.T) { runLocal(t, c, target, storeDSN) })
+	t.Run("pod deleted", func(t *testing.T) { checkStopped(t, c, target, storeDSN, "rs-deleted", deletePod, store.WorkerPartial) })
+	t.Run("worker killed", func(t *testing.T) { checkStopped(t, c, target, storeDSN, "rs-killed", killWorker, store.WorkerLost) })
 	t.Run("unreachable store", func(t *testing.T) { checkUnreachableStore(t, c, target) })
+}
+
+// mergedArgs are the run flags of the merged run, in the Job and locally.
+var mergedArgs = []string{"--users", "3,6", "--rampup", "1s", "--duration", "5s"}
+
+// runLocal runs the merged run's flags as three local processes (--worker
+// i/3) and logs both runs' TPM side by side: figures for the reader (the
+// machine is shared, so no bound is checked), and the same merge checked.
+func runLocal(t *testing.T, c *cluster, target, storeDSN string) {
+	const id = "rs-local"
+	var procs []*exec.Cmd
+	for i := range 3 {
+		args := append([]string{"run", "--target", target, "--store", storeDSN, "--worker", fmt.Sprintf("%d/3", i), "--run-id", id,
+			"--progress-interval", "0", "--worker-wait", "1m"}, mergedArgs...)
+		p := exec.Command(c.bin, args...)
+		p.Env = c.env
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, p)
+	}
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("local worker %d: %v", i, err)
+		}
+	}
+	st, err := store.Open(context.Background(), storeDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	checkStored(t, st, id, "")
+	_, pods, _ := st.LoadRun(context.Background(), "rs-merged")
+	_, local, _ := st.LoadRun(context.Background(), id)
+	for i := range min(len(pods), len(local)) {
+		t.Logf("step %d, %d users: TPM %.0f in the Job's pods, %.0f in 3 local processes", i, local[i].Users, pods[i].TPM, local[i].TPM)
+	}
+}
+
+// deletePod deletes the pod: the kubelet stops its worker with SIGTERM,
+// and the worker stores what it measured as partial.
+func deletePod(t *testing.T, c *cluster, pod string) {
+	c.run(t, nil, c.kubectl, "delete", "pod", pod, "--grace-period=0", "--force")
+}
+
+// killWorker kills the pod's worker process (SIGKILL, as an out-of-memory
+// kill or a lost node would): it stops sending heartbeats, and the others
+// declare it lost.
+func killWorker(t *testing.T, c *cluster, pod string) {
+	id := c.run(t, nil, c.kubectl, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}")
+	c.run(t, nil, "ctr", "-a", c.sock, "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", strings.TrimPrefix(id, "containerd://"))
+}
+
+// checkStopped stops worker 1's pod mid-step with stop: the run is
+// partial, naming worker 1/3 with status want, and the other two finish
+// the step and store what they measured.
+func checkStopped(t *testing.T, c *cluster, target, storeDSN, name string, stop func(*testing.T, *cluster, string), want string) {
+	c.apply(t, name, target, storeDSN, "--users", "3", "--rampup", "1s", "--duration", "20s", "--worker-wait", "5m")
+	st, err := store.Open(context.Background(), storeDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for {
+		if at, _, _ := st.Barriers(context.Background(), name); len(at) > 0 {
+			time.Sleep(time.Until(at[0]) + 3*time.Second) // mid-way through the step
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	pod := strings.TrimSpace(c.run(t, nil, c.kubectl, "get", "pods", "-l", "batch.kubernetes.io/job-completion-index=1,app.kubernetes.io/instance="+name,
+		"-o", "jsonpath={.items[0].metadata.name}"))
+	stop(t, c, pod)
+	if cond := c.wait(t, name); cond != "Failed" {
+		t.Errorf("job %s: %s, want Failed (its workers exit 1 on a partial run)", name, cond)
+	}
+	r, steps, err := st.LoadRun(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("run %s: %s, note %q", name, r.Status, r.Note)
+	if r.Status != store.StatusPartial || !strings.Contains(r.Note, "worker 1/3 "+want) || len(steps) != 1 {
+		t.Errorf("run %s with %d steps, note %q; want partial naming worker 1/3 %s, with its one step", r.Status, len(steps), r.Note, want)
+	}
+	workers, err := st.Workers(context.Background(), name)
+	if err != nil || len(workers) != 3 {
+		t.Fatalf("workers %v, %v", workers, err)
+	}
+	for _, w := range workers {
+		t.Logf("worker %d (%s): %s %s", w.Worker, w.Host, w.Status, w.Note)
+		if w.Worker == 1 && (w.Status != want || w.Host != pod) {
+			t.Errorf("worker 1 (pod %s) %s on %s, want %s", pod, w.Status, w.Host, want)
+		}
+		if w.Worker != 1 && w.Status != store.WorkerDone {
+			t.Errorf("worker %d %s (%s), want done: it measured the whole step", w.Worker, w.Status, w.Note)
+		}
+	}
 }
 
 func checkMerged(t *testing.T, c *cluster, target, storeDSN string) {
 	const name = "rs-merged"
-	c.apply(t, name, target, storeDSN, "--users", "3,6", "--rampup", "1s", "--duration", "5s", "--worker-wait", "5m")
+	c.apply(t, name, target, storeDSN, append(mergedArgs, "--worker-wait", "5m")...)
 	cond := c.wait(t, name)
 	job := c.run(t, nil, c.kubectl, "get", "job", name, "-o", "yaml")
 	t.Logf("kubectl get job %s -o yaml:\n%s", name, job)
@@ -202,7 +303,7 @@ func checkMerged(t *testing.T, c *cluster, target, storeDSN string) {
 }
 
 // checkStored checks the merged run: complete, 2 steps, 3 workers whose
-// hosts are the Job's pods, users and transaction counts the workers'
+// hosts are the Job's pods (given their list), users and transaction counts the workers'
 // sums, percentiles those of the merged histograms.
 func checkStored(t *testing.T, st *store.Store, runID, pods string) {
 	ctx := context.Background()
@@ -218,7 +319,7 @@ func checkStored(t *testing.T, st *store.Store, runID, pods string) {
 		t.Fatalf("workers %v, %v; want 3", workers, err)
 	}
 	for _, w := range workers {
-		if !strings.HasPrefix(w.Host, runID+"-") || !strings.Contains(pods, w.Host+" "+fmt.Sprint(w.Worker)+" ") {
+		if pods != "" && (!strings.HasPrefix(w.Host, runID+"-") || !strings.Contains(pods, w.Host+" "+fmt.Sprint(w.Worker)+" ")) {
 			t.Errorf("worker %d's host %q is not the Job's pod of index %d:\n%s", w.Worker, w.Host, w.Worker, pods)
 		}
 	}
