@@ -143,18 +143,26 @@ func (c *cluster) apply(t *testing.T, name, target, storeDSN string, runArgs ...
 	c.run(t, []byte(manifests), c.kubectl, "apply", "-f", "-")
 }
 
+// patience bounds the waits for the Job: ten times what they take on the
+// loaded 2-core machine, so that a Job that never ends (a pod that cannot
+// be scheduled or started) fails the test with the pods' state instead of
+// hanging it.
+const patience = 10 * time.Minute
+
 // wait waits for the Job to end and returns its final condition, Complete
-// or Failed. No deadline but the test's: the machine is shared.
+// or Failed.
 func (c *cluster) wait(t *testing.T, name string) string {
-	for {
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
 		conds := c.run(t, nil, c.kubectl, "get", "job", name, "-o", "jsonpath={.status.conditions[?(@.status==\"True\")].type}")
 		for _, want := range []string{"Complete", "Failed"} {
 			if strings.Contains(" "+conds+" ", " "+want+" ") {
 				return want
 			}
 		}
-		time.Sleep(2 * time.Second)
 	}
+	pods, _, _ := c.try(nil, c.kubectl, "describe", "pods", "-l", "app.kubernetes.io/instance="+name)
+	t.Fatalf("job %s still running after %s; its pods:\n%s", name, patience, pods)
+	return ""
 }
 
 // TestJob applies a 3-worker Job and checks the merged run in the store;
@@ -231,12 +239,15 @@ func checkStopped(t *testing.T, c *cluster, target, storeDSN, name string, stop 
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for {
+	for deadline := time.Now().Add(patience); ; time.Sleep(200 * time.Millisecond) {
 		if at, _, _ := st.Barriers(context.Background(), name); len(at) > 0 {
 			time.Sleep(time.Until(at[0]) + 3*time.Second) // mid-way through the step
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		if time.Now().After(deadline) {
+			pods, _, _ := c.try(nil, c.kubectl, "describe", "pods", "-l", "app.kubernetes.io/instance="+name)
+			t.Fatalf("the workers of %s never agreed on a start; the pods:\n%s", name, pods)
+		}
 	}
 	pod := strings.TrimSpace(c.run(t, nil, c.kubectl, "get", "pods", "-l", "batch.kubernetes.io/job-completion-index=1,app.kubernetes.io/instance="+name,
 		"-o", "jsonpath={.items[0].metadata.name}"))
@@ -323,38 +334,55 @@ func checkStored(t *testing.T, st *store.Store, runID, pods string) {
 			t.Errorf("worker %d's host %q is not the Job's pod of index %d:\n%s", w.Worker, w.Host, w.Worker, pods)
 		}
 	}
+	var byWorker [][]store.Step
+	for _, w := range workers {
+		_, ws, err := st.LoadRun(ctx, w.WorkerRunID)
+		if err != nil || len(ws) != 2 {
+			t.Fatalf("worker %d run: %d steps, %v", w.Worker, len(ws), err)
+		}
+		byWorker = append(byWorker, ws)
+	}
 	for si, m := range steps {
-		users, counts, hists := 0, map[string]int64{}, map[string]*hdrhistogram.Histogram{}
-		for _, w := range workers {
-			_, ws, err := st.LoadRun(ctx, w.WorkerRunID)
-			if err != nil || len(ws) != 2 {
-				t.Fatalf("worker %d run: %d steps, %v", w.Worker, len(ws), err)
-			}
-			users += ws[si].Users
-			for _, x := range ws[si].Txn {
-				counts[x.Type] += x.Count
-				if h, err := hdrhistogram.Decode(x.Hist); err == nil {
-					if hists[x.Type] == nil {
-						hists[x.Type] = h
-					} else {
-						hists[x.Type].Merge(h)
-					}
-				}
-			}
+		sum := sums{counts: map[string]int64{}, hists: map[string]*hdrhistogram.Histogram{}}
+		for _, ws := range byWorker {
+			sum.add(ws[si])
 		}
 		var total int64
 		for _, x := range m.Txn {
 			total += x.Count
-			if x.Count != counts[x.Type] {
-				t.Errorf("step %d %s: merged count %d, workers' sum %d", si, x.Type, x.Count, counts[x.Type])
+			if x.Count != sum.counts[x.Type] {
+				t.Errorf("step %d %s: merged count %d, workers' sum %d", si, x.Type, x.Count, sum.counts[x.Type])
 			}
-			if h := hists[x.Type]; h == nil || x.P95Ms != float64(h.ValueAtQuantile(95))/1000 {
+			if h := sum.hists[x.Type]; h == nil || x.P95Ms != float64(h.ValueAtQuantile(95))/1000 {
 				t.Errorf("step %d %s: merged p95 %v ms, not the merged histograms'", si, x.Type, x.P95Ms)
 			}
 		}
-		t.Logf("step %d: %d users (workers' sum %d), %d transactions, %.0f TPM", si, m.Users, users, total, m.TPM)
-		if users != m.Users || total == 0 {
-			t.Errorf("step %d: merged users %d, workers' sum %d, %d transactions", si, m.Users, users, total)
+		t.Logf("step %d: %d users (workers' sum %d), %d transactions, %.0f TPM", si, m.Users, sum.users, total, m.TPM)
+		if sum.users != m.Users || total == 0 {
+			t.Errorf("step %d: merged users %d, workers' sum %d, %d transactions", si, m.Users, sum.users, total)
+		}
+	}
+}
+
+// sums are the workers' steps added up: users, transactions per type and
+// their latency histograms merged.
+type sums struct {
+	users  int
+	counts map[string]int64
+	hists  map[string]*hdrhistogram.Histogram
+}
+
+func (s *sums) add(step store.Step) {
+	s.users += step.Users
+	for _, x := range step.Txn {
+		s.counts[x.Type] += x.Count
+		h, err := hdrhistogram.Decode(x.Hist)
+		switch {
+		case err != nil:
+		case s.hists[x.Type] == nil:
+			s.hists[x.Type] = h
+		default:
+			s.hists[x.Type].Merge(h)
 		}
 	}
 }
