@@ -47,6 +47,12 @@ type Options struct {
 	Warehouses       int
 	// MetricsPort serves run --metrics-addr in each pod (0: none).
 	MetricsPort int
+	// HostNetwork runs the pods in their node's network namespace, with
+	// the tolerations a node without a network plugin needs (it stays
+	// NotReady: no CNI): for clusters with no pod network, such as the
+	// single-node test cluster of test/k8s. The metrics port is then a port
+	// of the node, so the scheduler places one pod per node.
+	HostNetwork bool
 }
 
 // Measured per-worker costs the requests are sized from (README,
@@ -149,7 +155,10 @@ func Build(o Options) (*corev1.Secret, *batchv1.Job, error) {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{keyTarget: o.TargetDSN, keyStore: o.StoreDSN},
 	}
-	env := []corev1.EnvVar{secretEnv("RIGHTSIZE_TARGET", secretName, keyTarget), secretEnv("RIGHTSIZE_STORE", secretName, keyStore)}
+	env := []corev1.EnvVar{secretEnv("RIGHTSIZE_TARGET", secretName, keyTarget), secretEnv("RIGHTSIZE_STORE", secretName, keyStore),
+		// the host name the worker records: the pod's (on the host
+		// network every pod of a node has the node's)
+		{Name: "RIGHTSIZE_HOST", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	args := []string{"run", "--target", "$(RIGHTSIZE_TARGET)", "--store", "$(RIGHTSIZE_STORE)",
 		"--workers", strconv.Itoa(o.Workers), "--run-id", o.RunID}
 	var ports []corev1.ContainerPort
@@ -188,19 +197,42 @@ func Build(o Options) (*corev1.Secret, *batchv1.Job, error) {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
+					// the workers call no Kubernetes API and no Service
+					AutomountServiceAccountToken: ptr(false),
+					EnableServiceLinks:           ptr(false),
+					SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(65532)),
+						RunAsGroup: ptr(int64(65532)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 					InitContainers: []corev1.Container{{
 						Name: "store-reachable", Image: o.Image, Args: []string{"k8s", "store-check", "--store", "$(RIGHTSIZE_STORE)"},
-						Env: env[1:], SecurityContext: security,
+						Env: env[1:2], SecurityContext: security, ImagePullPolicy: corev1.PullIfNotPresent,
 					}},
 					Containers: []corev1.Container{{
 						Name: "worker", Image: o.Image, Args: args, Env: env, Ports: ports, SecurityContext: security,
-						Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits},
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Resources:       corev1.ResourceRequirements{Requests: requests, Limits: limits},
 					}},
 				},
 			},
 		},
 	}
+	if o.HostNetwork {
+		hostNetwork(&job.Spec.Template.Spec)
+	}
 	return secret, job, nil
+}
+
+// hostNetwork puts the pods on their node's network and lets them run on
+// a node that has no network plugin: such a node is NotReady and tainted
+// not-ready (NoSchedule, and NoExecute after the 300 s the default
+// tolerations allow) and, on some clouds, network-unavailable.
+func hostNetwork(spec *corev1.PodSpec) {
+	spec.HostNetwork = true
+	spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+	for _, key := range []string{"node.kubernetes.io/not-ready", "node.kubernetes.io/network-unavailable"} {
+		for _, effect := range []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute} {
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: effect})
+		}
+	}
 }
 
 func secretEnv(name, secret, key string) corev1.EnvVar {

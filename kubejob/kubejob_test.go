@@ -89,6 +89,12 @@ func TestJobDecodesStrictly(t *testing.T) {
 				t.Errorf("metrics args %q ports %v, want metrics: %v", args, w.Ports, c.metrics)
 			}
 			for _, e := range w.Env {
+				if e.Name == "RIGHTSIZE_HOST" {
+					if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "metadata.name" {
+						t.Errorf("env RIGHTSIZE_HOST %+v, want the pod's name", e)
+					}
+					continue
+				}
 				if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != s.Name {
 					t.Errorf("env %s not from the Secret %s", e.Name, s.Name)
 				}
@@ -172,5 +178,37 @@ func TestBadOptions(t *testing.T) {
 				t.Fatalf("Build: %v, want an error naming %s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestHostNetwork checks --host-network: the pods on the node's network,
+// tolerating the taints of a node with no network plugin; without it, the
+// pod network and no tolerations. Both pull the image only if absent (a
+// locally imported image, tag latest included) and run non-root.
+func TestHostNetwork(t *testing.T) {
+	for _, host := range []bool{false, true} {
+		o := base()
+		o.HostNetwork = host
+		_, job, err := Build(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := job.Spec.Template.Spec
+		tolerated := map[string]bool{}
+		for _, tol := range pod.Tolerations {
+			tolerated[tol.Key+":"+string(tol.Effect)] = tol.Operator == corev1.TolerationOpExists && tol.TolerationSeconds == nil
+		}
+		want := host && tolerated["node.kubernetes.io/not-ready:NoSchedule"] && tolerated["node.kubernetes.io/not-ready:NoExecute"]
+		if pod.HostNetwork != host || want != host || (!host && len(pod.Tolerations) > 0) {
+			t.Errorf("host network %v: pod hostNetwork %v, tolerations %+v", host, pod.HostNetwork, pod.Tolerations)
+		}
+		for _, c := range append(pod.InitContainers, pod.Containers...) {
+			if c.ImagePullPolicy != corev1.PullIfNotPresent || !*c.SecurityContext.ReadOnlyRootFilesystem || !*c.SecurityContext.RunAsNonRoot {
+				t.Errorf("container %s: pull policy %s, security %+v", c.Name, c.ImagePullPolicy, c.SecurityContext)
+			}
+		}
+		if *pod.AutomountServiceAccountToken || !*pod.SecurityContext.RunAsNonRoot {
+			t.Errorf("pod mounts a service account token or may run as root")
+		}
 	}
 }

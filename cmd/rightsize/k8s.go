@@ -66,6 +66,9 @@ CPU per transaction. The run flags given here
 			o.MaxUsers, o.KeyingThinking, o.Connections, o.Warehouses = maxOf(ro.Users), ro.KeyingThinking, ro.Connections, ro.Warehouses
 			o.DeferredDelivery = ro.Delivery.Deferred()
 			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
+			if o.HostNetwork && !cmd.Flags().Changed("metrics-port") {
+				o.MetricsPort = 0 // a node's port: one pod per node would fit
+			}
 			secret, job, err := kubejob.Build(o)
 			if err != nil {
 				return badInput(err)
@@ -77,9 +80,10 @@ CPU per transaction. The run flags given here
 	cmd.Flags().StringVarP(&o.TargetDSN, "target", "t", "", "the database the workers drive (postgres://..., mysql://...)")
 	cmd.Flags().StringVar(&o.Name, "name", "rightsize", "name of the Job (the Secret is NAME-dsn)")
 	cmd.Flags().StringVar(&o.Namespace, "namespace", "", "namespace of both objects (default: kubectl's)")
-	cmd.Flags().StringVar(&o.Image, "image", "", "container image (default ghcr.io/rightsize/rightsize:VERSION; build it with the Dockerfile)")
+	cmd.Flags().StringVar(&o.Image, "image", "", "container image (default ghcr.io/rightsize/rightsize:VERSION, the tag make image gives; build it with make image (scripts/image.sh: an OCI tarball for ctr images import or docker load) or the Dockerfile)")
 	cmd.Flags().StringVar(&o.RunID, "run-id", "", "the run id every worker stores under (default NAME-YYYYMMDD-HHMMSS)")
 	cmd.Flags().IntVar(&o.MetricsPort, "metrics-port", 9464, "port of each pod's live Prometheus metrics (0: none)")
+	cmd.Flags().BoolVar(&o.HostNetwork, "host-network", false, "run the pods on their node's network, tolerating a node with no network plugin (NotReady); --metrics-port then defaults to 0: given, it is a port of the node and the scheduler places one pod per node")
 	cmd.Flags().DurationVar(&wait, "worker-wait", worker.DefaultWait, "start without the pods not running this long after the first (passed to run)")
 	rf.register(cmd)
 	return cmd

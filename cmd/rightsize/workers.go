@@ -98,7 +98,10 @@ func (f *workerFlags) setup(cmd *cobra.Command, o *scenario.RunOptions) (meeting
 		o.Seed = h.Sum64() | 1
 	}
 	o.Worker, o.Workers = i, n
-	host, _ := os.Hostname()
+	host := os.Getenv("RIGHTSIZE_HOST") // k8s job's pods: the pod's name
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	cfg := worker.Config{RunID: runID, Worker: i, Workers: n, Wait: f.wait, Settings: settings, Host: host}
 	return func(st *store.Store) (scenario.Meeting, error) {
 		m, err := worker.New(st, cfg)
