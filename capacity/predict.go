@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Saturated is the utilisation from which a queue is named the limit.
@@ -36,6 +37,9 @@ type Prediction struct {
 	// its utilisation at the expected throughput.
 	Limit       string  `json:"limit"`
 	Utilisation float64 `json:"utilisation"`
+	// Band is what the band is made of (see Band): the NOPM and TPM bands
+	// are at least ± Band.Rel about the prediction.
+	Band Band `json:"band"`
 	// Notes says what the prediction assumed where it had no measurement.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -49,6 +53,7 @@ type Model struct {
 	optim  calibrated
 	baseR  float64 // the mid network's response time at the base, seconds
 	noCurv bool
+	miss   *MissCurve // TPC-C's miss-ratio curve where one memory size was measured
 }
 
 // background is the cores other processes kept busy during the base (the
@@ -79,6 +84,9 @@ func New(base Demands, reads ReadCurve) (*Model, error) {
 			base.Users, base.TPM.Mean, base.CPUSec.Mean)
 	}
 	m := &Model{base: base, reads: reads, noCurv: reads.Points() < 2}
+	if m.noCurv && (base.Config.Engine == "" || base.Config.Engine == "postgres") {
+		m.miss = NewMissCurve(base.Config.Warehouses)
+	}
 	m.mid = calibrate(base, 0, base.TPM.Mean/60)
 	m.pess = calibrate(base, 1, math.Max(base.TPM.Low(), base.TPM.Mean/2)/60)
 	m.optim = calibrate(base, -1, base.TPM.High()/60)
@@ -88,7 +96,7 @@ func New(base Demands, reads ReadCurve) (*Model, error) {
 
 // Predict expects the configuration c.
 func (m *Model) Predict(c Config) Prediction {
-	sc := scales{reads: m.reads.Scale(m.base.Config.CacheBytes, c.CacheBytes), cpu: m.reads.CPUScale(m.base.Config.CacheBytes, c.CacheBytes)}
+	sc, oneMemory := m.cacheScales(c)
 	mid := m.mid.solve(c, sc, m.base.Users, m.base.ThinkSec)
 	lo := m.pess.solve(c, sc, m.base.Users, m.base.ThinkSec).x * 60
 	hi := m.optim.solve(c, sc, m.base.Users, m.base.ThinkSec).x * 60
@@ -104,13 +112,46 @@ func (m *Model) Predict(c Config) Prediction {
 	if util >= Saturated {
 		p.Limit = name
 	}
+	p.Band = bandOf(m.base, c, oneMemory)
+	p.widen(p.Band)
 	if c != m.base.Config {
 		p.Notes = append(p.Notes, m.base.Caveats()...)
 	}
-	if m.noCurv && c.CacheBytes != m.base.Config.CacheBytes {
-		p.Notes = append(p.Notes, "reads per transaction taken as measured: fewer than two memory sizes measured")
-	}
+	p.Notes = append(p.Notes, m.notes(c, oneMemory, p.Band)...)
 	return p
+}
+
+// cacheScales are the base's reads and CPU per transaction scaled to c's
+// cache: from the measured curve where two or more sizes were measured,
+// else from TPC-C's miss-ratio curve (oneMemory true); unscaled at the
+// base's size or where neither knows.
+func (m *Model) cacheScales(c Config) (sc scales, oneMemory bool) {
+	if c.CacheBytes == m.base.Config.CacheBytes {
+		return unscaled, false
+	}
+	if !m.noCurv {
+		return scales{reads: m.reads.Scale(m.base.Config.CacheBytes, c.CacheBytes), cpu: m.reads.CPUScale(m.base.Config.CacheBytes, c.CacheBytes)}, false
+	}
+	if m.miss != nil {
+		return m.miss.scales(m.base.Config.CacheBytes, c.CacheBytes, m.base), true
+	}
+	return unscaled, true
+}
+
+// notes say where the model could not know: one memory size measured,
+// another engine version; and what the band is made of.
+func (m *Model) notes(c Config, oneMemory bool, b Band) []string {
+	var out []string
+	switch {
+	case oneMemory && m.miss != nil:
+		out = append(out, "reads and CPU per transaction from TPC-C's access skew (a miss-ratio curve): one memory size measured; the band is wider")
+	case oneMemory:
+		out = append(out, "reads per transaction taken as measured: fewer than two memory sizes measured and no warehouse count for TPC-C's miss-ratio curve; the band is wider")
+	}
+	if slices.Contains(b.Kinds, KindVersion) {
+		out = append(out, "predicted from engine version "+m.base.Config.EngineVersion+"'s demands: none of "+c.EngineVersion+" measured; the band is wider")
+	}
+	return append(out, b.note())
 }
 
 // calibrate finds the other delay of the demands moved by sign (−1 each
@@ -162,11 +203,18 @@ func (c calibrated) solve(cfg Config, sc scales, users int, think float64) solut
 func (c calibrated) stations(cfg Config, sc scales) []station {
 	d := c.d
 	d.CPUSec.Mean *= sc.cpu
+	// a quota below a core loses a share to throttling (the base's own
+	// loss is in its measured CPU per transaction)
+	d.CPUSec.Mean *= throttleEfficiency(d.Config, d.CPUSec.Mean, d.Users) / throttleEfficiency(cfg, d.CPUSec.Mean, d.Users)
 	readScale := sc.reads
 	st := cpuStations(d, cfg, c.bg)
 	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
+	writeBytes := d.WriteBytes
+	if cfg.WriteBps > 0 {
+		writeBytes = limitedWriteBytes(d)
+	}
 	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
-	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, d.WriteBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
+	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, writeBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
 	return append(st, station{name: "other", demand: c.other})
 }
 
