@@ -149,6 +149,7 @@ func TestMissCurveMeasured(t *testing.T) {
 		cc := c
 		cc.Warehouses = 0
 		held := (constant.Predict(cc).NOPM - tc.measured) / tc.measured
+		t.Logf("%d MiB: with reads and CPU held %+.1f %%", tc.size, held*100)
 		if math.Abs(e) > math.Abs(held)/2 {
 			t.Errorf("%d MiB: error %+.1f %%, want under half of the %+.1f %% with reads and CPU held", tc.size, e*100, held*100)
 		}
