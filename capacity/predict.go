@@ -107,7 +107,7 @@ func (m *Model) Predict(c Config) Prediction {
 	if m.baseR > 0 {
 		p.NewOrderP90Ms = m.base.NewOrderP90Ms * mid.r / m.baseR
 	}
-	name, util := busiest(m.mid.stations(c, sc), mid.x/m.mid.scale)
+	name, util := busiest(m.mid.stations(c, mid.sc), mid.x/m.mid.scale)
 	p.Limit, p.Utilisation = LimitConcurrency, util
 	if util >= Saturated {
 		p.Limit = name
@@ -185,17 +185,31 @@ func calibrate(base Demands, sign float64, x float64) calibrated {
 }
 
 // scales are the base's reads and CPU per transaction scaled to another
-// cache size (ReadCurve).
-type scales struct{ reads, cpu float64 }
+// cache size (ReadCurve), and the commits a WAL flush groups under a write
+// bandwidth limit (0: as at the base; limitedWriteBytes).
+type scales struct{ reads, cpu, group float64 }
 
 // unscaled is the base's own.
 var unscaled = scales{reads: 1, cpu: 1}
 
 // solve is the network of configuration c, its demands scaled by sc, for
-// users thinking think.
+// users thinking think. Under a write bandwidth limit the base did not
+// have, the commits a flush groups and the bytes they write depend on each
+// other: a flush takes every commit waiting when it starts, about two
+// thirds of those queued at the limit (the rest came during the flush);
+// solved by iterating from one commit a flush.
 func (c calibrated) solve(cfg Config, sc scales, users int, think float64) solution {
+	if cfg.WriteBps > 0 && c.d.Config.WriteBps <= 0 {
+		sc.group = 1
+		for range 50 {
+			s := mva(c.stations(cfg, sc), users, think)
+			q := s.queue[LimitWriteBytes]
+			sc.group = (sc.group + max(1, q/1.5)) / 2
+		}
+	}
 	s := mva(c.stations(cfg, sc), users, think)
 	s.x *= c.scale
+	s.sc = sc
 	return s
 }
 
@@ -210,8 +224,8 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 	st := cpuStations(d, cfg, c.bg)
 	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
 	writeBytes := d.WriteBytes
-	if cfg.WriteBps > 0 {
-		writeBytes = limitedWriteBytes(d)
+	if sc.group > 0 {
+		writeBytes = limitedWriteBytes(d, sc.group)
 	}
 	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
 	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, writeBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
