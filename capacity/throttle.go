@@ -21,8 +21,8 @@ const minThrottleEfficiency = 0.25
 // group's transactions run on at once (the host's, at most the users), D
 // the server's CPU seconds per transaction; 1 at a quota of a core or
 // more, or with no quota. Against issue 48's statements-mode sweep from
-// one core (D ≈ 2.3 ms, n = 2): 0.5 core −9 % (measured −10 %), 0.25
-// core −18 % (measured −14 %).
+// one core (D ≈ 2.3 ms, inferred from its NOPM at one core, n = 2): 0.5
+// core −9 % (measured −10 %), 0.25 core −18 % (measured −14 %).
 func throttleEfficiency(cfg Config, cpuSec float64, users int) float64 {
 	if cfg.CPUs <= 0 || cfg.CPUs >= 1 || cpuSec <= 0 {
 		return 1
