@@ -79,6 +79,7 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
 	cfg := ps.Base
 	cfg.CPUs = c.Cpus
+	cfg.EngineVersion = c.Version
 	if ps.Base.HostCPUs > 0 {
 		cfg.DriverShares = caps.Caps{CPUs: c.Cpus, DriverCPUs: ps.DriverCPUs}.DriverShares(int(ps.Base.HostCPUs))
 	}
