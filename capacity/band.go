@@ -39,7 +39,7 @@ var ModelErrors = []ModelError{
 	{KindMemory, 0.08, "bench/PREDICT.md 10 W from 1G and 256M: 512M −5.0 %, 256M −7.7 %, 128M +5.7 % (earlier run)"},
 	{KindMemoryOne, 0.20, "issue 48 (8 W, --prewarm, from 1G) with reads held constant: +13.1 % to +19.4 %; the TPC-C miss-ratio curve replacing it is not yet measured in rounds"},
 	{KindStatements, 0.10, "issue 48: statements-mode quota predictions erred +11.1 % and +16.7 % where procedures-mode ones erred +10.6 %"},
-	{KindVersion, 0.30, "none measured: another engine version's demands stand for this one's"},
+	{KindVersion, 0.50, "none measured: another engine version's demands stand for this one's (a version can change throughput by half or more)"},
 }
 
 // DefaultDrift is the between-run coefficient of variation of throughput
