@@ -48,9 +48,12 @@
 //     bandwidth limit the base did not have, the bytes are those that
 //     reach it (limitedWriteBytes): the log's bytes once, each WAL flush's
 //     page once for the commits it groups, the rest (checkpoint fsyncs,
-//     v2's writeback) as measured; a flush groups the commits waiting
-//     when it starts, two thirds of the network's queue at the limit,
-//     solved by iteration.
+//     v2's writeback) as measured; a flush groups flushGroupShare (0.4,
+//     fitted to three measured points) of the network's queue at the
+//     limit, solved by iteration. The base's calibration never scales an
+//     I/O limit's bound: where the host's other work (background) leaves
+//     the network short of the base's throughput, that background is
+//     reduced first (fitBackground).
 //   - Other: a delay standing for everything the model does not name (lock
 //     waits, log flushes, the network, the client). It is calibrated so the
 //     network reproduces the measured throughput at the measured

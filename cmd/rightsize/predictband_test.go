@@ -9,6 +9,7 @@ import (
 
 	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/scenario"
+	"github.com/rightsize/rightsize/store"
 )
 
 // sweepPredicted runs a two-value sweep --predict of kind on a managed
@@ -49,6 +50,11 @@ func checkInBand(t *testing.T, loc string, base, p scenario.SweepPoint, kind str
 	busy := hostBusy(t, loc, base.RunID)
 	t.Logf("%s: measured NOPM %.0f, predicted %.0f (%.0f to %.0f, limit %s), error %+.1f %%, in band %v; host busy during the base %.0f %%; notes %q",
 		p.Value, p.NOPM, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, pr.Limit, pr.ErrorPct, pr.InBand, busy, pr.Notes)
+	for _, pt := range []scenario.SweepPoint{base, p} {
+		d := stepDemands(t, loc, pt.RunID)
+		t.Logf("%s demands per transaction: server CPU %.0f µs, reads %.2f, writes %.2f, %.1f KB written of which WAL %.1f KB, blocks read %.2f (%s)",
+			pt.Value, d.CPUSec.Mean*1e6, d.ReadIOs.Mean, d.WriteIOs.Mean, d.WriteBytes/1e3, d.WALBytes/1e3, d.BlocksRead, d.IOSource)
+	}
 	if !slices.Contains(pr.Band.Kinds, kind) {
 		t.Errorf("band %+v: want the model's error on %q in it", pr.Band, kind)
 	}
@@ -61,6 +67,25 @@ func checkInBand(t *testing.T, loc string, base, p scenario.SweepPoint, kind str
 		}
 		t.Errorf("%s: measured %.0f NOPM outside the predicted band %.0f to %.0f", p.Value, p.NOPM, pr.NOPMLow, pr.NOPMHigh)
 	}
+}
+
+// stepDemands are the demands of a stored run's first step.
+func stepDemands(t *testing.T, loc, runID string) capacity.Demands {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, steps, err := st.LoadRun(context.Background(), runID)
+	if err != nil {
+		t.Fatalf("load run %s: %v", runID, err)
+	}
+	ds := scenario.StepDemands(run, steps)
+	if len(ds) == 0 {
+		t.Fatalf("run %s: no demands", runID)
+	}
+	return ds[0].Demands
 }
 
 // TestSweepPredictsWriteBandwidth: an io sweep at one core from no limit
