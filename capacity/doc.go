@@ -82,11 +82,12 @@
 // items drawn by NURand(8191)), customer (per district, NURand(1023) of
 // 3,000) and item, each accessed at the rate its rows' NURand
 // probabilities give (the exact distribution, nurand), and Che's
-// approximation of an LRU cache over them. Device reads scale by the miss
-// ratios at the memory cap's distinct cache (cacheUse of it, less a hot
-// set per warehouse) where the base's is measurable, else add the change
-// in modelled misses; the CPU adds cpuPerBufferMiss for each miss of
-// shared_buffers more. Without the warehouses the reads stay as measured.
+// approximation of an LRU cache over them, the cache being shared_buffers
+// as PostgreSQL's tuning sizes it from the cap, less a hot set per
+// warehouse (measured on 4 warehouses, nearly every miss of it was a
+// device read). Device reads scale by the ratio of the miss ratios where
+// the base's is measurable, else add the change in modelled misses; the
+// CPU adds cpuPerBufferMiss for each miss more. Without the warehouses the reads stay as measured.
 // Either way the prediction says it had one size and its band carries the
 // wider error of memory from one size.
 //

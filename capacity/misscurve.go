@@ -24,7 +24,6 @@ const (
 	customersPerTxn   = 0.45 + 0.43*2.2 + 0.04*2.2 + 0.04*10
 	itemsPerTxn       = 0.45 * 10
 	accessesPerTxn    = stockPerTxn + customersPerTxn + itemsPerTxn
-	cacheUse          = 0.7 // the share of the memory cap that caches distinct pages
 	missRatioFloor    = 0.01
 	missCurveMinCache = 1 << 20
 	// cpuPerBufferMiss is the server CPU a read from outside the buffer
@@ -164,17 +163,14 @@ func NewMissCurve(w int) *MissCurve {
 	return &MissCurve{groups: g, hot: hot}
 }
 
-// Miss is the share of accesses to the skewed tables that miss every
-// cache a memory cap of capBytes leaves (cacheUse of it, less the hot
-// bytes): the device reads.
+// Miss is the share of accesses to the skewed tables that miss the
+// engine's own buffer pool at a memory cap of capBytes (shared_buffers:
+// the cap less half of it, at least bufferReserve, less the hot bytes).
+// Measured on 4 warehouses (TestMissCurveReads), nearly every such miss
+// was a device read too: within the same cap the OS keeps few pages
+// besides shared_buffers and the backends' memory, so the model takes
+// the buffer pool's misses for both.
 func (c *MissCurve) Miss(capBytes int64) float64 {
-	return c.missAt(cacheUse*float64(capBytes) - c.hot)
-}
-
-// BufferMiss is the share that miss the engine's own buffer pool
-// (shared_buffers: the cap less half of it, at least bufferReserve, less
-// the hot bytes): the reads that cost CPU even when the OS has the page.
-func (c *MissCurve) BufferMiss(capBytes int64) float64 {
 	b := float64(capBytes)
 	return c.missAt(b - max(bufferReserve, b/2) - c.hot)
 }
@@ -203,7 +199,7 @@ func (c *MissCurve) scales(base, cache int64, d Demands) scales {
 		}
 	}
 	if cpu := d.CPUSec.Mean; cpu > 0 {
-		extra := accessesPerTxn * (c.BufferMiss(cache) - c.BufferMiss(base)) * cpuPerBufferMiss
+		extra := accessesPerTxn * (c.Miss(cache) - c.Miss(base)) * cpuPerBufferMiss
 		sc.cpu = max(0.5*cpu, cpu+extra) / cpu
 	}
 	return sc

@@ -105,7 +105,7 @@ func TestCheMiss(t *testing.T) {
 	for _, g := range c.groups {
 		pages += g.count
 	}
-	cache := (cacheUse*256*mib - c.hot) / pageBytes
+	cache := (128*mib - c.hot) / pageBytes // shared_buffers: half of 256M
 	if m := c.Miss(256 * mib); m >= 0.8*(1-cache/pages) {
 		t.Errorf("8 W at 256 MiB: miss %.3f, want well below the uniform %.3f", m, 1-cache/pages)
 	}
@@ -320,6 +320,32 @@ func TestBand(t *testing.T) {
 	for _, e := range ModelErrors {
 		if e.Rel <= 0 || e.Source == "" {
 			t.Errorf("model error %q: %.2f from %q: want a size and its source", e.Kind, e.Rel, e.Source)
+		}
+	}
+}
+
+// TestMissCurveReads checks the curve's reads per transaction against a
+// measured memory sweep (4 warehouses, 411 MiB built, 4 users, --prewarm,
+// procedures mode, 15 s steps, cgroup v1, 2026-11-28 18:46 on a host 100 %
+// busy with other work; device reads and blocks read from outside
+// shared_buffers per transaction): 1G 0.01 and 0.22, 512M 1.33 and 1.54,
+// 256M 2.33 and 2.56, 160M 4.16 and 4.39. Predicted from 1G alone, 256M
+// and 160M are within a third; 512M is not (the curve gives none: its
+// reads there come from the tables it leaves out, order_line's old rows
+// and the indexes), which the band's 20 % for memory from one size and
+// the note carry.
+func TestMissCurveReads(t *testing.T) {
+	const mib = 1 << 20
+	c := NewMissCurve(4)
+	base := Demands{ReadIOs: steady.Interval{Mean: 0.01}, CPUSec: steady.Interval{Mean: 725e-6}}
+	for _, tc := range []struct {
+		size           int64
+		measured, near float64 // reads per transaction; the relative error allowed
+	}{{512, 1.33, 0}, {256, 2.33, 1.0 / 3}, {160, 4.16, 1.0 / 3}} {
+		got := c.scales(1024*mib, tc.size*mib, base).reads * base.ReadIOs.Mean
+		t.Logf("%d MiB: %.2f reads per transaction predicted, %.2f measured", tc.size, got, tc.measured)
+		if tc.near > 0 && !near(got, tc.measured, tc.near) {
+			t.Errorf("%d MiB: %.2f reads per transaction, measured %.2f", tc.size, got, tc.measured)
 		}
 	}
 }
