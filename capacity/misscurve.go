@@ -19,8 +19,8 @@ const (
 	stockRowsPerPage  = 22 // 100,000 rows, ~36 MB a warehouse
 	custRowsPerPage   = 12 // 30,000 rows, ~20 MB a warehouse
 	itemRowsPerPage   = 81 // 100,000 rows, ~10 MB in all
-	hotBytesPerWH     = 6 << 20
-	stockPerTxn       = 0.45*10 + 0.04*180 // New-Order's 10 lines, Stock-Level's ~180 distinct items
+	hotBytesPerWH     = 12 << 20 // indexes (stock, customer, order_line, orders), the tails inserts write
+	stockPerTxn       = 0.45 * 10 // New-Order's 10 lines (Stock-Level's re-read the last orders' items: hits)
 	customersPerTxn   = 0.45 + 0.43*2.2 + 0.04*2.2 + 0.04*10
 	itemsPerTxn       = 0.45 * 10
 	accessesPerTxn    = stockPerTxn + customersPerTxn + itemsPerTxn
@@ -190,13 +190,11 @@ func (c *MissCurve) scales(base, cache int64, d Demands) scales {
 	if base <= 0 || cache <= 0 {
 		return sc
 	}
-	if r := d.ReadIOs.Mean; r > 0 {
-		mb, mc := c.Miss(base), c.Miss(cache)
-		if mb >= missRatioFloor {
-			sc.reads = mc / mb
-		} else {
-			sc.reads = max(0, r+accessesPerTxn*(mc-mb)) / r
-		}
+	mb, mc := c.Miss(base), c.Miss(cache)
+	if mb >= missRatioFloor && d.ReadIOs.Mean > 0 {
+		sc.reads = mc / mb
+	} else {
+		sc.readsAdd = accessesPerTxn * (mc - mb)
 	}
 	if cpu := d.CPUSec.Mean; cpu > 0 {
 		extra := accessesPerTxn * (c.Miss(cache) - c.Miss(base)) * cpuPerBufferMiss

@@ -209,9 +209,10 @@ func fitBackground(c calibrated, at func(calibrated) float64, x float64) calibra
 }
 
 // scales are the base's reads and CPU per transaction scaled to another
-// cache size (ReadCurve), and the commits a WAL flush groups under a write
+// cache size (ReadCurve; MissCurve may add reads instead, readsAdd per
+// transaction, where the base read too little to scale), and the commits a WAL flush groups under a write
 // bandwidth limit (0: as at the base; limitedWriteBytes).
-type scales struct{ reads, cpu, group float64 }
+type scales struct{ reads, readsAdd, cpu, group float64 }
 
 // unscaled is the base's own.
 var unscaled = scales{reads: 1, cpu: 1}
@@ -253,12 +254,13 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 	d.CPUSec.Mean *= throttleEfficiency(d.Config, d.CPUSec.Mean, d.Users) / throttleEfficiency(cfg, d.CPUSec.Mean, d.Users)
 	readScale := sc.reads
 	st := cpuStations(d, cfg, c.bg)
-	reads, writes := d.ReadIOs.Mean*readScale, d.WriteIOs.Mean
+	reads, writes := max(0, d.ReadIOs.Mean*readScale+sc.readsAdd), d.WriteIOs.Mean
+	readBytes := max(0, d.ReadBytes*readScale+sc.readsAdd*pageBytes)
 	writeBytes := d.WriteBytes
 	if sc.group > 0 {
 		writeBytes = limitedWriteBytes(d, sc.group)
 	}
-	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, d.ReadBytes*readScale, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
+	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, readBytes, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
 	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, writeBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)
 	return append(st, station{name: "other", demand: c.other})
 }
