@@ -16,10 +16,10 @@ import (
 // each of the others).
 const (
 	pageBytes         = 8192
-	stockRowsPerPage  = 22 // 100,000 rows, ~36 MB a warehouse
-	custRowsPerPage   = 12 // 30,000 rows, ~20 MB a warehouse
-	itemRowsPerPage   = 81 // 100,000 rows, ~10 MB in all
-	hotBytesPerWH     = 12 << 20 // indexes (stock, customer, order_line, orders), the tails inserts write
+	stockRowsPerPage  = 22        // 100,000 rows, ~36 MB a warehouse
+	custRowsPerPage   = 12        // 30,000 rows, ~20 MB a warehouse
+	itemRowsPerPage   = 81        // 100,000 rows, ~10 MB in all
+	hotBytesPerWH     = 12 << 20  // indexes (stock, customer, order_line, orders), the tails inserts write
 	stockPerTxn       = 0.45 * 10 // New-Order's 10 lines (Stock-Level's re-read the last orders' items: hits)
 	customersPerTxn   = 0.45 + 0.43*2.2 + 0.04*2.2 + 0.04*10
 	itemsPerTxn       = 0.45 * 10
