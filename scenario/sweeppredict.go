@@ -40,6 +40,9 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 	for i := range r.Points {
 		p := &r.Points[i]
 		if !p.Decides() {
+			if p.Status != "" {
+				p.PredictNote = "not compared: the value's run is " + p.Status
+			}
 			continue
 		}
 		d, err := pointDemands(ctx, st, p.RunID)
