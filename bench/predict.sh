@@ -14,6 +14,14 @@
 # KEEP=DIR keeps the results store (DIR/results.db) for a closer look.
 # Needs cgroups (root, or a delegated subtree) and a data directory on a
 # block device for the I/O limits (/var/tmp).
+#
+# Issue 48's shapes, each a sweep predicted from its first value alone
+# (statements mode and quota 0.25, write bandwidth limits, IOPS, memory
+# from one point, 16 users, 2 and 8 warehouses), printed with the error
+# and whether the band held, per point and over all shapes:
+#   PARTS=shapes [SHAPES=stmt,bw,iops,mem,u16,w2,w8] [ROUNDS=N] bench/predict.sh
+# PARTS (default grid,memory,shapes) picks the parts; SHAPE_DURATION
+# (default 20s) and SHAPE_RAMPUP (5s) time the shapes' steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-8}; R=${3:-10s}; D=${4:-30s}; MW=${5:-10}
@@ -25,19 +33,55 @@ go build -o "$BIN" ./cmd/rightsize
 STORE="${KEEP:-$TMP}/results.db"
 PG=(--data-dir "$TMP/pg"); [ -n "${PG_BIN:-}" ] && PG+=(--pg-bin "$PG_BIN")
 RUN=(--users "$U" --rampup "$R" --duration "$D" --repeat 1 --store "$STORE")
-"$BIN" build --warehouses "$W" "${PG[@]}" >&2
 ROUNDS=${ROUNDS:-1}
-for r in $(seq 1 "$ROUNDS"); do
-  for io in none riops=2000:wiops=2000 riops=400:wiops=400; do
-    label=grid-${io%%:*}; label=${label/riops=/}
-    [ "$r" -gt 1 ] && label=$label.$r
-    echo "sweep cpus 2,1.5,1,0.5 with --io-limit $io ($label)" >&2
-    "$BIN" sweep cpus --values 2,1.5,1,0.5 --io-limit "$io" --label "$label" "${RUN[@]}" "${PG[@]}" --json > "$TMP/$label.json"
+PARTS=${PARTS:-grid,memory,shapes}
+has() { [[ ",$PARTS," == *",$1,"* ]]; }
+if has grid; then
+  "$BIN" build --warehouses "$W" "${PG[@]}" >&2
+  for r in $(seq 1 "$ROUNDS"); do
+    for io in none riops=2000:wiops=2000 riops=400:wiops=400; do
+      label=grid-${io%%:*}; label=${label/riops=/}
+      [ "$r" -gt 1 ] && label=$label.$r
+      echo "sweep cpus 2,1.5,1,0.5 with --io-limit $io ($label)" >&2
+      "$BIN" sweep cpus --values 2,1.5,1,0.5 --io-limit "$io" --label "$label" "${RUN[@]}" "${PG[@]}" --json > "$TMP/$label.json"
+    done
   done
-done
-MEM=(--data-dir "$TMP/pg-mem"); [ -n "${PG_BIN:-}" ] && MEM+=(--pg-bin "$PG_BIN")
-"$BIN" build --warehouses "$MW" "${MEM[@]}" >&2
-echo "sweep memory 1G,512M,256M,128M on $MW warehouses" >&2
-"$BIN" sweep memory --values 1G,512M,256M,128M --label mem "${RUN[@]}" "${MEM[@]}" --json > "$TMP/mem.json" || true
-echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat, $ROUNDS round(s); memory on $MW warehouses"
-go run ./bench/predict -store "$STORE" -grid grid-none,grid-2000,grid-400 -memory mem -rounds "$ROUNDS"
+fi
+if has memory; then
+  MEM=(--data-dir "$TMP/pg-mem"); [ -n "${PG_BIN:-}" ] && MEM+=(--pg-bin "$PG_BIN")
+  "$BIN" build --warehouses "$MW" "${MEM[@]}" >&2
+  echo "sweep memory 1G,512M,256M,128M on $MW warehouses" >&2
+  "$BIN" sweep memory --values 1G,512M,256M,128M --label mem "${RUN[@]}" "${MEM[@]}" --json > "$TMP/mem.json" || true
+fi
+# name: warehouses users kind values flags...
+declare -A SHAPE=(
+  [stmt]="4 8 cpus 1,0.5,0.25 --mode statements"
+  [bw]="4 8 io none,wbps=3M,wbps=1M --cpus 1"
+  [iops]="4 8 io none,riops=150:wiops=150 --cpus 1"
+  [mem]="8 8 memory 1G,512M,256M,160M --prewarm"
+  [u16]="4 16 cpus 2,1,0.5"
+  [w2]="2 8 cpus 2,1,0.5,0.25"
+  [w8]="8 8 cpus 2,1,0.5"
+)
+SHAPES=${SHAPES:-stmt,bw,iops,mem,u16,w2,w8}
+if has shapes; then
+  declare -A BUILT=()
+  for r in $(seq 1 "$ROUNDS"); do
+    for s in ${SHAPES//,/ }; do
+      read -r sw su kind values flags <<< "${SHAPE[$s]}"
+      dir=$TMP/pg-w$sw
+      SPG=(--data-dir "$dir"); [ -n "${PG_BIN:-}" ] && SPG+=(--pg-bin "$PG_BIN")
+      if [ -z "${BUILT[$sw]:-}" ]; then "$BIN" build --warehouses "$sw" "${SPG[@]}" >&2; BUILT[$sw]=1; fi
+      label=$s; [ "$r" -gt 1 ] && label=$s.$r
+      echo "shape $label: sweep $kind $values on $sw warehouses, $su users $flags" >&2
+      # shellcheck disable=SC2086 # flags are words
+      "$BIN" sweep "$kind" --values "$values" $flags --label "$label" --users "$su" --rampup "${SHAPE_RAMPUP:-5s}" --duration "${SHAPE_DURATION:-20s}" \
+        --repeat 1 --store "$STORE" "${SPG[@]}" --json > "$TMP/$label.json" || true
+    done
+  done
+fi
+echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat, $ROUNDS round(s); memory on $MW warehouses; parts $PARTS"
+GRID=""; has grid && GRID=grid-none,grid-2000,grid-400
+MEMS=""; has memory && MEMS=mem
+SH=""; has shapes && SH=$SHAPES
+go run ./bench/predict -store "$STORE" -grid "$GRID" -memory "$MEMS" -shapes "$SH" -rounds "$ROUNDS"

@@ -30,6 +30,15 @@ type Config struct {
 	// two queue for the same CPUs.
 	HostCPUs     float64 `json:"host_cpus,omitempty"`
 	DriverShares bool    `json:"driver_shares,omitempty"`
+	// Warehouses, Mode ("procedures", "statements"), Engine and
+	// EngineVersion are the workload and the server measured ("" and 0:
+	// unknown): the memory prediction from one size needs the warehouses
+	// (MissCurve), the band widens for statements mode and another
+	// version (Band).
+	Warehouses    int    `json:"warehouses,omitempty"`
+	Mode          string `json:"mode,omitempty"`
+	Engine        string `json:"engine,omitempty"`
+	EngineVersion string `json:"engine_version,omitempty"`
 }
 
 // Demands are a measured step's demands per committed transaction, and
@@ -71,6 +80,11 @@ type Demands struct {
 	// when none), HostBusyPct the host's CPUs busy, %.
 	Bound       string  `json:"bound,omitempty"`
 	HostBusyPct float64 `json:"host_busy_pct"`
+	// Drift is the between-run coefficient of variation of the base's
+	// throughput where it was measured (steady's drift estimate over
+	// repeated runs; 0: not measured, DefaultDrift is taken). The band
+	// carries it (Band).
+	Drift float64 `json:"drift,omitempty"`
 }
 
 // Caveats says where the base step makes predictions less sure: waits

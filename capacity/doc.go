@@ -24,7 +24,14 @@
 // of stations a transaction visits:
 //
 //   - CPU: demand D = CPU seconds per transaction over c cores (a fractional
-//     quota is a slower single server). For c > 1 it is Seidmann's
+//     quota is a slower single server). A quota below one core is
+//     throttled every CFS period P (100 ms): the transactions in flight on
+//     each of the n cores the group runs on (the host's, at most the
+//     users) are frozen mid-transaction holding their locks; the model
+//     charges n·D of each period's q·P seconds as lost, D/(1 − n·D/(q·P))
+//     per transaction (throttleEfficiency; issue 48's statements-mode
+//     sweep from one core: −9 % at 0.5, −18 % at 0.25, measured −10 % and
+//     −14 %). For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
 //     delay of D·(c−1)/c. Where the driver runs on the server's cores
 //     (Config.DriverShares: 2 cores of a 2-core host), the station is the
@@ -37,7 +44,16 @@
 //     are taken away from every configuration's cores in proportion.
 //   - Reads and writes: under an IOPS limit L, a queue of demand I/Os/L;
 //     under a bandwidth limit B, a queue of demand bytes/B; with no limit, a
-//     delay of I/Os × the measured device time per I/O.
+//     delay of I/Os × the measured device time per I/O. Under a write
+//     bandwidth limit the base did not have, the bytes are those that
+//     reach it (limitedWriteBytes): the log's bytes once, each WAL flush's
+//     page once for the commits it groups, the rest (checkpoint fsyncs,
+//     v2's writeback) as measured; a flush groups flushGroupShare (0.4,
+//     fitted to three measured points) of the network's queue at the
+//     limit, solved by iteration. The base's calibration never scales an
+//     I/O limit's bound: where the host's other work (background) leaves
+//     the network short of the base's throughput, that background is
+//     reduced first (fitBackground).
 //   - Other: a delay standing for everything the model does not name (lock
 //     waits, log flushes, the network, the client). It is calibrated so the
 //     network reproduces the measured throughput at the measured
@@ -59,17 +75,38 @@
 // interpolates each linearly in log2(cache size) between neighbours; above the
 // largest size it keeps the largest's reads (more cache never needs more
 // reads); below the smallest it extends the slope of the two smallest
-// points (never below the smallest's reads). With one point the reads do
-// not change with the cache, and a prediction says so (Prediction.Notes).
+// points (never below the smallest's reads).
 //
-// # The interval
+// With one size measured, a PostgreSQL base of known warehouses follows
+// TPC-C's miss-ratio curve (MissCurve): the pages of stock (per warehouse,
+// items drawn by NURand(8191)), customer (per district, NURand(1023) of
+// 3,000) and item, each accessed at the rate its rows' NURand
+// probabilities give (the exact distribution, nurand), and Che's
+// approximation of an LRU cache over them, the cache being shared_buffers
+// as PostgreSQL's tuning sizes it from the cap, less a hot set per
+// warehouse (measured on 4 warehouses, nearly every miss of it was a
+// device read). Device reads scale by the ratio of the miss ratios where
+// the base's is measurable, else add the change in modelled misses; the
+// CPU adds cpuPerBufferMiss for each miss more. Without the warehouses the reads stay as measured.
+// Either way the prediction says it had one size and its band carries the
+// wider error of memory from one size.
+//
+// # The band
 //
 // Each prediction is made three times: with the demands' means calibrated
 // to the measured throughput, with every demand at its interval's upper
 // end calibrated to the throughput interval's lower end (pessimistic), and
 // with every demand at its lower end calibrated to the upper end
-// (optimistic). At the measured configuration the band is the
-// measurement's own interval; away from it the demands' spread widens it.
+// (optimistic). The band is at least that, and at least ± Band.Rel about
+// the prediction: in quadrature, the model's own error on each kind of
+// change from the base (ModelErrors: cores, a quota below a core, IOPS,
+// bandwidth, memory, memory from one size, statements mode, another
+// engine version; each with where it was measured), the base's
+// measurement interval, and the drift between the base's run and the run
+// that will measure the prediction (√2 × the between-run CV × 1.645 for
+// 90 %; Demands.Drift where it was measured, else DefaultDrift, 10 %).
+// The demands' spread alone is never the band. Fit, sweeps, the report
+// and --json all show this band.
 //
 // # The limiting resource
 //

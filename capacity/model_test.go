@@ -89,7 +89,9 @@ func TestPredict(t *testing.T) {
 }
 
 // TestPredictBase: at the measured configuration the prediction is the
-// measurement, its band the measurement's interval.
+// measurement; its band the measurement's interval and the drift between
+// runs (DefaultDrift: nothing measured it), in quadrature, and no model
+// error (nothing changed).
 func TestPredictBase(t *testing.T) {
 	b := base(110000)
 	m, err := New(b, ReadCurve{})
@@ -97,8 +99,12 @@ func TestPredictBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := m.Predict(b.Config)
-	if !near(p.TPM, 110000, 1e-6) || !near(p.TPMLow, b.TPM.Low(), 1e-3) || !near(p.TPMHigh, b.TPM.High(), 1e-3) {
-		t.Errorf("base: %.0f (%.0f..%.0f), want 110,000 (%.0f..%.0f)", p.TPM, p.TPMLow, p.TPMHigh, b.TPM.Low(), b.TPM.High())
+	rel := math.Sqrt(0.02*0.02 + 2*math.Pow(1.645*DefaultDrift, 2))
+	if !near(p.TPM, 110000, 1e-6) || !near(p.TPMLow, 110000*(1-rel), 1e-6) || !near(p.TPMHigh, 110000*(1+rel), 1e-6) {
+		t.Errorf("base: %.0f (%.0f..%.0f), want 110,000 ± %.1f %%", p.TPM, p.TPMLow, p.TPMHigh, rel*100)
+	}
+	if len(p.Band.Kinds) != 0 || p.Band.DriftMeasured {
+		t.Errorf("base: band %+v, want no kinds of change and the drift assumed", p.Band)
 	}
 	if !near(p.NewOrderP90Ms, 4, 1e-6) {
 		t.Errorf("base New-Order p90 %.3f, want the measured 4", p.NewOrderP90Ms)

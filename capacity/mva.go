@@ -20,6 +20,10 @@ type solution struct {
 	// r is the response time per transaction, seconds (think time not
 	// included).
 	r float64
+	// queue is the mean number of transactions at each named station.
+	queue map[string]float64
+	// sc are the scales the network was solved with (calibrated.solve).
+	sc scales
 }
 
 // mva solves the closed network of users users thinking think seconds per
@@ -45,6 +49,10 @@ func mva(stations []station, users int, think float64) solution {
 		for k := range stations {
 			q[k] = sol.x * res[k]
 		}
+	}
+	sol.queue = map[string]float64{}
+	for k, s := range stations {
+		sol.queue[s.name] += q[k]
 	}
 	return sol
 }

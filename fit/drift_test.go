@@ -52,4 +52,9 @@ func TestOutlookWithDrift(t *testing.T) {
 	if got := outlookOf(p, 2000, steady.Drift{}); got != willMiss {
 		t.Errorf("default drift, target 2,000 above 1,929: outlook %v, want willMiss", got)
 	}
+	// a band that holds the drift between runs already is not widened again
+	p.Band.Drift = 0.10
+	if got := outlookOf(p, 1800, steady.Drift{}); got != willMiss {
+		t.Errorf("band with its drift: outlook %v, want willMiss (drift counted once)", got)
+	}
 }

@@ -21,7 +21,9 @@ type Predictor interface {
 // Model is the Predictor of package capacity: a candidate is predicted
 // from the measured candidate of its version nearest to it (cores, then
 // memory, then I/O limit), with reads against the cache size from every
-// measured memory size of that version.
+// measured memory size of that version; with none of its version
+// measured, from the nearest of another, the band widened for the change
+// of version (ConfigOf gives the version as capacity.Config.EngineVersion).
 type Model struct {
 	// ConfigOf is a candidate's configuration as the model sees it (the
 	// base's values where the candidate keeps them).
@@ -92,19 +94,21 @@ func (m *Model) Predict(c Candidate) (*capacity.Prediction, string) {
 			base = i
 		}
 	}
-	if base >= 0 { // the cache curve of the base's cores and I/O limit: one factor at a time
-		b := m.learnt[base].c
-		for _, l := range m.learnt {
-			if l.c.Version == c.Version && l.c.Cpus == b.Cpus && l.c.IO == b.IO {
-				curve = append(curve, capacity.PointOf(l.d))
+	if base < 0 { // none of c's version: the nearest of another, whose band says so (capacity.KindVersion)
+		for i, l := range m.learnt {
+			if base < 0 || m.distance(l.c, c) < m.distance(m.learnt[base].c, c) {
+				base = i
 			}
 		}
 	}
 	if base < 0 {
-		if c.Version != "" {
-			return nil, "no candidate of version " + c.Version + " measured yet"
-		}
 		return nil, "nothing measured yet"
+	}
+	b := m.learnt[base].c // the cache curve of the base's version, cores and I/O limit: one factor at a time
+	for _, l := range m.learnt {
+		if l.c.Version == b.Version && l.c.Cpus == b.Cpus && l.c.IO == b.IO {
+			curve = append(curve, capacity.PointOf(l.d))
+		}
 	}
 	model, err := capacity.New(m.learnt[base].d, capacity.NewReadCurve(curve...))
 	if err != nil {

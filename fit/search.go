@@ -153,12 +153,17 @@ func (s *search) outlook(t Trial) outlook {
 
 // outlookOf is what prediction p says against target, its band widened by
 // the drift between runs (in quadrature, as a measured interval is): a
-// run of the candidate could land that much above or below the model.
+// run of the candidate could land that much above or below the model. A
+// band that holds the drift already (capacity.Band.Drift, the base's and
+// the candidate's runs) is taken as it is: drift is counted once.
 func outlookOf(p *capacity.Prediction, target float64, d steady.Drift) outlook {
 	if p == nil {
 		return unknown
 	}
 	between := d.Between(p.NOPM, 0.95)
+	if p.Band.Drift > 0 {
+		between = 0
+	}
 	switch {
 	case p.NOPM+math.Hypot(p.NOPMHigh-p.NOPM, between) < target:
 		return willMiss

@@ -40,6 +40,7 @@ type predictSpec struct {
 // base caps.
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
 	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll}
+	ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
 	if o.Run.KeyingThinking {
 		ps.Think = tpcc.MeanKeyingThinking()
 	}
@@ -68,7 +69,9 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 	if ncpu <= 0 {
 		ncpu = runtime.NumCPU()
 	}
-	return configOfCaps(c, ncpu), nil
+	cfg := configOfCaps(c, ncpu)
+	cfg.Warehouses, cfg.Mode, cfg.Engine, cfg.EngineVersion = run.Warehouses, run.Mode, run.Engine, run.EngineVersion
+	return cfg, nil
 }
 
 // configOf is candidate c's configuration: its cpus, memory and I/O limit
@@ -76,6 +79,7 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
 	cfg := ps.Base
 	cfg.CPUs = c.Cpus
+	cfg.EngineVersion = c.Version
 	if ps.Base.HostCPUs > 0 {
 		cfg.DriverShares = caps.Caps{CPUs: c.Cpus, DriverCPUs: ps.DriverCPUs}.DriverShares(int(ps.Base.HostCPUs))
 	}

@@ -19,6 +19,8 @@ type SweepPrediction struct {
 	capacity.Prediction
 	// ErrorPct is (predicted − measured) / measured NOPM, %.
 	ErrorPct float64 `json:"error_pct"`
+	// InBand tells the measured NOPM lies within the predicted band.
+	InBand bool `json:"in_band"`
 }
 
 // Predict sets each measured point's prediction (sweep --predict, the
@@ -38,6 +40,9 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 	for i := range r.Points {
 		p := &r.Points[i]
 		if !p.Decides() {
+			if p.Status != "" {
+				p.PredictNote = "not compared: the value's run is " + p.Status
+			}
 			continue
 		}
 		d, err := pointDemands(ctx, st, p.RunID)
@@ -52,7 +57,8 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 			p.PredictNote = err.Error()
 		} else {
 			pr := m.Predict(d.Config)
-			p.Predicted = &SweepPrediction{Prediction: pr, ErrorPct: (pr.NOPM - p.NOPM) / p.NOPM * 100}
+			p.Predicted = &SweepPrediction{Prediction: pr, ErrorPct: (pr.NOPM - p.NOPM) / p.NOPM * 100,
+				InBand: pr.NOPMLow <= p.NOPM && p.NOPM <= pr.NOPMHigh}
 		}
 		curve = append(curve, capacity.PointOf(d))
 	}

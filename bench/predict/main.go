@@ -4,7 +4,12 @@
 // with and without predictions, and predicts a memory sweep from two of its
 // points, printing predicted beside measured and the errors.
 //
-//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem] [-rounds N]
+//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem] [-rounds N] [-shapes stmt,bw,...]
+//
+// -shapes predicts each listed sweep from its first value alone (issue
+// 48's shapes: statements mode, bandwidth limits, quota 0.25, memory from
+// one point, 16 users, 2 and 8 warehouses) and prints per point the error
+// and whether the band held; -grid "" skips the grid.
 //
 // With N rounds the grid's sweeps were measured N times, interleaved
 // (round r > 1 of sweep L is labelled L.r): each round's points are
@@ -37,12 +42,32 @@ func main() {
 	loc := flag.String("store", "", "the results store the sweeps are in")
 	grid := flag.String("grid", "grid-none,grid-2000,grid-400", "the cpus sweeps of the grid (labels), the base's first")
 	mem := flag.String("memory", "mem", "the memory sweep (label; \"\" none)")
-	rounds := flag.Int("rounds", 1, "rounds of the grid: round r > 1 of sweep L is labelled L.r")
+	rounds := flag.Int("rounds", 1, "rounds of the grid and the shapes: round r > 1 of sweep L is labelled L.r")
+	shapeList := flag.String("shapes", "", "sweeps (labels) each predicted from its first value alone (issue 48's shapes); \"\" none")
 	flag.Parse()
+	if *shapeList != "" {
+		if err := runShapes(context.Background(), *loc, strings.Split(*shapeList, ","), *rounds); err != nil {
+			fmt.Fprintln(os.Stderr, "predict:", err)
+			os.Exit(1)
+		}
+	}
+	if *grid == "" {
+		return
+	}
 	if err := run(context.Background(), *loc, strings.Split(*grid, ","), *mem, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "predict:", err)
 		os.Exit(1)
 	}
+}
+
+// runShapes opens the store and evaluates the shapes.
+func runShapes(ctx context.Context, loc string, labels []string, rounds int) error {
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return shapes(ctx, st, labels, rounds)
 }
 
 // point is one measured configuration.
@@ -192,12 +217,16 @@ func printRounds(rs [][]point, bases map[int]bool, predictor func([]point) (func
 			preds[r] = append(preds[r], predict(p))
 		}
 	}
-	fmt.Printf("  %-36s %9s %7s %9s %19s %8s  %s\n", "configuration", "measured", "spread", "predicted", "band (round 1)", "error", "limit")
+	fmt.Printf("  %-36s %9s %7s %9s %19s %8s %5s  %s\n", "configuration", "measured", "spread", "predicted", "band (round 1)", "error", "held", "limit")
 	var errs []float64
 	for i, p := range rs[0] {
 		var meas, pred []float64
+		held := 0
 		for r := range rs {
 			meas, pred = append(meas, rs[r][i].nopm), append(pred, preds[r][i].NOPM)
+			if preds[r][i].NOPMLow <= rs[r][i].nopm && rs[r][i].nopm <= preds[r][i].NOPMHigh {
+				held++
+			}
 		}
 		mm, pm, pr := median(meas), median(pred), preds[0][i]
 		e := (pm - mm) / mm * 100
@@ -207,7 +236,7 @@ func printRounds(rs [][]point, bases map[int]bool, predictor func([]point) (func
 		} else {
 			errs = append(errs, math.Abs(e))
 		}
-		fmt.Printf("  %-36s %9.0f %6.1f%% %9.0f %8.0f to %8.0f %+7.1f%%  %s%s\n", p.config, mm, spreadPct(meas), pm, pr.NOPMLow, pr.NOPMHigh, e, pr.Limit, mark)
+		fmt.Printf("  %-36s %9.0f %6.1f%% %9.0f %8.0f to %8.0f %+7.1f%% %2d/%-2d  %s%s\n", p.config, mm, spreadPct(meas), pm, pr.NOPMLow, pr.NOPMHigh, e, held, len(rs), pr.Limit, mark)
 	}
 	return errs
 }

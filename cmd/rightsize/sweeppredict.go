@@ -13,14 +13,14 @@ import (
 func writeSweepPredictions(w io.Writer, r *scenario.SweepResult) {
 	fmt.Fprintln(w, "  predicted from the values measured before each (the first measured is the base):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  \tVALUE\tNOPM measured\tNOPM predicted\tband\terror\tlimit\tnote")
+	fmt.Fprintln(tw, "  \tVALUE\tNOPM measured\tNOPM predicted\tband\tin band\terror\tlimit\tnote")
 	for _, p := range r.Points {
 		switch {
 		case p.Predicted != nil:
 			pr := p.Predicted
-			fmt.Fprintf(tw, "  \t%s\t%.0f\t%.0f\t%.0f to %.0f\t%+.1f %%\t%s\t%s\n", p.Value, p.NOPM, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, pr.ErrorPct, pr.Limit, joinNotes(pr.Notes))
+			fmt.Fprintf(tw, "  \t%s\t%.0f\t%.0f\t%.0f to %.0f\t%s\t%+.1f %%\t%s\t%s\n", p.Value, p.NOPM, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, inBandWord(pr.InBand), pr.ErrorPct, pr.Limit, joinNotes(pr.Notes))
 		case p.Measured():
-			fmt.Fprintf(tw, "  \t%s\t%.0f\t-\t-\t-\t-\t%s\n", p.Value, p.NOPM, p.PredictNote)
+			fmt.Fprintf(tw, "  \t%s\t%.0f\t-\t-\t-\t-\t-\t%s\n", p.Value, p.NOPM, p.PredictNote)
 		}
 	}
 	tw.Flush() //nolint:errcheck // terminal output
@@ -35,4 +35,12 @@ func joinNotes(notes []string) string {
 		s += n
 	}
 	return s
+}
+
+// inBandWord is "yes" when the measurement lies within the band.
+func inBandWord(in bool) string {
+	if in {
+		return "yes"
+	}
+	return "no"
 }

@@ -1,0 +1,28 @@
+package capacity
+
+// walPageBytes is the WAL page a flush writes whole (PostgreSQL's
+// XLOG_BLCKSZ).
+const walPageBytes = 8192
+
+// limitedWriteBytes are the bytes per transaction that reach a write
+// bandwidth limit the base did not have, when a flush groups commits
+// commits. The server's own write counters (Demands.IOSource) count what
+// a limit throttles: on cgroup v1 the direct and fsync-driven writes only
+// (buffered writeback escapes to the root group), on v2 everything the
+// group dirtied. Of those, the log's bytes (Demands.WALBytes) are written
+// once whatever the limit; each flush also writes the WAL page it ends in
+// whole (at most a page per write the base made, a flush per commit at
+// most: the base's flushes were fast), so a flush that groups k commits
+// writes that page once for the k; the rest (data pages a checkpoint
+// fsyncs, v2's writeback) does not group. Without the log's bytes, or
+// with a base that had a write bandwidth limit, the measured bytes.
+func limitedWriteBytes(d Demands, commits float64) float64 {
+	w := d.WriteBytes
+	if d.WALBytes <= 0 || w <= d.WALBytes || d.WriteIOs.Mean <= 0 || d.Config.WriteBps > 0 || commits <= 1 {
+		return w
+	}
+	flushes := min(1, d.WriteIOs.Mean) // flushes per transaction at the base
+	pages := min(w-d.WALBytes, walPageBytes*flushes)
+	rest := w - d.WALBytes - pages
+	return d.WALBytes + rest + pages*min(1, 1/(commits*flushes))
+}

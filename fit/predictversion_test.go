@@ -1,0 +1,37 @@
+package fit
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/store"
+)
+
+// TestModelOtherVersion: a candidate of a version none was measured of is
+// predicted from the nearest measured one of another version, its band
+// widened for the change of version and the prediction saying so.
+func TestModelOtherVersion(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
+		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	m := &Model{ConfigOf: func(c Candidate) capacity.Config {
+		return capacity.Config{CPUs: c.Cpus, HostCPUs: 4, EngineVersion: c.Version}
+	}}
+	if err := m.Learn(Candidate{Cpus: 2, Version: "15"}, MeasuredOf("r1", []store.Step{s})); err != nil {
+		t.Fatal(err)
+	}
+	same, _ := m.Predict(Candidate{Cpus: 1, Version: "15"})
+	other, why := m.Predict(Candidate{Cpus: 1, Version: "17"})
+	if same == nil || other == nil {
+		t.Fatalf("predictions %v, %v (%s): want both", same, other, why)
+	}
+	if !slices.Contains(other.Band.Kinds, capacity.KindVersion) || slices.Contains(same.Band.Kinds, capacity.KindVersion) {
+		t.Errorf("kinds: same version %q, another %q: want the version's error only in the other", same.Band.Kinds, other.Band.Kinds)
+	}
+	if other.Band.Rel <= same.Band.Rel || !strings.Contains(strings.Join(other.Notes, ";"), "version 15") {
+		t.Errorf("another version: band ±%.0f %% against ±%.0f %%, notes %q: want wider and said", other.Band.Rel*100, same.Band.Rel*100, other.Notes)
+	}
+}
