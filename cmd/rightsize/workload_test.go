@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEmbeddedTPCBWorkload: on the embedded server, build --workload tpcb
+// --scale 1, run --workload tpcb (its figures stored under tpcb-like, the
+// run's workload in its JSON), check --workload tpcb (balances equal to
+// the history), then a two-script workload weighted 9:1 whose mix is
+// within 2 % of its weights, and a bad script refused with exit 2 at its
+// FILE:LINE:COLUMN before anything runs.
+func TestEmbeddedTPCBWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	ctx := context.Background()
+	args, _ := embeddedArgs(t, "tpcb-")
+	with := func(a ...string) []string { return append(a, args...) }
+	out, errOut, code := cli(t, ctx, with("build", "--workload", "tpcb", "--scale", "1")...)
+	if code != 0 || !strings.Contains(out, "built tpcb at scale 1: 100011 rows") {
+		t.Fatalf("build --workload tpcb: %d\n%s%s", code, out, errOut)
+	}
+	st := tempStore(t)
+	rep := runJSON(t, with("run", "--workload", "tpcb", "--users", "2", "--rampup", "500ms", "--duration", "2s", "--store", st)...)
+	if rep.Workload.Name != "tpcb" || rep.Workload.Scripts != "tpcb-like@1" || rep.Workload.Steps[0].Scripts["tpcb-like"] <= 0 ||
+		rep.Steps[0].Txn["tpcb-like"].Count == 0 || len(rep.Steps[0].Txn) != 1 {
+		t.Fatalf("run --workload tpcb: workload %+v, transactions %+v", rep.Workload, rep.Steps[0].Txn)
+	}
+	if out, errOut, code = cli(t, ctx, with("check", "--workload", "tpcb")...); code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("check --workload tpcb: %d\n%s%s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	a, b, bad := filepath.Join(dir, "a.sql"), filepath.Join(dir, "b.sql"), filepath.Join(dir, "bad.sql")
+	write(t, a, "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n")
+	write(t, b, "\\set bid random(1, :scale)\nSELECT bbalance FROM pgbench_branches WHERE bid = :bid;\n")
+	write(t, bad, "SELECT 1;\n\\set x 1 +\n")
+	rep = runJSON(t, with("run", "--workload", a+"@9", "--workload", b+"@1", "--users", "2", "--rampup", "500ms", "--duration", "4s", "--store", st)...)
+	na, nb := rep.Steps[0].Txn["a"].Count, rep.Steps[0].Txn["b"].Count
+	if n := na + nb; n < 1000 || math.Abs(float64(na)/float64(n)-0.9) > 0.02 || rep.Workload.Scripts != "a@9,b@1" {
+		t.Fatalf("a@9 + b@1: %d and %d transactions (scripts %q), want over 1000 with a's share within 2 %% of 90 %%", na, nb, rep.Workload.Scripts)
+	}
+	out, errOut, code = cli(t, ctx, with("run", "--workload", bad, "--users", "1", "--duration", "1s", "--store", st)...)
+	if code != 2 || !strings.HasPrefix(errOut, "rightsize: "+bad+":2:11: ") || strings.Contains(out+errOut, "step 1/1") {
+		t.Fatalf("a bad script: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, ctx, "results", "show", "--store", st, rep.RunID)
+	if code != 0 || !strings.Contains(out, "workload scripts: a@9,b@1") || !strings.Contains(out, "not TPC-C: no validity verdict") {
+		t.Fatalf("results show of a scripts run: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// workloadReport is what the test reads of run --json.
+type workloadReport struct {
+	RunID    string `json:"run_id"`
+	Workload struct {
+		Name, Scripts string
+		Steps         []struct {
+			Scripts map[string]float64 `json:"script_tps"`
+		}
+	}
+	Steps []struct {
+		Txn map[string]struct{ Count int64 }
+	}
+}
+
+func runJSON(t *testing.T, args ...string) workloadReport {
+	t.Helper()
+	out, errOut, code := cli(t, context.Background(), append(args, "--json")...)
+	var rep workloadReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || len(rep.Steps) == 0 || len(rep.Workload.Steps) == 0 {
+		t.Fatalf("%v: exit %d, %v\n%s%s", args, code, err, out, errOut)
+	}
+	return rep
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
