@@ -17,6 +17,7 @@ func (validitySection) Title() string  { return "TPC-C validity" }
 func (validitySection) Anchor() string { return "validity" }
 
 func (validitySection) Render(p *Page) error {
+	renderWorkloads(p)
 	var rows []Row
 	for i, rd := range p.Runs {
 		for _, a := range analysis.Aggregate(rd.Steps) {

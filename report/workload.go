@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
@@ -24,11 +25,7 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	if len(ws) == 0 {
 		return true
 	}
-	var names []string
-	for n := range ws[0].Scripts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := sortedKeys(ws[0].Scripts)
 	peak := slices.MaxFunc(ws, func(a, b analysis.WorkloadStep) int { return cmpFloat(a.TPS, b.TPS) })
 	writeKV(w, [][2]string{{"peak TPS", fmt.Sprintf("%s at %d users", fmtFloat(peak.TPS, 1), peak.Users)}})
 	head := append([]string{"users", "TPS"}, names...)
@@ -57,4 +54,30 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// renderWorkloads shows, in the report's validity section, each run of a
+// workload that is not TPC-C: its scripts, that it has no validity
+// verdict, and its TPS overall and per script at each number of users.
+func renderWorkloads(p *Page) {
+	var rows []Row
+	for i, rd := range p.Runs {
+		name, scripts := rd.Run.Workload()
+		if name == "" {
+			continue
+		}
+		for _, s := range analysis.WorkloadTPS(rd.Steps) {
+			var per []string
+			for _, n := range sortedKeys(s.Scripts) {
+				per = append(per, n+" "+fmtFloat(s.Scripts[n], 1))
+			}
+			rows = append(rows, Row{Cells: []Cell{Txt(p.Labels[i]), Txt(name + ": " + scripts), Num(strconv.Itoa(s.Users)),
+				Num(fmtFloat(s.TPS, 1)), Txt(strings.Join(per, " · "))}})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p.Table(Table{Caption: "workloads that are not TPC-C: no validity verdict; their figure of merit is transactions per second",
+		Head: []string{"run", "workload", "users", "TPS", "TPS per script"}, Rows: rows})
 }

@@ -54,6 +54,13 @@ func TestEmbeddedTPCBWorkload(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "workload scripts: a@9,b@1") || !strings.Contains(out, "not TPC-C: no validity verdict") {
 		t.Fatalf("results show of a scripts run: %d\n%s%s", code, out, errOut)
 	}
+	html := filepath.Join(dir, "report.html")
+	if out, errOut, code = cli(t, ctx, "report", "--store", st, "-o", html, rep.RunID); code != 0 {
+		t.Fatalf("report of a scripts run: %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "scripts: a@9,b@1") {
+		t.Fatalf("the report does not name the workload and its scripts (%v)", err)
+	}
 }
 
 // workloadReport is what the test reads of run --json.
