@@ -66,7 +66,7 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 	}
 	o.Flags = allFlags(cmd)
 	f.answer.apply(cmd, &o)
-	if wl, err := f.workload.workload(); err != nil {
+	if wl, err := f.workload.workload(cmd.Name()); err != nil {
 		return o, badInput(err)
 	} else if wl != nil {
 		o.Workload = wl

@@ -93,3 +93,27 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestWorkloadBadInput: the workload flags' mistakes stop before any
+// server starts, with exit 2 and the fix.
+func TestWorkloadBadInput(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.sql")
+	write(t, a, "SELECT 1;\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb"}, "sweep measures TPC-C only"},
+		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
+		{[]string{"run", "--workload", a, "--figure", "b"}, "--figure b: no such script; the workload's are a"},
+		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
+		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
+		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
+	} {
+		out, errOut, code := cli(t, context.Background(), append(c.args, "--store", tempStore(t), "--target", "postgres://127.0.0.1:1/none")...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
+}
