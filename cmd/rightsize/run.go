@@ -238,6 +238,7 @@ func (v *runView) ready(_ context.Context, _ *registry.Target, o *scenario.RunOp
 	}
 	if !v.asJSON {
 		prog := newStepProgress(v.cmd.ErrOrStderr(), v.every, len(o.Users), o.Repeats)
+		prog.tps = o.Workload != nil
 		prevStart, prevProgress := o.OnStepStart, o.OnProgress
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 			if prevStart != nil {
