@@ -14,6 +14,8 @@
 # the same interval and neither samples the server), then per workload
 # and client the medians and rightsize's ratios to pgbench's.
 #   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
+# RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
+# as many Ps as pgbench -j has threads, instead of the adaptive count).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
 # pgbench; as root the server runs as PG_USER (default postgres).
 set -euo pipefail
@@ -47,7 +49,7 @@ run_one() {
   else
     [ "$2" = tpcb ] && args=(--workload tpcb) || args=(--workload "$TMP/select.sql@9" --workload "$TMP/update.sql@1")
     /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
-      --no-waits --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
+      --no-waits ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
   fi
   python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" <<'PY'
 import json, re, sys

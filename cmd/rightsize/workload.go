@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
@@ -165,16 +167,19 @@ func checkTPCB(cmd *cobra.Command, t *registry.Target) error {
 }
 
 // dataWorkloadFlags are build's and check's --workload: tpcc (the
-// default) or tpcb, and build's --scale.
+// default) or tpcb, and build's --scale; build's --init runs a pgbench
+// workload's own schema-and-data script.
 type dataWorkloadFlags struct {
 	workload string
 	scale    int
+	init     string
 }
 
 func (f *dataWorkloadFlags) register(cmd *cobra.Command, build bool) {
 	cmd.Flags().StringVar(&f.workload, "workload", "tpcc", "tpcc, or tpcb (pgbench's tables, as pgbench -i builds them)")
 	if build {
 		cmd.Flags().IntVar(&f.scale, "scale", 1, "with --workload tpcb: pgbench's scale (100,000 accounts each)")
+		cmd.Flags().StringVar(&f.init, "init", "", "with --workload FILE: an SQL file that creates and fills the scripts' tables, run as it is")
 	}
 }
 
@@ -186,13 +191,20 @@ func (f *dataWorkloadFlags) tpcb() (bool, error) {
 	case "tpcb":
 		return true, nil
 	}
-	return false, badInput(fmt.Errorf("--workload %s: build and check know tpcc and tpcb; a pgbench script's tables are yours to create", f.workload))
+	if f.init != "" {
+		return false, nil
+	}
+	return false, badInput(fmt.Errorf("--workload %s: build and check know tpcc and tpcb; build a script's own tables with --init FILE.sql, or run it on a database that has them", f.workload))
 }
 
 // build builds tpcb's tables when the flags say so; done says whether it
 // did (or failed).
 func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders int) (done bool, err error) {
-	if ok, err := f.tpcb(); !ok || err != nil {
+	ok, err := f.tpcb()
+	if !ok && err == nil && f.init != "" && f.workload != "tpcc" {
+		return true, f.buildInit(cmd, tf)
+	}
+	if !ok || err != nil {
 		return err != nil, err
 	}
 	if loaders < 1 {
@@ -218,4 +230,34 @@ func (f *dataWorkloadFlags) check(cmd *cobra.Command, tf *targetFlags) (done boo
 	}
 	defer t.Close()
 	return true, checkTPCB(cmd, t)
+}
+
+// buildInit runs --init's SQL file, as it is, on the target's database:
+// a pgbench workload's own tables and rows.
+func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error {
+	sql, err := os.ReadFile(f.init)
+	if err != nil {
+		return badInput(fmt.Errorf("--init: %w", err))
+	}
+	t, err := tf.open(cmd.Context(), true, 2)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	pc, ok := t.DB.(pgConnector)
+	if !ok {
+		return badInput(fmt.Errorf("--init runs on PostgreSQL only (this target is %s)", t.Engine()))
+	}
+	ctx := cmd.Context()
+	conn, err := pc.ConnectPg(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	start := time.Now()
+	if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
+		return fmt.Errorf("run --init %s: %w", f.init, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
+	return nil
 }

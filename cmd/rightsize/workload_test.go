@@ -50,6 +50,15 @@ func TestEmbeddedTPCBWorkload(t *testing.T) {
 	if code != 2 || !strings.HasPrefix(errOut, "rightsize: "+bad+":2:11: ") || strings.Contains(out+errOut, "step 1/1") {
 		t.Fatalf("a bad script: exit %d\n%s%s", code, out, errOut)
 	}
+	init, c := filepath.Join(dir, "init.sql"), filepath.Join(dir, "c.sql")
+	write(t, init, "DROP TABLE IF EXISTS rs_init; CREATE TABLE rs_init (x int PRIMARY KEY); INSERT INTO rs_init SELECT generate_series(1, 10);\n")
+	write(t, c, "\\set x random(1, 10)\nSELECT x FROM rs_init WHERE x = :x \\gset y_\n\\if :y_x != :x\nSELECT 1/0;\n\\endif\n")
+	if out, errOut, code = cli(t, ctx, with("build", "--workload", c, "--init", init)...); code != 0 || !strings.Contains(out, "ran "+init) {
+		t.Fatalf("build --workload FILE --init: %d\n%s%s", code, out, errOut)
+	}
+	if rep := runJSON(t, with("run", "--workload", c, "--users", "1", "--duration", "1s", "--store", st)...); rep.Steps[0].Txn["c"].Count == 0 || rep.Steps[0].Txn["c"].Errors != 0 {
+		t.Fatalf("a script on the tables --init made: %+v", rep.Steps[0].Txn)
+	}
 	out, errOut, code = cli(t, ctx, "results", "show", "--store", st, rep.RunID)
 	if code != 0 || !strings.Contains(out, "workload scripts: a@9,b@1") || !strings.Contains(out, "not TPC-C: no validity verdict") {
 		t.Fatalf("results show of a scripts run: %d\n%s%s", code, out, errOut)
@@ -73,7 +82,7 @@ type workloadReport struct {
 		}
 	}
 	Steps []struct {
-		Txn map[string]struct{ Count int64 }
+		Txn map[string]struct{ Count, Errors int64 }
 	}
 }
 
