@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -144,9 +145,17 @@ func buildTPCB(cmd *cobra.Command, t *registry.Target, scale, loaders int) error
 // checkTPCB checks pgbench's tables: the scale's rows, and every balance
 // equal to the history's deltas.
 func checkTPCB(cmd *cobra.Command, t *registry.Target) error {
+	return withPgConn(cmd, t, "check --workload tpcb", func(ctx context.Context, conn *pgconn.PgConn) error {
+		return checkTotals(ctx, cmd.OutOrStdout(), conn)
+	})
+}
+
+// withPgConn runs f on a plain connection to t's database (PostgreSQL
+// only: what names the command for the error).
+func withPgConn(cmd *cobra.Command, t *registry.Target, what string, f func(context.Context, *pgconn.PgConn) error) error {
 	pc, ok := t.DB.(pgConnector)
 	if !ok {
-		return badInput(fmt.Errorf("check --workload tpcb runs on PostgreSQL only (this target is %s)", t.Engine()))
+		return badInput(fmt.Errorf("%s runs on PostgreSQL only (this target is %s)", what, t.Engine()))
 	}
 	ctx := cmd.Context()
 	conn, err := pc.ConnectPg(ctx)
@@ -154,6 +163,11 @@ func checkTPCB(cmd *cobra.Command, t *registry.Target) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	return f(ctx, conn)
+}
+
+// checkTotals reads and checks the tpcb tables' totals.
+func checkTotals(ctx context.Context, w io.Writer, conn *pgconn.PgConn) error {
 	tot, err := tpcb.ReadTotals(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("read the tpcb tables (build them first: rightsize build --workload tpcb --scale N): %w", err)
@@ -162,7 +176,7 @@ func checkTPCB(cmd *cobra.Command, t *registry.Target) error {
 	if err := tot.Check(scale); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("tpcb consistency check failed: %w", err)}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "  tpcb at scale %d: rows of the scale, branch, teller and account balances equal to the history's deltas: ok\n", scale)
+	fmt.Fprintf(w, "  tpcb at scale %d: rows of the scale, branch, teller and account balances equal to the history's deltas: ok\n", scale)
 	return nil
 }
 
@@ -244,20 +258,12 @@ func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error
 		return err
 	}
 	defer t.Close()
-	pc, ok := t.DB.(pgConnector)
-	if !ok {
-		return badInput(fmt.Errorf("--init runs on PostgreSQL only (this target is %s)", t.Engine()))
-	}
-	ctx := cmd.Context()
-	conn, err := pc.ConnectPg(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	start := time.Now()
-	if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
-		return fmt.Errorf("run --init %s: %w", f.init, err)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
-	return nil
+	return withPgConn(cmd, t, "--init", func(ctx context.Context, conn *pgconn.PgConn) error {
+		start := time.Now()
+		if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
+			return fmt.Errorf("run --init %s: %w", f.init, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
+		return nil
+	})
 }
