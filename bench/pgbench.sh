@@ -18,6 +18,16 @@
 # as many Ps as pgbench -j has threads, instead of the adaptive count).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
 # pgbench; as root the server runs as PG_USER (default postgres).
+# 2026-11-28, bench/pgbench.sh 2 4 20s 3 on the 2-core VM shared with
+# other jobs (load 12-17), medians of 3 interleaved runs (per-run spread
+# up to 2x with the load):
+#   tpcb    TPS 865.0 rightsize / 786.7 pgbench = 1.100, client µs/txn 151.9 / 182.4 = 0.833
+#   custom  TPS 10,846 / 10,412 = 1.042, client µs/txn 22.1 / 23.9 = 0.925
+# The same at load 17-18 earlier: tpcb TPS 0.517, custom 0.632 (µs/txn
+# 1.06, 1.05); with RS_ARGS="--driver-procs 4" at load 12-18: tpcb TPS
+# 0.747, custom 1.325 (µs/txn 0.835, 0.821): under heavy load a driver
+# started at one P gets fewer of the machine's time slices than pgbench's
+# four threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
