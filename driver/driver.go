@@ -53,6 +53,10 @@ type Spec struct {
 	// ReconnectTimeout ends the step (partial, ErrServerLost) when a user
 	// cannot reconnect for this long (0: DefaultReconnectTimeout).
 	ReconnectTimeout time.Duration
+	// Workload, when set, is run instead of TPC-C (see Workload); its
+	// figures are StepResult.Kinds. Keying, shared connections and
+	// deferred Delivery are TPC-C's and refused with it.
+	Workload Workload
 }
 
 // DefaultReconnectTimeout is Spec.ReconnectTimeout's default, also run's
@@ -166,15 +170,21 @@ type TxnStats struct {
 type Window struct {
 	Start time.Duration // offset from the step start
 	Hists [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+	// Kinds are a Workload's kinds' histograms (nil for TPC-C).
+	Kinds []*hdrhistogram.Histogram
 }
 
 // StepResult is everything measured in one step.
 type StepResult struct {
-	Users             int
-	StepStart         time.Time // users started
-	MeasureStart      time.Time // ramp-up over
-	MeasureEnd        time.Time
-	Txn               [tpcc.NumTxnTypes]TxnStats
+	Users        int
+	StepStart    time.Time // users started
+	MeasureStart time.Time // ramp-up over
+	MeasureEnd   time.Time
+	Txn          [tpcc.NumTxnTypes]TxnStats
+	// Kinds are a Workload's figures per kind, named by KindNames (nil
+	// for TPC-C, whose figures are Txn).
+	Kinds             []TxnStats
+	KindNames         []string
 	SkippedDeliveries int64
 	// Deferred is the deferred execution of the Deliveries queued in the
 	// measured interval (nil unless StepConfig.Delivery is deferred).
@@ -203,6 +213,9 @@ func (s *StepResult) Measured() time.Duration { return s.MeasureEnd.Sub(s.Measur
 func (s *StepResult) Completed() int64 {
 	var n int64
 	for _, t := range s.Txn {
+		n += t.Count
+	}
+	for _, t := range s.Kinds {
 		n += t.Count
 	}
 	return n
@@ -245,8 +258,9 @@ func (s *StepResult) ServerCPUPerTxn() float64 {
 // userStats are one user's counters over the measured interval; only that
 // user writes them, and they are read after it stops.
 type userStats struct {
-	count, retries, errors         [tpcc.NumTxnTypes]int64
-	firstErr                       [tpcc.NumTxnTypes]error
+	// per kind (tpcc.TxnType for TPC-C), sized by newUserStats
+	count, retries, errors         []int64
+	firstErr                       []error
 	rollbacks, skipped, reconnects int64
 	lines, remoteLines             int64
 	remotePayments                 int64
@@ -270,6 +284,9 @@ type user struct {
 	stop       chan struct{}
 	lost       chan struct{}
 	term       *tpcc.Terminal
+	// wu is the user of a Workload (nil for TPC-C's term and exec).
+	wu User
+	wl Workload
 	// backoff draws the waits before retries (its own source, so that
 	// retries do not shift the transaction inputs).
 	backoff *rand.Rand
@@ -412,11 +429,38 @@ func (u *user) failed(ctx context.Context, t tpcc.TxnType, err error, measured b
 		u.stats.firstErr[t] = err
 	}
 	if u.tgt.Classify(err) == engine.ErrConnection {
-		_ = u.exec.Close(context.Background())
-		u.exec = nil
+		u.closeConn()
 		return u.reconnect(ctx)
 	}
 	return true
+}
+
+// closeConn closes the user's connection after it was lost.
+func (u *user) closeConn() {
+	if u.wu != nil {
+		_ = u.wu.Close(context.Background())
+		u.wu = nil
+		return
+	}
+	_ = u.exec.Close(context.Background())
+	u.exec = nil
+}
+
+// open opens the user's connection again: a new executor, or a new User
+// of its Workload.
+func (u *user) open(ctx context.Context) error {
+	if u.wl != nil {
+		wu, err := u.wl.NewUser(ctx, u.tgt, u.userConfig())
+		if err == nil {
+			u.wu = wu
+		}
+		return err
+	}
+	e, err := u.tgt.NewExecutor(ctx, u.cfg.Mode)
+	if err == nil {
+		u.exec = e
+	}
+	return err
 }
 
 // next returns the user's next transaction, its inputs drawn, and its
@@ -490,9 +534,7 @@ func (u *user) reconnect(ctx context.Context) bool {
 	backoff := 100 * time.Millisecond
 	deadline := time.Now().Add(u.cfg.ReconnectTimeout)
 	for {
-		e, err := u.tgt.NewExecutor(ctx, u.cfg.Mode)
-		if err == nil {
-			u.exec = e
+		if err := u.open(ctx); err == nil {
 			u.stats.reconnects++
 			return true
 		}

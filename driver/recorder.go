@@ -35,6 +35,11 @@ type recorder struct {
 	// retries counts retried attempts since the step started (live, error
 	// path only).
 	retries atomic.Int64
+	// kinds is the number of transaction kinds; figure the kind counted
+	// in perSecNO (tpcc.NewOrderTxn for TPC-C), every kind with anyKind.
+	kinds   int
+	figure  tpcc.TxnType
+	anyKind bool
 }
 
 // A transaction is recorded once, into the current window's measured or
@@ -48,12 +53,27 @@ type shard struct {
 	// step: the measured interval's closed windows; winM, winU: the
 	// current 10 s window's measured and unmeasured transactions (nil
 	// until used)
-	step, winM, winU [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+	step, winM, winU []*hdrhistogram.Histogram
 	_                [64]byte
 }
 
+// newRecorder is TPC-C's recorder: its five types, New-Orders per second.
 func newRecorder(stepStart time.Time, seconds int) *recorder {
-	return &recorder{stepStart: stepStart, perSecTxn: make([]atomic.Int64, seconds+1), perSecNO: make([]atomic.Int64, seconds+1)}
+	return newKindRecorder(stepStart, seconds, int(tpcc.NumTxnTypes), int(tpcc.NewOrderTxn))
+}
+
+// newKindRecorder records kinds transaction kinds, counting figure's (or,
+// when figure is negative, every kind's) completions per second beside
+// the total.
+func newKindRecorder(stepStart time.Time, seconds, kinds int, figure int) *recorder {
+	r := &recorder{stepStart: stepStart, perSecTxn: make([]atomic.Int64, seconds+1), perSecNO: make([]atomic.Int64, seconds+1),
+		kinds: kinds, figure: tpcc.TxnType(max(figure, 0)), anyKind: figure < 0}
+	for i := range r.shards {
+		h := make([]*hdrhistogram.Histogram, 3*kinds)
+		s := &r.shards[i]
+		s.step, s.winM, s.winU = h[:kinds:kinds], h[kinds:2*kinds:2*kinds], h[2*kinds:]
+	}
+	return r
 }
 
 func clampUs(d time.Duration) int64 {
@@ -67,11 +87,12 @@ func clampUs(d time.Duration) int64 {
 	return us
 }
 
-// record adds one completed transaction that ended at end.
+// record adds one completed transaction of kind t (a tpcc.TxnType for
+// TPC-C, a Workload's kind index otherwise) that ended at end.
 func (r *recorder) record(user int, t tpcc.TxnType, lat time.Duration, end time.Time, measured bool) {
 	if sec := int(end.Sub(r.stepStart) / time.Second); sec >= 0 && sec < len(r.perSecTxn) {
 		r.perSecTxn[sec].Add(1)
-		if t == tpcc.NewOrderTxn {
+		if t == r.figure || r.anyKind {
 			r.perSecNO[sec].Add(1)
 		}
 	}
@@ -87,10 +108,10 @@ func (r *recorder) record(user int, t tpcc.TxnType, lat time.Duration, end time.
 }
 
 // rotate closes the current window and returns its merged histograms.
-func (r *recorder) rotate() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r.merge(true) }
+func (r *recorder) rotate() []*hdrhistogram.Histogram { return r.merge(true) }
 
 // merged returns the measured-interval histograms of every type.
-func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r.merge(false) }
+func (r *recorder) merged() []*hdrhistogram.Histogram { return r.merge(false) }
 
 // merge adds up the shards' histograms of each type: the current window's
 // (measured and not), which it empties, adding the measured ones into the
@@ -98,8 +119,8 @@ func (r *recorder) merged() [tpcc.NumTxnTypes]*hdrhistogram.Histogram { return r
 // measured ones). A histogram has some 27,000 counters, which Merge walks
 // and Reset clears: the histograms no user recorded into (most of them,
 // with few users, not even made) are skipped.
-func (r *recorder) merge(window bool) [tpcc.NumTxnTypes]*hdrhistogram.Histogram {
-	var out [tpcc.NumTxnTypes]*hdrhistogram.Histogram
+func (r *recorder) merge(window bool) []*hdrhistogram.Histogram {
+	out := make([]*hdrhistogram.Histogram, r.kinds)
 	for t := range out {
 		out[t] = newHist()
 	}
@@ -181,7 +202,7 @@ func (r *recorder) progress(now time.Time, cfg StepConfig, measureStart time.Tim
 // p95 is the 95th percentile over every transaction type of the window.
 func (w Window) p95() time.Duration {
 	all := newHist()
-	for _, h := range w.Hists {
+	for _, h := range append(w.Hists[:], w.Kinds...) {
 		if h != nil {
 			all.Merge(h)
 		}

@@ -41,6 +41,7 @@ type step struct {
 
 	// connect
 	userExecs, workerExecs []tpcc.Executor
+	wusers                 []User // a Workload's users (nil for TPC-C)
 
 	// start
 	pool     connPool // users share connections (nil: one each)
@@ -82,6 +83,9 @@ func newStep(tgt Target, cfg StepConfig) (*step, error) {
 	if cfg.ReconnectTimeout <= 0 {
 		cfg.ReconnectTimeout = DefaultReconnectTimeout
 	}
+	if err := checkWorkload(&cfg); err != nil {
+		return nil, err
+	}
 	s := &step{cfg: cfg, tgt: tgt, serverCPU: cfg.ServerCPU}
 	if s.serverCPU == nil {
 		s.serverCPU = func() time.Duration { return 0 }
@@ -95,6 +99,9 @@ func newStep(tgt Target, cfg StepConfig) (*step, error) {
 // then it waits for StartAt.
 func (s *step) connect(ctx context.Context) error {
 	cfg := &s.cfg
+	if cfg.Workload != nil {
+		return s.connectWorkload(ctx)
+	}
 	conns := Connections(cfg.Users, cfg.Connections)
 	nw := 0
 	if cfg.Delivery.Deferred() {
@@ -137,8 +144,8 @@ func (s *step) start() {
 	s.win = &measureWindow{}
 	s.win.set(s.measureStart, s.measureEnd)
 	s.seconds = int((cfg.Rampup + cfg.Duration) / time.Second)
-	s.rec = newRecorder(stepStart, s.seconds)
-	s.stats = make([]userStats, cfg.Users)
+	s.rec = s.newRecorder(stepStart)
+	s.stats = newUserStats(cfg.Users, s.rec.kinds)
 	s.halt = make(chan struct{})
 	s.lost = make(chan struct{}, 1)
 	s.runCtx, s.cancel = context.WithCancel(context.Background())
@@ -151,6 +158,11 @@ func (s *step) start() {
 			id: i, cfg: cfg, tgt: s.tgt, pool: s.pool, deliveries: s.queue, rec: s.rec, stats: &s.stats[i],
 			win: s.win, stop: s.halt, lost: s.lost,
 			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		}
+		if cfg.Workload != nil {
+			u.wl, u.wu = cfg.Workload, s.wusers[i]
+			s.users.Go(func() { u.runWorkload(s.runCtx) })
+			continue
 		}
 		if s.pool == nil {
 			u.exec = s.userExecs[i]
@@ -281,7 +293,7 @@ func (s *step) control(now time.Time, c *clock) bool {
 
 // rotate closes the current latency window.
 func (s *step) rotate() {
-	s.res.Windows = append(s.res.Windows, Window{Start: s.winStart, Hists: s.rec.rotate()})
+	s.res.Windows = append(s.res.Windows, s.window())
 	s.winStart += WindowLength
 	if s.cfg.OnProgress != nil {
 		s.lastWin = &s.res.Windows[len(s.res.Windows)-1]
@@ -323,7 +335,7 @@ func (s *step) stop(ctx context.Context) {
 		res.SkippedDeliveries += d.Skipped
 	}
 	if s.winStart < time.Since(res.StepStart) {
-		res.Windows = append(res.Windows, Window{Start: s.winStart, Hists: s.rec.rotate()})
+		res.Windows = append(res.Windows, s.window())
 	}
 }
 
@@ -350,20 +362,14 @@ func (s *step) waitOrCancel(done <-chan struct{}) {
 // series up to the measured interval's end (the step's seconds at most).
 func (s *step) collect() {
 	res := s.res
-	hists := s.rec.merged()
-	for t := range res.Txn {
-		res.Txn[t].Hist = hists[t]
+	txn := s.kindStats()
+	if s.cfg.Workload != nil {
+		res.Kinds, res.KindNames = txn, s.cfg.Workload.Kinds()
+	} else {
+		copy(res.Txn[:], txn)
 	}
 	for i := range s.stats {
 		u := &s.stats[i]
-		for t := range res.Txn {
-			if res.Txn[t].FirstError == "" && u.firstErr[t] != nil {
-				res.Txn[t].FirstError = u.firstErr[t].Error()
-			}
-			res.Txn[t].Count += u.count[t]
-			res.Txn[t].Retries += u.retries[t]
-			res.Txn[t].Errors += u.errors[t]
-		}
 		res.Txn[tpcc.NewOrderTxn].Rollbacks += u.rollbacks
 		res.SkippedDeliveries += u.skipped
 		res.Reconnects += u.reconnects

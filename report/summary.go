@@ -24,7 +24,9 @@ func WriteRunSummary(w io.Writer, run store.Run, steps []store.Step) {
 		fmt.Fprintf(w, "\n  no step was measured\n\n")
 		return
 	}
-	writeKeyNumbers(w, rs)
+	if !WriteWorkload(w, run, steps) {
+		writeKeyNumbers(w, rs)
+	}
 	writeStepsTable(w, run, rs)
 	txn := mergeAllTxn(steps)
 	writeLatency(w, rs, txn)

@@ -17,6 +17,7 @@ func (validitySection) Title() string  { return "TPC-C validity" }
 func (validitySection) Anchor() string { return "validity" }
 
 func (validitySection) Render(p *Page) error {
+	renderWorkloads(p)
 	var rows []Row
 	for i, rd := range p.Runs {
 		for _, a := range analysis.Aggregate(rd.Steps) {
@@ -56,6 +57,10 @@ func WriteValidity(w io.Writer, run store.Run, steps []store.Step) { writeValidi
 // writeValidity prints the validity verdict of each step of a run for the
 // end-of-run summary.
 func writeValidity(w io.Writer, run store.Run, steps []store.Step) {
+	if name, _ := run.Workload(); name != "" {
+		fmt.Fprintf(w, "  · workload %s: not TPC-C: no validity verdict\n", name)
+		return
+	}
 	if run.Isolation != "" && run.Isolation != "spec" {
 		fmt.Fprintf(w, "  ✗ isolation %s: not spec-compliant (TPC-C 3.4 needs level 3)\n", run.Isolation)
 	}

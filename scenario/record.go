@@ -27,7 +27,13 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 
 // TxnSummary returns the store summary of one transaction type's stats.
 func TxnSummary(t tpcc.TxnType, s driver.TxnStats) store.TxnSummary {
-	out := store.TxnSummary{Type: t.String(), Txn: figures.Txn{Count: s.Count, Rollbacks: s.Rollbacks, Retries: s.Retries, Errors: s.Errors},
+	return namedSummary(t.String(), s)
+}
+
+// namedSummary returns the store summary of the stats of a transaction
+// type or kind named name.
+func namedSummary(name string, s driver.TxnStats) store.TxnSummary {
+	out := store.TxnSummary{Type: name, Txn: figures.Txn{Count: s.Count, Rollbacks: s.Rollbacks, Retries: s.Retries, Errors: s.Errors},
 		FirstError: s.FirstError}
 	if h := s.Hist; h != nil && h.TotalCount() > 0 {
 		out.P50Ms, out.P90Ms, out.P95Ms = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90)), ms(h.ValueAtQuantile(95))
@@ -71,9 +77,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		why.Verdict = &v
 	}
 	why.Put(&s)
-	for t := range tpcc.NumTxnTypes {
-		s.Txn = append(s.Txn, TxnSummary(t, res.Txn[t]))
-	}
+	s.Txn = stepTxn(res)
 	if d := res.Deferred; d != nil {
 		x := TxnSummary(tpcc.DeliveryTxn, d.TxnStats)
 		x.Type = store.DeferredDeliveryType
@@ -83,6 +87,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: res.PerSecondTxn[i], NewOrders: res.PerSecondNewOrder[i]})
 	}
 	for _, w := range res.Windows {
+		s.Windows = append(s.Windows, kindWindows(res, w)...)
 		for t, hist := range w.Hists {
 			if hb := encodeHist(hist); hb != nil {
 				s.Windows = append(s.Windows, store.Window{Offset: w.Start, Type: tpcc.TxnType(t).String(), Hist: hb})

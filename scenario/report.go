@@ -39,6 +39,9 @@ type Report struct {
 	// Workers are the workers of a multi-worker run (run --worker), with
 	// their own figures; omitted for a single process.
 	Workers []analysis.WorkerSummary `json:"workers,omitempty"`
+	// Workload is the run's workload when it is not TPC-C (omitted for
+	// TPC-C): its scripts and their TPS.
+	Workload *WorkloadReport `json:"workload,omitempty"`
 }
 
 // PrewarmReport is what --prewarm loaded: blocks of the engine's size
@@ -209,7 +212,7 @@ func BuildReport(run *store.Run, steps []store.Step) *Report {
 	rep := &Report{RunID: run.ID, Label: run.Label, Target: run.Target, Engine: run.Engine, Version: run.EngineVersion,
 		Mode: engine.Mode(run.Mode), Warehouses: run.Warehouses, KeyingThinking: run.KeyingThinking, Isolation: run.Isolation, Seed: run.Seed,
 		Partial: run.Status == store.StatusPartial, CapsNotApplied: run.Env[store.EnvCapsNotApplied],
-		Prewarmed: prewarmReport(run.Env)}
+		Prewarmed: prewarmReport(run.Env), Workload: workloadReport(run, steps)}
 	aggs := analysis.Aggregate(steps)
 	if v, ok := analysis.RunVerdict(aggs); ok {
 		rep.Why = v.Text

@@ -23,12 +23,16 @@ func newBuildCmd() *cobra.Command {
 	var warehouses, loaders int
 	var seed uint64
 	var replace bool
+	var wf dataWorkloadFlags
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Create and load the TPC-C schema",
 		Example: `  rightsize build --warehouses 4
   rightsize build --target postgres://postgres:secret@db1:5432/tpcc --warehouses 100 --loaders 8`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if done, err := wf.build(cmd, &tf, loaders); done {
+				return err
+			}
 			if err := tpcc.ValidateWarehouses(warehouses); err != nil {
 				return badInput(err)
 			}
@@ -53,6 +57,7 @@ func newBuildCmd() *cobra.Command {
 		},
 	}
 	tf.register(cmd)
+	wf.register(cmd, true)
 	cmd.Flags().IntVarP(&warehouses, "warehouses", "w", 1, "number of warehouses (the scale factor)")
 	cmd.Flags().IntVar(&loaders, "loaders", runtime.NumCPU(), "parallel loaders")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the generated data (same seed, same database)")

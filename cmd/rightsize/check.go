@@ -14,6 +14,7 @@ import (
 func newCheckCmd() *cobra.Command {
 	var tf targetFlags
 	var quick bool
+	var wf dataWorkloadFlags
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Verify the twelve TPC-C consistency conditions (3.3.2.1-3.3.2.12)",
@@ -26,6 +27,9 @@ build, so it is skipped once a run has happened. The conditions marked
   rightsize check --quick
   rightsize check --target postgres://postgres:secret@db1/tpcc`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if done, err := wf.check(cmd, &tf); done {
+				return err
+			}
 			t, err := tf.open(cmd.Context(), false, 2)
 			if err != nil {
 				return err
@@ -35,6 +39,7 @@ build, so it is skipped once a run has happened. The conditions marked
 		},
 	}
 	tf.register(cmd)
+	wf.register(cmd, false)
 	cmd.Flags().BoolVar(&quick, "quick", false, "skip the expensive conditions (3.3.2.6, 7, 10, 12) that scan whole tables")
 	return cmd
 }

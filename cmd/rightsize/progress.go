@@ -38,6 +38,8 @@ type stepProgress struct {
 	steps    int // steps per repeat
 	repeats  int
 	tty      bool
+	// tps shows TPS instead of TPM and NOPM (a pgbench workload's run)
+	tps bool
 
 	mu       sync.Mutex // p, bar, lastLine; never held while decorators run
 	p        *mpb.Progress
@@ -118,6 +120,9 @@ func (s *stepProgress) figures() string {
 	p95 := "p95 -"
 	if s.live.P95 > 0 {
 		p95 = fmt.Sprintf("p95 %.1f ms", float64(s.live.P95.Microseconds())/1000)
+	}
+	if s.tps {
+		return fmt.Sprintf("TPS %.1f (last 10 s) · errors %d · %s", s.live.TPM/60, s.live.Errors, p95)
 	}
 	return fmt.Sprintf("TPM %.0f · NOPM %.0f (last 10 s) · errors %d · %s", s.live.TPM, s.live.NOPM, s.live.Errors, p95)
 }

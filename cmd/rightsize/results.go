@@ -339,6 +339,7 @@ func printRun(w io.Writer, r *store.Run, steps []store.Step) error {
 	if fig.PeakDriverCPUPct > 0 {
 		fmt.Fprintf(w, "peak driver CPU %.1f %% of one core at %d users (%.1f µs/txn)\n", fig.PeakDriverCPUPct, fig.PeakDriverCPUUsers, fig.PeakDriverCPUUsPerTxn)
 	}
+	report.WriteWorkload(w, *r, steps)
 	report.WriteStepThroughput(w, r, aggs)
 	if err := printStepsMeasured(w, steps); err != nil {
 		return err

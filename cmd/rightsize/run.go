@@ -31,11 +31,13 @@ type runFlags struct {
 	metricsAddr string
 	workers     workerFlags // run only
 	answer      answerFlags
+	workload    workloadFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.users, "users", "u", "1", "virtual users per step: N, a list, fib:N or A..BxF")
 	f.answer.register(cmd)
+	f.workload.register(cmd)
 	cmd.Flags().BoolVar(&f.o.RebuildBetweenRepeats, "rebuild-between-repeats", false, "restore the freshly built database before each repeat")
 	f.o.Mode, f.o.Delivery, f.o.Isolation = "", driver.DeliveryInteractive, engine.IsolationSpec // the defaults help shows
 	cmd.Flags().Var(modeValue(&f.o.Mode), "mode", "procedures or statements (default: procedures where the engine has them)")
@@ -64,6 +66,11 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 	}
 	o.Flags = allFlags(cmd)
 	f.answer.apply(cmd, &o)
+	if wl, err := f.workload.workload(cmd.Name()); err != nil {
+		return o, badInput(err)
+	} else if wl != nil {
+		o.Workload = wl
+	}
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)
 	}
@@ -231,6 +238,7 @@ func (v *runView) ready(_ context.Context, _ *registry.Target, o *scenario.RunOp
 	}
 	if !v.asJSON {
 		prog := newStepProgress(v.cmd.ErrOrStderr(), v.every, len(o.Users), o.Repeats)
+		prog.tps = o.Workload != nil
 		prevStart, prevProgress := o.OnStepStart, o.OnProgress
 		o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 			if prevStart != nil {

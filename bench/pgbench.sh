@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# rightsize --workload against pgbench on one private PostgreSQL cluster
+# (issue 47): pgbench's tables built once by rightsize build --workload
+# tpcb at the scale given, then each round runs, in turn (the order
+# rotating from round to round), rightsize run and pgbench -M prepared
+# with the same clients and duration, VACUUM and CHECKPOINT before each
+# run. Two workloads: tpcb (rightsize --workload tpcb, pgbench -b
+# tpcb-like) and custom, a two-script weighted workload (select@9 and
+# update@1, written into the run's directory, -f/--workload FILE@W on
+# both sides). It prints per run TPS and the client's CPU per
+# transaction (user+system of the whole process over the transactions it
+# counted, from /usr/bin/time: pgbench's and rightsize's alike;
+# rightsize runs without ramp-up and with --no-waits so that both count
+# the same interval and neither samples the server), then per workload
+# and client the medians and rightsize's ratios to pgbench's.
+#   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
+# RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
+# as many Ps as pgbench -j has threads, instead of the adaptive count).
+# PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
+# pgbench; as root the server runs as PG_USER (default postgres).
+# 2026-11-28, bench/pgbench.sh 2 4 20s 3 on the 2-core VM shared with
+# other jobs (load 12-17), medians of 3 interleaved runs (per-run spread
+# up to 2x with the load):
+#   tpcb    TPS 865.0 rightsize / 786.7 pgbench = 1.100, client µs/txn 151.9 / 182.4 = 0.833
+#   custom  TPS 10,846 / 10,412 = 1.042, client µs/txn 22.1 / 23.9 = 0.925
+# The same at load 17-18 earlier: tpcb TPS 0.517, custom 0.632 (µs/txn
+# 1.06, 1.05); with RS_ARGS="--driver-procs 4" at load 12-18: tpcb TPS
+# 0.747, custom 1.325 (µs/txn 0.835, 0.821): under heavy load a driver
+# started at one P gets fewer of the machine's time slices than pgbench's
+# four threads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
+. bench/lib.sh
+bench_tmp pgbench
+go build -o "$TMP/rs" ./cmd/rightsize
+start_cluster 100
+DB=$(dsn postgres)
+SECS=$(python3 -c "import sys; d=sys.argv[1]; print(int(float(d[:-1]) * {'s': 1, 'm': 60}[d[-1]]))" "$D")
+"$TMP/rs" build --workload tpcb --scale "$S" --target "$DB" >"$TMP/build.log" 2>&1 ||
+  { echo "build failed:"; tail -5 "$TMP/build.log"; exit 1; }
+printf '\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >"$TMP/select.sql"
+printf '\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n' >"$TMP/update.sql"
+chmod 644 "$TMP"/*.sql
+mkdir "$TMP/pgb" && { [ "$(id -u)" != 0 ] || chown "$PG_USER" "$TMP/pgb"; } # pgbench's /usr/bin/time writes there
+
+psql_() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "$1" >/dev/null; }
+
+# run_one ROUND WORKLOAD CLIENT prints a row: round, workload, client,
+# TPS, client CPU µs per transaction, transactions, failed.
+run_one() {
+  local args=()
+  psql_ VACUUM; psql_ CHECKPOINT
+  if [ "$3" = pgbench ]; then
+    [ "$2" = tpcb ] && args=(-b tpcb-like) || args=(-f "$TMP/select.sql@9" -f "$TMP/update.sql@1")
+    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M prepared -c "$C" -j "$C" -T "$SECS" \
+      -h 127.0.0.1 -p "$PORT" -U postgres "${args[@]}" postgres >"$TMP/out" 2>&1 || { echo "pgbench failed:"; tail -3 "$TMP/out"; return 0; }
+    cp "$TMP/pgb/cpu" "$TMP/cpu"
+  else
+    [ "$2" = tpcb ] && args=(--workload tpcb) || args=(--workload "$TMP/select.sql@9" --workload "$TMP/update.sql@1")
+    /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
+      --no-waits ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
+  fi
+  python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" <<'PY'
+import json, re, sys
+out, cpu, rnd, wl, client = sys.argv[1:]
+secs = sum(float(x) for x in open(cpu).read().split()[-2:])
+text = open(out).read()
+if client == "pgbench":
+    n = int(re.search(r"number of transactions actually processed: (\d+)", text).group(1))
+    failed = int((re.search(r"number of failed transactions: (\d+)", text) or [0, 0])[1]) if "failed" in text else 0
+    tps = float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", text).group(1))
+else:
+    d = json.loads(text)
+    step = d["steps"][0]
+    n = sum(t["count"] for t in step["txn"].values())
+    failed = sum(t.get("errors", 0) for t in step["txn"].values())
+    tps = d["workload"]["steps"][0]["tps"]
+print("%-5s %-8s %-10s %10.1f %14.1f %10d %7d" % (rnd, wl, client, tps, secs * 1e6 / n if n else 0, n, failed))
+PY
+}
+
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+printf '%-5s %-8s %-10s %10s %14s %10s %7s\n' round workload client TPS "client µs/txn" txns failed
+runs=("tpcb rightsize" "tpcb pgbench" "custom rightsize" "custom pgbench")
+for round in $(seq "$ROUNDS"); do
+  for k in "${!runs[@]}"; do
+    j=$(( (k + round - 1) % ${#runs[@]} ))
+    # shellcheck disable=SC2086
+    run_one "$round" ${runs[$j]} | tee -a "$TMP/rows"
+  done
+done
+python3 - "$TMP/rows" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print("\nmedians (rightsize/pgbench):")
+for wl in ("tpcb", "custom"):
+    med = {}
+    for client in ("rightsize", "pgbench"):
+        r = [x for x in rows if x[1] == wl and x[2] == client]
+        if r:
+            med[client] = (statistics.median(float(x[3]) for x in r), statistics.median(float(x[4]) for x in r))
+    if len(med) == 2:
+        (rt, rc), (pt, pc) = med["rightsize"], med["pgbench"]
+        print("  %-7s TPS %9.1f / %9.1f = %.3f   client µs/txn %7.1f / %7.1f = %.3f" % (wl, rt, pt, rt / pt if pt else 0, rc, pc, rc / pc if pc else 0))
+PY

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/pgbench/script"
+	"github.com/rightsize/rightsize/pgbench/tpcb"
+	"github.com/rightsize/rightsize/pgbench/workload"
+	"github.com/rightsize/rightsize/registry"
+)
+
+// workloadFlags choose the workload of run, sweep and fit: TPC-C (the
+// default) or pgbench scripts.
+type workloadFlags struct {
+	specs      []string // --workload, repeatable
+	defines    []string // --define NAME=VALUE
+	randomSeed uint64
+	scale      int
+	figure     string
+}
+
+func (f *workloadFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.specs, "workload", nil, "tpcc (default), tpcb (pgbench's tpcb-like), simple-update, select-only, or a pgbench script FILE; each with @WEIGHT; repeat it for a weighted mix (--workload a.sql@9 --workload b.sql@1)")
+	cmd.Flags().StringArrayVar(&f.defines, "define", nil, "NAME=VALUE: a variable of the pgbench scripts (pgbench -D); repeatable")
+	cmd.Flags().Uint64Var(&f.randomSeed, "random-seed", 0, "seed of the pgbench scripts' random functions, every step the same as pgbench --random-seed (default: --seed's, different each step)")
+	cmd.Flags().IntVar(&f.scale, "scale", 0, "the scripts' :scale (default: the rows of pgbench_branches with tpcb and the built-ins, else 1)")
+	cmd.Flags().StringVar(&f.figure, "figure", "", "the script whose transactions per second are the figure of merit (default: every script's)")
+}
+
+// builtinWorkloads are --workload's names of pgbench's built-in scripts.
+var builtinWorkloads = map[string]string{"tpcb": "tpcb-like", "tpcb-like": "tpcb-like", "simple-update": "simple-update", "select-only": "select-only"}
+
+// workload returns the pgbench workload the flags of command name (nil:
+// TPC-C). A script that does not parse is an error naming
+// FILE:LINE:COLUMN. Only run measures one yet: the other commands' knee,
+// fit and gate are on NOPM.
+func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
+	if len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc" {
+		return nil, f.tpccOnly()
+	}
+	if command != "run" {
+		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its knee, fit and gate are on NOPM); measure a pgbench workload with run", strings.Join(f.specs, " --workload "), command)
+	}
+	var scripts []*script.Script
+	name := "scripts"
+	for _, spec := range f.specs {
+		if spec == "tpcc" {
+			return nil, errors.New("--workload tpcc runs alone: TPC-C's mix does not mix with pgbench scripts")
+		}
+		s, builtin, err := loadScript(spec)
+		var serr *script.Error
+		if errors.As(err, &serr) {
+			return nil, err // FILE:LINE:COLUMN: what is wrong
+		} else if err != nil {
+			return nil, fmt.Errorf("--workload %s: %w", spec, err)
+		}
+		if builtin {
+			name = "tpcb"
+		}
+		scripts = append(scripts, s)
+	}
+	w := workload.New(name, scripts)
+	if f.scale < 0 {
+		return nil, fmt.Errorf("--scale must be at least 1 (got %d)", f.scale)
+	}
+	w.Scale, w.RandomSeed, w.FigureScript = f.scale, f.randomSeed, f.figure
+	if f.figure != "" && w.Figure() < 0 {
+		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", f.figure, strings.Join(w.Kinds(), ", "))
+	}
+	w.Defines = map[string]string{}
+	for _, d := range f.defines {
+		k, v, err := script.ParseDefine(d)
+		if err != nil {
+			return nil, fmt.Errorf("--define: %w", err)
+		}
+		w.Defines[k] = v
+	}
+	return w, nil
+}
+
+// tpccOnly refuses the scripts' flags with TPC-C.
+func (f *workloadFlags) tpccOnly() error {
+	if len(f.defines) > 0 || f.randomSeed != 0 || f.figure != "" || f.scale != 0 {
+		return errors.New("--define, --random-seed, --scale and --figure are for pgbench workloads: add --workload tpcb or --workload FILE")
+	}
+	return nil
+}
+
+// loadScript reads one --workload value: a built-in's name or a file,
+// each with @WEIGHT.
+func loadScript(spec string) (*script.Script, bool, error) {
+	base, weight, err := script.SplitWeight(spec)
+	if err != nil {
+		return nil, false, err
+	}
+	if b, ok := builtinWorkloads[base]; ok {
+		found, err := script.FindBuiltin(b)
+		if err != nil {
+			return nil, false, err
+		}
+		s, err := script.ParseBuiltin(found, weight)
+		if err != nil {
+			return nil, false, err
+		}
+		s.Name = found.Name
+		return s, true, nil
+	}
+	s, err := script.LoadFile(spec)
+	return s, false, err
+}
+
+// pgConnector is a target that opens plain PostgreSQL connections
+// (postgres.DB), what pgbench/tpcb's build and check use.
+type pgConnector interface {
+	ConnectPg(ctx context.Context) (*pgconn.PgConn, error)
+}
+
+// buildTPCB builds pgbench's tables at scale into an open target.
+func buildTPCB(cmd *cobra.Command, t *registry.Target, scale, loaders int) error {
+	pc, ok := t.DB.(pgConnector)
+	if !ok {
+		return badInput(fmt.Errorf("--workload tpcb builds on PostgreSQL only (this target is %s)", t.Engine()))
+	}
+	if scale < 1 {
+		return badInput(fmt.Errorf("--scale must be at least 1 (got %d)", scale))
+	}
+	res, err := tpcb.Build(cmd.Context(), pc.ConnectPg, tpcb.Config{Scale: scale, Loaders: loaders})
+	if err != nil {
+		return fmt.Errorf("build the tpcb tables at scale %d: %w", scale, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "built tpcb at scale %d: %d rows in %.1f s (load %.1f s, vacuum %.1f s, keys %.1f s)\n",
+		scale, res.Rows, (res.Load + res.Vacuum + res.Keys).Seconds(), res.Load.Seconds(), res.Vacuum.Seconds(), res.Keys.Seconds())
+	return nil
+}
+
+// checkTPCB checks pgbench's tables: the scale's rows, and every balance
+// equal to the history's deltas.
+func checkTPCB(cmd *cobra.Command, t *registry.Target) error {
+	return withPgConn(cmd, t, "check --workload tpcb", func(ctx context.Context, conn *pgconn.PgConn) error {
+		return checkTotals(ctx, cmd.OutOrStdout(), conn)
+	})
+}
+
+// withPgConn runs f on a plain connection to t's database (PostgreSQL
+// only: what names the command for the error).
+func withPgConn(cmd *cobra.Command, t *registry.Target, what string, f func(context.Context, *pgconn.PgConn) error) error {
+	pc, ok := t.DB.(pgConnector)
+	if !ok {
+		return badInput(fmt.Errorf("%s runs on PostgreSQL only (this target is %s)", what, t.Engine()))
+	}
+	ctx := cmd.Context()
+	conn, err := pc.ConnectPg(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return f(ctx, conn)
+}
+
+// checkTotals reads and checks the tpcb tables' totals.
+func checkTotals(ctx context.Context, w io.Writer, conn *pgconn.PgConn) error {
+	tot, err := tpcb.ReadTotals(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("read the tpcb tables (build them first: rightsize build --workload tpcb --scale N): %w", err)
+	}
+	scale := int(tot.Branches)
+	if err := tot.Check(scale); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("tpcb consistency check failed: %w", err)}
+	}
+	fmt.Fprintf(w, "  tpcb at scale %d: rows of the scale, branch, teller and account balances equal to the history's deltas: ok\n", scale)
+	return nil
+}
+
+// dataWorkloadFlags are build's and check's --workload: tpcc (the
+// default) or tpcb, and build's --scale; build's --init runs a pgbench
+// workload's own schema-and-data script.
+type dataWorkloadFlags struct {
+	workload string
+	scale    int
+	init     string
+}
+
+func (f *dataWorkloadFlags) register(cmd *cobra.Command, build bool) {
+	cmd.Flags().StringVar(&f.workload, "workload", "tpcc", "tpcc, or tpcb (pgbench's tables, as pgbench -i builds them)")
+	if build {
+		cmd.Flags().IntVar(&f.scale, "scale", 1, "with --workload tpcb: pgbench's scale (100,000 accounts each)")
+		cmd.Flags().StringVar(&f.init, "init", "", "with --workload FILE: an SQL file that creates and fills the scripts' tables, run as it is")
+	}
+}
+
+// tpcb says whether the flags name tpcb, refusing another workload.
+func (f *dataWorkloadFlags) tpcb() (bool, error) {
+	switch f.workload {
+	case "", "tpcc":
+		return false, nil
+	case "tpcb":
+		return true, nil
+	}
+	if f.init != "" {
+		return false, nil
+	}
+	return false, badInput(fmt.Errorf("--workload %s: build and check know tpcc and tpcb; build a script's own tables with --init FILE.sql, or run it on a database that has them", f.workload))
+}
+
+// build builds tpcb's tables when the flags say so; done says whether it
+// did (or failed).
+func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders int) (done bool, err error) {
+	ok, err := f.tpcb()
+	if !ok && err == nil && f.init != "" && f.workload != "tpcc" {
+		return true, f.buildInit(cmd, tf)
+	}
+	if !ok || err != nil {
+		return err != nil, err
+	}
+	if loaders < 1 {
+		return true, badInput(fmt.Errorf("--loaders must be at least 1 (got %d)", loaders))
+	}
+	t, err := tf.open(cmd.Context(), true, loaders)
+	if err != nil {
+		return true, err
+	}
+	defer t.Close()
+	return true, buildTPCB(cmd, t, f.scale, loaders)
+}
+
+// check checks tpcb's tables when the flags say so; done says whether it
+// did (or failed).
+func (f *dataWorkloadFlags) check(cmd *cobra.Command, tf *targetFlags) (done bool, err error) {
+	if ok, err := f.tpcb(); !ok || err != nil {
+		return err != nil, err
+	}
+	t, err := tf.open(cmd.Context(), false, 2)
+	if err != nil {
+		return true, err
+	}
+	defer t.Close()
+	return true, checkTPCB(cmd, t)
+}
+
+// buildInit runs --init's SQL file, as it is, on the target's database:
+// a pgbench workload's own tables and rows.
+func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error {
+	sql, err := os.ReadFile(f.init)
+	if err != nil {
+		return badInput(fmt.Errorf("--init: %w", err))
+	}
+	t, err := tf.open(cmd.Context(), true, 2)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return withPgConn(cmd, t, "--init", func(ctx context.Context, conn *pgconn.PgConn) error {
+		start := time.Now()
+		if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
+			return fmt.Errorf("run --init %s: %w", f.init, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
+		return nil
+	})
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEmbeddedTPCBWorkload: on the embedded server, build --workload tpcb
+// --scale 1, run --workload tpcb (its figures stored under tpcb-like, the
+// run's workload in its JSON), check --workload tpcb (balances equal to
+// the history), then a two-script workload weighted 9:1 whose mix is
+// within 2 % of its weights, and a bad script refused with exit 2 at its
+// FILE:LINE:COLUMN before anything runs.
+func TestEmbeddedTPCBWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	ctx := context.Background()
+	args, _ := embeddedArgs(t, "tpcb-")
+	with := func(a ...string) []string { return append(a, args...) }
+	out, errOut, code := cli(t, ctx, with("build", "--workload", "tpcb", "--scale", "1")...)
+	if code != 0 || !strings.Contains(out, "built tpcb at scale 1: 100011 rows") {
+		t.Fatalf("build --workload tpcb: %d\n%s%s", code, out, errOut)
+	}
+	st := tempStore(t)
+	rep := runJSON(t, with("run", "--workload", "tpcb", "--users", "2", "--rampup", "500ms", "--duration", "2s", "--store", st)...)
+	if rep.Workload.Name != "tpcb" || rep.Workload.Scripts != "tpcb-like@1" || rep.Workload.Steps[0].Scripts["tpcb-like"] <= 0 ||
+		rep.Steps[0].Txn["tpcb-like"].Count == 0 || len(rep.Steps[0].Txn) != 1 {
+		t.Fatalf("run --workload tpcb: workload %+v, transactions %+v", rep.Workload, rep.Steps[0].Txn)
+	}
+	if out, errOut, code = cli(t, ctx, with("check", "--workload", "tpcb")...); code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("check --workload tpcb: %d\n%s%s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	a, b, bad := filepath.Join(dir, "a.sql"), filepath.Join(dir, "b.sql"), filepath.Join(dir, "bad.sql")
+	write(t, a, "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n")
+	write(t, b, "\\set bid random(1, :scale)\nSELECT bbalance FROM pgbench_branches WHERE bid = :bid;\n")
+	write(t, bad, "SELECT 1;\n\\set x 1 +\n")
+	rep = runJSON(t, with("run", "--workload", a+"@9", "--workload", b+"@1", "--users", "2", "--rampup", "500ms", "--duration", "4s", "--store", st)...)
+	na, nb := rep.Steps[0].Txn["a"].Count, rep.Steps[0].Txn["b"].Count
+	if n := na + nb; n < 1000 || math.Abs(float64(na)/float64(n)-0.9) > 0.02 || rep.Workload.Scripts != "a@9,b@1" {
+		t.Fatalf("a@9 + b@1: %d and %d transactions (scripts %q), want over 1000 with a's share within 2 %% of 90 %%", na, nb, rep.Workload.Scripts)
+	}
+	out, errOut, code = cli(t, ctx, with("run", "--workload", bad, "--users", "1", "--duration", "1s", "--store", st)...)
+	if code != 2 || !strings.HasPrefix(errOut, "rightsize: "+bad+":2:11: ") || strings.Contains(out+errOut, "step 1/1") {
+		t.Fatalf("a bad script: exit %d\n%s%s", code, out, errOut)
+	}
+	init, c := filepath.Join(dir, "init.sql"), filepath.Join(dir, "c.sql")
+	write(t, init, "DROP TABLE IF EXISTS rs_init; CREATE TABLE rs_init (x int PRIMARY KEY); INSERT INTO rs_init SELECT generate_series(1, 10);\n")
+	write(t, c, "\\set x random(1, 10)\nSELECT x FROM rs_init WHERE x = :x \\gset y_\n\\if :y_x != :x\nSELECT 1/0;\n\\endif\n")
+	if out, errOut, code = cli(t, ctx, with("build", "--workload", c, "--init", init)...); code != 0 || !strings.Contains(out, "ran "+init) {
+		t.Fatalf("build --workload FILE --init: %d\n%s%s", code, out, errOut)
+	}
+	if rep := runJSON(t, with("run", "--workload", c, "--users", "1", "--duration", "1s", "--store", st)...); rep.Steps[0].Txn["c"].Count == 0 || rep.Steps[0].Txn["c"].Errors != 0 {
+		t.Fatalf("a script on the tables --init made: %+v", rep.Steps[0].Txn)
+	}
+	out, errOut, code = cli(t, ctx, "results", "show", "--store", st, rep.RunID)
+	if code != 0 || !strings.Contains(out, "workload scripts: a@9,b@1") || !strings.Contains(out, "not TPC-C: no validity verdict") {
+		t.Fatalf("results show of a scripts run: %d\n%s%s", code, out, errOut)
+	}
+	html := filepath.Join(dir, "report.html")
+	if out, errOut, code = cli(t, ctx, "report", "--store", st, "-o", html, rep.RunID); code != 0 {
+		t.Fatalf("report of a scripts run: %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "scripts: a@9,b@1") {
+		t.Fatalf("the report does not name the workload and its scripts (%v)", err)
+	}
+}
+
+// workloadReport is what the test reads of run --json.
+type workloadReport struct {
+	RunID    string `json:"run_id"`
+	Workload struct {
+		Name, Scripts string
+		Steps         []struct {
+			Scripts map[string]float64 `json:"script_tps"`
+		}
+	}
+	Steps []struct {
+		Txn map[string]struct{ Count, Errors int64 }
+	}
+}
+
+func runJSON(t *testing.T, args ...string) workloadReport {
+	t.Helper()
+	out, errOut, code := cli(t, context.Background(), append(args, "--json")...)
+	var rep workloadReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || len(rep.Steps) == 0 || len(rep.Workload.Steps) == 0 {
+		t.Fatalf("%v: exit %d, %v\n%s%s", args, code, err, out, errOut)
+	}
+	return rep
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWorkloadBadInput: the workload flags' mistakes stop before any
+// server starts, with exit 2 and the fix.
+func TestWorkloadBadInput(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.sql")
+	write(t, a, "SELECT 1;\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb"}, "sweep measures TPC-C only"},
+		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
+		{[]string{"run", "--workload", a, "--figure", "b"}, "--figure b: no such script; the workload's are a"},
+		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
+		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
+		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
+	} {
+		out, errOut, code := cli(t, context.Background(), append(c.args, "--store", tempStore(t), "--target", "postgres://127.0.0.1:1/none")...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cycleWorkload's users run kinds 0, 1, ... in turn, each in 50 µs; every
+// 7th transaction of kind 2 takes 3 tries, every 5th of kind 1 fails.
+type cycleWorkload struct {
+	kinds  []string
+	figure int
+}
+
+func (w cycleWorkload) Kinds() []string { return w.kinds }
+func (w cycleWorkload) Figure() int     { return w.figure }
+func (w cycleWorkload) NewUser(context.Context, Target, UserConfig) (User, error) {
+	return &cycleUser{kinds: len(w.kinds)}, nil
+}
+
+type cycleUser struct{ n, kinds int }
+
+func (u *cycleUser) Run(ctx context.Context) (int, int, error) {
+	k := u.n % u.kinds
+	u.n++
+	if err := sleep(ctx, 50*time.Microsecond); err != nil {
+		return k, 1, err
+	}
+	switch {
+	case k == 1 && (u.n/u.kinds)%5 == 0:
+		return k, 1, errors.New("kind 1 failed")
+	case k == 2 && (u.n/u.kinds)%7 == 0:
+		return k, 3, nil
+	}
+	return k, 1, nil
+}
+func (*cycleUser) Close(context.Context) error { return nil }
+
+// TestWorkloadStep: a step of a workload that is not TPC-C counts each of
+// its kinds under its name (TPC-C's figures stay empty), its retries and
+// errors, and per second its figure kind or every kind.
+func TestWorkloadStep(t *testing.T) {
+	for _, figure := range []int{-1, 0} {
+		wl := cycleWorkload{kinds: []string{"a", "b", "c"}, figure: figure}
+		res, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 2, Seed: 1,
+			Spec: Spec{Rampup: 200 * time.Millisecond, Duration: 2 * time.Second, Workload: wl}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.KindNames, ",") != "a,b,c" || len(res.Kinds) != 3 {
+			t.Fatalf("kinds %v (%d figures), want a,b,c", res.KindNames, len(res.Kinds))
+		}
+		for _, tx := range res.Txn {
+			if tx.Count != 0 || tx.Hist != nil {
+				t.Errorf("TPC-C's figures hold %+v with another workload", tx)
+			}
+		}
+		a, b, c := res.Kinds[0], res.Kinds[1], res.Kinds[2]
+		if a.Count < 10 || c.Count < 10 || a.Hist.TotalCount() != a.Count || c.Retries == 0 || b.Errors == 0 || b.FirstError != "kind 1 failed" {
+			t.Errorf("kinds' figures a %+v, b %+v, c %+v: want counts, c's retries and b's errors", a, b, c)
+		}
+		if a.Errors != 0 || a.Retries != 0 || res.Completed() != a.Count+b.Count+c.Count {
+			t.Errorf("a %+v, completed %d", a, res.Completed())
+		}
+		var txn, fig int64
+		for i := range res.PerSecondTxn {
+			txn += res.PerSecondTxn[i]
+			fig += res.PerSecondNewOrder[i]
+		}
+		if (figure < 0) != (fig == txn) || fig == 0 {
+			t.Errorf("figure %d: %d figure transactions of %d per second", figure, fig, txn)
+		}
+		if w := res.Windows[0]; len(w.Kinds) != 3 || w.Kinds[0].TotalCount() == 0 || w.Hists[0] != nil {
+			t.Errorf("first window: %d kinds' histograms, want 3 (and no TPC-C one)", len(w.Kinds))
+		}
+	}
+}
+
+func TestWorkloadRefusesTPCCOptions(t *testing.T) {
+	wl := cycleWorkload{kinds: []string{"a"}}
+	for _, spec := range []Spec{{KeyingThinking: true}, {Connections: 1}, {Delivery: DeliveryDeferred}} {
+		spec.Duration, spec.Workload = time.Second, wl
+		if _, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 2, Spec: spec}); err == nil || !strings.Contains(err.Error(), "TPC-C's") {
+			t.Errorf("%+v: err %v, want TPC-C's option refused", spec, err)
+		}
+	}
+}

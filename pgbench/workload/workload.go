@@ -1,0 +1,169 @@
+// Package workload runs pgbench scripts as a driver.Workload: one
+// transaction kind per script, each virtual user a pgbench/client.Client
+// on a session its engine opens (SessionOpener), the retries of
+// serialization failures and deadlocks made from the random state the
+// first try began with, as pgbench --max-tries does.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/pgbench/client"
+	"github.com/rightsize/rightsize/pgbench/script"
+)
+
+// Session is a client.Session the workload closes.
+type Session = engine.ScriptSession
+
+// SessionOpener is what the workload needs from an engine: a session of
+// its own per virtual user (postgres.DB opens a ScriptSession).
+type SessionOpener interface {
+	OpenScriptSession(ctx context.Context) (Session, error)
+}
+
+// Workload is a weighted set of pgbench scripts.
+type Workload struct {
+	// Name is tpcb for pgbench's built-in tpcb-like, else "scripts".
+	Name    string
+	Scripts []*script.Script
+	// Scale is :scale; 0 reads it from pgbench_branches (as pgbench does
+	// for its built-in scripts) when Name is tpcb, else 1.
+	Scale   int
+	Defines map[string]string
+	// RandomSeed, when not 0, seeds every step as pgbench --random-seed
+	// does (then the clients draw what pgbench's do); 0: the step's seed.
+	RandomSeed uint64
+	// FigureScript names the script whose TPS is the figure of merit
+	// ("": every script's).
+	FigureScript string
+
+	kinds []string
+	once  sync.Once
+	err   error
+}
+
+// New returns the workload of scripts, each named by its file's base name
+// without extension (the built-ins by their own names), a name given
+// twice numbered.
+func New(name string, scripts []*script.Script) *Workload {
+	w := &Workload{Name: name, Scripts: scripts}
+	seen := map[string]int{}
+	for _, s := range scripts {
+		k := strings.TrimSuffix(filepath.Base(s.Name), filepath.Ext(s.Name))
+		if seen[k]++; seen[k] > 1 {
+			k += "#" + strconv.Itoa(seen[k])
+		}
+		w.kinds = append(w.kinds, k)
+	}
+	return w
+}
+
+// Kinds implements driver.Workload: the scripts' names.
+func (w *Workload) Kinds() []string { return w.kinds }
+
+// Figure implements driver.Workload.
+func (w *Workload) Figure() int {
+	for i, k := range w.kinds {
+		if k == w.FigureScript {
+			return i
+		}
+	}
+	return -1
+}
+
+// Weights are the scripts' weights by kind.
+func (w *Workload) Weights() map[string]int {
+	m := map[string]int{}
+	for i, s := range w.Scripts {
+		m[w.kinds[i]] = s.Weight
+	}
+	return m
+}
+
+// Describe is the workload as the run's environment records it: its
+// name and each script with its weight.
+func (w *Workload) Describe() (string, string) {
+	parts := make([]string, len(w.kinds))
+	for i, k := range w.kinds {
+		parts[i] = k + "@" + strconv.Itoa(w.Scripts[i].Weight)
+	}
+	return w.Name, strings.Join(parts, ",")
+}
+
+// NewUser implements driver.Workload: a client of the scripts on a new
+// session of db.
+func (w *Workload) NewUser(ctx context.Context, db driver.Target, cfg driver.UserConfig) (driver.User, error) {
+	op, ok := db.(SessionOpener)
+	if !ok {
+		return nil, fmt.Errorf("this engine cannot run pgbench scripts (PostgreSQL can)")
+	}
+	sess, err := op.OpenScriptSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.once.Do(func() { w.err = w.readScale(ctx, sess) })
+	if w.err != nil {
+		_ = sess.Close(context.Background())
+		return nil, w.err
+	}
+	seed := cmpSeed(w.RandomSeed, cfg.Seed)
+	c, err := client.New(sess, client.Config{Scripts: w.Scripts, ID: cfg.ID, Scale: w.Scale, Defines: w.Defines,
+		Seed: client.Seeds(seed, cfg.Users)[cfg.ID], MaxTries: cfg.MaxTries})
+	if err != nil {
+		_ = sess.Close(context.Background())
+		return nil, err
+	}
+	return &user{c: c, sess: sess}, nil
+}
+
+func cmpSeed(a, b uint64) uint64 {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// readScale sets Scale when it is 0: pgbench_branches' rows for tpcb, 1
+// for other scripts.
+func (w *Workload) readScale(ctx context.Context, sess Session) error {
+	if w.Scale > 0 {
+		return nil
+	}
+	if w.Name != "tpcb" {
+		w.Scale = 1
+		return nil
+	}
+	if err := sess.Prepare(ctx, "rightsize_scale", "select count(*) from pgbench_branches"); err != nil {
+		return fmt.Errorf("read the scale from pgbench_branches (build it first: rightsize build --workload tpcb --scale N): %w", err)
+	}
+	if _, err := sess.Exec(ctx, "rightsize_scale", nil, true); err != nil {
+		return fmt.Errorf("read the scale from pgbench_branches: %w", err)
+	}
+	_, row := sess.Last()
+	n, err := strconv.Atoi(string(row[0]))
+	if err != nil || n < 1 {
+		return fmt.Errorf("pgbench_branches has %q rows: build the tpcb tables first (rightsize build --workload tpcb --scale N)", row[0])
+	}
+	w.Scale = n
+	return nil
+}
+
+// user is one virtual user: a client on its session.
+type user struct {
+	c    *client.Client
+	sess Session
+}
+
+func (u *user) Run(ctx context.Context) (int, int, error) {
+	o := u.c.Run(ctx)
+	return o.Script, o.Tries, o.Err
+}
+
+func (u *user) Close(ctx context.Context) error { return u.sess.Close(ctx) }

@@ -1,0 +1,112 @@
+package scenario
+
+import (
+	"context"
+	"time"
+
+	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// describedWorkload is a driver.Workload that names itself and its parts
+// for the run's environment (pgbench/workload.Workload).
+type describedWorkload interface {
+	Describe() (name, scripts string)
+}
+
+// WorkloadReport is run --json's workload when it is not TPC-C: its name,
+// its scripts with their weights, and each step's TPS overall and per
+// script.
+type WorkloadReport struct {
+	Name    string                  `json:"name"`
+	Scripts string                  `json:"scripts"`
+	Steps   []analysis.WorkloadStep `json:"steps"`
+}
+
+// workloadReport is run's workload report (nil for TPC-C).
+func workloadReport(run *store.Run, steps []store.Step) *WorkloadReport {
+	name, scripts := run.Workload()
+	if name == "" {
+		return nil
+	}
+	return &WorkloadReport{Name: name, Scripts: scripts, Steps: analysis.WorkloadTPS(steps)}
+}
+
+// ScriptMode is the mode recorded for a run of pgbench scripts: their SQL
+// is prepared once per connection and executed with parameters, as
+// pgbench -M prepared.
+const ScriptMode engine.Mode = "prepared"
+
+// prepareWorkload is prepare for a workload other than TPC-C: no TPC-C
+// schema, run constants, modes or isolation (the scripts' SQL runs at the
+// server's default isolation, recorded as read-committed); the workload
+// itself finds out whether the database holds what it needs when its
+// users connect.
+func (r *runner) prepareWorkload(ctx context.Context) error {
+	o, t := &r.o, r.t
+	if o.Mode != "" {
+		return bad("--mode is TPC-C's: a pgbench workload prepares its statements as pgbench -M prepared; drop --mode")
+	}
+	if o.Isolation != "" && o.Isolation != engine.IsolationSpec {
+		return bad("--isolation is TPC-C's: a pgbench workload's scripts set their own; drop --isolation")
+	}
+	if o.Workers > 0 {
+		return bad("workers split TPC-C's warehouses: run a pgbench workload from one process")
+	}
+	r.mode, r.iso = ScriptMode, engine.IsolationReadCommitted
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	if err := checkSlots(ctx, t, *o, 0); err != nil {
+		return err
+	}
+	if o.Prewarm {
+		var err error
+		if r.warmed, err = prewarm(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workloadEnv records a workload that is not TPC-C in the run's
+// environment.
+func workloadEnv(env map[string]string, w driver.Workload) {
+	if w == nil {
+		return
+	}
+	env[store.EnvWorkload], env[store.EnvWorkloadScripts] = "custom", ""
+	if d, ok := w.(describedWorkload); ok {
+		env[store.EnvWorkload], env[store.EnvWorkloadScripts] = d.Describe()
+	}
+}
+
+// stepTxn is a step's transaction summaries: TPC-C's five types, or a
+// workload's kinds under their names.
+func stepTxn(res *driver.StepResult) []store.TxnSummary {
+	var out []store.TxnSummary
+	if res.KindNames != nil {
+		for k, name := range res.KindNames {
+			out = append(out, namedSummary(name, res.Kinds[k]))
+		}
+		return out
+	}
+	for t := range tpcc.NumTxnTypes {
+		out = append(out, TxnSummary(t, res.Txn[t]))
+	}
+	return out
+}
+
+// kindWindows are a workload's latency windows under its kinds' names.
+func kindWindows(res *driver.StepResult, w driver.Window) []store.Window {
+	var out []store.Window
+	for k, hist := range w.Kinds {
+		if hb := encodeHist(hist); hb != nil {
+			out = append(out, store.Window{Offset: w.Start, Type: res.KindNames[k], Hist: hb})
+		}
+	}
+	return out
+}
