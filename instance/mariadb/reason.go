@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/diskspace"
@@ -18,15 +19,24 @@ import (
 // after it dropped) and captures the message.
 var errorLine = regexp.MustCompile(`\[ERROR\]\s+(?:\[[^\]]*\]\s+)*(.*)$`)
 
-// diskFull are the phrases of a write that found its disk full.
-var diskFull = []string{"No space left on device", "error number 28", "errno: 28", "Disk full", "disk is full"}
+// diskFullPhrases are the phrases of a write that found its disk full.
+var diskFullPhrases = []string{"No space left on device", "error number 28", "errno: 28", "Disk full", "disk is full"}
 
-// logReason returns the last [ERROR] line of out other than the closing
-// "Aborting", "" when there is none. When any [ERROR] line is about a full
-// disk, the one returned is the last such, with the data directory's file
-// system and its free space: "[ERROR] InnoDB: ... (/mnt, 0 MiB free)".
-func logReason(out, dataDir string) string {
-	var last, full string
+// reasonLines is how many of the last [ERROR] lines logReason keeps: one
+// fault cascades ("Error while setting value 'abc' to
+// 'innodb-buffer-pool-size'", "Parsing options for plugin 'InnoDB'
+// failed", "Unknown/unsupported storage engine: InnoDB").
+const reasonLines = 3
+
+// logReason returns the last reasonLines [ERROR] lines of out other than
+// the closing "Aborting", joined by "; ", "" when there is none. When an
+// [ERROR] line is about a full disk (diskFull), the last such is among
+// them, and the reason ends with the data directory's file system and
+// its free space: "[ERROR] InnoDB: ... No space left on device (/mnt, 0
+// MiB free)".
+func logReason(out, dataDir string) (reason string, diskFull bool) {
+	var lines []string
+	full := ""
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -35,25 +45,32 @@ func logReason(out, dataDir string) string {
 			continue
 		}
 		msg := strings.TrimSpace(m[1])
-		if msg == "" || msg == "Aborting" {
+		if msg == "" || msg == "Aborting" || slices.Contains(lines, "[ERROR] "+msg) {
 			continue
 		}
-		last = "[ERROR] " + msg
+		lines = append(lines, "[ERROR] "+msg)
 		if isDiskFull(msg) {
-			full = last
+			full = lines[len(lines)-1]
 		}
 	}
+	if len(lines) > reasonLines {
+		lines = lines[len(lines)-reasonLines:]
+	}
+	if full != "" && !slices.Contains(lines, full) {
+		lines = append([]string{full}, lines[1:]...)
+	}
+	reason = strings.Join(lines, "; ")
 	if full == "" {
-		return last
+		return reason, false
 	}
 	if room, err := diskspace.Of(dataDir); err == nil {
-		return fmt.Sprintf("%s (%s)", full, room)
+		reason += fmt.Sprintf(" (%s)", room)
 	}
-	return full
+	return reason, true
 }
 
 func isDiskFull(msg string) bool {
-	for _, s := range diskFull {
+	for _, s := range diskFullPhrases {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -62,12 +79,13 @@ func isDiskFull(msg string) bool {
 }
 
 // Reason returns why the server stopped or failed to start, as its error
-// output says since the last start ("" when it says nothing of it). While
-// the server still runs, only a full disk is a reason: an [ERROR] line of
-// a server that goes on is no cause of what failed.
+// output says since the last start ("" when it says nothing of it): its
+// last [ERROR] lines. While the server still runs, only a full disk is a
+// reason: an [ERROR] line of a server that goes on is no cause of what
+// failed.
 func (s *Server) Reason() string {
-	reason := logReason(s.out.String(), s.dataDir)
-	if s.running() && !isDiskFull(reason) {
+	reason, full := logReason(s.out.String(), s.dataDir)
+	if s.running() && !full {
 		return ""
 	}
 	return reason
