@@ -44,7 +44,7 @@ func logReason(out, dataDir string) (reason string, diskFull bool) {
 		if m == nil {
 			continue
 		}
-		msg := strings.TrimSpace(m[1])
+		msg := strings.TrimRight(m[1], " \t;") // mariadbd: "got signal 11 ;"
 		if msg == "" || msg == "Aborting" || slices.Contains(lines, "[ERROR] "+msg) {
 			continue
 		}
