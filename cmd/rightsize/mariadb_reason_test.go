@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,16 +13,36 @@ import (
 	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
-// A managed MariaDB that does not start (an option it does not know, set
-// with --set) makes check end its one line with mariadbd's own reason.
-func TestMariaDBFailedStartSaysWhy(t *testing.T) {
+// mariaDBDir is a data directory (not made yet) for a managed MariaDB
+// under a private directory; it skips the test when MariaDB is not to be
+// started (-short, RIGHTSIZE_SKIP_MYSQL=1, no mariadbd).
+func mariaDBDir(t *testing.T, prefix string) string {
+	t.Helper()
 	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
 		t.Skip("starts MariaDB")
 	}
 	if !mariadb.Installed() {
 		t.Skip("no mariadbd on this machine")
 	}
-	dataDir := filepath.Join(pgtest.ServerDir(t, "mariadb-reason-"), "data")
+	return filepath.Join(pgtest.ServerDir(t, prefix), "data")
+}
+
+// builtMariaDB is a 1-warehouse managed MariaDB build and the flags that
+// name it and the store st.
+func builtMariaDB(t *testing.T, prefix, st string) (dataDir string, target []string) {
+	t.Helper()
+	dataDir = mariaDBDir(t, prefix)
+	target = []string{"--target", "mariadb", "--data-dir", dataDir, "--store", st}
+	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	return dataDir, target
+}
+
+// A managed MariaDB that does not start (an option it does not know, set
+// with --set) makes check end its one line with mariadbd's own reason.
+func TestMariaDBFailedStartSaysWhy(t *testing.T) {
+	dataDir := mariaDBDir(t, "mariadb-reason-")
 	_, errOut, code := cli(t, context.Background(), "check", "--target", "mariadb", "--data-dir", dataDir,
 		"--set", "rightsize_no_such_option=1", "--store", tempStore(t))
 	const says, want = "the server's log says: [ERROR] ", ": unknown variable 'rightsize_no_such_option=1'"
@@ -36,25 +55,15 @@ func TestMariaDBFailedStartSaysWhy(t *testing.T) {
 // A managed MariaDB that dies during a run (SIGSEGV: mariadbd logs the
 // signal) ends the step as a lost server, and the reason is its log's.
 func TestMariaDBRunServerDiesSaysWhy(t *testing.T) {
-	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
-		t.Skip("starts MariaDB")
-	}
-	if !mariadb.Installed() {
-		t.Skip("no mariadbd on this machine")
-	}
-	dataDir := filepath.Join(pgtest.ServerDir(t, "mariadb-dies-"), "data")
 	st := tempStore(t)
-	target := []string{"--target", "mariadb", "--data-dir", dataDir, "--store", st}
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {
-		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-	}
+	dataDir, target := builtMariaDB(t, "mariadb-dies-", st)
 	killed := 0
 	var once sync.Once
 	onErr := func(s string) {
 		if strings.Contains(s, "· measuring ") && strings.Contains(s, "TPM ") { // a progress line: the users work
 			once.Do(func() {
-				if pid := mariadbdOf(dataDir); pid > 0 && syscall.Kill(pid, syscall.SIGSEGV) == nil {
-					killed = pid
+				if pids := processesWith("\x00--datadir=" + dataDir + "\x00"); len(pids) == 1 && syscall.Kill(pids[0], syscall.SIGSEGV) == nil {
+					killed = pids[0]
 				}
 			})
 		}
@@ -68,16 +77,4 @@ func TestMariaDBRunServerDiesSaysWhy(t *testing.T) {
 	}
 	t.Log(strings.TrimSpace(errOut[strings.LastIndex(errOut, "rightsize: "):]))
 	onePartialRun(t, st)
-}
-
-// mariadbdOf is the mariadbd process serving dataDir (0: none).
-func mariadbdOf(dataDir string) int {
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		if cmd, err := os.ReadFile(p + "/cmdline"); err == nil && strings.Contains(string(cmd), "\x00--datadir="+dataDir+"\x00") {
-			pid, _ := strconv.Atoi(filepath.Base(p))
-			return pid
-		}
-	}
-	return 0
 }
