@@ -394,8 +394,9 @@ func backupLabel(sw *store.Sweep, n int) string {
 // runLabel is the scenario's label, or one made of its id.
 func runLabel(sw *store.Sweep) string { return RunLabel(NeighbourKind, sw.ID, sw.Label) }
 
-// cloneBuild checks the build behind spec, stops its server and copies its
-// data directory once per instance.
+// cloneBuild checks the build behind spec, stops its server, checks the
+// room for the copies (checkCloneSpace) and copies its data directory once
+// per instance.
 func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, event func(string, ...any)) ([]string, error) {
 	t, err := registry.Open(ctx, spec, base)
 	if err != nil {
@@ -411,6 +412,9 @@ func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, 
 	}
 	src := t.Server.DataDir()
 	if err := t.Close(); err != nil {
+		return nil, err
+	}
+	if err := checkCloneSpace(src, n); err != nil {
 		return nil, err
 	}
 	var dirs []string

@@ -3,30 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/rightsize/rightsize/instance/mariadb"
-	"github.com/rightsize/rightsize/internal/pgtest"
 )
 
 // probe backup --target mariadb backs up the managed MariaDB's database:
 // the backup probe gets the server's URL, not the --target value.
 func TestProbeBackupManagedMariaDB(t *testing.T) {
-	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
-		t.Skip("starts MariaDB")
-	}
-	if !mariadb.Installed() {
-		t.Skip("no mariadbd on this machine")
-	}
 	ctx := context.Background()
-	dataDir := filepath.Join(pgtest.ServerDir(t, "backup-mariadb-"), "data")
-	loc := tempStore(t)
-	target := []string{"--target", "mariadb", "--data-dir", dataDir, "--store", loc}
-	if out, errOut, code := cli(t, ctx, append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {
-		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-	}
+	_, target := builtMariaDB(t, "backup-mariadb-", tempStore(t))
 	out, errOut, code := cli(t, ctx, append([]string{"probe", "backup", "--json"}, target...)...)
 	if code != 0 {
 		t.Fatalf("probe backup --target mariadb: exit %d\n%s%s", code, out, errOut)

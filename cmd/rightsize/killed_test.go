@@ -15,8 +15,6 @@ import (
 
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/instance"
-	"github.com/rightsize/rightsize/instance/mariadb"
-	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -339,18 +337,8 @@ func processesWith(s string) []int {
 // started it (the parent-death signal); the next run on its data directory
 // marks the killed run partial, removes its groups and measures.
 func TestKilledMariaDB(t *testing.T) {
-	if testing.Short() || os.Getenv("RIGHTSIZE_SKIP_MYSQL") == "1" {
-		t.Skip("starts MariaDB and kills rightsize")
-	}
-	if !mariadb.Installed() {
-		t.Skip("no mariadbd on this machine")
-	}
-	dataDir := filepath.Join(pgtest.ServerDir(t, "killed-mariadb-"), "data")
 	st := tempStore(t)
-	target := []string{"--target", "mariadb", "--data-dir", dataDir, "--store", st}
-	if out, errOut, code := cli(t, context.Background(), append([]string{"build", "--warehouses", "1"}, target...)...); code != 0 {
-		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-	}
+	dataDir, target := builtMariaDB(t, "killed-mariadb-", st)
 	caps := capsArgs()
 	serving := func(s *store.Store) bool { return stepsStored(1)(s) && len(processesWith(dataDir)) > 0 } // mariadbd is seen
 	killed := killWhen(t, st, serving, append(append([]string{"run", "--users", "1,2", "--rampup", "1s", "--duration", "3s",

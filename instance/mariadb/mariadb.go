@@ -395,13 +395,13 @@ func (s *Server) waitReady(ctx context.Context) error {
 	for {
 		select {
 		case <-s.done:
-			return fmt.Errorf("mariadb: server exited during start-up (%v):\n%s", s.waitErr, s.out.Tail())
+			return s.startFailed(fmt.Sprintf("server exited during start-up (%v)", s.waitErr))
 		case <-ctx.Done():
 			s.kill()
 			return ctx.Err()
 		case <-deadline.C:
 			s.kill()
-			return fmt.Errorf("mariadb: server did not accept connections within %v:\n%s", startTimeout, s.out.Tail())
+			return s.startFailed(fmt.Sprintf("server did not accept connections within %v", startTimeout))
 		case <-tick.C:
 		}
 		if db, err := s.rootDB(""); err == nil {
