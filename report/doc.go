@@ -17,10 +17,11 @@
 //     predicted.go and one file per section (answer, cost, fit, history,
 //     neighbour, probes*, sweep, validity, why).
 //   - Terminal text: text_*.go: the run summary (text_summary.go), the
-//     step and transaction tables (text_steptable.go, text_txntable.go)
-//     and compare's table (text_compare.go); the text forms of some
-//     sections sit beside their HTML (WriteStepEndings in answer.go,
-//     WriteValidity in validity.go, writeWhy in why.go).
+//     step and transaction tables (text_steptable.go, text_txntable.go),
+//     compare's table (text_compare.go), and the text forms of three
+//     sections: how the steps ended and compare's repeat verdicts
+//     (text_answer.go), validity (text_validity.go), why (text_why.go);
+//     what a section's text and HTML share stays in the section's file.
 //   - Regression gate: gate_*.go: judging two estimates
 //     (gate_verdict.go), the verdicts of a comparison (gate.go), the drift
 //     that widens a single run (gate_drift.go), New-Order latency from
