@@ -3,6 +3,7 @@ package analysis
 import (
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // singleRepeat returns, for a group of one step, that step's batch-means
@@ -30,10 +31,8 @@ func newOrderP90AcrossRepeats(group []*store.Step) steady.Interval {
 	conf := 0.95
 	var p90 []float64
 	for _, st := range group {
-		for _, t := range st.Txn {
-			if t.Type == "new_order" && t.Count > 0 {
-				p90 = append(p90, t.P90Ms)
-			}
+		if t := tpcc.Merit.Counted(st.Txn); t != nil {
+			p90 = append(p90, t.P90Ms)
 		}
 		if st.Confidence > 0 {
 			conf = st.Confidence

@@ -8,6 +8,7 @@ import (
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Config is a server configuration: what a run measured, or a candidate.
@@ -130,10 +131,8 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 	if v := analysis.WhyOf(&s).Verdict; v != nil {
 		d.Bound = v.Kind
 	}
-	for _, t := range s.Txn {
-		if t.Type == "new_order" {
-			d.NewOrderP90Ms = t.P90Ms
-		}
+	if t := tpcc.Merit.Of(s.Txn); t != nil {
+		d.NewOrderP90Ms = t.P90Ms
 	}
 	if n := s.DB.Commits + s.DB.Rollbacks; n > 0 {
 		d.WALBytes = float64(s.DB.WALBytes) / float64(n)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // notConfiguration are the run flags that do not change what a run
@@ -112,10 +113,8 @@ func Measure(ctx context.Context, st History, run store.Run) (Figures, error) {
 				continue
 			}
 			tpm[s.Users], nopm[s.Users] = append(tpm[s.Users], s.TPM), append(nopm[s.Users], s.NOPM)
-			for _, t := range s.Txn {
-				if t.Type == "new_order" && t.Count > 0 {
-					p90[s.Users] = append(p90[s.Users], t.P90Ms)
-				}
+			if t := tpcc.Merit.Counted(s.Txn); t != nil {
+				p90[s.Users] = append(p90[s.Users], t.P90Ms)
 			}
 		}
 	}

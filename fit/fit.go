@@ -25,6 +25,7 @@ import (
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Candidate is one configuration to try. Zero Memory, empty IO and empty
@@ -312,10 +313,8 @@ func pick(steps []analysis.StepAggregate, atUsers int) *analysis.StepAggregate {
 }
 
 func newOrderP90(a *analysis.StepAggregate) float64 {
-	for _, t := range a.Txn {
-		if t.Type == "new_order" {
-			return t.P90Ms
-		}
+	if t := tpcc.Merit.Of(a.Txn); t != nil {
+		return t.P90Ms
 	}
 	return math.Inf(1)
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // HammerDBTest is one timed test found in HammerDB output.
@@ -84,7 +85,7 @@ type HammerDBLog struct {
 
 // xtprof procedure names and the transaction types they time.
 var procTypes = map[string]string{
-	"NEWORD":   "new_order",
+	"NEWORD":   tpcc.NewOrderTxn.String(),
 	"PAYMENT":  "payment",
 	"DELIVERY": "delivery",
 	"SLEV":     "stock_level",

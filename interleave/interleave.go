@@ -17,8 +17,8 @@ import (
 	"runtime"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/loader"
-	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -43,8 +43,8 @@ type Options struct {
 	Run scenario.RunOptions
 	// OnLeg, when set, is told before each leg starts.
 	OnLeg func(l Leg)
-	// Hooks are the caller's extras around each leg's run (measure.On).
-	Hooks measure.Hooks
+	// Hooks are the caller's extras around each leg's run (execute.On).
+	Hooks execute.Hooks
 }
 
 // Leg is one run of one side in one round.
@@ -158,7 +158,7 @@ func (r *runner) leg(ctx context.Context, l *Leg) error {
 		ro.Flags = map[string]string{}
 	}
 	ro.Flags["ab"], ro.Flags["ab.side"], ro.Flags["ab.round"] = r.o.Label, l.Side, fmt.Sprint(l.Round)
-	res, err := measure.On(ctx, r.st, r.t, ro, r.o.Hooks)
+	res, err := execute.On(ctx, r.st, r.t, ro, r.o.Hooks)
 	if res != nil && res.Run != nil {
 		l.RunID, l.Status = res.Run.ID, res.Run.Status
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Alpha is the gate's false-alarm rate: the chance that identical A and B
@@ -150,10 +151,8 @@ func figuresOf(aggs []analysis.StepAggregate) roundFigures {
 			continue
 		}
 		var p90 float64
-		for _, t := range a.Txn {
-			if t.Type == "new_order" && t.Count > 0 {
-				p90 = t.P90Ms
-			}
+		if t := tpcc.Merit.Counted(a.Txn); t != nil {
+			p90 = t.P90Ms
 		}
 		out[a.Users] = [3]float64{a.TPM.Mean, a.NOPM.Mean, p90}
 	}

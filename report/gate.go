@@ -213,7 +213,7 @@ func p90Estimates(r ComparisonRow) (ea, eb Estimate, ok bool) {
 		case w != nil:
 			return Estimate{Value: w.Mean, Half: w.Half, Interval: FromWindows}, true
 		}
-		t := txnOf(s, "new_order")
+		t := meritOf(s)
 		if t == nil || t.Count == 0 {
 			return Estimate{}, false
 		}

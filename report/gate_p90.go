@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/rightsize/rightsize/tpcc"
 	"slices"
 	"time"
 
@@ -74,7 +75,7 @@ func windowP90(steps []store.Step, users int) *steady.Interval {
 	if conf <= 0 {
 		conf = 0.95
 	}
-	iv, ok := WindowPercentile(*s, "new_order", 90, conf)
+	iv, ok := WindowPercentile(*s, tpcc.Merit.Txn, 90, conf)
 	if !ok {
 		return nil
 	}
@@ -90,10 +91,8 @@ func newOrderP99(steps []store.Step, users int) *Estimate {
 	var one *store.Step
 	for i := range steps {
 		if s := &steps[i]; s.Users == users && !s.Partial {
-			for _, t := range s.Txn {
-				if t.Type == "new_order" && t.Count > 0 {
-					ps, one = append(ps, t.P99Ms), s
-				}
+			if t := tpcc.Merit.Counted(s.Txn); t != nil {
+				ps, one = append(ps, t.P99Ms), s
 			}
 		}
 	}
@@ -104,7 +103,7 @@ func newOrderP99(steps []store.Step, users int) *Estimate {
 	case len(ps) == 0:
 		return nil
 	}
-	if iv, ok := WindowPercentile(*one, "new_order", 99, 0.95); ok {
+	if iv, ok := WindowPercentile(*one, tpcc.Merit.Txn, 99, 0.95); ok {
 		return &Estimate{Value: iv.Mean, Half: iv.Half, Interval: FromWindows}
 	}
 	return &Estimate{Value: ps[0], Interval: NoInterval}

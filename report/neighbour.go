@@ -14,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/probe/result"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // neighbourKind is the sweep kind of a noisy-neighbour scenario
@@ -144,7 +145,7 @@ func renderNeighbourTimelines(p *Page, s *Sweep, nb *Neighbour, instances []stri
 		ls := LineSeries{Name: r.inst, Color: palette[slices.Index(instances, r.inst)%len(palette)], Symbol: true}
 		for _, st := range r.steps {
 			no := st
-			no.Windows = slices.DeleteFunc(slices.Clone(st.Windows), func(w store.Window) bool { return w.Type != "new_order" })
+			no.Windows = slices.DeleteFunc(slices.Clone(st.Windows), func(w store.Window) bool { return w.Type != tpcc.Merit.Txn })
 			pts, _ := windowP99(no)
 			for _, w := range pts {
 				ls.Points = append(ls.Points, [2]float64{minutes(st.Start) + w[0]/60, w[1]})

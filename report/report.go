@@ -1,12 +1,3 @@
-// Package report turns stored runs into what people publish: one
-// self-contained HTML file with charts and tables that opens offline (the
-// echarts JavaScript is embedded, nothing is fetched), a k6-style text
-// summary for the end of a run, and a side-by-side comparison of two runs.
-//
-// The HTML report is a list of sections. A section is a small, local piece
-// of code: implement Section and add it to the registry in sections.go (or
-// pass Options.Sections); the page, its table of contents and the chart
-// plumbing are shared.
 package report
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // RunStats is a run's steps aggregated across repeats (analysis.Aggregate),
@@ -132,7 +133,13 @@ func unionUsers(all []*RunStats) []int {
 }
 
 // txnOrder is the order transaction types are listed in.
-var txnOrder = map[string]int{"new_order": 0, "payment": 1, "order_status": 2, "delivery": 3, "stock_level": 4}
+var txnOrder = func() map[string]int {
+	m := map[string]int{}
+	for t := range tpcc.NumTxnTypes {
+		m[t.String()] = int(t)
+	}
+	return m
+}()
 
 // txnLess orders transaction types: the TPC-C five first, others by name.
 func txnLess(a, b string) bool {
@@ -175,12 +182,16 @@ func txnOf(a *analysis.StepAggregate, typ string) *store.TxnSummary {
 	if a == nil {
 		return nil
 	}
-	for i := range a.Txn {
-		if a.Txn[i].Type == typ {
-			return &a.Txn[i]
-		}
+	return store.Merit{Txn: typ}.Of(a.Txn)
+}
+
+// meritOf is the summary of the figure of merit's transaction in a, nil
+// when a is nil or has none.
+func meritOf(a *analysis.StepAggregate) *store.TxnSummary {
+	if a == nil {
+		return nil
 	}
-	return nil
+	return tpcc.Merit.Of(a.Txn)
 }
 
 // decodeHist decodes a stored histogram (nil, nil for none).

@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -226,25 +225,4 @@ func diskTimeline(label string, steps []store.Step) *charts.Line {
 	}
 	return Lines(ChartText{Title: "Disk latency of the database's disk: " + label, XName: "minutes since the first step started", YName: "ms"},
 		nil, []LineSeries{lat, p99})
-}
-
-// writeWhy writes the run's verdict and each step's to the end-of-run
-// summary (nothing when no step has one).
-func writeWhy(w io.Writer, steps []analysis.StepAggregate) {
-	v, ok := analysis.RunVerdict(steps)
-	if !ok {
-		return
-	}
-	fmt.Fprintf(w, "\n  why: %s\n", v.Text)
-	for i := range steps {
-		a := &steps[i]
-		if a.Verdict == nil {
-			continue
-		}
-		line := fmt.Sprintf("    %5d users  %s", a.Users, a.Verdict.Text)
-		if wp := a.Waits; wp != nil && len(wp.Missing) > 0 {
-			line += " [incomplete: " + joinMissing(wp) + "]"
-		}
-		fmt.Fprintln(w, line)
-	}
 }

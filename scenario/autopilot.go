@@ -1,7 +1,3 @@
-// Package scenario composes measured runs out of driver steps: the
-// autopilot (a users sequence, each step with ramp-up and measured duration,
-// the whole sequence repeated), with host telemetry and server counters for
-// every step.
 package scenario
 
 import (

@@ -21,6 +21,7 @@ import (
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // SweepKind is one kind of configuration sweep: what its values mean and
@@ -651,10 +652,8 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, err
 	p.Users, p.TPM, p.NOPM = a.Users, a.TPM.Mean, a.NOPM.Mean
 	p.NOPMHalf = pointHalf(a)
 	p.BlocksReadPerTxn, p.DiskReadMBps = a.BlocksReadPerTxn, a.Host.DiskReadMBps
-	for _, x := range a.Txn {
-		if x.Type == "new_order" {
-			p.NewOrderP90Ms, p.NewOrderP99Ms = x.P90Ms, x.P99Ms
-		}
+	if x := tpcc.Merit.Of(a.Txn); x != nil {
+		p.NewOrderP90Ms, p.NewOrderP99Ms = x.P90Ms, x.P99Ms
 	}
 	return run, nil
 }

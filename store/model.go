@@ -260,7 +260,7 @@ type DBCounters struct {
 // interval (figures.Txn, stored as it is), with its type, mean latency,
 // first error and histogram; latencies in milliseconds.
 type TxnSummary struct {
-	// Type is the transaction type ("new_order", "payment" ...).
+	// Type is the transaction type, as tpcc.TxnType's String names it.
 	Type string `json:"type"`
 	figures.Txn
 	MeanMs     float64 `json:"mean_ms"`               // mean latency

@@ -1,5 +1,5 @@
 // Package study runs a whole study plan (package plan): every
-// configuration measured by package measure with the study's policy (built
+// configuration measured by package execute with the study's policy (built
 // once per engine, version and data directory, then restored; a run stored
 // complete kept), probed and measured with the autopilot, the sweeps, the
 // right-size search, and the cost model linked to the runs, all stored in
@@ -26,11 +26,11 @@ import (
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
-	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/plan"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/registry"
@@ -145,7 +145,7 @@ func (r *runner) configurations(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
-		res, err := measure.Run(ctx, r.st, cfg, r.policy(c, i, n))
+		res, err := execute.Run(ctx, r.st, cfg, r.policy(c, i, n))
 		if res.Kept != "" {
 			r.res.Runs[c.Name] = res.Kept
 			r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("configuration %s: run %s already stored", c.Name, res.Kept))
@@ -161,28 +161,28 @@ func (r *runner) configurations(ctx context.Context) error {
 	return nil
 }
 
-// configOf is configuration c as package measure measures it: its target,
+// configOf is configuration c as package execute measures it: its target,
 // the plan's database and autopilot, labelled PLAN/CONFIGURATION.
-func (r *runner) configOf(c *plan.Configuration) (measure.Config, error) {
+func (r *runner) configOf(c *plan.Configuration) (execute.Config, error) {
 	spec, opt, err := TargetOptions(r.p, c)
 	if err != nil {
-		return measure.Config{}, err
+		return execute.Config{}, err
 	}
 	b := r.p.Build
-	return measure.Config{Name: c.Name, Spec: spec, Target: opt, Run: r.baseRunOptions(c.Name),
-		Build: measure.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders}}, nil
+	return execute.Config{Name: c.Name, Spec: spec, Target: opt, Run: r.baseRunOptions(c.Name),
+		Build: execute.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders}}, nil
 }
 
 // built is the study's policy for a configuration's database: built where
 // missing (in the study's own data directories), restored before use.
-func (r *runner) built(c *plan.Configuration) measure.Policy {
-	return measure.Policy{BuildMissing: true, MakeDataDir: c.Managed(), Out: r.o.Out}
+func (r *runner) built(c *plan.Configuration) execute.Policy {
+	return execute.Policy{BuildMissing: true, MakeDataDir: c.Managed(), Out: r.o.Out}
 }
 
 // policy is the study's policy for configuration i of n: a complete run
 // of its label kept, the database built or restored, the storage probe
 // and the live progress before the run, the backups after it.
-func (r *runner) policy(c *plan.Configuration, i, n int) measure.Policy {
+func (r *runner) policy(c *plan.Configuration, i, n int) execute.Policy {
 	p := r.built(c)
 	p.SkipStored = true
 	p.Opening = func() { r.say("configuration %d of %d, %s (%s)", i+1, n, c.Name, r.eta()) }
@@ -320,7 +320,7 @@ func externalDSN(c *plan.Configuration) (string, error) {
 // over c: the database built or restored (r.built); *opened says the
 // target opened with it ready (else the error is the opening's), and then
 // ready is called with the run options.
-func (r *runner) builtReady(c *plan.Configuration, opened *bool, ready func(o *scenario.RunOptions)) measure.Policy {
+func (r *runner) builtReady(c *plan.Configuration, opened *bool, ready func(o *scenario.RunOptions)) execute.Policy {
 	p := r.built(c)
 	p.Ready = func(_ context.Context, _ *registry.Target, o *scenario.RunOptions) (func(), error) {
 		*opened = true
@@ -428,7 +428,7 @@ func (r *runner) sweeps(ctx context.Context) error {
 			return err
 		}
 		so.OnValue = func(_ int, v string) { r.say("  %s = %s", s.Kind, v) }
-		res, err := measure.Sweep(ctx, r.st, cfg, so, r.builtReady(c, &opened, r.progress))
+		res, err := execute.Sweep(ctx, r.st, cfg, so, r.builtReady(c, &opened, r.progress))
 		if !opened {
 			return err // the target did not open, or its database is not ready
 		}
@@ -472,7 +472,7 @@ func (r *runner) neighbour(ctx context.Context) error {
 	cycles := max(n.BackupCycles, 1)
 	o := scenario.NeighbourOptions{Instances: n.Instances, BackupInstances: n.BackupInstances, BackupEvery: n.EveryValue(),
 		BackupCycles: cycles, Label: label, OnEvent: func(e string) { r.say("  %s", e) }}
-	res, err := measure.Neighbour(ctx, r.st, cfg, o, r.builtReady(c, &opened, func(*scenario.RunOptions) {
+	res, err := execute.Neighbour(ctx, r.st, cfg, o, r.builtReady(c, &opened, func(*scenario.RunOptions) {
 		r.say("neighbour: %d instances of %s, %d with backups (%s)", n.Instances, c.Name, n.BackupInstances, r.eta())
 	}))
 	if !opened {
@@ -524,7 +524,7 @@ func (r *runner) fit(ctx context.Context) error {
 	fo.OnCandidate = func(p fit.Priced) {
 		r.say("  fit candidate %s (%s %s)", p.Candidate, fo.Currency, p.Cost.Total.Cents())
 	}
-	res, err := measure.Fit(ctx, r.st, cfg, fo, r.builtReady(c, &opened, func(*scenario.RunOptions) {
+	res, err := execute.Fit(ctx, r.st, cfg, fo, r.builtReady(c, &opened, func(*scenario.RunOptions) {
 		r.say("fit: %d candidates of %s (%s)", len(fo.Candidates), c.Name, r.eta())
 	}))
 	if !opened {

@@ -23,7 +23,7 @@ var (
 	// P90Limits are the 90th-percentile response-time limits (clause
 	// 5.2.5.3); Delivery's is its interactive (queueing) limit, which a
 	// synchronous Delivery meets or not as a whole.
-	P90Limits = map[string]time.Duration{"new_order": 5 * time.Second, "payment": 5 * time.Second,
+	P90Limits = map[string]time.Duration{tpcc.NewOrderTxn.String(): 5 * time.Second, "payment": 5 * time.Second,
 		"order_status": 5 * time.Second, "delivery": 5 * time.Second, "stock_level": 20 * time.Second}
 	// RollbackShare, RemoteLineShare and RemotePaymentShare are the
 	// allowed ranges (%) of rolled-back New-Orders, remote order lines and
@@ -67,13 +67,14 @@ func Step(run *store.Run, s *store.Step) store.Validity {
 	if total == 0 {
 		add("no transaction completed")
 	}
-	shares, chance := shareViolations(run, s, counts, txn["new_order"].Rollbacks, total)
+	shares, chance := shareViolations(run, s, counts, txn[tpcc.Merit.Txn].Rollbacks, total)
 	v = append(v, shares...)
 	if d := counts["delivery"]; d > 0 && share(s.SkippedDeliveries, d) > MaxSkippedShare {
 		add("skipped deliveries: %d districts in %d Deliveries (%.2f %%), above %.0f %% (2.7.4.2)",
 			s.SkippedDeliveries, d, share(s.SkippedDeliveries, d), MaxSkippedShare)
 	}
-	for _, ty := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+	for t := range tpcc.NumTxnTypes {
+		ty := t.String()
 		limit := P90Limits[ty]
 		if p90 := time.Duration(txn[ty].P90Ms * float64(time.Millisecond)); counts[ty] > 0 && p90 > limit {
 			add("%s 90th percentile %s, above %s (5.2.5.3)", ty, p90.Round(time.Millisecond), limit)
@@ -123,7 +124,7 @@ func shareViolations(run *store.Run, s *store.Step, counts map[string]int64, rol
 				name, share(counts[name], total), MixMinimums[name])
 		}
 	}
-	if no := counts["new_order"]; no > 0 {
+	if no := counts[tpcc.Merit.Txn]; no > 0 {
 		if r := share(rollbacks, no); outside(r, RollbackShare) {
 			add(binomialChance("rollbacks", rollbacks, no, rollbackP), counted(no, "New-Orders"),
 				"New-Order rollbacks %.2f %%, outside %.1f-%.1f %% (2.4.1.4, 5.5.1.5)", r, RollbackShare[0], RollbackShare[1])

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/measure"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -101,17 +101,17 @@ func (f *targetFlags) sayCaps(t *registry.Target) {
 }
 
 // config is the one configuration the flags describe, with run options
-// o, as package measure measures it.
-func (f *targetFlags) config(createDB bool, pool int, o scenario.RunOptions) (measure.Config, error) {
+// o, as package execute measures it.
+func (f *targetFlags) config(createDB bool, pool int, o scenario.RunOptions) (execute.Config, error) {
 	opt, err := f.options(createDB, pool)
-	return measure.Config{Spec: f.spec, Target: opt, Run: o}, err
+	return execute.Config{Spec: f.spec, Target: opt, Run: o}, err
 }
 
-// policy is a command's policy (measure.Policy): the database left as it
+// policy is a command's policy (execute.Policy): the database left as it
 // is (scenario.Run refuses a missing one: build first), measured again
 // when already stored, the target's errors bad input that says what to do.
-func (f *targetFlags) policy() measure.Policy {
-	return measure.Policy{OpenError: f.openError}
+func (f *targetFlags) policy() execute.Policy {
+	return execute.Policy{OpenError: f.openError}
 }
 
 // options turns the flags into target options (bad input when they

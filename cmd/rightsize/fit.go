@@ -12,9 +12,9 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cost"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
-	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -184,8 +184,8 @@ func measureFit(cmd *cobra.Command, f *fitFlags, fo scenario.FitOptions, baselin
 }
 
 // fitOn measures the search over the command's configuration c
-// (measure.Fit with the command's policy) and prints the answer.
-func fitOn(cmd *cobra.Command, st *store.Store, c measure.Config, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
+// (execute.Fit with the command's policy) and prints the answer.
+func fitOn(cmd *cobra.Command, st *store.Store, c execute.Config, f *fitFlags, fo scenario.FitOptions, baseline *cost.Breakdown) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	var prog *stepProgress
@@ -199,7 +199,7 @@ func fitOn(cmd *cobra.Command, st *store.Store, c measure.Config, f *fitFlags, f
 			printPredictions(errOut, r, fo.Currency)
 		}
 	}
-	res, err := measure.Fit(ctx, st, c, fo, scenarioPolicy(cmd, &f.tf, f.rf, &prog))
+	res, err := execute.Fit(ctx, st, c, fo, scenarioPolicy(cmd, &f.tf, f.rf, &prog))
 	if res == nil || res.Result == nil || errors.Is(err, scenario.ErrBadOptions) {
 		return err
 	}

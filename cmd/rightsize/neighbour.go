@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/measure"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -52,7 +52,7 @@ func newNeighbourCmd() *cobra.Command {
 			defer st.Close()
 			errOut := cmd.ErrOrStderr()
 			o.OnEvent = func(s string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format("15:04:05"), s) }
-			res, err := measure.Neighbour(cmd.Context(), st, c, o, tf.policy())
+			res, err := execute.Neighbour(cmd.Context(), st, c, o, tf.policy())
 			if errors.Is(err, scenario.ErrBadOptions) {
 				return badInput(err)
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
-	"github.com/rightsize/rightsize/measure"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -169,11 +169,11 @@ func allFlags(cmd *cobra.Command) map[string]string {
 // store is open (workerFlags.setup).
 type meetingJoiner func(*store.Store) (scenario.Meeting, error)
 
-// runConfig measures run's configuration c with measure.Run and the
+// runConfig measures run's configuration c with execute.Run and the
 // command's policy (targetFlags.policy): the caps applied, the live
 // metrics (--metrics-addr), the worker meeting and the live progress
 // before the run, the summary or the JSON document after it (runView).
-func runConfig(cmd *cobra.Command, tf *targetFlags, c measure.Config, rf *runFlags, join meetingJoiner) (*scenario.Report, error) {
+func runConfig(cmd *cobra.Command, tf *targetFlags, c execute.Config, rf *runFlags, join meetingJoiner) (*scenario.Report, error) {
 	st, err := openStore(cmd)
 	if err != nil {
 		return nil, err
@@ -194,11 +194,11 @@ func runConfig(cmd *cobra.Command, tf *targetFlags, c measure.Config, rf *runFla
 		return stop, nil
 	}
 	p.Measured = v.measured
-	_, err = measure.Run(cmd.Context(), st, c, p)
+	_, err = execute.Run(cmd.Context(), st, c, p)
 	return v.report, err
 }
 
-// runWith runs o on an open target (measure.On) with run's view of it
+// runWith runs o on an open target (execute.On) with run's view of it
 // (runView): quickstart's run.
 func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJSON bool, progressEvery time.Duration,
 	join meetingJoiner) (*scenario.Report, error) {
@@ -209,7 +209,7 @@ func runWith(cmd *cobra.Command, t *registry.Target, o scenario.RunOptions, asJS
 	defer st.Close()
 	o.Version, o.Commit = version, commit
 	v := &runView{cmd: cmd, st: st, asJSON: asJSON, every: progressEvery, join: join}
-	_, err = measure.On(cmd.Context(), st, t, o, measure.Hooks{Ready: v.ready, Measured: v.measured})
+	_, err = execute.On(cmd.Context(), st, t, o, execute.Hooks{Ready: v.ready, Measured: v.measured})
 	return v.report, err
 }
 
@@ -228,7 +228,7 @@ type runView struct {
 	report *scenario.Report    // what was measured (nil: nothing)
 }
 
-// ready joins the meeting and sets o's progress hooks (measure.Hooks.Ready).
+// ready joins the meeting and sets o's progress hooks (execute.Hooks.Ready).
 func (v *runView) ready(_ context.Context, _ *registry.Target, o *scenario.RunOptions) (func(), error) {
 	if v.join != nil {
 		var err error
@@ -260,7 +260,7 @@ func (v *runView) ready(_ context.Context, _ *registry.Target, o *scenario.RunOp
 }
 
 // measured prints the summary or the JSON document of what scenario.Run
-// returned (measure.Hooks.Measured); a partial run is an error that says
+// returned (execute.Hooks.Measured); a partial run is an error that says
 // where it is stored.
 func (v *runView) measured(ctx context.Context, _ *registry.Target, res *scenario.Result, runErr error) error {
 	if v.prog != nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/internal/units"
-	"github.com/rightsize/rightsize/measure"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/report"
 	"github.com/rightsize/rightsize/scenario"
@@ -127,7 +127,7 @@ func withStore(cmd *cobra.Command, run func(*store.Store) error) error {
 // scenarioPolicy is the command's policy (targetFlags.policy) for a
 // scenario over its configuration: the caps applied said, and without
 // --json the live progress of each run, which *prog holds while it runs.
-func scenarioPolicy(cmd *cobra.Command, tf *targetFlags, rf runFlags, prog **stepProgress) measure.Policy {
+func scenarioPolicy(cmd *cobra.Command, tf *targetFlags, rf runFlags, prog **stepProgress) execute.Policy {
 	p := tf.policy()
 	p.Ready = func(_ context.Context, t *registry.Target, o *scenario.RunOptions) (func(), error) {
 		tf.sayCaps(t)
@@ -141,8 +141,8 @@ func scenarioPolicy(cmd *cobra.Command, tf *targetFlags, rf runFlags, prog **ste
 }
 
 // sweepOn measures the sweep over the command's configuration c
-// (measure.Sweep with the command's policy) and prints it.
-func sweepOn(cmd *cobra.Command, st *store.Store, tf *targetFlags, c measure.Config, so scenario.SweepOptions, rf runFlags, predict bool) error {
+// (execute.Sweep with the command's policy) and prints it.
+func sweepOn(cmd *cobra.Command, st *store.Store, tf *targetFlags, c execute.Config, so scenario.SweepOptions, rf runFlags, predict bool) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	var prog *stepProgress
@@ -158,7 +158,7 @@ func sweepOn(cmd *cobra.Command, st *store.Store, tf *targetFlags, c measure.Con
 			fmt.Fprintln(errOut, "  caps:", r.Summary())
 		}
 	}
-	res, err := measure.Sweep(ctx, st, c, so, scenarioPolicy(cmd, tf, rf, &prog))
+	res, err := execute.Sweep(ctx, st, c, so, scenarioPolicy(cmd, tf, rf, &prog))
 	if res == nil || errors.Is(err, scenario.ErrBadOptions) {
 		return err
 	}

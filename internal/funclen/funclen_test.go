@@ -20,7 +20,7 @@ var runPath = []string{
 	"../../scenario/autopilot.go",
 	"../../scenario/record.go",
 	"../../scenario/slots.go",
-	"../../scenario/waits.go",
+	"../../scenario/autopilot_waits.go",
 	"../../scenario/env.go",
 	"../../scenario/caps.go",
 }

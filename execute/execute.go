@@ -1,4 +1,4 @@
-// Package measure measures one configuration: it opens the
+// Package execute measures one configuration: it opens the
 // configuration's target, makes sure its database is there as the policy
 // says (built and snapshot once, restored before each run; or left as it is,
 // where scenario.Run refuses a missing one), runs the autopilot (Run), a
@@ -9,7 +9,7 @@
 // configuration their flags describe with their own. The caller's extras
 // (progress, a storage probe, live metrics, a worker meeting, the printed
 // summary) are its Hooks.
-package measure
+package execute
 
 import (
 	"context"

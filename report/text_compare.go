@@ -138,7 +138,7 @@ func (c *Comparison) writeResources(w io.Writer) {
 			if a != nil {
 				host = host || hasHost(a)
 				disk = disk || hasDisk(a)
-				lat = lat || txnOf(a, "new_order") != nil
+				lat = lat || meritOf(a) != nil
 			}
 		}
 	}
@@ -154,7 +154,7 @@ func (c *Comparison) writeResources(w io.Writer) {
 			head = append(head, "NO p99 ms A", "NO p99 ms B", "B/A")
 		}
 		p99 := func(a *analysis.StepAggregate) float64 {
-			if t := txnOf(a, "new_order"); t != nil {
+			if t := meritOf(a); t != nil {
 				return t.P99Ms
 			}
 			return 0
@@ -180,7 +180,7 @@ func (c *Comparison) writeResources(w io.Writer) {
 			}
 			if lat {
 				ms := func(a *analysis.StepAggregate) string {
-					if a == nil || txnOf(a, "new_order") == nil {
+					if a == nil || meritOf(a) == nil {
 						return "-"
 					}
 					return fmtMs(p99(a))
