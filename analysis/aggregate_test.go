@@ -145,13 +145,13 @@ func TestRunFigures(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		steps []StepAggregate
-		want  Figures
+		want  Headline
 	}{
-		{"none", nil, Figures{}},
+		{"none", nil, Headline{}},
 		{"peaks at different steps", []StepAggregate{agg(1, 100, 40), agg(2, 300, 90), agg(4, 250, 110)},
-			Figures{PeakTPM: 300, PeakTPMUsers: 2, PeakNOPM: 110, PeakNOPMUsers: 4, AvgTPM: 650.0 / 3, AvgNOPM: 80, Steps: 3}},
+			Headline{PeakTPM: 300, PeakTPMUsers: 2, PeakNOPM: 110, PeakNOPMUsers: 4, AvgTPM: 650.0 / 3, AvgNOPM: 80, Steps: 3}},
 		{"a users count twice in the sequence counts once (its first step)", []StepAggregate{agg(1, 100, 40), agg(2, 300, 90), agg(1, 500, 200)},
-			Figures{PeakTPM: 500, PeakTPMUsers: 1, PeakNOPM: 200, PeakNOPMUsers: 1, AvgTPM: 200, AvgNOPM: 65, Steps: 2}},
+			Headline{PeakTPM: 500, PeakTPMUsers: 1, PeakNOPM: 200, PeakNOPMUsers: 1, AvgTPM: 200, AvgNOPM: 65, Steps: 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := RunFigures(c.steps); got != c.want {

@@ -31,7 +31,7 @@ type Document struct {
 	Aggregates    []StepAggregate `json:"aggregates"` // Aggregate(Steps)
 	// Figures are RunFigures(Aggregates): the peak TPM and NOPM, the
 	// average over all steps and the peak driver CPU every view shows.
-	Figures Figures `json:"figures"`
+	Figures Headline `json:"figures"`
 	// Workers are the driver processes of a multi-worker run (none for a
 	// single-process run), as results show lists them.
 	Workers []store.Worker `json:"workers,omitempty"`

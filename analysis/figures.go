@@ -7,11 +7,11 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// Figures are a run's headline figures over its aggregated steps: the
+// Headline is a run's headline figures over its aggregated steps: the
 // peak (the step with the highest mean across repeats) and the average
 // over all steps (each users count once, its repeats averaged), as the
 // published studies compare them.
-type Figures struct {
+type Headline struct {
 	PeakTPM       float64 `json:"peak_tpm"`
 	PeakTPMUsers  int     `json:"peak_tpm_users"`
 	PeakNOPM      float64 `json:"peak_nopm"`
@@ -30,8 +30,8 @@ type Figures struct {
 }
 
 // RunFigures computes Figures from Aggregate's result.
-func RunFigures(aggs []StepAggregate) Figures {
-	var f Figures
+func RunFigures(aggs []StepAggregate) Headline {
+	var f Headline
 	seen := map[int]bool{}
 	for _, a := range aggs {
 		if a.TPM.Mean > f.PeakTPM || f.Steps == 0 {
@@ -65,7 +65,7 @@ type RunSummary struct {
 	Steps int `json:"steps"`
 	// Figures are the run's headline figures (RunFigures of Aggregate),
 	// the same peak TPM and NOPM the summary and the report show.
-	Figures Figures `json:"figures"`
+	Figures Headline `json:"figures"`
 }
 
 // ListRunSummaries lists the runs (newest first) with a digest of each
@@ -88,7 +88,7 @@ func ListRunSummaries(ctx context.Context, st *store.Store) ([]RunSummary, error
 type WorkerSummary struct {
 	store.Worker
 	Steps   int     `json:"steps"`
-	Figures Figures `json:"figures"`
+	Figures Headline `json:"figures"`
 }
 
 // WorkerSummaries returns the workers of a run with their figures (none

@@ -212,7 +212,7 @@ func TestLinkedRun(t *testing.T) {
 	}
 	p := c.Run
 	if p.PeakNOPM != 2200 || p.PeakNOPMUsers != 2 || p.AvgNOPM != 1650 || p.PeakTPM != 5000 || p.AvgTPM != 3750 {
-		t.Errorf("figures %+v, want peak NOPM 2,200 at 2 users, average 1,650, peak TPM 5,000, average 3,750", p.Figures)
+		t.Errorf("figures %+v, want peak NOPM 2,200 at 2 users, average 1,650, peak TPM 5,000, average 3,750", p.Headline)
 	}
 	// 34,075.30 / 2,200 = 15.4887...; / 5,000 = 6.8150.6; 2,200 / 4 licensed cores = 550.
 	if got := c.PerNOPM.Cents(); got != "15.49" {

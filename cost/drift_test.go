@@ -23,7 +23,7 @@ func TestHeadlineDrift(t *testing.T) {
 		for r := 1; r <= repeats; r++ {
 			steps = append(steps, store.Step{Repeat: r, Index: 0, Users: 1, TPM: tpm + float64(r), NOPM: tpm / 2, TPMCIHalf: 100, NOPMCIHalf: 50, Confidence: 0.95})
 		}
-		p := &Perf{Figures: analysis.RunFigures(analysis.Aggregate(steps))}
+		p := &Perf{Headline: analysis.RunFigures(analysis.Aggregate(steps))}
 		p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
 		p.AvgTPMCI, p.AvgNOPMCI, p.Drift = widenAverages(steps, p.AvgTPMCI, p.AvgNOPMCI, drift.Figures{})
 		return p

@@ -26,7 +26,7 @@ var _ Runs = (*store.Store)(nil)
 type Perf struct {
 	RunID string `json:"run_id"`
 	Label string `json:"label,omitempty"`
-	analysis.Figures
+	analysis.Headline
 	// AvgTPMCI and AvgNOPMCI are the confidence intervals of AvgTPM and
 	// AvgNOPM (half-width 0 when a step has none).
 	AvgTPMCI  steady.Interval `json:"avg_tpm_ci"`
@@ -164,7 +164,7 @@ func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
 	if len(steps) == 0 {
 		return nil, bad("run %q (%s) has no measured step", cf.Run, id)
 	}
-	p := &Perf{RunID: id, Label: r.Label, Figures: analysis.RunFigures(analysis.Aggregate(steps))}
+	p := &Perf{RunID: id, Label: r.Label, Headline: analysis.RunFigures(analysis.Aggregate(steps))}
 	p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
 	d, err := measuredDrift(ctx, runs, *r)
 	if err != nil {

@@ -38,7 +38,7 @@ func TestAverageIntervals(t *testing.T) {
 // the average TPM separate.
 func TestHeadlineIntervals(t *testing.T) {
 	perf := func(avg, half float64) *Perf {
-		return &Perf{Figures: analysis.Figures{AvgTPM: avg, AvgNOPM: avg / 2}, AvgTPMCI: steady.Interval{Mean: avg, Half: half, Confidence: 0.95}}
+		return &Perf{Headline: analysis.Headline{AvgTPM: avg, AvgNOPM: avg / 2}, AvgTPMCI: steady.Interval{Mean: avg, Half: half, Confidence: 0.95}}
 	}
 	pct := 39.2
 	for _, c := range []struct {

@@ -16,21 +16,21 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// Figure is a headline figure (analysis.Figures) a history can follow.
+// Figure is a headline figure (analysis.Headline) a history can follow.
 type Figure struct {
 	// Name is the figure's --figure name; Title names it in sentences.
 	Name, Title string
 	// Of reads the figure.
-	Of func(analysis.Figures) float64
+	Of func(analysis.Headline) float64
 }
 
 // Figures is the registry of figures, the first the default.
 var Figures = []Figure{
-	{"tpm", "peak TPM", func(f analysis.Figures) float64 { return f.PeakTPM }},
-	{"nopm", "peak NOPM", func(f analysis.Figures) float64 { return f.PeakNOPM }},
-	{"avg-tpm", "average TPM over all steps", func(f analysis.Figures) float64 { return f.AvgTPM }},
-	{"avg-nopm", "average NOPM over all steps", func(f analysis.Figures) float64 { return f.AvgNOPM }},
-	{"driver-us", "driver µs per transaction at the peak driver CPU", func(f analysis.Figures) float64 { return f.PeakDriverCPUUsPerTxn }},
+	{"tpm", "peak TPM", func(f analysis.Headline) float64 { return f.PeakTPM }},
+	{"nopm", "peak NOPM", func(f analysis.Headline) float64 { return f.PeakNOPM }},
+	{"avg-tpm", "average TPM over all steps", func(f analysis.Headline) float64 { return f.AvgTPM }},
+	{"avg-nopm", "average NOPM over all steps", func(f analysis.Headline) float64 { return f.AvgNOPM }},
+	{"driver-us", "driver µs per transaction at the peak driver CPU", func(f analysis.Headline) float64 { return f.PeakDriverCPUUsPerTxn }},
 }
 
 // FigureNamed returns the figure called name; the error names them all.

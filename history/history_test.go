@@ -23,7 +23,7 @@ func summaries() []analysis.RunSummary {
 			steps = 0
 		}
 		r := analysis.RunSummary{Run: store.Run{ID: label + time.Duration(day).String(), Label: label, Status: status,
-			StartedAt: t0.AddDate(0, 0, day)}, Steps: steps, Figures: analysis.Figures{PeakTPM: tpm, PeakNOPM: tpm * 0.45, Steps: steps}}
+			StartedAt: t0.AddDate(0, 0, day)}, Steps: steps, Figures: analysis.Headline{PeakTPM: tpm, PeakNOPM: tpm * 0.45, Steps: steps}}
 		out = append([]analysis.RunSummary{r}, out...)
 	}
 	for day := range 20 {

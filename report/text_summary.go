@@ -289,7 +289,7 @@ func writeFailures(w io.Writer, steps []store.Step, txn []store.TxnSummary) {
 // writeDriverVerdict says whether the driver may have limited the run: its
 // peak driver CPU (analysis.RunFigures, % of one core) against a quarter of
 // the host's CPUs, with that same step's µs/txn.
-func writeDriverVerdict(w io.Writer, run store.Run, f analysis.Figures) {
+func writeDriverVerdict(w io.Writer, run store.Run, f analysis.Headline) {
 	if f.PeakDriverCPUPct == 0 {
 		return
 	}

@@ -131,7 +131,7 @@ func TestDriverVerdictInProcess(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			writeDriverVerdict(&buf, c.run, analysis.Figures{PeakDriverCPUPct: c.pct, PeakDriverCPUUsers: 4, PeakDriverCPUUsPerTxn: 120})
+			writeDriverVerdict(&buf, c.run, analysis.Headline{PeakDriverCPUPct: c.pct, PeakDriverCPUUsers: 4, PeakDriverCPUUsPerTxn: 120})
 			if got := buf.String(); got != c.want {
 				t.Errorf("verdict\n%q\nwant\n%q", got, c.want)
 			}
