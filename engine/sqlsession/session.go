@@ -199,4 +199,3 @@ func (e *RetryError) Unwrap() error { return e.Err }
 
 // Retryable is true.
 func (e *RetryError) Retryable() bool { return true }
-
