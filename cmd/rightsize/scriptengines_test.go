@@ -15,18 +15,19 @@ import (
 )
 
 // scriptsOnEngine builds a table with build --workload FILE --init and
-// runs a two-script workload weighted 3:1 (\set, :var, \gset, \if, \aset)
-// on target: the mix within 3 % of 75 %, no error (a \gset that did not
-// set its variables, or a wrong \if branch, is an error).
-func scriptsOnEngine(t *testing.T, target ...string) (na int64) {
+// runs a two-script workload weighted 3:1 (\set, :var, \gset, \if, \aset;
+// a's transaction opened with begin) on target: the mix within 3 % of
+// 75 %, no error (a \gset that did not set its variables, or a wrong \if
+// branch, is an error).
+func scriptsOnEngine(t *testing.T, begin string, target ...string) (na int64) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	init, a, b := filepath.Join(dir, "init.sql"), filepath.Join(dir, "a.sql"), filepath.Join(dir, "b.sql")
 	write(t, init, "DROP TABLE IF EXISTS rs_kv;\nCREATE TABLE rs_kv (k INTEGER PRIMARY KEY, v INTEGER NOT NULL);\n"+
 		"INSERT INTO rs_kv (k, v) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0);\n")
-	write(t, a, "\\set k random(1, 10)\nSELECT k AS got, v FROM rs_kv WHERE k = :k \\gset\n\\if :got != :k\nSELECT no_such_column FROM rs_kv;\n"+
-		"\\else\nUPDATE rs_kv SET v = v + 1 WHERE k = :k;\n\\endif\n")
+	write(t, a, "\\set k random(1, 10)\n"+begin+"\nSELECT k AS got, v FROM rs_kv WHERE k = :k \\gset\n\\if :got != :k\nSELECT no_such_column FROM rs_kv;\n"+
+		"\\else\nUPDATE rs_kv SET v = v + 1 WHERE k = :k;\n\\endif\nCOMMIT;\n")
 	write(t, b, "\\set k random(1, 10)\nSELECT count(*) AS n FROM rs_kv WHERE k <= :k \\aset\n\\if :n != :k\nSELECT no_such_column FROM rs_kv;\n\\endif\n")
 	out, errOut, code := cli(t, ctx, append([]string{"build", "--workload", a, "--init", init}, target...)...)
 	if code != 0 || !strings.Contains(out, "ran "+init) {
@@ -35,6 +36,7 @@ func scriptsOnEngine(t *testing.T, target ...string) (na int64) {
 	rep := runJSON(t, append([]string{"run", "--workload", a + "@3", "--workload", b + "@1", "--users", "2", "--rampup", "500ms",
 		"--duration", "4s", "--store", tempStore(t)}, target...)...)
 	ta, tb := rep.Steps[0].Txn["a"], rep.Steps[0].Txn["b"]
+	t.Logf("%v: a %d, b %d transactions", target, ta.Count, tb.Count)
 	n := ta.Count + tb.Count
 	if n < 400 || math.Abs(float64(ta.Count)/float64(n)-0.75) > 0.03 || ta.Errors+tb.Errors != 0 || rep.Workload.Scripts != "a@3,b@1" {
 		t.Fatalf("a@3 + b@1: %+v and %+v (scripts %q), want over 400 without error and a's share within 3 %% of 75 %%", ta, tb, rep.Workload.Scripts)
@@ -46,7 +48,7 @@ func scriptsOnEngine(t *testing.T, target ...string) (na int64) {
 // updates of its \else branch in the file.
 func TestScriptsOnSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.db")
-	na := scriptsOnEngine(t, "--target", "sqlite:"+path)
+	na := scriptsOnEngine(t, "BEGIN IMMEDIATE;", "--target", "sqlite:"+path)
 	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +69,7 @@ func TestScriptsOnMariaDB(t *testing.T) {
 		t.Skip("no mariadbd on this machine")
 	}
 	dataDir := filepath.Join(pgtest.ServerDir(t, "scripts-mariadb-"), "data")
-	scriptsOnEngine(t, "--target", "mariadb", "--data-dir", dataDir)
+	scriptsOnEngine(t, "BEGIN;", "--target", "mariadb", "--data-dir", dataDir)
 }
 
 // TestScriptsEngineRefused: an engine that runs no pgbench script, and
