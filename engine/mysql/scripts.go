@@ -14,18 +14,15 @@ import (
 // the server with ? placeholders, deadlocks and lock wait timeouts
 // retried as pgbench retries deadlocks.
 func (db *DB) OpenScriptSession(ctx context.Context) (engine.ScriptSession, error) {
-	conn, err := db.users.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("connect to MySQL: %w", err)
-	}
-	return sqlsession.New(conn, sqlsession.Rules{Retry: func(err error) bool { return classify(err) == engine.ErrRetry }}), nil
+	return sqlsession.Open(ctx, db.users, sqlsession.Rules{Retry: func(err error) bool { return classify(err) == engine.ErrRetry }})
 }
 
-// ExecScript runs an SQL file as it is (several statements), build
-// --init's schema and rows of a pgbench workload.
+// ExecScript runs an SQL file as it is (several statements on one
+// multi-statement connection), build --init's schema and rows of a
+// pgbench workload.
 func (db *DB) ExecScript(ctx context.Context, sql string) (time.Duration, error) {
 	start := time.Now()
-	conn, err := db.users.Conn(ctx) // multiStatements
+	conn, err := db.users.Conn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("connect to MySQL: %w", err)
 	}

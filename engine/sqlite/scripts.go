@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -17,20 +16,15 @@ import (
 // (deferred): write BEGIN IMMEDIATE for a transaction that reads then
 // writes, or it may fail with SQLITE_BUSY when another writer went first.
 func (db *DB) OpenScriptSession(ctx context.Context) (engine.ScriptSession, error) {
-	conn, err := db.sql.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", db.path, err)
-	}
-	return sqlsession.New(conn, sqlsession.Rules{
-		Retry: func(err error) bool { return classify(err) == engine.ErrRetry },
-		NoTransaction: func(err error) bool {
-			return strings.Contains(err.Error(), "no transaction is active")
-		},
-	}), nil
+	return sqlsession.Open(ctx, db.sql, sqlsession.Rules{
+		Retry:         func(err error) bool { return classify(err) == engine.ErrRetry },
+		NoTransaction: func(err error) bool { return strings.Contains(err.Error(), "no transaction is active") },
+	})
 }
 
-// ExecScript runs an SQL file as it is (several statements), build
-// --init's schema and rows of a pgbench workload.
+// ExecScript runs an SQL file as it is (every statement of it, under the
+// in-process writer lock), build --init's schema and rows of a pgbench
+// workload.
 func (db *DB) ExecScript(ctx context.Context, sql string) (time.Duration, error) {
 	start := time.Now()
 	if err := db.lockWriter(ctx); err != nil {

@@ -42,6 +42,15 @@ func New(conn *sql.Conn, rules Rules) *Session {
 	return &Session{conn: conn, rules: rules, stmts: map[string]*sql.Stmt{}}
 }
 
+// Open takes a dedicated connection from pool and returns a session on it.
+func Open(ctx context.Context, pool *sql.DB, rules Rules) (*Session, error) {
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect a script session: %w", err)
+	}
+	return New(conn, rules), nil
+}
+
 // QMark says the session takes statements with ? placeholders
 // (pgbench/client prepares script.Command.QSQL).
 func (s *Session) QMark() bool { return true }
