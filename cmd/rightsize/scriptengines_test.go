@@ -69,7 +69,22 @@ func TestScriptsOnMariaDB(t *testing.T) {
 		t.Skip("no mariadbd on this machine")
 	}
 	dataDir := filepath.Join(pgtest.ServerDir(t, "scripts-mariadb-"), "data")
-	scriptsOnEngine(t, "BEGIN;", "--target", "mariadb", "--data-dir", dataDir)
+	target := []string{"--target", "mariadb", "--data-dir", dataDir}
+	scriptsOnEngine(t, "BEGIN;", target...)
+	// an --init whose second statement fails fails the build; pgbench's
+	// END is not MySQL's (README: write COMMIT)
+	dir := t.TempDir()
+	bad, end := filepath.Join(dir, "bad.sql"), filepath.Join(dir, "end.sql")
+	write(t, bad, "CREATE TABLE IF NOT EXISTS rs_bad (a int);\nSELECT no_such_column FROM rs_bad;\n")
+	write(t, end, "BEGIN;\nSELECT 1;\nEND;\n")
+	ctx := context.Background()
+	if out, errOut, code := cli(t, ctx, append([]string{"build", "--workload", end, "--init", bad}, target...)...); code == 0 || !strings.Contains(errOut, "no_such_column") {
+		t.Errorf("a failing --init: exit %d\n%s%s", code, out, errOut)
+	}
+	rep := runJSON(t, append([]string{"run", "--workload", end, "--users", "1", "--duration", "1s", "--store", tempStore(t)}, target...)...)
+	if tx := rep.Steps[0].Txn["end"]; tx.Count != 0 || tx.Errors == 0 {
+		t.Errorf("a script ending with END on MariaDB: %+v, want errors only", tx)
+	}
 }
 
 // TestScriptsEngineRefused: an engine that runs no pgbench script, and
