@@ -28,7 +28,7 @@ func scriptsOnEngine(t *testing.T, begin string, target ...string) (na int64) {
 		"INSERT INTO rs_kv (k, v) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0);\n")
 	write(t, a, "\\set k random(1, 10)\n"+begin+"\nSELECT k AS got, v FROM rs_kv WHERE k = :k \\gset\n\\if :got != :k\nSELECT no_such_column FROM rs_kv;\n"+
 		"\\else\nUPDATE rs_kv SET v = v + 1 WHERE k = :k;\n\\endif\nCOMMIT;\n")
-	write(t, b, "\\set k random(1, 10)\nSELECT count(*) AS n FROM rs_kv WHERE k <= :k \\aset\n\\if :n != :k\nSELECT no_such_column FROM rs_kv;\n\\endif\n")
+	write(t, b, "\\set k random(1, 10)\nSELECT v FROM rs_kv WHERE k <= :k;\nSELECT count(*) AS n FROM rs_kv WHERE k <= :k \\aset\n\\if :n != :k\nSELECT no_such_column FROM rs_kv;\n\\endif\n")
 	out, errOut, code := cli(t, ctx, append([]string{"build", "--workload", a, "--init", init}, target...)...)
 	if code != 0 || !strings.Contains(out, "ran "+init) {
 		t.Fatalf("build --workload FILE --init: exit %d\n%s%s", code, out, errOut)
