@@ -18,6 +18,7 @@ import (
 	"github.com/rightsize/rightsize/engine/sqlite"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/instance/mariadb"
+	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/cpu"
 )
@@ -67,6 +68,7 @@ func postgresEngine() Engine {
 		Backup:   backup.Postgres,
 		CPUProbe: cpu.PLpgSQLLoop,
 		Prewarm:  true,
+		Scripts:  script.MetaCommands,
 	}
 }
 
@@ -179,6 +181,7 @@ func mysqlEngine() Engine {
 		Tuning:   mysql.Tuning,
 		Backup:   backup.MySQL,
 		CPUProbe: cpu.MySQLLoop,
+		Scripts:  script.MetaCommands,
 	}
 }
 
@@ -246,6 +249,7 @@ func sqliteEngine() Engine {
 			}
 			return &Target{DB: db, Spec: spec, Name: "sqlite:" + path}, nil
 		},
+		Scripts: script.MetaCommands,
 	}
 }
 

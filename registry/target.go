@@ -167,6 +167,9 @@ type Engine struct {
 	// Prewarm says it loads its cache ahead of a run (run --prewarm: its
 	// DB has a Prewarm method); CheckPrewarm says why not.
 	Prewarm bool
+	// Scripts are the pgbench meta-commands its script sessions run
+	// (script.MetaCommands' names; nil: it runs no pgbench scripts).
+	Scripts []string
 }
 
 // ManagedServer is how rightsize runs an engine's server itself.

@@ -70,6 +70,9 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 		return o, badInput(err)
 	} else if wl != nil {
 		o.Workload = wl
+		if err := checkScriptEngine(cmd, wl); err != nil {
+			return o, err
+		}
 	}
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)

@@ -224,6 +224,9 @@ func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders i
 	if loaders < 1 {
 		return true, badInput(fmt.Errorf("--loaders must be at least 1 (got %d)", loaders))
 	}
+	if err := checkTPCBEngine(tf.spec); err != nil {
+		return true, err
+	}
 	t, err := tf.open(cmd.Context(), true, loaders)
 	if err != nil {
 		return true, err
@@ -258,6 +261,14 @@ func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error
 		return err
 	}
 	defer t.Close()
+	if se, ok := t.DB.(scriptExecer); ok {
+		took, err := se.ExecScript(cmd.Context(), string(sql))
+		if err != nil {
+			return fmt.Errorf("run --init %s: %w", f.init, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, took.Seconds())
+		return nil
+	}
 	return withPgConn(cmd, t, "--init", func(ctx context.Context, conn *pgconn.PgConn) error {
 		start := time.Now()
 		if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {

@@ -120,7 +120,7 @@ func retryable(err error) bool {
 // deadlock, which a new try of the whole script may not meet.
 func (e *CommandError) Retryable() bool {
 	var pe *pgconn.PgError
-	return errors.As(e.Err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	return errors.As(e.Err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") || retryableElsewhere(e.Err)
 }
 
 // Choose draws the next script by weight, as pgbench's chooseScript.
@@ -276,7 +276,7 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 	cmd := &c.cfg.Scripts[i].Commands[pc]
 	name := c.names[i][pc]
 	if !c.prepared[i][pc] {
-		if err := c.sess.Prepare(ctx, name, cmd.SQL); err != nil {
+		if err := c.sess.Prepare(ctx, name, c.text(cmd)); err != nil {
 			return err
 		}
 		c.prepared[i][pc] = true
