@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func TestNURand(t *testing.T) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return -cmpFloat(p[a], p[b]) })
+	slices.SortFunc(order, func(a, b int) int { return -cmp.Compare(p[a], p[b]) })
 	top := map[int]bool{}
 	var want float64
 	for _, i := range order[:len(order)/10] {
@@ -63,16 +64,6 @@ func TestNURand(t *testing.T) {
 	if math.Abs(got-want) > 4*se {
 		t.Errorf("hottest tenth of items: %.4f of draws, the model says %.4f (±%.4f)", got, want, 4*se)
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestCheMiss: pages of equal rates under LRU (independent references)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -26,7 +27,7 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 		return true
 	}
 	names := sortedKeys(ws[0].Scripts)
-	peak := slices.MaxFunc(ws, func(a, b analysis.WorkloadStep) int { return cmpFloat(a.TPS, b.TPS) })
+	peak := slices.MaxFunc(ws, func(a, b analysis.WorkloadStep) int { return cmp.Compare(a.TPS, b.TPS) })
 	writeKV(w, [][2]string{{"peak TPS", fmt.Sprintf("%s at %d users", fmtFloat(peak.TPS, 1), peak.Users)}})
 	head := append([]string{"users", "TPS"}, names...)
 	var rows [][]string
@@ -44,16 +45,6 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	fmt.Fprintf(w, "\n  transactions per second, overall and per script:\n")
 	writeTable(w, head, rows, right)
 	return true
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // renderWorkloads shows, in the report's validity section, each run of a
