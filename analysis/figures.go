@@ -87,7 +87,7 @@ func ListRunSummaries(ctx context.Context, st *store.Store) ([]RunSummary, error
 // figures of its own steps (its driver CPU shows it was not the bottleneck).
 type WorkerSummary struct {
 	store.Worker
-	Steps   int     `json:"steps"`
+	Steps   int      `json:"steps"`
 	Figures Headline `json:"figures"`
 }
 

@@ -1,3 +1,10 @@
+// This file is the stored-steps layer of "why it stops" (see package waits'
+// doc for the four layers): a step's wait Profile, Saturation and Verdict as
+// store holds them (JSON documents) decoded and encoded, averaged across
+// repeats and diagnosed (package diagnosis), and waits.csv. It stays in
+// analysis because it aggregates StepAggregate and needs store, which
+// neither waits nor diagnosis imports.
+
 package analysis
 
 import (

@@ -23,6 +23,11 @@
 // The run's verdict is the verdict of the step where throughput stops
 // rising: the first step after which TPM rises by less than Rise (5 %), or
 // the last step when it rises all the way.
+//
+// This package is the judging layer of "why it stops" (see package waits'
+// doc: waits measures, scenario's autopilot_waits.go fills a step's Profile
+// and Saturation, analysis/why.go decodes stored ones and calls Diagnose on
+// the mean of repeats); it reads only waits' types and imports no store.
 package diagnosis
 
 import (

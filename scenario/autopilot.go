@@ -240,7 +240,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	measured := telemetry.Window(out.Samples, res.MeasureStart, res.MeasureEnd)
 	out.Host = telemetry.Summarize(measured)
 	out.Saturation = saturation(measured, out.Host, serverOf(a.DB.Caps().Server, a.ServerPID), a.ServerCPUs)
-	addServerCPU(out.Waits, out.Saturation)
+	out.Waits.AddServerCPU(out.Saturation)
 	return out
 }
 

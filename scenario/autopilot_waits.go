@@ -1,3 +1,10 @@
+// This file is the step layer of "why it stops" (see package waits' doc for
+// the four layers): the engine's wait sampler opened, started and stopped
+// around a step's measured interval, the step's Saturation derived from its
+// host telemetry (a counter profile is then completed with the server's
+// CPU: waits.Profile.AddServerCPU).
+// Package diagnosis judges what it fills; analysis/why.go stores it.
+
 package scenario
 
 import (
@@ -164,16 +171,4 @@ func percentile(v []float64, q float64) float64 {
 	slices.Sort(v)
 	i := int(q*float64(len(v))+0.999999) - 1
 	return v[max(0, min(i, len(v)-1))]
-}
-
-// addServerCPU completes a counter-based profile (which times waits only)
-// with the server's CPU over the interval as the CPU class, so that shares
-// of active time compare with sampled profiles. Nothing is added when the
-// server's CPU is unknown or the profile was sampled.
-func addServerCPU(p *waits.Profile, s *waits.Saturation) {
-	if p == nil || p.Sampled || s == nil || s.ServerCores <= 0 || p.Seconds <= 0 {
-		return
-	}
-	p.Events = append(p.Events, waits.Event{Class: waits.CPU, Name: "CPU (server time)", Seconds: s.ServerCores * p.Seconds})
-	p.Normalize()
 }

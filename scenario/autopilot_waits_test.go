@@ -40,14 +40,4 @@ func TestSaturation(t *testing.T) {
 	if saturation(nil, telemetry.Summary{}, serverWatched, 0) != nil {
 		t.Errorf("saturation of no samples")
 	}
-
-	p := &waits.Profile{Seconds: 10, Events: []waits.Event{{Class: waits.Log, Name: "WRITELOG", Seconds: 5}}}
-	addServerCPU(p, s)
-	if e, ok := p.Top(waits.CPU); !ok || e.Seconds != 15 {
-		t.Errorf("server CPU not added: %+v", p.Events)
-	}
-	sampled := &waits.Profile{Seconds: 10, Sampled: true}
-	if addServerCPU(sampled, s); len(sampled.Events) != 0 {
-		t.Errorf("CPU added to a sampled profile")
-	}
 }

@@ -62,3 +62,15 @@ func MeanSaturation(ss []*Saturation) *Saturation {
 	}
 	return &out
 }
+
+// AddServerCPU completes a counter-based profile (which times waits only)
+// with the server's CPU over the interval (s.ServerCores) as the CPU class,
+// so that shares of active time compare with sampled profiles. Nothing is
+// added when p is nil or sampled, or the server's CPU is unknown.
+func (p *Profile) AddServerCPU(s *Saturation) {
+	if p == nil || p.Sampled || s == nil || s.ServerCores <= 0 || p.Seconds <= 0 {
+		return
+	}
+	p.Events = append(p.Events, Event{Class: CPU, Name: "CPU (server time)", Seconds: s.ServerCores * p.Seconds})
+	p.Normalize()
+}

@@ -22,6 +22,18 @@
 //     LWLock:WALWrite, WRITELOG, innodb_log_file, InnoDB log waits).
 //   - Client: a session waits for the client (ClientRead, ASYNC_NETWORK_IO).
 //   - Other: everything else (IPC, timeouts, extensions, parallel query).
+//
+// # Why it stops
+//
+// "Why a step's throughput stops rising" is four layers, each in the package
+// of its layer, with no package above its own (so they stay apart):
+// measuring is this package (the types, the sampling loop; it imports no
+// other part of rightsize); wiring into a step is scenario's
+// autopilot_waits.go (the engine's sampler opened and stopped around the
+// measured interval, Saturation derived from the step's host telemetry);
+// judging is package diagnosis (the verdict rules over Profile and
+// Saturation); reading stored steps is analysis/why.go (the step's JSON
+// documents decoded, repeats averaged and diagnosed, waits.csv).
 package waits
 
 import (

@@ -101,3 +101,18 @@ func TestRecordingSkips(t *testing.T) {
 		t.Errorf("Seconds = %v", p.Seconds)
 	}
 }
+
+func TestAddServerCPU(t *testing.T) {
+	s := &Saturation{ServerCores: 1.5}
+	p := &Profile{Seconds: 10, Events: []Event{{Class: Log, Name: "WRITELOG", Seconds: 5}}}
+	p.AddServerCPU(s)
+	if e, ok := p.Top(CPU); !ok || e.Seconds != 15 {
+		t.Errorf("server CPU not added: %+v", p.Events)
+	}
+	sampled := &Profile{Seconds: 10, Sampled: true}
+	if sampled.AddServerCPU(s); len(sampled.Events) != 0 {
+		t.Errorf("CPU added to a sampled profile")
+	}
+	var off *Profile // --no-waits
+	off.AddServerCPU(s)
+}
