@@ -51,13 +51,16 @@ target[A]=$(awk -v n="$base" 'BEGIN {printf "%.0f", n / 1.25}')
 target[B]=$(awk -v n="$base" 'BEGIN {printf "%.0f", n / 1.05}')
 echo "# cheapest candidate cpus $cheapest: target A ${target[A]} NOPM (clears by 25 %), target B ${target[B]} NOPM (clears by 5 %)"
 
-# summary of one fit's JSON: answer|indistinct (0/1)|cheaper straddles the target (0/1)|the trials
+# summary of one fit's JSON: answer|the answer says not distinguishable (from
+# a measured neighbour, or, with no answer, the closest from the target)
+# (0/1)|a candidate's reason says it (0/1)|the trials
 summary() {
   jq -r --arg cheapest "$cheapest" '.result as $r
     | ($r.trials | map(select(.verdict == "meets" or .verdict == "misses"))) as $m
     | (if $r.best >= 0 then "cpus \($r.trials[$r.best].cpus)" else "none" end) as $ans
     | [$ans,
-       (if ($r.indistinct // []) | length > 0 then 1 else 0 end),
+       (if ($r.indistinct // []) | length > 0 or ($r.best < 0 and $r.closest >= 0
+          and ($r.trials[$r.closest].reason | test("not distinguishable"))) then 1 else 0 end),
        (if any($r.trials[]; .reason | test("not distinguishable")) then 1 else 0 end),
        ([$r.trials[] | "\(.cpus) " + (if .verdict == "meets" or .verdict == "misses"
           then "\(.nopm_ci.mean | floor)±\(.nopm_ci.half | floor) \(.verdict)"
@@ -77,16 +80,16 @@ for i in $(seq 1 "$N"); do
     answers[$t]+="$ans"$'\n'
     nd[$t]=$((${nd[$t]:-0} + ind)); straddle[$t]=$((${straddle[$t]:-0} + str))
     [ "$ans" != "cpus $cheapest" ] || cheapestwins[$t]=$((${cheapestwins[$t]:-0} + 1))
-    echo "fit $t $i $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg): answer $ans$([ "$ind" = 1 ] && echo ', not distinguishable from a neighbour'); $trials"
+    echo "fit $t $i $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg): answer $ans$([ "$ind" = 1 ] && echo ', says not distinguishable'); $trials"
   done
 done
 
-echo "# per target: the answers (count), the majority's share, answers saying not distinguishable from a measured neighbour, fits where a candidate's reason says not distinguishable from the target, answers naming the cheapest"
+echo "# per target: the answers (count), the majority's share, answers saying not distinguishable (from a measured neighbour, or none meets and the closest is not distinguishable from the target), fits where any candidate's reason says its interval holds the target, answers naming the cheapest"
 for t in A B; do
   counts=$(printf '%s' "${answers[$t]:-}" | sort | uniq -c | sort -rn | awk '{c=$1; $1=""; printf "%s%s ×%d", sep, substr($0, 2), c; sep=", "}')
   majority=$(printf '%s' "${answers[$t]:-}" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')
   done_=$(printf '%s' "${answers[$t]:-}" | grep -c . || true)
-  printf "target %s (%s NOPM): %s; majority %s of %s; not distinguishable from a neighbour %s of %s; target inside a candidate's interval %s of %s; cheapest (cpus %s) %s of %s; errors %s\n" \
+  printf "target %s (%s NOPM): %s; majority %s of %s; answer says not distinguishable %s of %s; target inside a candidate's interval %s of %s; cheapest (cpus %s) %s of %s; errors %s\n" \
     "$t" "${target[$t]}" "$counts" "${majority:-0}" "$done_" "${nd[$t]:-0}" "$done_" "${straddle[$t]:-0}" "$done_" "$cheapest" "${cheapestwins[$t]:-0}" "$done_" "${errs[$t]:-0}"
 done
 echo "# $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
