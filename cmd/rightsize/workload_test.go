@@ -113,7 +113,8 @@ func TestWorkloadBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb"}, "sweep measures TPC-C only"},
+		{[]string{"neighbour", "--workload", "tpcb"}, "neighbour measures TPC-C only"},
+		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb", "--predict"}, "--predict: the capacity model predicts TPC-C's NOPM only"},
 		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
 		{[]string{"run", "--workload", a, "--figure", "b"}, "--figure b: no such script; the workload's are a"},
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
