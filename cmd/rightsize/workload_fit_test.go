@@ -14,10 +14,7 @@ import (
 func TestEmbeddedTPCBFit(t *testing.T) {
 	needCgroups(t)
 	ctx := context.Background()
-	args, _ := embeddedArgs(t, "tpcbfit-")
-	if out, errOut, code := cli(t, ctx, append([]string{"build", "--workload", "tpcb", "--scale", "1"}, args...)...); code != 0 {
-		t.Fatalf("build --workload tpcb: %d\n%s%s", code, out, errOut)
-	}
+	args := builtTPCB(t, "tpcbfit-")
 	loc := tempStore(t)
 	common := append([]string{"--store", loc, "--workload", "tpcb", "--users", "2", "--rampup", "500ms", "--duration", "3s", "--repeat", "1",
 		"--cost", writeCostFile(t, fitCosts), "--config", "vm", "--cpus", "0.5,2"}, args...)

@@ -17,11 +17,8 @@ func TestEmbeddedTPCBGate(t *testing.T) {
 		t.Skip("starts its own embedded server")
 	}
 	ctx := context.Background()
-	args, _ := embeddedArgs(t, "tpcbgate-")
+	args := builtTPCB(t, "tpcbgate-")
 	with := func(a ...string) []string { return append(a, args...) }
-	if out, errOut, code := cli(t, ctx, with("build", "--workload", "tpcb", "--scale", "1")...); code != 0 {
-		t.Fatalf("build --workload tpcb: %d\n%s%s", code, out, errOut)
-	}
 	st := tempStore(t)
 	run := func(label string, workload ...string) {
 		a := append([]string{"run", "--label", label, "--users", "2", "--rampup", "500ms", "--duration", "3s", "--store", st}, workload...)
