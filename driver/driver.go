@@ -183,8 +183,11 @@ type StepResult struct {
 	Txn          [tpcc.NumTxnTypes]TxnStats
 	// Kinds are a Workload's figures per kind, named by KindNames (nil
 	// for TPC-C, whose figures are Txn).
-	Kinds             []TxnStats
-	KindNames         []string
+	Kinds     []TxnStats
+	KindNames []string
+	// KindFigure is the Workload's Figure: the kind whose rate NOPM is
+	// (-1: every kind).
+	KindFigure        int
 	SkippedDeliveries int64
 	// Deferred is the deferred execution of the Deliveries queued in the
 	// measured interval (nil unless StepConfig.Delivery is deferred).
@@ -225,8 +228,17 @@ func (s *StepResult) Completed() int64 {
 func (s *StepResult) TPM() float64 { return perMinute(s.Completed(), s.Measured()) }
 
 // NOPM is completed New-Orders per minute (rolled-back ones included, as the
-// spec counts them; Rollbacks tells how many).
-func (s *StepResult) NOPM() float64 { return perMinute(s.Txn[tpcc.NewOrderTxn].Count, s.Measured()) }
+// spec counts them; Rollbacks tells how many). For a Workload it is its
+// figure of merit per minute: KindFigure's completions, or every kind's.
+func (s *StepResult) NOPM() float64 {
+	if s.KindNames == nil {
+		return perMinute(s.Txn[tpcc.NewOrderTxn].Count, s.Measured())
+	}
+	if f := s.KindFigure; f >= 0 && f < len(s.Kinds) {
+		return perMinute(s.Kinds[f].Count, s.Measured())
+	}
+	return s.TPM()
+}
 
 // DriverCPUPerTxn is the driver's CPU time per completed transaction in µs.
 func (s *StepResult) DriverCPUPerTxn() float64 {

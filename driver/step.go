@@ -364,7 +364,7 @@ func (s *step) collect() {
 	res := s.res
 	txn := s.kindStats()
 	if s.cfg.Workload != nil {
-		res.Kinds, res.KindNames = txn, s.cfg.Workload.Kinds()
+		res.Kinds, res.KindNames, res.KindFigure = txn, s.cfg.Workload.Kinds(), s.cfg.Workload.Figure()
 	} else {
 		copy(res.Txn[:], txn)
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/tpcc"
 )
 
 // Candidate is one configuration to try. Zero Memory, empty IO and empty
@@ -184,6 +183,10 @@ type Criteria struct {
 	// (steady.Drift.Widen); the zero value is the stated default, 10 % CV.
 	// The t interval across repeats (Mean) holds it already.
 	Drift steady.Drift `json:"drift,omitempty"`
+	// Merit, for a pgbench workload, is its figure of merit: TargetNOPM
+	// and the steps' NOPM are then that figure per minute (TPS × 60) and
+	// MaxP90Ms its p90; nil is TPC-C's (tpcc.Merit).
+	Merit *store.Merit `json:"merit,omitempty"`
 }
 
 // Verdicts of a trial.
@@ -269,11 +272,11 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 		iv = cr.Drift.Widen(iv)
 		how += ", widened by the drift between runs: " + cr.Drift.String()
 	}
-	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, newOrderP90(a)
-	nopm := fmt.Sprintf("NOPM %s at %d users (%s)", withHalf(iv), a.Users, how)
+	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, meritP90(a, cr.merit())
+	nopm := fmt.Sprintf("%s %s at %d users (%s)", cr.figure(), withHalf(iv), a.Users, how)
 	p90 := ""
 	if cr.MaxP90Ms > 0 {
-		p90 = fmt.Sprintf(", New-Order p90 %.1f ms", t.P90Ms)
+		p90 = fmt.Sprintf(", %s %.1f ms", cr.p90Name(), t.P90Ms)
 	}
 	switch against := againstTarget(iv, cr.TargetNOPM); {
 	case against == below:
@@ -284,7 +287,7 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 		t.Reason = fmt.Sprintf("%s holds the target %s: %s from it%s", nopm, fmtInt(cr.TargetNOPM), steady.Indistinguishable, p90)
 	case cr.MaxP90Ms > 0 && t.P90Ms > cr.MaxP90Ms:
 		t.Verdict = Misses
-		t.Reason = fmt.Sprintf("%s; New-Order p90 %.1f ms > %.1f ms", nopm, t.P90Ms, cr.MaxP90Ms)
+		t.Reason = fmt.Sprintf("%s; %s %.1f ms > %.1f ms", nopm, cr.p90Name(), t.P90Ms, cr.MaxP90Ms)
 	default:
 		t.Verdict = Meets
 		t.Reason = fmt.Sprintf("%s ≥ target %s%s", nopm, fmtInt(cr.TargetNOPM), p90)
@@ -312,8 +315,8 @@ func pick(steps []analysis.StepAggregate, atUsers int) *analysis.StepAggregate {
 	return best
 }
 
-func newOrderP90(a *analysis.StepAggregate) float64 {
-	if t := tpcc.Merit.Of(a.Txn); t != nil {
+func meritP90(a *analysis.StepAggregate, m store.Merit) float64 {
+	if t := m.Of(a.Txn); t != nil {
 		return t.P90Ms
 	}
 	return math.Inf(1)

@@ -16,24 +16,24 @@ import (
 func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 	if r.Best < 0 {
 		if r.Closest < 0 {
-			return fmt.Sprintf("no configuration meets NOPM %s: none was measured", fmtInt(r.Criteria.TargetNOPM))
+			return fmt.Sprintf("no configuration meets %s %s: none was measured", r.Criteria.figure(), fmtInt(r.Criteria.TargetNOPM)) + r.Criteria.workloadNote()
 		}
 		c := r.Trials[r.Closest]
 		short := fmt.Sprintf("%.1f %% short", r.Shortfall())
 		if c.NOPM >= r.Criteria.TargetNOPM { // missed on its interval or its p90
 			short = "but " + c.Reason
 		}
-		return fmt.Sprintf("no configuration meets NOPM %s: the closest, %s (%s %s), reached %s, %s",
-			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith()
+		return fmt.Sprintf("no configuration meets %s %s: the closest, %s (%s %s), reached %s, %s", r.Criteria.figure(),
+			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith() + r.Criteria.workloadNote()
 	}
 	b := r.Trials[r.Best]
-	s := fmt.Sprintf("%s meets NOPM %s for %s %s", b.Candidate, fmtInt(r.Criteria.TargetNOPM), currency, b.Cost.Total.Cents())
+	s := fmt.Sprintf("%s meets %s %s for %s %s", b.Candidate, r.Criteria.figure(), fmtInt(r.Criteria.TargetNOPM), currency, b.Cost.Total.Cents())
 	if baseline != nil {
 		if sav, pct := cost.Savings(baseline.Total, b.Cost.Total); pct != nil {
 			s += fmt.Sprintf(", %s %s (%.1f %%) less than %s", currency, sav.Cents(), *pct, baseline.Name)
 		}
 	}
-	return s + r.proof() + r.tiedWith()
+	return s + r.proof() + r.tiedWith() + r.Criteria.workloadNote()
 }
 
 // proof says how the answer was proven: " (2 of 6 candidates measured)",
@@ -53,7 +53,7 @@ func (r *Result) tiedWith() string {
 	var parts []string
 	for _, p := range r.Indistinct {
 		t := r.Trials[p.B]
-		parts = append(parts, fmt.Sprintf("%s (NOPM %s, %s)", t.Candidate, withHalf(t.Interval), t.Verdict))
+		parts = append(parts, fmt.Sprintf("%s (%s %s, %s)", t.Candidate, r.Criteria.figure(), withHalf(t.Interval), t.Verdict))
 	}
 	if len(parts) == 0 {
 		return ""

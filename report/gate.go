@@ -112,6 +112,7 @@ func (c *Comparison) Verdicts(th Thresholds) *Verdicts {
 			c.overallFigure(FigureNOPM, all[2], all[3], conf, th.MaxRegression)}
 		v.Overall.Verdict = combined(v.Overall.Figures)
 	}
+	c.nameFigures(v)
 	if th.Gated() {
 		v.Gate = gateOf(v, th)
 	}

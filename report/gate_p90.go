@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/rightsize/rightsize/tpcc"
 	"slices"
 	"time"
 
@@ -66,7 +65,7 @@ func onlyRepeat(steps []store.Step, users int) *store.Step {
 
 // windowP90 is the New-Order p90 interval of a run's single repeat at
 // users from its windows (WindowPercentile); nil when there is none.
-func windowP90(steps []store.Step, users int) *steady.Interval {
+func windowP90(steps []store.Step, users int, typ string) *steady.Interval {
 	s := onlyRepeat(steps, users)
 	if s == nil {
 		return nil
@@ -75,7 +74,7 @@ func windowP90(steps []store.Step, users int) *steady.Interval {
 	if conf <= 0 {
 		conf = 0.95
 	}
-	iv, ok := WindowPercentile(*s, tpcc.Merit.Txn, 90, conf)
+	iv, ok := WindowPercentile(*s, typ, 90, conf)
 	if !ok {
 		return nil
 	}
@@ -86,12 +85,12 @@ func windowP90(steps []store.Step, users int) *steady.Interval {
 // more complete repeats the mean of their p99 with its t interval, with
 // one the mean of its measured windows' p99 (WindowPercentile), else its
 // p99 without an interval; nil when it has no New-Order latency there.
-func newOrderP99(steps []store.Step, users int) *Estimate {
+func newOrderP99(steps []store.Step, users int, m store.Merit, typ string) *Estimate {
 	var ps []float64
 	var one *store.Step
 	for i := range steps {
 		if s := &steps[i]; s.Users == users && !s.Partial {
-			if t := tpcc.Merit.Counted(s.Txn); t != nil {
+			if t := m.Counted(s.Txn); t != nil {
 				ps, one = append(ps, t.P99Ms), s
 			}
 		}
@@ -103,7 +102,7 @@ func newOrderP99(steps []store.Step, users int) *Estimate {
 	case len(ps) == 0:
 		return nil
 	}
-	if iv, ok := WindowPercentile(*one, tpcc.Merit.Txn, 99, 0.95); ok {
+	if iv, ok := WindowPercentile(*one, typ, 99, 0.95); ok {
 		return &Estimate{Value: iv.Mean, Half: iv.Half, Interval: FromWindows}
 	}
 	return &Estimate{Value: ps[0], Interval: NoInterval}

@@ -30,6 +30,9 @@ type Comparison struct {
 	// configuration that widens a single run's intervals in the verdicts;
 	// zero: the stated default (see MeasureDrifts).
 	DriftA, DriftB Drifts
+	// Figure, when both runs ran one pgbench workload, names its figure of
+	// merit (the steps' NOPM then hold it per minute); "" for TPC-C.
+	Figure string
 }
 
 // ComparisonRow is one users count of a Comparison.
@@ -62,10 +65,12 @@ func Compare(a, b RunData) *Comparison {
 	labels := Labels([]RunData{a, b})
 	sa, sb := NewRunStats(a.Steps), NewRunStats(b.Steps)
 	c := &Comparison{LabelA: labels[0], LabelB: labels[1], IDA: a.Run.ID, IDB: b.Run.ID}
+	m := c.meritOf(a, b)
+	ta, tb := windowType(a.Steps, m), windowType(b.Steps, m)
 	common := map[int]bool{}
 	for _, u := range unionUsers([]*RunStats{sa, sb}) {
-		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u), P90A: windowP90(a.Steps, u), P90B: windowP90(b.Steps, u),
-			P99A: newOrderP99(a.Steps, u), P99B: newOrderP99(b.Steps, u)}
+		row := ComparisonRow{Users: u, A: sa.At(u), B: sb.At(u), P90A: windowP90(a.Steps, u, ta), P90B: windowP90(b.Steps, u, tb),
+			P99A: newOrderP99(a.Steps, u, m, ta), P99B: newOrderP99(b.Steps, u, m, tb)}
 		if row.A != nil && row.B != nil {
 			common[u] = true
 			c.Common = append(c.Common, u)

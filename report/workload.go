@@ -14,14 +14,20 @@ import (
 
 // WriteWorkload prints the workload of a run that is not TPC-C: its name
 // and scripts, its peak TPS and each step's TPS overall and per script
-// (its figures of merit; NOPM and the validity verdict are TPC-C's). It
+// (its figures of merit; the steps' NOPM holds the merit per minute, the
+// validity verdict is TPC-C's). It
 // prints nothing and reports false for TPC-C.
 func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	name, scripts := run.Workload()
 	if name == "" {
 		return false
 	}
-	fmt.Fprintf(w, "\n  workload %s: %s (not TPC-C: no NOPM, consistency checks or validity verdict)\n", name, scripts)
+	of := "every script's"
+	if m, _ := run.WorkloadMerit(); !m.All() {
+		of = m.Txn + "'s"
+	}
+	fmt.Fprintf(w, "\n  workload %s: %s (not TPC-C: its NOPM column is the figure of merit, %s transactions per minute; no consistency checks or validity verdict)\n",
+		name, scripts, of)
 	ws := analysis.WorkloadTPS(steps)
 	if len(ws) == 0 {
 		return true

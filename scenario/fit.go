@@ -72,8 +72,10 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 	if _, ok := t.DB.(Restorer); !ok {
 		return nil, bad("fit restores the built database for each candidate, which %s cannot do; use --target embedded", t.Name)
 	}
-	if _, err := ReadySchema(ctx, t); err != nil {
-		return nil, err
+	if o.Run.Workload == nil {
+		if _, err := ReadySchema(ctx, t); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkCandidateCaps(t, o.Candidates); err != nil {
 		return nil, err
@@ -133,11 +135,12 @@ func checkCandidateCaps(t *registry.Target, cands []fit.Priced) error {
 }
 
 // searchOptions are the search options of a stored fit: its model, when
-// it was stored with one.
+// it was stored with one and judges TPC-C (the capacity model predicts
+// NOPM only).
 func searchOptions(ctx context.Context, st *store.Store, sw *store.Sweep, o FitOptions) (fit.Options, error) {
 	ps, ok, err := loadPredictSpec(sw)
-	if err != nil || !ok {
-		return fit.Options{}, err
+	if err != nil || !ok || o.Criteria.Merit != nil {
+		return fit.Options{}, err // a workload's fit measures without the model
 	}
 	return ps.options(ctx, st, o.Criteria, o.OnPredict)
 }

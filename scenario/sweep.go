@@ -21,7 +21,6 @@ import (
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
-	"github.com/rightsize/rightsize/tpcc"
 )
 
 // SweepKind is one kind of configuration sweep: what its values mean and
@@ -319,6 +318,25 @@ type SweepResult struct {
 	// DriverShare, in a cpus sweep, names the values that left the driver
 	// no core of its own and how to measure fairly (nil when none did).
 	DriverShare *DriverShare `json:"driver_share,omitempty"`
+	// Figure, in a sweep of a pgbench workload, names its figure of merit,
+	// which the points' NOPM and New-Order latencies then hold (per minute:
+	// "every script" or the --figure script's name); "" for TPC-C.
+	Figure string `json:"figure,omitempty"`
+}
+
+// sweepFigure is SweepResult.Figure of a sweep's runs.
+func sweepFigure(runs []*store.Run) string {
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		if m, ok := r.WorkloadMerit(); ok && m.All() {
+			return "every script"
+		} else if ok {
+			return m.Txn
+		}
+	}
+	return ""
 }
 
 // KneeRule documents Knee.
@@ -387,7 +405,7 @@ func checkSweepTarget(ctx context.Context, t *registry.Target, o SweepOptions) (
 	if _, ok := t.DB.(Restorer); !ok {
 		return kind, engine.Meta{}, bad("a sweep restores the built database for each value, which %s cannot do; use --target embedded", t.Name)
 	}
-	built, err := ReadySchema(ctx, t)
+	built, err := sweptDatabase(ctx, t, kind, o.Run)
 	if err != nil {
 		return kind, built, err
 	}
@@ -620,6 +638,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 		res.Points = append(res.Points, p)
 	}
 	res.Knee, res.KneeFound, res.KneeNote = kneeJudged(res.Points, threshold)
+	res.Figure = sweepFigure(runs)
 	if sw.Kind == "cpus" {
 		res.DriverShare = markDriverShares(sw.Values, res.Points, runs)
 	}
@@ -652,7 +671,7 @@ func (p *SweepPoint) fill(ctx context.Context, st *store.Store) (*store.Run, err
 	p.Users, p.TPM, p.NOPM = a.Users, a.TPM.Mean, a.NOPM.Mean
 	p.NOPMHalf = pointHalf(a)
 	p.BlocksReadPerTxn, p.DiskReadMBps = a.BlocksReadPerTxn, a.Host.DiskReadMBps
-	if x := tpcc.Merit.Of(a.Txn); x != nil {
+	if x := RunMerit(run).Of(a.Txn); x != nil {
 		p.NewOrderP90Ms, p.NewOrderP99Ms = x.P90Ms, x.P99Ms
 	}
 	return run, nil

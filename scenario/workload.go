@@ -7,6 +7,7 @@ import (
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -82,6 +83,18 @@ func workloadEnv(env map[string]string, w driver.Workload) {
 	if d, ok := w.(describedWorkload); ok {
 		env[store.EnvWorkload], env[store.EnvWorkloadScripts] = d.Describe()
 	}
+	if f := w.Figure(); f >= 0 && f < len(w.Kinds()) {
+		env[store.EnvWorkloadFigure] = w.Kinds()[f]
+	}
+}
+
+// RunMerit is the figure of merit of run: TPC-C's (tpcc.Merit), or its
+// workload's (store.Run.WorkloadMerit).
+func RunMerit(run *store.Run) store.Merit {
+	if m, ok := run.WorkloadMerit(); ok {
+		return m
+	}
+	return tpcc.Merit
 }
 
 // stepTxn is a step's transaction summaries: TPC-C's five types, or a
@@ -109,4 +122,19 @@ func kindWindows(res *driver.StepResult, w driver.Window) []store.Window {
 		}
 	}
 	return out
+}
+
+// sweptDatabase is the build a sweep's values run on: TPC-C's schema
+// (ReadySchema), or, for a pgbench workload, the database as it is (the
+// workload's users find out whether it holds what they need; each value
+// restores the snapshot taken before the first). A kind that rebuilds
+// the database per value (a version) builds TPC-C's only.
+func sweptDatabase(ctx context.Context, t *registry.Target, kind SweepKind, o RunOptions) (engine.Meta, error) {
+	if o.Workload == nil {
+		return ReadySchema(ctx, t)
+	}
+	if kind.Rebuild {
+		return engine.Meta{}, bad("sweep %s rebuilds the database for each value, which only TPC-C's build does; sweep cpus, memory or io with --workload", kind.Name)
+	}
+	return engine.Meta{}, nil
 }

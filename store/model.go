@@ -158,7 +158,8 @@ type Step struct {
 	Partial bool `json:"partial"`
 	// TPM is completed transactions (all types) per minute.
 	TPM float64 `json:"tpm"`
-	// NOPM is completed New-Orders per minute.
+	// NOPM is completed New-Orders per minute; in a run of a pgbench
+	// workload, its figure of merit per minute (Run.WorkloadMerit).
 	NOPM float64 `json:"nopm"`
 	// TPMPerUser is TPM / Users.
 	TPMPerUser float64 `json:"tpm_per_user"`

@@ -7,10 +7,23 @@ package store
 const (
 	EnvWorkload        = "workload"
 	EnvWorkloadScripts = "workload.scripts"
+	// EnvWorkloadFigure names the script whose rate is the figure of
+	// merit (--figure); absent: every script's.
+	EnvWorkloadFigure = "workload.figure"
 )
 
 // Workload is the workload r ran: "" for TPC-C, else its name and its
 // scripts with their weights.
 func (r *Run) Workload() (name, scripts string) {
 	return r.Env[EnvWorkload], r.Env[EnvWorkloadScripts]
+}
+
+// WorkloadMerit is the figure of merit of a run of a workload that is not
+// TPC-C: its --figure script's transactions, or every transaction (an
+// empty Txn), per minute as TPM; false for TPC-C (tpcc.Merit).
+func (r *Run) WorkloadMerit() (Merit, bool) {
+	if name, _ := r.Workload(); name == "" {
+		return Merit{}, false
+	}
+	return Merit{Txn: r.Env[EnvWorkloadFigure], PerMinute: "TPM"}, true
 }

@@ -23,7 +23,7 @@ import (
 // fitFlags are rightsize fit's flags.
 type fitFlags struct {
 	target, headroom, at, confidence string
-	maxP90                           float64
+	maxP90, targetTPS                float64
 	cpus, memory, io, versions       []string
 	costFile, config                 string
 	dryRun, measureAll               bool
@@ -76,6 +76,7 @@ and the target, and measures nothing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target-nopm", "", "the NOPM to meet: a number, or from:RUN (a stored run id or label)")
+	fl.Float64Var(&f.targetTPS, "target-tps", 0, "with --workload: the transactions per second to meet (every script's, or --figure SCRIPT's)")
 	fl.StringVar(&f.headroom, "headroom", "0%", "margin above the target, e.g. 20%")
 	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "New-Order p90 limit in ms (0: none)")
 	fl.StringVar(&f.at, "at", "peak", "the step judged: peak, or a users count")
@@ -268,6 +269,14 @@ func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
 	if err != nil {
 		return cr, badInput(err)
 	}
+	if wl, err := f.rf.workload.workload(cmd.Name()); err != nil {
+		return cr, badInput(err)
+	} else if wl != nil {
+		return f.workloadCriteria(cr, head, wl.FigureScript)
+	}
+	if f.targetTPS != 0 {
+		return cr, badInput(errors.New("--target-tps is a pgbench workload's target: add --workload tpcb or --workload FILE, or give TPC-C's --target-nopm"))
+	}
 	if f.target == "" {
 		return cr, badInput(errors.New("--target-nopm is required: a number, or from:RUN (a stored run id or label)"))
 	}
@@ -281,6 +290,25 @@ func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
 		}
 	}
 	cr.TargetNOPM = fit.Target(base, head)
+	return cr, nil
+}
+
+// workloadCriteria is criteria for a pgbench workload: --target-tps on
+// its figure of merit (figure: --figure's script, "" every script's),
+// judged per minute; no model (--from), no versions.
+func (f *fitFlags) workloadCriteria(cr fit.Criteria, head float64, figure string) (fit.Criteria, error) {
+	switch {
+	case f.target != "":
+		return cr, badInput(errors.New("--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"))
+	case f.targetTPS <= 0:
+		return cr, badInput(fmt.Errorf("--target-tps must be a positive number of transactions per second with --workload (got %g)", f.targetTPS))
+	case f.from != "":
+		return cr, badInput(errors.New("--from: the capacity model predicts TPC-C's NOPM only for now; drop --from with --workload"))
+	case len(f.versions) > 0:
+		return cr, badInput(errors.New("--version builds TPC-C's database per version; drop --version with --workload"))
+	}
+	cr.Merit = &store.Merit{Txn: figure, PerMinute: "TPM"}
+	cr.TargetNOPM = fit.Target(f.targetTPS*60, head)
 	return cr, nil
 }
 
@@ -311,7 +339,11 @@ func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency st
 	if cr.Mean {
 		how = "the 95 % interval of the mean of the repeats above it"
 	}
-	fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
+	if cr.Merit != nil {
+		fmt.Fprintf(w, "target: TPS %g (TPM %.0f) at %s (%s)", cr.TargetNOPM/60, cr.TargetNOPM, at, how)
+	} else {
+		fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
+	}
 	if cr.MaxP90Ms > 0 {
 		fmt.Fprintf(w, ", New-Order p90 at most %g ms", cr.MaxP90Ms)
 	}

@@ -113,8 +113,12 @@ func TestWorkloadBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb"}, "sweep measures TPC-C only"},
+		{[]string{"neighbour", "--workload", "tpcb"}, "neighbour measures TPC-C only"},
+		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb", "--predict"}, "--predict: the capacity model predicts TPC-C's NOPM only"},
 		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
+		{[]string{"fit", "--workload", "tpcb", "--target-nopm", "5", "--cpus", "1"}, "--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"},
+		{[]string{"fit", "--workload", "tpcb", "--cpus", "1"}, "--target-tps must be a positive number"},
+		{[]string{"fit", "--target-tps", "5", "--cpus", "1"}, "--target-tps is a pgbench workload's target"},
 		{[]string{"run", "--workload", a, "--figure", "b"}, "--figure b: no such script; the workload's are a"},
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
 		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},

@@ -1,0 +1,50 @@
+package fit
+
+import (
+	"fmt"
+
+	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
+)
+
+// merit is the figure the criteria judge: TPC-C's (nil Merit) or a
+// workload's.
+func (cr Criteria) merit() store.Merit {
+	if cr.Merit != nil {
+		return *cr.Merit
+	}
+	return tpcc.Merit
+}
+
+// figure names the judged rate in the text: "NOPM" for TPC-C, "TPM" (a
+// workload's figure per minute) otherwise.
+func (cr Criteria) figure() string {
+	if cr.Merit != nil {
+		return "TPM"
+	}
+	return "NOPM"
+}
+
+// p90Name names the judged latency: "New-Order p90" for TPC-C.
+func (cr Criteria) p90Name() string {
+	if cr.Merit != nil {
+		return "p90"
+	}
+	return "New-Order p90"
+}
+
+// workloadNote is the answer's note on a workload's target: its TPS and
+// that no prediction ruled out a candidate ("" for TPC-C).
+func (cr Criteria) workloadNote() string {
+	if cr.Merit == nil {
+		return ""
+	}
+	of := "every script"
+	if !cr.Merit.All() {
+		of = "script " + cr.Merit.Txn
+	}
+	return fmt.Sprintf(" [target TPS %s of %s = TPM %s; capacity prediction is off for workloads: every candidate tried was measured]",
+		fmtFloat(cr.TargetNOPM/60), of, fmtInt(cr.TargetNOPM))
+}
+
+func fmtFloat(v float64) string { return fmt.Sprintf("%g", float64(int64(v*100+0.5))/100) }
