@@ -17,7 +17,7 @@ import (
 
 // rightsize ab on the embedded server: identical A and B over 2 rounds
 // pass (exit 0) and say what they could detect, each leg a stored run
-// labelled with its side and round; B capped at half a core over 3 rounds
+// labelled with its side and round; B capped at a quarter of a core over 3 rounds
 // fails (exit 1, JUnit failing). The A/A gate allows 25 %, so that it
 // fails by chance far less often than its 5 % level (a significant and
 // 25 % worse NOPM), and a gate that always failed would still fail it.
@@ -52,15 +52,19 @@ func TestABEmbedded(t *testing.T) {
 		t.Errorf("results list does not show the legs:\n%s", out)
 	}
 	if h := needCgroups(t); !h.Has(cgroup.CPU) {
-		t.Skip("needs the cpu controller for --b-cpus 0.5")
+		t.Skip("needs the cpu controller for --b-cpus 0.25")
 	}
+	// a quarter of a core: at half a core, with other test packages loading
+	// the machine, A got less than its 2 cores and 3 rounds measured 0.632x
+	// scattering by 35 % (t 2.3 against 2.92 needed): rightly not a
+	// detected regression at that precision; a quarter is far beyond it
 	junit := filepath.Join(t.TempDir(), "ab.xml")
-	out, errOut, code = cli(t, ctx, append(ab, "--rounds", "3", "--label", "half", "--b-cpus", "0.5", "--max-regression", "20%", "--junit", junit)...)
-	if code != 1 || !strings.Contains(errOut, "gate FAILED: B (half B) against A (half A) over 3 interleaved rounds") ||
+	out, errOut, code = cli(t, ctx, append(ab, "--rounds", "3", "--label", "quarter", "--b-cpus", "0.25", "--max-regression", "20%", "--junit", junit)...)
+	if code != 1 || !strings.Contains(errOut, "gate FAILED: B (quarter B) against A (quarter A) over 3 interleaved rounds") ||
 		!strings.Contains(out, "FAIL all steps NOPM") || !strings.Contains(out, "this comparison could detect a change of") {
-		t.Fatalf("B at half a core: exit %d, want 1 with the failing figure\n%s%s", code, out, errOut)
+		t.Fatalf("B at a quarter of a core: exit %d, want 1 with the failing figure\n%s%s", code, out, errOut)
 	}
-	t.Logf("B at half a core:\n%s", out)
+	t.Logf("B at a quarter of a core:\n%s", out)
 	if doc := readJUnit(t, junit); doc.Failures < 1 {
 		t.Errorf("JUnit %+v: want a failure", doc)
 	}
