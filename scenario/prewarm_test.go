@@ -59,7 +59,11 @@ func TestPrewarmPostgres(t *testing.T) {
 	if b, _ := strconv.ParseInt(warmRun.Env[store.EnvPrewarmBytes], 10, 64); b < 50<<20 {
 		t.Errorf("prewarmed %d bytes; want the whole 1-warehouse database (over 50 MiB)", b)
 	}
-	if warm > 0.5 || warm > cold/3 {
+	// a prewarmed cache still reads a few blocks per transaction that
+	// prewarm cannot load (measured on a quiet host on 2026-11-28, on
+	// a7e92c0 and today's main alike: 0.31-0.32 cold, 0.11 prewarmed, where
+	// a third of cold failed both); prewarm doing nothing reads as cold
+	if warm > 0.5 || warm > cold/2 {
 		t.Errorf("prewarmed, a cache larger than the database read %.2f blocks per transaction (cold: %.2f); want almost none", warm, cold)
 	}
 }
