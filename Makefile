@@ -15,7 +15,7 @@ quickstart:
 test:
 	./scripts/install-test-deps.sh
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/v2guest)
+	$(GO) test -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/v2guest)
 	$(GO) test -count=1 -timeout 45m ./test/v2guest
 
 build:

@@ -53,8 +53,19 @@ type ownerRecord struct {
 // reclaimStopTimeout bounds the fast shutdown of a dead owner's server.
 const reclaimStopTimeout = 30 * time.Second
 
+// OwnersDirEnv names the environment variable that moves the owner records
+// out of <base dir>/owners: a harness that kills rightsize on purpose (the
+// killed-process tests) keeps its records, and so its orphans, from other
+// rightsize processes, which would otherwise reclaim them first.
+const OwnersDirEnv = "RIGHTSIZE_OWNERS_DIR"
+
 // ownersDir holds the owner records of the current user's servers.
-func ownersDir() string { return filepath.Join(basedir.Default(), "owners") }
+func ownersDir() string {
+	if d := os.Getenv(OwnersDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(basedir.Default(), "owners")
+}
 
 // recordPath is the owner record of dataDir.
 func recordPath(dataDir string) string {

@@ -83,6 +83,27 @@ func startUntil(t *testing.T, path string, ready func(*store.Store) bool, args .
 	}
 }
 
+// privateOwners gives the test's rightsize processes an owner-record
+// directory of their own: rightsize processes of the packages tested
+// alongside would otherwise reclaim this test's orphans (their owner is
+// dead) before the command under test gets to them.
+func privateOwners(t *testing.T) {
+	t.Setenv(instance.OwnersDirEnv, t.TempDir())
+}
+
+// groupsLine checks that errOut has the line about removing the killed
+// rightsize's groups, when they were still there before the next command:
+// groups live under the test process's own cgroup, where a rightsize of
+// another package tested alongside may remove them first.
+func groupsLine(t *testing.T, errOut string, killed int, before []string) {
+	t.Helper()
+	if len(before) == 0 {
+		t.Logf("the killed rightsize's groups were removed before the next command (by a rightsize tested alongside)")
+		return
+	}
+	oneLine(t, errOut, fmt.Sprintf("(pid %d", killed), "control group")
+}
+
 // killWhen is startUntil, then SIGKILL; it returns the killed pid.
 func killWhen(t *testing.T, path string, ready func(*store.Store) bool, args ...string) int {
 	t.Helper()
@@ -168,6 +189,7 @@ func TestKilledRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded server and kills rightsize")
 	}
+	privateOwners(t)
 	args, dataDir := builtEmbedded(t, "killedrun-")
 	st := tempStore(t)
 	caps := capsArgs()
@@ -182,6 +204,7 @@ func TestKilledRun(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) }) // only if the test fails
 
+	groups := groupsOf(killed)
 	errOut, code := next(t, append(append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "2s",
 		"--progress-interval", "0", "--store", st}, caps...), args...)...)
 	if code != 0 {
@@ -189,7 +212,7 @@ func TestKilledRun(t *testing.T) {
 	}
 	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), fmt.Sprintf("stopped 1 managed server (pid %d on %s)", server, dataDir))
 	if caps != nil {
-		oneLine(t, errOut, fmt.Sprintf("(pid %d", killed), "control group")
+		groupsLine(t, errOut, killed, groups)
 	}
 	s := storeAt(t, st)
 	runs := mustRuns(s)
@@ -216,6 +239,7 @@ func TestKilledSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded server and kills rightsize")
 	}
+	privateOwners(t)
 	args, dataDir := builtEmbedded(t, "killedsweep-")
 	st := tempStore(t)
 	sweepStored := func(s *store.Store) bool {
@@ -287,6 +311,7 @@ func TestKilledNeighbour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts embedded servers and kills rightsize")
 	}
+	privateOwners(t)
 	args, dataDir := builtEmbedded(t, "killednb-")
 	st := tempStore(t)
 	killed := killWhen(t, st, stepsStored(1), append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "1s",
@@ -350,6 +375,7 @@ func TestKilledMariaDB(t *testing.T) {
 	if left := processesWith(dataDir); len(left) > 0 {
 		t.Fatalf("mariadbd %v outlived the rightsize that started it by 2 minutes", left)
 	}
+	groups := groupsOf(killed)
 	errOut, code := next(t, append(append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "2s",
 		"--progress-interval", "0"}, caps...), target...)...)
 	if code != 0 {
@@ -361,7 +387,7 @@ func TestKilledMariaDB(t *testing.T) {
 	}
 	oneLine(t, errOut, fmt.Sprintf("measuring them was killed (pid %d)", killed), "run "+runs[1].ID+" with 1 step(s) stored")
 	if caps != nil {
-		oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d)", killed), "control group")
+		groupsLine(t, errOut, killed, groups)
 	}
 	if groups, servers := groupsOf(killed), processesWith(dataDir); len(groups)+len(servers) > 0 {
 		t.Errorf("left behind: groups %v, servers %v", groups, servers)
@@ -376,6 +402,7 @@ func TestLiveOwnerKept(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded server")
 	}
+	privateOwners(t)
 	args, dataDir := builtEmbedded(t, "liveowner-")
 	st := tempStore(t)
 	c, out, done := startUntil(t, st, stepsStored(1), append([]string{"run", "--users", "1,2", "--rampup", "1s", "--duration", "3s",
@@ -406,6 +433,7 @@ func TestKilledFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded server and kills rightsize")
 	}
+	privateOwners(t)
 	needCgroups(t)
 	args, dataDir := builtEmbedded(t, "killedfit-")
 	st := tempStore(t)
