@@ -226,6 +226,19 @@ func TestV1Real(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Read = %+v, %v; want %+v", got, err, want)
 	}
+	restore, err := g.LiftIO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := g.Read(); err != nil || len(got.IO) != 0 || got.Quota != want.Quota || got.Memory != want.Memory {
+		t.Errorf("after LiftIO: Read = %+v, %v; want the I/O limits gone, the others kept", got, err)
+	}
+	if err := restore(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := g.Read(); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("after LiftIO's restore: Read = %+v, %v; want %+v", got, err, want)
+	}
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -408,3 +408,12 @@ func ownProcsFiles() ([]string, error) {
 	}
 	return out, nil
 }
+
+// LiftIO lifts the group's I/O limits until the returned function puts
+// them back (Group.LiftIO); without a group it does nothing.
+func (c *Confinement) LiftIO() (restore func() error, err error) {
+	if c == nil || c.Group == nil {
+		return func() error { return nil }, nil
+	}
+	return c.Group.LiftIO()
+}

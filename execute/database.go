@@ -35,7 +35,7 @@ func ensureDatabase(ctx context.Context, t *registry.Target, c Config, out io.Wr
 	}
 	if same {
 		if canRestore {
-			if err := restorer.Restore(ctx); err != nil {
+			if err := t.Unthrottled(func() error { return restorer.Restore(ctx) }); err != nil {
 				return fmt.Errorf("restore the built database: %w", err)
 			}
 			say("the built database restored")

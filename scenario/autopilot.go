@@ -64,6 +64,9 @@ type Autopilot struct {
 	// AfterRestore, when set, runs after each restore between repeats
 	// (RunOptions.Prewarm loads the cache again).
 	AfterRestore func(ctx context.Context) error
+	// Unthrottled, when set, runs the restore between repeats with the
+	// server's I/O limits lifted (registry.Target.Unthrottled).
+	Unthrottled func(fn func() error) error
 	// ServerPID is the database server's process (0: not on this machine).
 	ServerPID int
 	// ServerDataDir is the managed server's data directory ("": none): a
@@ -147,7 +150,11 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	agree := newAgreement(a.MaxCV)
 	for repeat := 1; repeat <= a.Repeats; repeat++ {
 		if repeat > 1 && restorer != nil {
-			if err := restorer.Restore(ctx); err != nil {
+			restore := func() error { return restorer.Restore(ctx) }
+			if a.Unthrottled != nil {
+				restore = func() error { return a.Unthrottled(func() error { return restorer.Restore(ctx) }) }
+			}
+			if err := restore(); err != nil {
 				return fmt.Errorf("restore the built database before repeat %d: %w", repeat, err)
 			}
 			if a.AfterRestore != nil {

@@ -265,7 +265,7 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if err := requireCaps(m.t, cgroup.CapQuota, cgroup.CapMemory, cgroup.CapIO); err != nil {
 		return fail(err)
 	}
-	if err := m.t.DB.(Restorer).Restore(ctx); err != nil {
+	if err := m.t.Unthrottled(func() error { return m.t.DB.(Restorer).Restore(ctx) }); err != nil {
 		return fail(fmt.Errorf("restore the built database for %s: %w", c, err))
 	}
 	ro := m.run

@@ -408,7 +408,8 @@ func (r *runner) create(ctx context.Context) error {
 func (r *runner) autopilot() *Autopilot {
 	o, t := &r.o, r.t
 	ap := &Autopilot{RunSpec: o.RunSpec, DB: t.DB, Warehouses: r.meta.Warehouses, Constants: r.consts, ServerPID: t.ServerPID(),
-		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs}
+		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs,
+		Unthrottled: t.Unthrottled}
 	// the mode resolved for the engine; this worker's users and connections
 	ap.Mode, ap.Users, ap.Connections = r.mode, r.users, r.conns
 	if t.Server != nil {

@@ -195,7 +195,7 @@ func applyVersion(e registry.Engine, value string, opt registry.Options) (regist
 func ensureBuilt(ctx context.Context, t *registry.Target, want engine.Meta) error {
 	r := t.DB.(Restorer)
 	if m, err := ReadySchema(ctx, t); err == nil && m.Warehouses == want.Warehouses && m.Seed == want.Seed {
-		if err := r.Restore(ctx); err == nil {
+		if err := t.Unthrottled(func() error { return r.Restore(ctx) }); err == nil {
 			return nil
 		}
 	} else if _, err := loader.Build(ctx, t, loader.Config{Warehouses: want.Warehouses, Seed: want.Seed, Loaders: runtime.NumCPU()}); err != nil {
@@ -546,7 +546,7 @@ func (m *sweepMeasurer) measure(ctx context.Context, v string, point *store.Swee
 		if err := ensureBuilt(ctx, t, m.built); err != nil {
 			return fail(fmt.Errorf("build the database for %s=%s: %w", kind.Name, v, err))
 		}
-	} else if err := t.DB.(Restorer).Restore(ctx); err != nil {
+	} else if err := t.Unthrottled(func() error { return t.DB.(Restorer).Restore(ctx) }); err != nil {
 		return fail(fmt.Errorf("restore the built database for %s=%s: %w", kind.Name, v, err))
 	}
 	res, err := Run(ctx, m.st, t, m.runOptions(v))
