@@ -54,9 +54,6 @@ func (r *runner) prepareWorkload(ctx context.Context) error {
 	if o.Isolation != "" && o.Isolation != engine.IsolationSpec {
 		return bad("--isolation is TPC-C's: a pgbench workload's scripts set their own; drop --isolation")
 	}
-	if o.Workers > 0 {
-		return bad("workers split TPC-C's warehouses: run a pgbench workload from one process")
-	}
 	r.mode, r.iso = ScriptMode, engine.IsolationReadCommitted
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -109,6 +106,19 @@ func stepTxn(res *driver.StepResult) []store.TxnSummary {
 	}
 	for t := range tpcc.NumTxnTypes {
 		out = append(out, TxnSummary(t, res.Txn[t]))
+	}
+	return out
+}
+
+// stepStatements are a workload's commands timed one by one, under their
+// scripts' names (none for TPC-C).
+func stepStatements(res *driver.StepResult) []store.StatementSummary {
+	var out []store.StatementSummary
+	for _, x := range res.Statements {
+		if x.Kind >= len(res.KindNames) {
+			continue
+		}
+		out = append(out, analysis.StatementFigures(store.StatementSummary{Type: res.KindNames[x.Kind], Index: x.Index, Line: x.Line, Text: x.Text}, x.Hist))
 	}
 	return out
 }
