@@ -19,21 +19,14 @@ type describedWorkload interface {
 }
 
 // WorkloadReport is run --json's workload when it is not TPC-C: its name,
-// its scripts with their weights, and each step's TPS overall and per
-// script.
-type WorkloadReport struct {
-	Name    string                  `json:"name"`
-	Scripts string                  `json:"scripts"`
-	Steps   []analysis.WorkloadStep `json:"steps"`
-}
+// its scripts with their weights, each step's TPS overall and per script
+// and its statements' latencies (analysis.WorkloadSummary, what results
+// show --json prints too).
+type WorkloadReport = analysis.WorkloadSummary
 
 // workloadReport is run's workload report (nil for TPC-C).
 func workloadReport(run *store.Run, steps []store.Step) *WorkloadReport {
-	name, scripts := run.Workload()
-	if name == "" {
-		return nil
-	}
-	return &WorkloadReport{Name: name, Scripts: scripts, Steps: analysis.WorkloadTPS(steps)}
+	return analysis.Workload(run, steps)
 }
 
 // ScriptMode is the mode recorded for a run of pgbench scripts: their SQL
