@@ -57,6 +57,9 @@ func MergeStatements(steps []*store.Step) []store.StatementSummary {
 			}
 		}
 	}
+	if len(keys) == 0 {
+		return nil // TPC-C
+	}
 	out := make([]store.StatementSummary, 0, len(keys))
 	for _, k := range keys {
 		s := *sums[k]
