@@ -41,12 +41,20 @@ type StatementStats struct {
 }
 
 // stmtRecorder collects the commands' latencies of a step's measured
-// transactions, its users spread over shards as the recorder's are; a
-// histogram is made when first recorded into.
+// transactions, its users spread over stmtShards shards; a histogram
+// (some 140 KB) is made when first recorded into.
 type stmtRecorder struct {
 	names  [][]Statement
-	shards [shards]stmtShard
+	shards [stmtShards]stmtShard
 }
+
+// stmtShards is fewer than the recorder's shards: a shard holds one
+// histogram per command of every script (tpcb-like has 11), and its lock
+// is held for a transaction's commands only (some 11 recordings, well
+// under a microsecond, against the tens of microseconds of driver CPU a
+// transaction costs), so four keep contention low and the memory at
+// 4 × commands histograms.
+const stmtShards = 4
 
 type stmtShard struct {
 	mu    sync.Mutex
@@ -80,7 +88,7 @@ func (r *stmtRecorder) record(user, kind int, times []time.Duration) {
 	if r == nil || kind < 0 || kind >= len(r.names) {
 		return
 	}
-	s := &r.shards[user%shards]
+	s := &r.shards[user%stmtShards]
 	s.mu.Lock()
 	hs := s.hists[kind]
 	for i, d := range times {
