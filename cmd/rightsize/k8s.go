@@ -45,10 +45,15 @@ each worker's share of the largest --users step: memory per user and per
 connection (the users' own, or the --connections they share, and with
 --delivery deferred one delivery worker's per 10 of the pod's --warehouses),
 CPU per transaction. The run flags given here
-(--users, --duration, ...) are passed on to every worker.`,
+(--users, --duration, ...) are passed on to every worker. With --workload
+FILE (pgbench scripts), a third object, the ConfigMap NAME-scripts, holds
+the script files; the pods mount it read-only at /etc/rightsize/scripts
+and run --workload from there.`,
 		Example: `  rightsize k8s job --workers 8 --target postgres://u:p@db:5432/tpcc --store postgres://u:p@results:5432/rightsize \
     --users 256 --rampup 1m --duration 5m --label 8x32 > job.yaml
-  kubectl apply -f job.yaml`,
+  kubectl apply -f job.yaml
+  rightsize k8s job --workers 4 --target postgres://u:p@db:5432/bench --store postgres://u:p@results:5432/rightsize \
+    --workload tpcb@9 --workload mine.sql@1 --users 64 --duration 5m > job.yaml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ro, err := rf.options(cmd)
 			if err != nil {
