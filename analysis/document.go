@@ -35,6 +35,9 @@ type Document struct {
 	// Workers are the driver processes of a multi-worker run (none for a
 	// single-process run), as results show lists them.
 	Workers []store.Worker `json:"workers,omitempty"`
+	// Workload is the run's workload when it is not TPC-C (Workload):
+	// its scripts, TPS per script and latencies per statement.
+	Workload *WorkloadSummary `json:"workload,omitempty"`
 }
 
 // LoadDocument loads a run (its id) with its steps and workers as the
@@ -57,7 +60,8 @@ func NewDocument(r *store.Run, steps []store.Step) Document {
 		steps = []store.Step{}
 	}
 	aggs := Aggregate(steps)
-	return Document{Format: DocumentFormat, SchemaVersion: store.SchemaVersion, Run: r, Steps: steps, Aggregates: aggs, Figures: RunFigures(aggs)}
+	return Document{Format: DocumentFormat, SchemaVersion: store.SchemaVersion, Run: r, Steps: steps, Aggregates: aggs, Figures: RunFigures(aggs),
+		Workload: Workload(r, steps)}
 }
 
 // WriteJSON writes the run's Document, indented, to w.

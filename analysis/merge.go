@@ -54,6 +54,7 @@ func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 		m.DriverCPUUsPerTxn = cpuUs / txn
 	}
 	m.Txn = mergeTxn(parts)
+	m.Statements = MergeStatements(parts)
 	m.Seconds = mergeSeconds(m.Start, parts)
 	m.Windows = mergeWindows(parts)
 	return m

@@ -46,3 +46,33 @@ func WorkloadTPS(steps []store.Step) []WorkloadStep {
 	}
 	return out
 }
+
+// WorkloadSummary is what results show --json (Document.Workload) and
+// run --json say of a workload that is not TPC-C: its name, its scripts
+// with their weights, the script whose rate is the figure of merit (""
+// for every script's), each users step's TPS overall and per script, and
+// its statements' latencies (without their histograms, which the steps
+// hold).
+type WorkloadSummary struct {
+	Name       string          `json:"name"`
+	Scripts    string          `json:"scripts"`
+	Figure     string          `json:"figure,omitempty"`
+	Steps      []WorkloadStep  `json:"steps"`
+	Statements []StatementStep `json:"statements,omitempty"`
+}
+
+// Workload summarises run's workload (nil for TPC-C).
+func Workload(run *store.Run, steps []store.Step) *WorkloadSummary {
+	name, scripts := run.Workload()
+	if name == "" {
+		return nil
+	}
+	m, _ := run.WorkloadMerit()
+	ws := &WorkloadSummary{Name: name, Scripts: scripts, Figure: m.Txn, Steps: WorkloadTPS(steps), Statements: WorkloadStatements(steps)}
+	for i := range ws.Statements {
+		for j := range ws.Statements[i].Statements {
+			ws.Statements[i].Statements[j].Hist = nil
+		}
+	}
+	return ws
+}

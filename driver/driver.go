@@ -95,6 +95,11 @@ type StepConfig struct {
 	// warehouses to HomeFirst..HomeFirst+HomeCount-1 (a worker's slice);
 	// remote warehouses still range over all Warehouses.
 	HomeFirst, HomeCount int
+	// FirstUser and AllUsers, when AllUsers > 0, place this process's
+	// Users among the AllUsers of a step several workers drive: a
+	// Workload's user i is user FirstUser+i of AllUsers (pgbench's
+	// :client_id and random streams).
+	FirstUser, AllUsers int
 	// StartAt, when set, is called once the users are connected and
 	// returns the instant the step starts at (workers agree on it); the
 	// users wait until then.
@@ -187,7 +192,10 @@ type StepResult struct {
 	KindNames []string
 	// KindFigure is the Workload's Figure: the kind whose rate NOPM is
 	// (-1: every kind).
-	KindFigure        int
+	KindFigure int
+	// Statements are the Workload's commands timed one by one over the
+	// measured interval (nil unless it is a StatementWorkload).
+	Statements        []StatementStats
 	SkippedDeliveries int64
 	// Deferred is the deferred execution of the Deliveries queued in the
 	// measured interval (nil unless StepConfig.Delivery is deferred).

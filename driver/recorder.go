@@ -40,6 +40,9 @@ type recorder struct {
 	kinds   int
 	figure  tpcc.TxnType
 	anyKind bool
+	// stmts, for a StatementWorkload, records its commands' latencies
+	// (nil otherwise).
+	stmts *stmtRecorder
 }
 
 // A transaction is recorded once, into the current window's measured or

@@ -365,6 +365,7 @@ func (s *step) collect() {
 	txn := s.kindStats()
 	if s.cfg.Workload != nil {
 		res.Kinds, res.KindNames, res.KindFigure = txn, s.cfg.Workload.Kinds(), s.cfg.Workload.Figure()
+		res.Statements = s.rec.stmts.stats()
 	} else {
 		copy(res.Txn[:], txn)
 	}

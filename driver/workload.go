@@ -29,7 +29,7 @@ type Workload interface {
 
 // UserConfig is one virtual user of a Workload in a step.
 type UserConfig struct {
-	ID, Users int    // this user (0-based) of the step's Users
+	ID, Users int    // this user (0-based) of the step's Users (of every worker's: StepConfig.AllUsers)
 	Seed      uint64 // the step's seed
 	// MaxTries is how many times a transaction may run when it fails
 	// with a serialization failure or a deadlock (StepConfig.MaxRetries
@@ -113,6 +113,9 @@ func parallelN(n, par int, f func(i int) error) error {
 }
 
 func userConfig(cfg *StepConfig, id int) UserConfig {
+	if cfg.AllUsers > 0 {
+		return UserConfig{ID: cfg.FirstUser + id, Users: cfg.AllUsers, Seed: cfg.Seed, MaxTries: cfg.MaxRetries + 1}
+	}
 	return UserConfig{ID: id, Users: cfg.Users, Seed: cfg.Seed, MaxTries: cfg.MaxRetries + 1}
 }
 
@@ -149,6 +152,9 @@ func (u *user) runWorkload(ctx context.Context) {
 		u.rec.record(u.id, t, end.Sub(start), end, measured)
 		if measured {
 			u.stats.count[t]++
+			if st, ok := u.wu.(StatementTimer); ok && u.rec.stmts != nil {
+				u.rec.stmts.record(u.id, kind, st.Statements())
+			}
 		}
 	}
 }
@@ -157,7 +163,9 @@ func (u *user) runWorkload(ctx context.Context) {
 // kinds.
 func (s *step) newRecorder(stepStart time.Time) *recorder {
 	if w := s.cfg.Workload; w != nil {
-		return newKindRecorder(stepStart, s.seconds, len(w.Kinds()), w.Figure())
+		r := newKindRecorder(stepStart, s.seconds, len(w.Kinds()), w.Figure())
+		r.stmts = newStmtRecorder(w)
+		return r
 	}
 	return newRecorder(stepStart, s.seconds)
 }

@@ -88,3 +88,61 @@ func TestWorkloadRefusesTPCCOptions(t *testing.T) {
 		}
 	}
 }
+
+// stmtWorkload is cycleWorkload whose kinds have two commands each: the
+// first timed 100 µs, the second never run (an untaken \if branch).
+type stmtWorkload struct {
+	cycleWorkload
+	ids chan UserConfig
+}
+
+func (w stmtWorkload) Statements(kind int) []Statement {
+	return []Statement{{Line: 1, Text: w.kinds[kind] + " first"}, {Line: 2, Text: w.kinds[kind] + " second"}}
+}
+
+func (w stmtWorkload) NewUser(_ context.Context, _ Target, cfg UserConfig) (User, error) {
+	w.ids <- cfg
+	return &stmtUser{cycleUser: cycleUser{kinds: len(w.kinds)}}, nil
+}
+
+type stmtUser struct {
+	cycleUser
+	times [2]time.Duration
+}
+
+func (u *stmtUser) Statements() []time.Duration {
+	u.times = [2]time.Duration{100 * time.Microsecond, 0}
+	return u.times[:]
+}
+
+// TestWorkloadStatements: a StatementWorkload's commands are timed over
+// the measured interval, one histogram per kind and command that ran (as
+// many as the kind's completed transactions); a worker's users are
+// numbered among every worker's (FirstUser, AllUsers).
+func TestWorkloadStatements(t *testing.T) {
+	wl := stmtWorkload{cycleWorkload{kinds: []string{"a", "b", "c"}, figure: -1}, make(chan UserConfig, 2)}
+	res, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 2, Seed: 1, FirstUser: 3, AllUsers: 7,
+		Spec: Spec{Rampup: 200 * time.Millisecond, Duration: time.Second, Workload: wl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int]bool{}
+	for range 2 {
+		cfg := <-wl.ids
+		ids[cfg.ID] = cfg.Users == 7
+	}
+	if !ids[3] || !ids[4] {
+		t.Errorf("users %v, want 3 and 4 of 7", ids)
+	}
+	if len(res.Statements) != 3 {
+		t.Fatalf("%d statements %+v, want the first command of each of 3 kinds", len(res.Statements), res.Statements)
+	}
+	for i, s := range res.Statements {
+		if s.Kind != i || s.Index != 0 || s.Text != res.KindNames[i]+" first" || s.Hist.TotalCount() != res.Kinds[i].Count {
+			t.Errorf("statement %+v with %d times, want kind %d's first with its %d transactions", s.Statement, s.Hist.TotalCount(), i, res.Kinds[i].Count)
+		}
+		if p := s.Hist.ValueAtQuantile(50); p < 99 || p > 101 {
+			t.Errorf("statement %d: median %d µs, want 100", i, p)
+		}
+	}
+}

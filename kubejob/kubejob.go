@@ -1,6 +1,7 @@
 // Package kubejob builds the Kubernetes objects that run rightsize as N
 // workers (rightsize k8s job): an Indexed Job whose completion index is the
-// worker number, and the Secret holding the target and results-store DSNs.
+// worker number, the Secret holding the target and results-store DSNs, and,
+// for a workload of pgbench script files, the ConfigMap holding them.
 // Users apply them with kubectl; the workers meet in the shared PostgreSQL
 // results store (see the worker package), not through Kubernetes.
 package kubejob
@@ -53,7 +54,18 @@ type Options struct {
 	// single-node test cluster of test/k8s. The metrics port is then a port
 	// of the node, so the scheduler places one pod per node.
 	HostNetwork bool
+	// Scripts are the pgbench script files of --workload by the name the
+	// pods read them under (ScriptDir/NAME, which RunArgs' --workload
+	// give): they travel in a ConfigMap (Name + "-scripts", Scripts'
+	// one object) mounted read-only at ScriptDir. None: no ConfigMap.
+	Scripts map[string]string
 }
+
+// ScriptDir is where the pods read the workload's script files.
+const ScriptDir = "/etc/rightsize/scripts"
+
+// maxScripts bounds the scripts' bytes: a ConfigMap holds at most 1 MiB.
+const maxScripts = 1000 << 10
 
 // Measured per-worker costs the requests are sized from (README,
 // "Benchmarks"; ARCHITECTURE.md, "Driver CPU"):
@@ -131,6 +143,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("give both --target and --store (postgres://...): the workers read them from the Secret")
 	case o.RunID == "":
 		return fmt.Errorf("--run-id must not be empty")
+	case scriptBytes(o.Scripts) > maxScripts:
+		return fmt.Errorf("the --workload scripts hold %d bytes, more than the %d a ConfigMap takes: shorten them", scriptBytes(o.Scripts), maxScripts)
 	case o.DeferredDelivery && o.Warehouses < 1:
 		return fmt.Errorf("--delivery deferred: give --warehouses N, the schema's warehouse count: each pod runs a delivery worker on a connection of its own per 10 of its warehouses, and its memory request counts them (the workers check the schema has N)")
 	}
@@ -218,7 +232,41 @@ func Build(o Options) (*corev1.Secret, *batchv1.Job, error) {
 	if o.HostNetwork {
 		hostNetwork(&job.Spec.Template.Spec)
 	}
+	if len(o.Scripts) > 0 {
+		mountScripts(&job.Spec.Template.Spec, o.Name+"-scripts")
+	}
 	return secret, job, nil
+}
+
+// Scripts returns the ConfigMap of o's scripts (nil when it has none):
+// apply it with the Job, whose pods mount it at ScriptDir.
+func Scripts(o Options) *corev1.ConfigMap {
+	if len(o.Scripts) == 0 {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name + "-scripts", Namespace: o.Namespace,
+			Labels: map[string]string{"app.kubernetes.io/name": "rightsize", "app.kubernetes.io/instance": o.Name}},
+		Data: o.Scripts,
+	}
+}
+
+// mountScripts mounts ConfigMap name read-only at ScriptDir in the
+// worker container.
+func mountScripts(spec *corev1.PodSpec, name string) {
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "scripts", VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}})
+	c := &spec.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "scripts", MountPath: ScriptDir, ReadOnly: true})
+}
+
+func scriptBytes(scripts map[string]string) int {
+	n := 0
+	for k, v := range scripts {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // hostNetwork puts the pods on their node's network and lets them run on

@@ -212,3 +212,39 @@ func TestHostNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsConfigMap: a workload's script files go into a ConfigMap the
+// worker container mounts read-only at ScriptDir; none, no ConfigMap and
+// no volume; scripts over a ConfigMap's 1 MiB are refused.
+func TestScriptsConfigMap(t *testing.T) {
+	o := base()
+	if cm := Scripts(o); cm != nil {
+		t.Errorf("a ConfigMap without scripts: %+v", cm)
+	}
+	if _, job, err := Build(o); err != nil || len(job.Spec.Template.Spec.Volumes) != 0 {
+		t.Fatalf("volumes without scripts: %+v, %v", job.Spec.Template.Spec.Volumes, err)
+	}
+	o.Scripts = map[string]string{"a.sql": "SELECT 1;\n", "b.sql": "\\set x 1\nSELECT :x;\n"}
+	_, job, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, Scripts(o)); err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(buf.Bytes(), &cm); err != nil || cm.Name != "tpcc-scripts" || cm.Data["b.sql"] != o.Scripts["b.sql"] {
+		t.Fatalf("ConfigMap %+v, %v", cm, err)
+	}
+	spec := job.Spec.Template.Spec
+	c := spec.Containers[0]
+	if len(spec.Volumes) != 1 || spec.Volumes[0].ConfigMap.Name != cm.Name || len(c.VolumeMounts) != 1 ||
+		c.VolumeMounts[0].Name != spec.Volumes[0].Name || c.VolumeMounts[0].MountPath != ScriptDir || !c.VolumeMounts[0].ReadOnly {
+		t.Errorf("volumes %+v, mounts %+v; want the ConfigMap read-only at %s", spec.Volumes, c.VolumeMounts, ScriptDir)
+	}
+	o.Scripts = map[string]string{"big.sql": strings.Repeat("SELECT 1;\n", 110_000)}
+	if _, _, err := Build(o); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("1.1 MB of scripts: %v, want refused", err)
+	}
+}

@@ -359,6 +359,9 @@ func baseLabel(r store.Run) string {
 	if r.Warehouses > 0 {
 		parts = append(parts, fmt.Sprintf("%d wh", r.Warehouses))
 	}
+	if name, _ := r.Workload(); name != "" {
+		parts = append(parts, name)
+	}
 	if len(parts) == 0 {
 		return r.ID
 	}

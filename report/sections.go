@@ -44,7 +44,7 @@ func (summarySection) Title() string  { return "Summary" }
 func (summarySection) Anchor() string { return "summary" }
 
 func (summarySection) Render(p *Page) error {
-	head := []string{"run", "engine", "host", "warehouses", "mode", "users × repeats", "peak TPM", "peak NOPM",
+	head := []string{"run", "engine", "host", "workload", "mode", "users × repeats", "peak TPM", "peak NOPM",
 		"avg TPM, all steps", "avg NOPM, all steps", "peak driver CPU, % of one core", "status"}
 	if len(p.Runs) > 1 {
 		head = append(head, "avg TPM vs first")
@@ -57,7 +57,7 @@ func (summarySection) Render(p *Page) error {
 		avgTPM, avgNOPM := rs.Average(nil)
 		fig := analysis.RunFigures(rs.Steps)
 		cells := []Cell{Txt(p.Labels[i]), Txt(orDash(engineVersion(r))), Cell{Text: hostText(r), Title: r.Env["host.cpu_model"]},
-			Num(intOrDash(r.Warehouses)), Txt(orDash(r.Mode)), Txt(usersText(r, rs))}
+			workloadCell(r), Txt(orDash(r.Mode)), Txt(usersText(r, rs))}
 		if fig.Steps > 0 {
 			cells = append(cells, Num(fmtInt(fig.PeakTPM)+" at "+strconv.Itoa(fig.PeakTPMUsers)+" users"),
 				Num(fmtInt(fig.PeakNOPM)+" at "+strconv.Itoa(fig.PeakNOPMUsers)+" users"),
@@ -728,4 +728,16 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// workloadCell names a run's workload: TPC-C with its warehouses, or a
+// pgbench workload with its scripts and weights.
+func workloadCell(r store.Run) Cell {
+	if name, scripts := r.Workload(); name != "" {
+		return Txt(name + ": " + scripts)
+	}
+	if r.Warehouses > 0 {
+		return Txt("TPC-C, " + Plural(r.Warehouses, "warehouse"))
+	}
+	return Txt("TPC-C")
 }

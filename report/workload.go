@@ -50,7 +50,41 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	}
 	fmt.Fprintf(w, "\n  transactions per second, overall and per script:\n")
 	writeTable(w, head, rows, right)
+	writeStatements(w, analysis.WorkloadStatements(steps))
 	return true
+}
+
+// statementHead is the head of a table of statements' latencies.
+var statementHead = []string{"users", "script", "line", "statement", "count", "mean ms", "p50", "p90", "p95", "p99", "max"}
+
+// statementCells are a statement's cells after its users.
+func statementCells(x *store.StatementSummary) []string {
+	return []string{x.Type, strconv.Itoa(x.Line), x.Text, strconv.FormatInt(x.Count, 10), fmtMs(x.MeanMs), fmtMs(x.P50Ms),
+		fmtMs(x.P90Ms), fmtMs(x.P95Ms), fmtMs(x.P99Ms), fmtMs(x.MaxMs)}
+}
+
+// writeStatements prints each statement's latency at each number of
+// users (its repeats merged).
+func writeStatements(w io.Writer, steps []analysis.StatementStep) {
+	if len(steps) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, s := range steps {
+		for i := range s.Statements {
+			users := ""
+			if i == 0 {
+				users = strconv.Itoa(s.Users)
+			}
+			rows = append(rows, append([]string{users}, statementCells(&s.Statements[i])...))
+		}
+	}
+	right := make([]bool, len(statementHead))
+	for i := range right {
+		right[i] = i != 1 && i != 3
+	}
+	fmt.Fprintf(w, "\n  latency per statement (ms, the commands of completed transactions, as pgbench -r; repeats merged):\n")
+	writeTable(w, statementHead, rows, right)
 }
 
 // renderWorkloads shows, in the report's validity section, each run of a
@@ -77,4 +111,31 @@ func renderWorkloads(p *Page) {
 	}
 	p.Table(Table{Caption: "workloads that are not TPC-C: no validity verdict; their figure of merit is transactions per second",
 		Head: []string{"run", "workload", "users", "TPS", "TPS per script"}, Rows: rows})
+	renderStatements(p)
+}
+
+// renderStatements shows each workload run's statements' latencies at
+// each number of users.
+func renderStatements(p *Page) {
+	var rows []Row
+	for i, rd := range p.Runs {
+		for _, s := range analysis.WorkloadStatements(rd.Steps) {
+			for j := range s.Statements {
+				cells := []Cell{Txt(p.Labels[i]), Num(strconv.Itoa(s.Users))}
+				for k, c := range statementCells(&s.Statements[j]) {
+					if k == 0 || k == 2 {
+						cells = append(cells, Txt(c))
+					} else {
+						cells = append(cells, Num(c))
+					}
+				}
+				rows = append(rows, Row{Cells: cells})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p.Table(Table{Caption: "latency per statement (ms): each command of a script over its completed transactions, as pgbench -r reports them",
+		Head: append([]string{"run"}, statementHead...), Rows: rows})
 }

@@ -83,6 +83,12 @@ type Autopilot struct {
 	// are its slice of home warehouses (driver.StepConfig).
 	Worker               int
 	HomeFirst, HomeCount int
+	// Workers, when over 0, is how many workers share each step's
+	// AllUsers (the run's users before the shares; Users are this
+	// worker's): a workload's users are numbered among all of them
+	// (driver.StepConfig.FirstUser).
+	Workers  int
+	AllUsers []int
 	// StepStart, when set, returns the instant step seq (0-based over
 	// repeats and steps) starts at, once its users are connected: the
 	// workers of one run agree on it.
@@ -207,6 +213,9 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	cfg := driver.StepConfig{Spec: a.Spec, Users: users, Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
 		AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
 	cfg.Seed += uint64(a.Worker) << 40
+	if a.Workers > 0 && index < len(a.AllUsers) {
+		cfg.FirstUser, cfg.AllUsers = FirstShare(a.AllUsers[index], a.Worker, a.Workers), a.AllUsers[index]
+	}
 	if a.StepStart != nil {
 		seq := (repeat-1)*len(a.Users) + index
 		cfg.StartAt = func(ctx context.Context) (time.Time, error) { return a.StepStart(ctx, seq) }

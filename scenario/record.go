@@ -78,6 +78,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 	}
 	why.Put(&s)
 	s.Txn = stepTxn(res)
+	s.Statements = stepStatements(res)
 	if d := res.Deferred; d != nil {
 		x := TxnSummary(tpcc.DeliveryTxn, d.TxnStats)
 		x.Type = store.DeferredDeliveryType

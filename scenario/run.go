@@ -418,6 +418,7 @@ func (r *runner) autopilot() *Autopilot {
 	if o.Meeting != nil {
 		ap.Worker, ap.StepStart = o.Worker, o.Meeting.StepStart
 		ap.HomeFirst, ap.HomeCount = HomeSlice(r.meta.Warehouses, o.Worker, o.Workers)
+		ap.Workers, ap.AllUsers = o.Workers, o.Users
 	}
 	if ap.Answer.Confidence == 0 {
 		ap.Answer.Confidence = 0.95

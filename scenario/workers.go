@@ -35,6 +35,16 @@ func Share(count, i, n int) int {
 	return s
 }
 
+// FirstShare is where worker i's Share of count starts: the shares of
+// the workers before it added up.
+func FirstShare(count, i, n int) int {
+	first := 0
+	for j := range i {
+		first += Share(count, j, n)
+	}
+	return first
+}
+
 // HomeSlice is worker i's slice of n of the warehouses 1..w: its first
 // warehouse and how many.
 func HomeSlice(w, i, n int) (first, count int) {

@@ -19,21 +19,14 @@ type describedWorkload interface {
 }
 
 // WorkloadReport is run --json's workload when it is not TPC-C: its name,
-// its scripts with their weights, and each step's TPS overall and per
-// script.
-type WorkloadReport struct {
-	Name    string                  `json:"name"`
-	Scripts string                  `json:"scripts"`
-	Steps   []analysis.WorkloadStep `json:"steps"`
-}
+// its scripts with their weights, each step's TPS overall and per script
+// and its statements' latencies (analysis.WorkloadSummary, what results
+// show --json prints too).
+type WorkloadReport = analysis.WorkloadSummary
 
 // workloadReport is run's workload report (nil for TPC-C).
 func workloadReport(run *store.Run, steps []store.Step) *WorkloadReport {
-	name, scripts := run.Workload()
-	if name == "" {
-		return nil
-	}
-	return &WorkloadReport{Name: name, Scripts: scripts, Steps: analysis.WorkloadTPS(steps)}
+	return analysis.Workload(run, steps)
 }
 
 // ScriptMode is the mode recorded for a run of pgbench scripts: their SQL
@@ -53,9 +46,6 @@ func (r *runner) prepareWorkload(ctx context.Context) error {
 	}
 	if o.Isolation != "" && o.Isolation != engine.IsolationSpec {
 		return bad("--isolation is TPC-C's: a pgbench workload's scripts set their own; drop --isolation")
-	}
-	if o.Workers > 0 {
-		return bad("workers split TPC-C's warehouses: run a pgbench workload from one process")
 	}
 	r.mode, r.iso = ScriptMode, engine.IsolationReadCommitted
 	if o.Seed == 0 {
@@ -109,6 +99,19 @@ func stepTxn(res *driver.StepResult) []store.TxnSummary {
 	}
 	for t := range tpcc.NumTxnTypes {
 		out = append(out, TxnSummary(t, res.Txn[t]))
+	}
+	return out
+}
+
+// stepStatements are a workload's commands timed one by one, under their
+// scripts' names (none for TPC-C).
+func stepStatements(res *driver.StepResult) []store.StatementSummary {
+	var out []store.StatementSummary
+	for _, x := range res.Statements {
+		if x.Kind >= len(res.KindNames) {
+			continue
+		}
+		out = append(out, analysis.StatementFigures(store.StatementSummary{Type: res.KindNames[x.Kind], Index: x.Index, Line: x.Line, Text: x.Text}, x.Hist))
 	}
 	return out
 }

@@ -19,6 +19,9 @@ const (
 	TransactionsCSV = "transactions.csv"
 	TimeseriesCSV   = "timeseries.csv"
 	HostSamplesCSV  = "host_samples.csv"
+	// StatementsCSV is written for a run of pgbench scripts only: each
+	// step's latency per statement (Step.Statements).
+	StatementsCSV = "statements.csv"
 )
 
 // CSVFile is a further file of a CSV export, of documents the store holds
@@ -48,7 +51,8 @@ func ExportDir(dir string) (string, error) {
 
 // ExportCSV writes a run (id, or label or unique id prefix as Resolve
 // takes it) as CSV files (steps.csv, transactions.csv, timeseries.csv,
-// host_samples.csv, then the files of more: header row, one row per
+// host_samples.csv, statements.csv for a run of pgbench scripts, then
+// the files of more: header row, one row per
 // record, RFC 4180) into dir, created if missing ("" is the current
 // directory). It returns the paths written. Each file is written by
 // WriteFile, so none is ever left half-written.
@@ -70,6 +74,9 @@ func ExportCSV(ctx context.Context, st *Store, id string, dir string, more ...CS
 		{TransactionsCSV, func(w *csv.Writer) error { return transactionsCSV(w, r, steps) }},
 		{TimeseriesCSV, func(w *csv.Writer) error { return timeseriesCSV(w, r, steps) }},
 		{HostSamplesCSV, func(w *csv.Writer) error { return hostSamplesCSV(w, r, steps) }},
+	}
+	if slices.ContainsFunc(steps, func(st Step) bool { return len(st.Statements) > 0 }) {
+		files = append(files, csvFill{StatementsCSV, func(w *csv.Writer) error { return statementsCSV(w, r, steps) }})
 	}
 	for _, f := range more {
 		files = append(files, csvFill{f.Name, func(w *csv.Writer) error { return moreCSV(w, r, steps, f) }})
@@ -256,6 +263,25 @@ func transactionsCSV(w *csv.Writer, r *Run, steps []Step) error {
 		st := &steps[i]
 		for j := range st.Txn {
 			if err := w.Write(append(stepKey(r, st), csvCells(txnCSVFields(&st.Txn[j]))...)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// statementsCSV writes each step's statements, without their histograms.
+func statementsCSV(w *csv.Writer, r *Run, steps []Step) error {
+	fields := func(x *StatementSummary) []field {
+		return slices.DeleteFunc(statementFields(x), func(f field) bool { return f.p == any(&x.Hist) })
+	}
+	if err := w.Write(append(append([]string{}, stepKeyHeader...), csvHeadings(fields(&StatementSummary{}))...)); err != nil {
+		return err
+	}
+	for i := range steps {
+		st := &steps[i]
+		for j := range st.Statements {
+			if err := w.Write(append(stepKey(r, st), csvCells(fields(&st.Statements[j]))...)); err != nil {
 				return err
 			}
 		}

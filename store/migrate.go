@@ -235,6 +235,24 @@ ALTER TABLE host_samples ADD COLUMN server_write_mbps {{FLOAT}} NOT NULL DEFAULT
 	{9, "owners", `
 ALTER TABLE runs ADD COLUMN owner_process TEXT NOT NULL DEFAULT '';
 ALTER TABLE sweeps ADD COLUMN owner_process TEXT NOT NULL DEFAULT ''`},
+	{10, "step statements", `
+CREATE TABLE step_statements (
+  step_id    BIGINT NOT NULL REFERENCES steps (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  txn_type   TEXT NOT NULL,
+  stmt_index INTEGER NOT NULL,
+  line       INTEGER NOT NULL,
+  text       TEXT NOT NULL DEFAULT '',
+  count      BIGINT NOT NULL,
+  p50_ms     {{FLOAT}} NOT NULL,
+  p90_ms     {{FLOAT}} NOT NULL,
+  p95_ms     {{FLOAT}} NOT NULL,
+  p99_ms     {{FLOAT}} NOT NULL,
+  max_ms     {{FLOAT}} NOT NULL,
+  mean_ms    {{FLOAT}} NOT NULL,
+  hist       {{BLOB}},
+  PRIMARY KEY (step_id, seq)
+)`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -190,6 +190,9 @@ type Step struct {
 	DB DBCounters `json:"db"`
 	// Txn holds one summary per transaction type.
 	Txn []TxnSummary `json:"txn"`
+	// Statements holds, for a workload of pgbench scripts, one summary
+	// per command of each script that ran (none for TPC-C).
+	Statements []StatementSummary `json:"statements,omitempty"`
 	// Seconds is the per-second throughput since Start (ramp-up included).
 	Seconds []Second `json:"seconds"`
 	// Windows holds the latency histograms of each window (10 s) and type.

@@ -13,7 +13,7 @@ import (
 )
 
 // childTables are the tables of a step's children, keyed by (step_id, seq).
-var childTables = []string{"step_txn", "step_seconds", "step_windows", "host_samples", "step_waits"}
+var childTables = []string{"step_txn", "step_seconds", "step_windows", "host_samples", "step_waits", "step_statements"}
 
 // field ties a column to a pointer to the Go field it holds.
 type field struct {
@@ -310,6 +310,9 @@ func (s *Store) addStep(ctx context.Context, st *Step) error {
 	if err := s.insertWaits(ctx, tx, id, st); err != nil {
 		return err
 	}
+	if err := insertChildren(ctx, s, tx, "step_statements", statementFields, id, st.Statements); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -420,6 +423,10 @@ func (s *Store) loadSteps(ctx context.Context, runID string) ([]Step, error) {
 		return nil, err
 	}
 	if err := loadChildren(ctx, s, "step_waits", whyFields, runID, byID, (*Step).setWhy); err != nil {
+		return nil, err
+	}
+	if err := loadChildren(ctx, s, "step_statements", statementFields, runID, byID,
+		func(st *Step, c StatementSummary) { st.Statements = append(st.Statements, c) }); err != nil {
 		return nil, err
 	}
 	return steps, nil

@@ -413,7 +413,7 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 		if len(parts[k]) < took {
 			merged.Partial = true
 		}
-		if judged != nil {
+		if judged != nil && !isWorkload(judged) { // TPC-C's verdict only
 			v := validity.Step(judged, &merged)
 			merged.Validity = &v
 		}
@@ -427,6 +427,13 @@ func (m *Meeting) merge(ctx context.Context, tx *store.RunTx, workers []store.Wo
 		status = store.StatusPartial
 	}
 	return tx.Finish(status, strings.Join(notes, "; "), tx.Now)
+}
+
+// isWorkload says whether run measured a workload other than TPC-C,
+// which has no validity verdict.
+func isWorkload(run *store.Run) bool {
+	name, _ := run.Workload()
+	return name != ""
 }
 
 // fingerprint encodes settings in a stable form for comparison.

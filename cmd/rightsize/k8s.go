@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/kubejob"
+	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -41,10 +45,15 @@ each worker's share of the largest --users step: memory per user and per
 connection (the users' own, or the --connections they share, and with
 --delivery deferred one delivery worker's per 10 of the pod's --warehouses),
 CPU per transaction. The run flags given here
-(--users, --duration, ...) are passed on to every worker.`,
+(--users, --duration, ...) are passed on to every worker. With --workload
+FILE (pgbench scripts), a third object, the ConfigMap NAME-scripts, holds
+the script files; the pods mount it read-only at /etc/rightsize/scripts
+and run --workload from there.`,
 		Example: `  rightsize k8s job --workers 8 --target postgres://u:p@db:5432/tpcc --store postgres://u:p@results:5432/rightsize \
     --users 256 --rampup 1m --duration 5m --label 8x32 > job.yaml
-  kubectl apply -f job.yaml`,
+  kubectl apply -f job.yaml
+  rightsize k8s job --workers 4 --target postgres://u:p@db:5432/bench --store postgres://u:p@results:5432/rightsize \
+    --workload tpcb@9 --workload mine.sql@1 --users 64 --duration 5m > job.yaml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ro, err := rf.options(cmd)
 			if err != nil {
@@ -65,6 +74,9 @@ CPU per transaction. The run flags given here
 			}
 			o.MaxUsers, o.KeyingThinking, o.Connections, o.Warehouses = maxOf(ro.Users), ro.KeyingThinking, ro.Connections, ro.Warehouses
 			o.DeferredDelivery = ro.Delivery.Deferred()
+			if o.Scripts, err = k8sScripts(rf.workload.specs); err != nil {
+				return badInput(err)
+			}
 			o.RunArgs = append(passedRunFlags(cmd), "--worker-wait="+wait.String())
 			if o.HostNetwork && !cmd.Flags().Changed("metrics-port") {
 				o.MetricsPort = 0 // a node's port: one pod per node would fit
@@ -72,6 +84,9 @@ CPU per transaction. The run flags given here
 			secret, job, err := kubejob.Build(o)
 			if err != nil {
 				return badInput(err)
+			}
+			if cm := kubejob.Scripts(o); cm != nil {
+				return kubejob.Write(cmd.OutOrStdout(), secret, cm, job)
 			}
 			return kubejob.Write(cmd.OutOrStdout(), secret, job)
 		},
@@ -97,11 +112,65 @@ func passedRunFlags(cmd *cobra.Command) []string {
 	probe.register(run)
 	var args []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if run.Flags().Lookup(f.Name) != nil {
+		if run.Flags().Lookup(f.Name) == nil {
+			return
+		}
+		sv, ok := f.Value.(pflag.SliceValue)
+		if !ok {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
+			return
+		}
+		for _, v := range sv.GetSlice() { // --workload, --define: one each
+			if f.Name == "workload" {
+				v = podScript(v)
+			}
+			args = append(args, "--"+f.Name+"="+v)
 		}
 	})
 	return args
+}
+
+// k8sScripts reads the script files of --workload for the ConfigMap, by
+// their base names (nil: TPC-C or built-in scripts only).
+func k8sScripts(specs []string) (map[string]string, error) {
+	var out map[string]string
+	for _, spec := range specs {
+		path, _, err := script.SplitWeight(spec)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := builtinWorkloads[path]; ok || path == "tpcc" {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--workload %s: %w", spec, err)
+		}
+		key := filepath.Base(path)
+		if !configMapKey.MatchString(key) {
+			return nil, fmt.Errorf("--workload %s: the pods read it as %s/%s, and a ConfigMap's keys take letters, digits, '-', '_' and '.' only: rename the file", spec, kubejob.ScriptDir, key)
+		}
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("--workload %s: two scripts are named %s, and the pods read them from one directory: rename one", spec, key)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[key] = string(b)
+	}
+	return out, nil
+}
+
+var configMapKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+
+// podScript is a --workload value as the pods give it: a script file
+// under kubejob.ScriptDir, where the ConfigMap puts it (its @WEIGHT kept).
+func podScript(spec string) string {
+	path, _, err := script.SplitWeight(spec)
+	if _, ok := builtinWorkloads[path]; ok || err != nil || path == "tpcc" {
+		return spec
+	}
+	return kubejob.ScriptDir + "/" + filepath.Base(path) + strings.TrimPrefix(spec, path)
 }
 
 func maxOf(xs []int) int {

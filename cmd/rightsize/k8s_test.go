@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +110,75 @@ func TestK8sJobSizesConnections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestK8sJobWorkload: k8s job with a pgbench workload of a built-in and a
+// script file prints a Secret, a ConfigMap holding the file, and a Job
+// whose pods mount it read-only and run --workload with the file's path
+// there (weights, --define, --random-seed, --scale and --figure passed
+// on, one argument per repeated flag), arguments run accepts.
+func TestK8sJobWorkload(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.sql")
+	src := "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+	write(t, a, src)
+	out, errOut, code := cli(t, context.Background(), "k8s", "job", "--workers", "2", "--target", "postgres://u:p@db/bench",
+		"--store", "postgres://u:p@results/rs", "--users", "8", "--duration", "1m", "--run-id", "wl-1", "--name", "wl",
+		"--workload", "tpcb@3", "--workload", a+"@1", "--define", "x=5", "--define", "y=6", "--random-seed", "7", "--scale", "2", "--figure", "a")
+	if code != 0 {
+		t.Fatalf("k8s job --workload: exit %d\n%s", code, errOut)
+	}
+	docs := strings.Split(out, "\n---\n")
+	if len(docs) != 3 {
+		t.Fatalf("want a Secret, a ConfigMap and a Job, got:\n%s", out)
+	}
+	var cm corev1.ConfigMap
+	var j batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &cm); err != nil || cm.Kind != "ConfigMap" {
+		t.Fatalf("ConfigMap: %v\n%s", err, docs[1])
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[2]), &j); err != nil {
+		t.Fatalf("Job: %v", err)
+	}
+	if cm.Name != "wl-scripts" || len(cm.Data) != 1 || cm.Data["a.sql"] != src {
+		t.Errorf("ConfigMap %s holds %q, want wl-scripts with a.sql as written", cm.Name, cm.Data)
+	}
+	spec := j.Spec.Template.Spec
+	if len(spec.Volumes) != 1 || spec.Volumes[0].ConfigMap == nil || spec.Volumes[0].ConfigMap.Name != "wl-scripts" {
+		t.Fatalf("the pods' volumes %+v do not hold the ConfigMap wl-scripts", spec.Volumes)
+	}
+	if m := spec.Containers[0].VolumeMounts; len(m) != 1 || m[0].MountPath != "/etc/rightsize/scripts" || !m[0].ReadOnly {
+		t.Errorf("the worker's mounts %+v, want the scripts read-only at /etc/rightsize/scripts", m)
+	}
+	args := spec.Containers[0].Args
+	run, rest, err := newRootCmd().Find(args)
+	if err != nil || run.Name() != "run" {
+		t.Fatalf("the worker's command %q: %v", args, err)
+	}
+	if err := run.ParseFlags(rest); err != nil {
+		t.Fatalf("run refuses the job's arguments %q: %v", args, err)
+	}
+	for flag, want := range map[string]string{"workload": "tpcb@3 /etc/rightsize/scripts/a.sql@1", "define": "x=5 y=6"} {
+		if got, _ := run.Flags().GetStringArray(flag); strings.Join(got, " ") != want {
+			t.Errorf("the worker's --%s %q, want %q", flag, got, want)
+		}
+	}
+	for flag, want := range map[string]string{"random-seed": "7", "scale": "2", "figure": "a"} {
+		if got := run.Flags().Lookup(flag).Value.String(); got != want {
+			t.Errorf("the worker's --%s %q, want %q", flag, got, want)
+		}
+	}
+	// built-ins only: no ConfigMap
+	out, errOut, code = cli(t, context.Background(), "k8s", "job", "--workers", "2", "--target", "postgres://u:p@db/bench",
+		"--store", "postgres://u:p@results/rs", "--users", "8", "--workload", "tpcb")
+	if code != 0 || strings.Count(out, "\n---\n") != 1 || strings.Contains(out, "ConfigMap") {
+		t.Errorf("k8s job --workload tpcb: exit %d, want a Secret and a Job only\n%s%s", code, out, errOut)
+	}
+	bad := filepath.Join(dir, "bad.sql")
+	write(t, bad, "SELECT 1;\n\\set x 1 +\n")
+	if _, errOut, code = cli(t, context.Background(), "k8s", "job", "--workers", "2", "--target", "postgres://u:p@db/bench",
+		"--store", "postgres://u:p@results/rs", "--workload", bad); code != 2 || !strings.Contains(errOut, bad+":2:11: ") {
+		t.Errorf("k8s job with a bad script: exit %d, %q; want 2 naming %s:2:11", code, errOut, bad)
 	}
 }

@@ -363,7 +363,11 @@ func printRunHeader(w io.Writer, r *store.Run) error {
 		kv("source", "%s", r.Source)
 	}
 	kv("target", "%s", joinNonEmpty(" · ", r.Target, r.Engine, r.EngineVersion))
-	kv("workload", "%d warehouses · %s mode · keying/think %s · seed %d", r.Warehouses, dash(r.Mode), onOffStr(r.KeyingThinking), r.Seed)
+	if name, scripts := r.Workload(); name != "" {
+		kv("workload", "%s: %s · %s mode · seed %d", name, scripts, dash(r.Mode), r.Seed)
+	} else {
+		kv("workload", "TPC-C · %d warehouses · %s mode · keying/think %s · seed %d", r.Warehouses, dash(r.Mode), onOffStr(r.KeyingThinking), r.Seed)
+	}
 	kv("steps", "users %s · ramp-up %s · measured %s · %d repeat(s)", usersList(r.Users, 20), r.Rampup, r.Duration, r.Repeats)
 	when := localTime(r.StartedAt)
 	if !r.EndedAt.IsZero() {

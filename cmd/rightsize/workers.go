@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/analysis"
+	"github.com/rightsize/rightsize/driver"
+	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -88,6 +91,9 @@ func (f *workerFlags) setup(cmd *cobra.Command, o *scenario.RunOptions) (meeting
 			settings[k] = v
 		}
 	}
+	if d := scriptsDigest(o.Workload); d != "" { // the same file name may hold other scripts elsewhere
+		settings["workload.digest"] = d
+	}
 	runID := f.runID
 	if runID == "" {
 		runID = worker.RunID(o.Label, settings)
@@ -136,4 +142,21 @@ func writeWorkers(ctx context.Context, w io.Writer, st *store.Store, runID strin
 		}
 	}
 	return nil
+}
+
+// scriptsDigest is a hash of a pgbench workload's scripts as parsed (""
+// for TPC-C), which the workers of a run must share.
+func scriptsDigest(w driver.Workload) string {
+	wl, ok := w.(*workload.Workload)
+	if !ok {
+		return ""
+	}
+	h := fnv.New64a()
+	for _, s := range wl.Scripts {
+		fmt.Fprintf(h, "%s@%d\n", filepath.Base(s.Name), s.Weight)
+		for _, c := range s.Commands {
+			fmt.Fprintf(h, "%d %d %q %q %q %q\n", c.Kind, c.Line, c.Text, c.SQL, c.Var, c.Params)
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }

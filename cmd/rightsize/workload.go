@@ -38,7 +38,7 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 
 // workloadCommands are the commands that measure a pgbench workload on
 // its figure of merit.
-var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true}
+var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "job": true}
 
 // builtinWorkloads are --workload's names of pgbench's built-in scripts.
 var builtinWorkloads = map[string]string{"tpcb": "tpcb-like", "tpcb-like": "tpcb-like", "simple-update": "simple-update", "select-only": "select-only"}
@@ -52,7 +52,7 @@ func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
 		return nil, f.tpccOnly()
 	}
 	if !workloadCommands[command] {
-		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run, sweep or fit", strings.Join(f.specs, " --workload "), command)
+		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit or k8s job", strings.Join(f.specs, " --workload "), command)
 	}
 	var scripts []*script.Script
 	name := "scripts"

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/store"
 )
 
 // TestEmbeddedTPCBWorkload: on the embedded server, build --workload tpcb
@@ -70,6 +72,64 @@ func TestEmbeddedTPCBWorkload(t *testing.T) {
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "scripts: a@9,b@1") {
 		t.Fatalf("the report does not name the workload and its scripts (%v)", err)
 	}
+	checkStatements(t, ctx, args, st, dir)
+}
+
+// checkStatements runs a script of two SQL statements (and a \set) on the
+// embedded server: each command's latency is stored per step, once per
+// completed transaction, and shown by run --json, results show (text and
+// JSON) and the report.
+func checkStatements(t *testing.T, ctx context.Context, args []string, st, dir string) {
+	d := filepath.Join(dir, "d.sql")
+	write(t, d, "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"+
+		"SELECT count(*)\n  FROM pgbench_tellers WHERE tid <= :aid % 10 + 1;\n")
+	rep := runJSON(t, append([]string{"run", "--workload", d, "--users", "2", "--rampup", "500ms", "--duration", "2s", "--store", st}, args...)...)
+	n := rep.Steps[0].Txn["d"].Count
+	want := []struct {
+		line int
+		text string
+	}{{1, "\\set aid random(1, 100000 * :scale)"}, {2, "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"}, {3, "SELECT count(*)"}}
+	ss := rep.Workload.Statements
+	if n < 100 || len(ss) != 1 || len(ss[0].Statements) != 3 {
+		t.Fatalf("d: %d transactions, statements %+v; want 100 or more and d's 3 commands at 2 users", n, ss)
+	}
+	for i, x := range ss[0].Statements {
+		if x.Type != "d" || x.Index != i || x.Line != want[i].line || x.Text != want[i].text || x.Count != n ||
+			!(x.P50Ms > 0 && x.P50Ms <= x.P99Ms && x.P99Ms <= x.MaxMs) {
+			t.Errorf("statement %d: %+v; want d's line %d %q run %d times, 0 < p50 <= p99 <= max", i, x, want[i].line, want[i].text, n)
+		}
+	}
+	if sql, set := ss[0].Statements[1].P50Ms, ss[0].Statements[0].P50Ms; sql <= set {
+		t.Errorf("a SELECT's median %v ms is not above a \\set's %v ms", sql, set)
+	}
+	out, errOut, code := cli(t, ctx, "results", "show", "--store", st, rep.RunID)
+	if code != 0 || !strings.Contains(out, "latency per statement") || !strings.Contains(out, "SELECT count(*)") ||
+		!strings.Contains(out, "workload  scripts: d@1") {
+		t.Errorf("results show: %d, no latency per statement or no workload in its header\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, ctx, "results", "show", "--json", "--store", st, rep.RunID)
+	var doc struct {
+		Workload struct {
+			Statements []struct {
+				Statements []struct{ Count int64 }
+			}
+		}
+		Steps []struct {
+			Statements []struct{ Count int64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Workload.Statements) != 1 ||
+		len(doc.Steps) != 1 || len(doc.Steps[0].Statements) != 3 || doc.Steps[0].Statements[2].Count != n {
+		t.Errorf("results show --json: %d, %v: statements %+v, steps %+v\n%s", code, err, doc.Workload.Statements, doc.Steps, errOut)
+	}
+	html := filepath.Join(dir, "d.html")
+	if out, errOut, code = cli(t, ctx, "report", "--store", st, "-o", html, rep.RunID); code != 0 {
+		t.Fatalf("report: %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "latency per statement") ||
+		!strings.Contains(string(b), "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;") {
+		t.Errorf("the report has no latency per statement (%v)", err)
+	}
 }
 
 // workloadReport is what the test reads of run --json.
@@ -79,6 +139,10 @@ type workloadReport struct {
 		Name, Scripts string
 		Steps         []struct {
 			Scripts map[string]float64 `json:"script_tps"`
+		}
+		Statements []struct {
+			Users      int
+			Statements []store.StatementSummary
 		}
 	}
 	Steps []struct {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
@@ -76,6 +77,17 @@ func (w *Workload) Figure() int {
 		}
 	}
 	return -1
+}
+
+// Statements implements driver.StatementWorkload: script kind's
+// commands, meta-commands included, as pgbench -r reports them.
+func (w *Workload) Statements(kind int) []driver.Statement {
+	cmds := w.Scripts[kind].Commands
+	out := make([]driver.Statement, len(cmds))
+	for i, c := range cmds {
+		out[i] = driver.Statement{Line: c.Line, Text: c.Text}
+	}
+	return out
 }
 
 // Weights are the scripts' weights by kind.
@@ -157,13 +169,18 @@ func (w *Workload) readScale(ctx context.Context, sess Session) error {
 
 // user is one virtual user: a client on its session.
 type user struct {
-	c    *client.Client
-	sess Session
+	c     *client.Client
+	sess  Session
+	times []time.Duration // the last transaction's commands' times
 }
 
 func (u *user) Run(ctx context.Context) (int, int, error) {
 	o := u.c.Run(ctx)
+	u.times = o.Commands
 	return o.Script, o.Tries, o.Err
 }
+
+// Statements implements driver.StatementTimer.
+func (u *user) Statements() []time.Duration { return u.times }
 
 func (u *user) Close(ctx context.Context) error { return u.sess.Close(ctx) }
