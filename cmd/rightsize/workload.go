@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,88 +37,29 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 
 // workloadCommands are the commands that measure a pgbench workload on
 // its figure of merit.
-var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true}
-
-// builtinWorkloads are --workload's names of pgbench's built-in scripts.
-var builtinWorkloads = map[string]string{"tpcb": "tpcb-like", "tpcb-like": "tpcb-like", "simple-update": "simple-update", "select-only": "select-only"}
+var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "neighbour": true}
 
 // workload returns the pgbench workload the flags of command name (nil:
-// TPC-C). A script that does not parse is an error naming
-// FILE:LINE:COLUMN. Only the commands of workloadCommands measure one
-// yet (their figure is the workload's merit: store.Run.WorkloadMerit).
+// TPC-C; workload.FromSpecs). A script that does not parse is an error
+// naming FILE:LINE:COLUMN. Only the commands of workloadCommands measure
+// one (their figure is the workload's merit: store.Run.WorkloadMerit).
 func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
-	if len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc" {
-		return nil, f.tpccOnly()
+	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure}
+	if len(f.defines) > 0 {
+		o.Defines = map[string]string{}
 	}
-	if !workloadCommands[command] {
-		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run, sweep or fit", strings.Join(f.specs, " --workload "), command)
-	}
-	var scripts []*script.Script
-	name := "scripts"
-	for _, spec := range f.specs {
-		if spec == "tpcc" {
-			return nil, errors.New("--workload tpcc runs alone: TPC-C's mix does not mix with pgbench scripts")
-		}
-		s, builtin, err := loadScript(spec)
-		var serr *script.Error
-		if errors.As(err, &serr) {
-			return nil, err // FILE:LINE:COLUMN: what is wrong
-		} else if err != nil {
-			return nil, fmt.Errorf("--workload %s: %w", spec, err)
-		}
-		if builtin {
-			name = "tpcb"
-		}
-		scripts = append(scripts, s)
-	}
-	w := workload.New(name, scripts)
-	if f.scale < 0 {
-		return nil, fmt.Errorf("--scale must be at least 1 (got %d)", f.scale)
-	}
-	w.Scale, w.RandomSeed, w.FigureScript = f.scale, f.randomSeed, f.figure
-	if f.figure != "" && w.Figure() < 0 {
-		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", f.figure, strings.Join(w.Kinds(), ", "))
-	}
-	w.Defines = map[string]string{}
 	for _, d := range f.defines {
 		k, v, err := script.ParseDefine(d)
 		if err != nil {
 			return nil, fmt.Errorf("--define: %w", err)
 		}
-		w.Defines[k] = v
+		o.Defines[k] = v
 	}
-	return w, nil
-}
-
-// tpccOnly refuses the scripts' flags with TPC-C.
-func (f *workloadFlags) tpccOnly() error {
-	if len(f.defines) > 0 || f.randomSeed != 0 || f.figure != "" || f.scale != 0 {
-		return errors.New("--define, --random-seed, --scale and --figure are for pgbench workloads: add --workload tpcb or --workload FILE")
+	tpcc := len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc"
+	if !tpcc && !workloadCommands[command] {
+		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run, sweep, fit or neighbour", strings.Join(f.specs, " --workload "), command)
 	}
-	return nil
-}
-
-// loadScript reads one --workload value: a built-in's name or a file,
-// each with @WEIGHT.
-func loadScript(spec string) (*script.Script, bool, error) {
-	base, weight, err := script.SplitWeight(spec)
-	if err != nil {
-		return nil, false, err
-	}
-	if b, ok := builtinWorkloads[base]; ok {
-		found, err := script.FindBuiltin(b)
-		if err != nil {
-			return nil, false, err
-		}
-		s, err := script.ParseBuiltin(found, weight)
-		if err != nil {
-			return nil, false, err
-		}
-		s.Name = found.Name
-		return s, true, nil
-	}
-	s, err := script.LoadFile(spec)
-	return s, false, err
+	return workload.FromSpecs(f.specs, o)
 }
 
 // pgConnector is a target that opens plain PostgreSQL connections
