@@ -27,7 +27,7 @@ var runKeys = map[string]string{
 	"set": "configurations.settings", "pg-version": "configurations.version",
 	"cpus": "configurations.cpus", "driver-cpus": "configurations.driver_cpus", "memory": "configurations.memory",
 	"io-limit": "configurations.io", "wal-dir": "configurations.wal_dir", "cgroup-parent": "configurations.cgroup_parent",
-	"caps": "configurations.caps",
+	"caps":     "configurations.caps",
 	"workload": "autopilot.workload", "define": "autopilot.define", "random-seed": "autopilot.random_seed",
 	"scale": "autopilot.scale", "figure": "autopilot.figure",
 }
