@@ -221,7 +221,7 @@ func (p *Plan) checkTPCBEngines(c *checker) {
 func (a *Autopilot) checkTPCCKeys(c *checker) {
 	msg := func(key, what string) {
 		if a.at.Has(key) {
-			c.field(a.at, "autopilot", key, what+" with a pgbench workload; leave it out")
+			c.field(a.at, "autopilot", key, what+"; leave it out with a pgbench workload")
 		}
 	}
 	if a.Mode != "" {

@@ -306,6 +306,10 @@ func (s studyProber) ProbeStorage(_ context.Context, path, ioLimit, label string
 // writeStudy prints what the study stored and the cost headline.
 func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 	fmt.Fprintf(w, "\nstudy %s\n", p.Name)
+	if wl := p.Autopilot.WorkloadOf(); wl != nil {
+		name, scripts := wl.Describe()
+		fmt.Fprintf(w, "  workload %s: %s; figure of merit: %s (not NOPM: not TPC-C)\n", name, scripts, p.Autopilot.FigureName())
+	}
 	t := &alignedRows{}
 	for _, name := range res.Order {
 		t.add("  "+name, "run "+dash(res.Runs[name]))
