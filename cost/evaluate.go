@@ -149,13 +149,16 @@ func (cr *ConfigResult) Headline(baseline string) string {
 func (cr *ConfigResult) workloadHeadline(baseline, fig, tpm, nopm, price string) string {
 	avg, also := "average TPM over all steps", " ("+nopm+" "+fig+")"
 	if fig == "TPM of every script" {
-		avg, also = "average TPM of every script over all steps (the workload's figure of merit)", ""
+		avg, also = "average TPM of every script over all steps", ""
 	}
 	if cr.Indistinct {
 		also = strings.Replace(also, " (", "; ", 1)
 		also = strings.TrimSuffix(also, ")")
 		return fmt.Sprintf("%s against %s: %s (%s %s against %s, %s%s), %s", cr.Name, baseline,
 			steady.Indistinguishable, avg, withHalf(cr.Run.AvgTPMCI), withHalf(*cr.BaselineAvgTPMCI), tpm, also, price)
+	}
+	if also == "" {
+		also = " (the workload's figure of merit)"
 	}
 	if *cr.AvgTPMRatio >= 1 {
 		return fmt.Sprintf("%s beats %s: %s its %s%s, %s", cr.Name, baseline, tpm, avg, also, price)

@@ -26,7 +26,7 @@ func WriteText(w io.Writer, res *Result) error {
 	t.add(head + ")")
 	nopm := res.Figure() // NOPM, or a pgbench workload's figure of merit
 	if nopm != "NOPM" {
-		t.add("(the runs' figure of merit is their workload's " + nopm + ", in the NOPM rows)")
+		t.add("(the runs ran a pgbench workload: its figure of merit, " + nopm + ", stands where TPC-C's NOPM would)")
 	}
 	for _, c := range res.Configs {
 		t.add("")
