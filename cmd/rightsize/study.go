@@ -123,6 +123,10 @@ func printEstimate(w io.Writer, p *plan.Plan, e plan.Estimate) {
 	if p.CostModel != nil {
 		fmt.Fprintf(w, ", cost model %s", p.CostPath())
 	}
+	if wl := p.Autopilot.WorkloadOf(); wl != nil {
+		name, scripts := wl.Describe()
+		fmt.Fprintf(w, ", workload %s: %s (built: %s)", name, scripts, p.Build.Kind())
+	}
 	fmt.Fprintln(w)
 	t := &alignedRows{}
 	for _, part := range e.Parts {

@@ -38,8 +38,12 @@ configurations:
 cost: costs.yaml
 report: {output: `+report+`}
 `)
+	out, errOut, code := cli(t, ctx, "study", "validate", planFile)
+	if code != 0 || !strings.Contains(out, "workload tpcb: tpcb-like@1 (built: tpcb)") {
+		t.Fatalf("study validate: exit %d\n%s%s", code, out, errOut)
+	}
 	st := tempStore(t)
-	out, errOut, code := cli(t, ctx, "study", "run", planFile, "--store", st)
+	out, errOut, code = cli(t, ctx, "study", "run", planFile, "--store", st)
 	if code != 0 {
 		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
 	}
