@@ -63,7 +63,7 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 		}
 	case TablesInit:
 		say("running %s", b.Init)
-		if err := runInit(ctx, t, b.Init); err != nil {
+		if _, err := RunInit(ctx, t, b.Init); err != nil {
 			return err
 		}
 	}
@@ -96,29 +96,34 @@ func tpcbBuilt(ctx context.Context, t *registry.Target, scale int) error {
 	return tot.Check(scale)
 }
 
-// runInit runs the SQL file path, as it is, on t's database.
-func runInit(ctx context.Context, t *registry.Target, path string) error {
+// RunInit runs the SQL file path, as it is, on t's database (a script
+// workload's own tables: build --init, a plan's build.init): one
+// ExecScript on engines that have it (MySQL, SQLite), else one
+// simple-query call on PostgreSQL. It returns how long the file ran.
+func RunInit(ctx context.Context, t *registry.Target, path string) (time.Duration, error) {
 	sql, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("build init: %w", err)
+		return 0, fmt.Errorf("--init: %w", err)
 	}
 	if se, ok := t.DB.(scriptExecer); ok {
-		if _, err := se.ExecScript(ctx, string(sql)); err != nil {
-			return fmt.Errorf("run %s: %w", path, err)
+		took, err := se.ExecScript(ctx, string(sql))
+		if err != nil {
+			return took, fmt.Errorf("run --init %s: %w", path, err)
 		}
-		return nil
+		return took, nil
 	}
 	pc, ok := t.DB.(pgConnector)
 	if !ok {
-		return fmt.Errorf("run %s: %s runs no SQL file", path, t.Engine())
+		return 0, fmt.Errorf("--init %s: %s runs no SQL file", path, t.Engine())
 	}
 	conn, err := pc.ConnectPg(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	start := time.Now()
 	if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
-		return fmt.Errorf("run %s: %w", path, err)
+		return time.Since(start), fmt.Errorf("run --init %s: %w", path, err)
 	}
-	return nil
+	return time.Since(start), nil
 }

@@ -249,7 +249,7 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 		opt.PGVersion = c.Version
 	}
 	if opt.DataDir == "" {
-		opt.DataDir = studyDataDir(p.Name, c, versions, p.Build.Kind())
+		opt.DataDir = studyDataDir(p.Name, c, versions, buildTag(p))
 	}
 	var err error
 	if opt.Caps.BestEffort, err = caps.ParseMode(c.Caps); err != nil {
@@ -271,6 +271,22 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 	}
 	opt.Caps.WALDir = c.WALDir
 	return spec, opt, nil
+}
+
+// buildTag names what the plan builds for its data directories:
+// plan.BuildTPCC, plan.BuildTPCB, or for an init file its kind and the
+// hash of the file's text (a changed init file is built again, in a
+// directory of its own).
+func buildTag(p *plan.Plan) string {
+	kind := p.Build.Kind()
+	if kind != plan.BuildInit {
+		return kind
+	}
+	h := fnv.New32a()
+	if b, err := os.ReadFile(p.InitPath()); err == nil {
+		h.Write(b)
+	}
+	return fmt.Sprintf("%s%08x", kind, h.Sum32())
 }
 
 // studyDataDir is the data directory of a managed configuration without

@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/tpcb"
 	"github.com/rightsize/rightsize/pgbench/workload"
@@ -194,10 +194,9 @@ func (f *dataWorkloadFlags) check(cmd *cobra.Command, tf *targetFlags) (done boo
 }
 
 // buildInit runs --init's SQL file, as it is, on the target's database:
-// a pgbench workload's own tables and rows.
+// a pgbench workload's own tables and rows (execute.RunInit).
 func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error {
-	sql, err := os.ReadFile(f.init)
-	if err != nil {
+	if _, err := os.Stat(f.init); err != nil {
 		return badInput(fmt.Errorf("--init: %w", err))
 	}
 	t, err := tf.open(cmd.Context(), true, 2)
@@ -205,20 +204,10 @@ func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error
 		return err
 	}
 	defer t.Close()
-	if se, ok := t.DB.(scriptExecer); ok {
-		took, err := se.ExecScript(cmd.Context(), string(sql))
-		if err != nil {
-			return fmt.Errorf("run --init %s: %w", f.init, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, took.Seconds())
-		return nil
+	took, err := execute.RunInit(cmd.Context(), t, f.init)
+	if err != nil {
+		return err
 	}
-	return withPgConn(cmd, t, "--init", func(ctx context.Context, conn *pgconn.PgConn) error {
-		start := time.Now()
-		if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
-			return fmt.Errorf("run --init %s: %w", f.init, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
-		return nil
-	})
+	fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, took.Seconds())
+	return nil
 }
