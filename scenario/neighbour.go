@@ -174,7 +174,7 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base regist
 	if coresNote != "" {
 		event("cores: %s", coresNote)
 	}
-	dirs, err := cloneBuild(ctx, spec, base, o.Instances, o.Run.Workload == nil, event)
+	dirs, err := cloneBuild(ctx, spec, base, o.Instances, o.Run.Workload, event)
 	defer func() {
 		for _, d := range dirs {
 			_ = os.RemoveAll(d)
@@ -408,11 +408,11 @@ func backupLabel(sw *store.Sweep, n int) string {
 // runLabel is the scenario's label, or one made of its id.
 func runLabel(sw *store.Sweep) string { return RunLabel(NeighbourKind, sw.ID, sw.Label) }
 
-// cloneBuild checks the build behind spec (TPC-C's schema when tpcc; a
-// pgbench workload's users find out whether the copies hold what they
-// need), stops its server, checks the room for the copies
-// (checkCloneSpace) and copies its data directory once per instance.
-func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, tpcc bool, event func(string, ...any)) ([]string, error) {
+// cloneBuild checks the build behind spec (TPC-C's schema, or for a
+// workload w that one of its users connects: checkBuildFor), stops its
+// server, checks the room for the copies (checkCloneSpace) and copies its
+// data directory once per instance.
+func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, w driver.Workload, event func(string, ...any)) ([]string, error) {
 	t, err := registry.Open(ctx, spec, base)
 	if err != nil {
 		return nil, fmt.Errorf("open the build: %w", err)
@@ -421,11 +421,9 @@ func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, 
 		t.Close()
 		return nil, bad("the neighbour scenario starts its own servers: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}
-	if tpcc {
-		if _, err := ReadySchema(ctx, t); err != nil {
-			t.Close()
-			return nil, err
-		}
+	if err := checkBuildFor(ctx, t, w); err != nil {
+		t.Close()
+		return nil, err
 	}
 	src := t.Server.DataDir()
 	if err := t.Close(); err != nil {
@@ -540,4 +538,20 @@ func describeWorkload(w driver.Workload) string {
 		return name + ": " + scripts
 	}
 	return "custom"
+}
+
+// checkBuildFor checks that t's database is built for workload w before
+// it is copied: TPC-C's schema (ReadySchema), or one user of a pgbench
+// workload connected and closed again (tpcb's reads its :scale from
+// pgbench_branches).
+func checkBuildFor(ctx context.Context, t *registry.Target, w driver.Workload) error {
+	if w == nil {
+		_, err := ReadySchema(ctx, t)
+		return err
+	}
+	u, err := w.NewUser(ctx, t.DB, driver.UserConfig{Users: 1, Seed: 1, MaxTries: 1})
+	if err != nil {
+		return bad("the build to copy does not hold the workload's tables: %v", err)
+	}
+	return u.Close(ctx)
 }

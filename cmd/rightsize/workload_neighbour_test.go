@@ -10,8 +10,9 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
-// TestEmbeddedTPCBNeighbour: neighbour --workload tpcb copies a tpcb build
-// (no TPC-C schema) for two instances and runs tpcb-like on each in both
+// TestEmbeddedTPCBNeighbour: neighbour --workload tpcb refuses a build
+// without pgbench's tables (exit 2, nothing copied), then copies a tpcb
+// build (no TPC-C schema) for two instances and runs tpcb-like on each in both
 // phases, one backup cycle on n1; the scenario records its workload, the
 // text names TPS, and --resume without the same --workload is refused.
 func TestEmbeddedTPCBNeighbour(t *testing.T) {
@@ -21,12 +22,17 @@ func TestEmbeddedTPCBNeighbour(t *testing.T) {
 	ctx := context.Background()
 	args, _ := embeddedArgs(t, "tpcbnb-")
 	with := func(a ...string) []string { return append(a, args...) }
+	st := tempStore(t)
+	nb := with("neighbour", "--workload", "tpcb", "--instances", "2", "--users", "1", "--rampup", "300ms",
+		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nbt", "--json")
+	// before the build: refused before any copy, exit 2
+	if out, errOut, code := cli(t, ctx, nb...); code != 2 || !strings.Contains(errOut, "the build to copy does not hold the workload's tables") {
+		t.Fatalf("neighbour --workload tpcb before its build: exit %d, want 2\n%s%s", code, out, errOut)
+	}
 	if out, errOut, code := cli(t, ctx, with("build", "--workload", "tpcb", "--scale", "1")...); code != 0 {
 		t.Fatalf("build --workload tpcb: %d\n%s%s", code, out, errOut)
 	}
-	st := tempStore(t)
-	out, errOut, code := cli(t, ctx, with("neighbour", "--workload", "tpcb", "--instances", "2", "--users", "1", "--rampup", "300ms",
-		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nbt", "--json")...)
+	out, errOut, code := cli(t, ctx, nb...)
 	if code != 0 {
 		t.Fatalf("neighbour --workload tpcb: %d\n%s%s", code, out, errOut)
 	}
