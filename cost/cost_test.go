@@ -11,6 +11,7 @@ import (
 	"github.com/rightsize/rightsize/internal/costtest"
 	"github.com/rightsize/rightsize/internal/storetest"
 	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -252,6 +253,16 @@ func TestHeadline(t *testing.T) {
 			"new beats old: 1.23× its average TPM over all steps (1.25× NOPM), for 39.2 % less"},
 		{ConfigResult{Breakdown: Breakdown{Name: "new"}, AvgTPMRatio: f(0.8), AvgNOPMRatio: f(0.79), SavingsPct: f(-5)},
 			"new reaches 0.80× old's average TPM over all steps (0.79× NOPM), for 5.0 % more"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, Run: &Perf{Figure: "TPM of every script"}, AvgTPMRatio: f(1.5), AvgNOPMRatio: f(1.5), SavingsPct: f(10)},
+			"new beats old: 1.50× its average TPM of every script over all steps (the workload's figure of merit), for 10.0 % less"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, Run: &Perf{Figure: "TPM of select"}, AvgTPMRatio: f(0.9), AvgNOPMRatio: f(0.85), SavingsPct: f(10)},
+			"new reaches 0.90× old's average TPM over all steps (0.85× TPM of select), for 10.0 % less"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, Run: &Perf{Figure: "TPM of select", AvgTPMCI: steady.Interval{Mean: 1000, Half: 50}}, AvgTPMRatio: f(1.02), AvgNOPMRatio: f(1.01), SavingsPct: f(10),
+			Indistinct: true, BaselineAvgTPMCI: &steady.Interval{Mean: 980, Half: 40}},
+			"new against old: not distinguishable at this precision (average TPM over all steps 1,000 ± 50 against 980 ± 40, 1.02×; 1.01× TPM of select), for 10.0 % less"},
+		{ConfigResult{Breakdown: Breakdown{Name: "new"}, Run: &Perf{Figure: "TPM of every script", AvgTPMCI: steady.Interval{Mean: 1000, Half: 50}}, AvgTPMRatio: f(1.02), AvgNOPMRatio: f(1.02), SavingsPct: f(10),
+			Indistinct: true, BaselineAvgTPMCI: &steady.Interval{Mean: 980, Half: 40}},
+			"new against old: not distinguishable at this precision (average TPM of every script over all steps 1,000 ± 50 against 980 ± 40, 1.02×), for 10.0 % less"},
 		{ConfigResult{Breakdown: Breakdown{Name: "new"}, SavingsPct: f(39.2)}, ""},
 		{ConfigResult{Breakdown: Breakdown{Name: "old"}, AvgTPMRatio: f(1), AvgNOPMRatio: f(1), SavingsPct: f(0)}, ""},
 	} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -34,6 +35,42 @@ type Perf struct {
 	// Drift is the drift between runs that widened those intervals (a
 	// step measured once); nil when every step was repeated.
 	Drift *steady.Drift `json:"drift,omitempty"`
+	// Figure names the figure of merit a pgbench workload's run holds in
+	// its NOPM figures ("TPM of every script", "TPM of SCRIPT"); "" for
+	// TPC-C (NOPM).
+	Figure string `json:"figure,omitempty"`
+}
+
+// FigureOf names run's figure of merit as Perf.Figure does ("" for TPC-C).
+func FigureOf(run *store.Run) string {
+	m, ok := run.WorkloadMerit()
+	switch {
+	case !ok:
+		return ""
+	case m.All():
+		return "TPM of every script"
+	}
+	return "TPM of " + m.Txn
+}
+
+// Figure is the name of the linked runs' figure of merit: NOPM for
+// TPC-C, or their pgbench workload's ("TPM of every script") when every
+// linked run has the same one.
+func (r *Result) Figure() string {
+	name := ""
+	for i, c := range r.Configs {
+		if c.Run == nil {
+			continue
+		}
+		if i > 0 && name != "" && c.Run.Figure != name {
+			return "NOPM"
+		}
+		name = c.Run.Figure
+	}
+	if name == "" {
+		return "NOPM"
+	}
+	return name
 }
 
 // Result is a cost file evaluated: every config priced, compared with the
@@ -92,6 +129,10 @@ func (cr *ConfigResult) Headline(baseline string) string {
 	}
 	price += driftSaid(cr.Run, cr.baseRun)
 	tpm, nopm := fmtRatio(*cr.AvgTPMRatio), fmtRatio(*cr.AvgNOPMRatio)
+	if cr.Run != nil && cr.Run.Figure != "" { // a pgbench workload: its figure of merit named
+		fig := cr.Run.Figure
+		return cr.workloadHeadline(baseline, fig, tpm, nopm, price)
+	}
 	if cr.Indistinct {
 		return fmt.Sprintf("%s against %s: %s (average TPM over all steps %s against %s, %s; %s NOPM), %s", cr.Name, baseline,
 			steady.Indistinguishable, withHalf(cr.Run.AvgTPMCI), withHalf(*cr.BaselineAvgTPMCI), tpm, nopm, price)
@@ -100,6 +141,29 @@ func (cr *ConfigResult) Headline(baseline string) string {
 		return fmt.Sprintf("%s beats %s: %s its average TPM over all steps (%s NOPM), %s", cr.Name, baseline, tpm, nopm, price)
 	}
 	return fmt.Sprintf("%s reaches %s %s's average TPM over all steps (%s NOPM), %s", cr.Name, tpm, baseline, nopm, price)
+}
+
+// workloadHeadline is Headline for runs of a pgbench workload whose
+// figure of merit is fig: "TPM of every script" is their TPM, said once;
+// a script's is said beside the TPM.
+func (cr *ConfigResult) workloadHeadline(baseline, fig, tpm, nopm, price string) string {
+	avg, also := "average TPM over all steps", " ("+nopm+" "+fig+")"
+	if fig == "TPM of every script" {
+		avg, also = "average TPM of every script over all steps", ""
+	}
+	if cr.Indistinct {
+		also = strings.Replace(also, " (", "; ", 1)
+		also = strings.TrimSuffix(also, ")")
+		return fmt.Sprintf("%s against %s: %s (%s %s against %s, %s%s), %s", cr.Name, baseline,
+			steady.Indistinguishable, avg, withHalf(cr.Run.AvgTPMCI), withHalf(*cr.BaselineAvgTPMCI), tpm, also, price)
+	}
+	if also == "" {
+		also = " (the workload's figure of merit)"
+	}
+	if *cr.AvgTPMRatio >= 1 {
+		return fmt.Sprintf("%s beats %s: %s its %s%s, %s", cr.Name, baseline, tpm, avg, also, price)
+	}
+	return fmt.Sprintf("%s reaches %s %s's %s%s, %s", cr.Name, tpm, baseline, avg, also, price)
 }
 
 func fmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "×" }
@@ -164,7 +228,7 @@ func loadPerf(ctx context.Context, f *File, i int, runs Runs) (*Perf, error) {
 	if len(steps) == 0 {
 		return nil, bad("run %q (%s) has no measured step", cf.Run, id)
 	}
-	p := &Perf{RunID: id, Label: r.Label, Headline: analysis.RunFigures(analysis.Aggregate(steps))}
+	p := &Perf{RunID: id, Label: r.Label, Headline: analysis.RunFigures(analysis.Aggregate(steps)), Figure: FigureOf(r)}
 	p.AvgTPMCI, p.AvgNOPMCI = averageIntervals(steps)
 	d, err := measuredDrift(ctx, runs, *r)
 	if err != nil {

@@ -24,6 +24,10 @@ func WriteText(w io.Writer, res *Result) error {
 	}
 	t := &textTable{}
 	t.add(head + ")")
+	nopm := res.Figure() // NOPM, or a pgbench workload's figure of merit
+	if nopm != "NOPM" {
+		t.add("(the runs ran a pgbench workload: its figure of merit, " + nopm + ", stands where TPC-C's NOPM would)")
+	}
 	for _, c := range res.Configs {
 		t.add("")
 		t.add(c.Name)
@@ -46,13 +50,13 @@ func WriteText(w io.Writer, res *Result) error {
 		if p := c.Run; p != nil {
 			t.add(fmt.Sprintf("  run %s %s", p.RunID, p.Label))
 			t.add("  peak TPM", fmtInt(p.PeakTPM), fmt.Sprintf("at %d users", p.PeakTPMUsers))
-			t.add("  peak NOPM", fmtInt(p.PeakNOPM), fmt.Sprintf("at %d users", p.PeakNOPMUsers))
-			t.add(fmt.Sprintf("  average TPM / NOPM over %d steps", p.Steps), withHalf(steady.Interval{Mean: p.AvgTPM, Half: p.AvgTPMCI.Half}),
-				withHalf(steady.Interval{Mean: p.AvgNOPM, Half: p.AvgNOPMCI.Half})+" NOPM")
-			t.add("  "+cur+" per peak NOPM", moneyOrDash(c.PerNOPM))
+			t.add("  peak "+nopm, fmtInt(p.PeakNOPM), fmt.Sprintf("at %d users", p.PeakNOPMUsers))
+			t.add(fmt.Sprintf("  average TPM / %s over %d steps", nopm, p.Steps), withHalf(steady.Interval{Mean: p.AvgTPM, Half: p.AvgTPMCI.Half}),
+				withHalf(steady.Interval{Mean: p.AvgNOPM, Half: p.AvgNOPMCI.Half})+" "+nopm)
+			t.add("  "+cur+" per peak "+nopm, moneyOrDash(c.PerNOPM))
 			t.add("  "+cur+" per peak TPM", moneyOrDash(c.PerTPM))
 			if c.NOPMPerCore != nil {
-				t.add(fmt.Sprintf("  peak NOPM per licensed core (%d cores)", c.LicensedCores), fmtInt(*c.NOPMPerCore))
+				t.add(fmt.Sprintf("  peak %s per licensed core (%d cores)", nopm, c.LicensedCores), fmtInt(*c.NOPMPerCore))
 			}
 		}
 	}

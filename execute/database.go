@@ -20,6 +20,13 @@ func ensureDatabase(ctx context.Context, t *registry.Target, c Config, out io.Wr
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(out, "  %s: "+format+"\n", append([]any{c.Name}, a...)...) }
 	b := c.Build
+	switch b.Tables {
+	case TablesTPCB, TablesInit:
+		return ensureWorkloadDatabase(ctx, t, b, say)
+	case TablesNone:
+		say("a script workload without build.init: the database as it is")
+		return nil
+	}
 	restorer, canRestore := t.DB.(scenario.Restorer)
 	m, err := scenario.ReadySchema(ctx, t)
 	same := err == nil && m.Warehouses == b.Warehouses && m.Seed == b.Seed

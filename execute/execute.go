@@ -42,7 +42,21 @@ type Build struct {
 	Warehouses int
 	Seed       uint64
 	Loaders    int // 0: one per CPU
+	// Tables is what is built: TablesTPCC ("" too), TablesTPCB (pgbench's
+	// tables at Scale), TablesInit (the SQL file Init run as it is) or
+	// TablesNone (the database as it is).
+	Tables string
+	Scale  int
+	Init   string
 }
+
+// What a Build makes (Build.Tables).
+const (
+	TablesTPCC = "tpcc"
+	TablesTPCB = "tpcb"
+	TablesInit = "init"
+	TablesNone = "none"
+)
 
 // Policy is what a caller decides about the steps around the run.
 type Policy struct {

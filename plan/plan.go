@@ -18,6 +18,7 @@ import (
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/scenario"
 )
 
@@ -56,12 +57,29 @@ type Plan struct {
 	at        yamlfile.At
 }
 
-// Build is the database built once and restored per configuration.
+// Build is the database built once and restored per configuration:
+// TPC-C's warehouses (the default), pgbench's tables (workload: tpcb,
+// scale), or a script workload's own tables (workload: FILE, init:
+// SQL file), as build's flags say.
 type Build struct {
 	Warehouses int    `yaml:"warehouses" want:"a whole number of warehouses; write e.g. warehouses: 4"`
 	Seed       uint64 `yaml:"seed" want:"a whole number, 0 or more; write e.g. seed: 42"`
 	Loaders    int    `yaml:"loaders" want:"a whole number of loaders; write e.g. loaders: 2"`
-	at         yamlfile.At
+	// Workload is tpcc (the default), tpcb (pgbench's tables, at Scale)
+	// or a pgbench script file, relative to the plan (its tables made by
+	// Init, or the database as it is), as build's --workload. Left out,
+	// it follows the autopilot's workload (tpcb for pgbench's built-in
+	// scripts).
+	Workload string `yaml:"workload"`
+	// Scale is pgbench's scale of a tpcb build (default 1), as build's
+	// --scale.
+	Scale int `yaml:"scale" want:"a whole number, 1 or more; write e.g. scale: 10"`
+	// Init is an SQL file, relative to the plan, that creates and fills a
+	// script workload's tables, run as it is (build's --init).
+	Init string `yaml:"init"`
+	at   yamlfile.At
+
+	kind string // BuildTPCC, BuildTPCB, BuildInit or BuildNone (Validate)
 }
 
 // Autopilot is the users sequence, ramp-up, measured duration and repeats.
@@ -116,11 +134,23 @@ type Autopilot struct {
 	DurationMin string `yaml:"duration_min"`
 	Confidence  string `yaml:"confidence"`
 	MaxCV       string `yaml:"max_cv"`
-	at          yamlfile.At
+	// Workload is what the users run: tpcc (the default), tpcb,
+	// simple-update, select-only or pgbench script files (relative to
+	// the plan), each with @WEIGHT, one or a list, as run's --workload;
+	// left out, the build's workload. Define, Scale, RandomSeed and
+	// Figure are run's --define (a mapping), --scale, --random-seed and
+	// --figure.
+	Workload   Specs             `yaml:"workload"`
+	Define     map[string]string `yaml:"define" want:"a mapping of variables; write e.g. define: {nbranches: 10}"`
+	Scale      int               `yaml:"scale" want:"a whole number, 1 or more; write e.g. scale: 10"`
+	RandomSeed uint64            `yaml:"random_seed" want:"a whole number, 0 or more; write e.g. random_seed: 42"`
+	Figure     string            `yaml:"figure"`
+	at         yamlfile.At
 
 	users                                  []int
 	rampup, duration, reconnect, waitEvery time.Duration
 	answer                                 Answer
+	workload                               *workload.Workload // nil: TPC-C
 }
 
 // RunOptions are the run options the autopilot says, as run's flags
@@ -135,6 +165,9 @@ func (a Autopilot) RunOptions() scenario.RunOptions {
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: a.Repeats, RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
 		Isolation: a.Isolation, DriverProcs: a.DriverProcs, Prewarm: a.Prewarm,
+	}
+	if a.workload != nil {
+		o.Workload = a.workload.Fresh() // each run its own :scale read
 	}
 	a.answer.Apply(&o)
 	return o
@@ -241,7 +274,10 @@ type Fit struct {
 	Cost          string `yaml:"cost"`
 	// TargetNOPM is a number or from:RUN (a stored run, or from:CONFIG,
 	// a configuration of this plan); Headroom adds a percentage.
-	TargetNOPM string         `yaml:"target_nopm"`
+	TargetNOPM string `yaml:"target_nopm"`
+	// TargetTPS is a pgbench workload's target: its figure of merit's
+	// transactions per second, as fit's --target-tps.
+	TargetTPS  float64        `yaml:"target_tps" want:"a number of transactions per second; write e.g. target_tps: 500"`
 	Headroom   string         `yaml:"headroom"`
 	MaxP90Ms   float64        `yaml:"max_p90_ms" want:"a number of milliseconds; write e.g. max_p90_ms: 50"`
 	Users      string         `yaml:"users"`

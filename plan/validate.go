@@ -111,8 +111,9 @@ func (p *Plan) Validate() yamlfile.Errors {
 	if strings.TrimSpace(p.Name) == "" {
 		c.add(p.at.Pos, "name", "missing: name the study (runs are labelled NAME/CONFIGURATION)")
 	}
-	p.Build.validate(c, p.at.Has("build"), p.at.Of("build"))
+	p.Build.validate(c)
 	p.Autopilot.validate(c, p.at.Has("autopilot"), p.at.Of("autopilot"))
+	p.validateWorkload(c)
 	if p.Probe != nil && p.Probe.Storage != nil {
 		p.Probe.Storage.validate(c)
 	}
@@ -132,6 +133,9 @@ func (p *Plan) Validate() yamlfile.Errors {
 	}
 	for i := range p.Sweeps {
 		p.Sweeps[i].validate(c, fmt.Sprintf("sweeps[%d]", i), names)
+		if p.Sweeps[i].Kind == "version" && p.Autopilot.workload != nil {
+			c.field(p.Sweeps[i].at, fmt.Sprintf("sweeps[%d]", i), "kind", "a version sweep rebuilds TPC-C's database per value: sweep cpus, memory or io with a pgbench workload")
+		}
 	}
 	if p.Autopilot.Prewarm {
 		p.checkPrewarm(c)
@@ -143,7 +147,7 @@ func (p *Plan) Validate() yamlfile.Errors {
 		p.Backups.validate(c)
 	}
 	if p.Fit != nil {
-		p.Fit.validate(c, names, p.CostModel, p.Autopilot.users)
+		p.Fit.validate(c, names, p.CostModel, p.Autopilot.users, p.Autopilot.workload != nil)
 	}
 	if p.Report.Output == "" && p.Name != "" {
 		p.Report.Output = p.Name + ".html"
@@ -233,12 +237,9 @@ func (p *Plan) loadCost(c *checker) {
 	}
 }
 
-func (b *Build) validate(c *checker, given bool, at yamlfile.Pos) {
-	if !given || !b.at.Has("warehouses") {
-		c.add(at, "build.warehouses", "missing: how many warehouses to build (build: {warehouses: N})")
-	} else if b.Warehouses < 1 {
-		c.field(b.at, "build", "warehouses", "must be at least 1")
-	}
+// validate checks the build's loaders; what it builds is checked with
+// the autopilot's workload (validateWorkload).
+func (b *Build) validate(c *checker) {
 	if b.Loaders < 0 {
 		c.field(b.at, "build", "loaders", "must not be negative")
 	}
@@ -657,7 +658,7 @@ func (b *Backups) validate(c *checker) {
 	b.every = c.duration(b.at, "backups", "every", b.Every, 0, true)
 }
 
-func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.File, users []int) {
+func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.File, users []int, scripts bool) {
 	const path = "fit"
 	cf := managedConfig(c, f.at, path, "configuration", f.Configuration, names)
 	switch {
@@ -670,7 +671,11 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 	case !hasCostConfig(costs, f.Cost):
 		c.field(f.at, path, "cost", fmt.Sprintf("%q is not a config of %s", f.Cost, costs.Path))
 	}
-	if f.TargetNOPM == "" {
+	if scripts {
+		f.validateScripts(c)
+	} else if f.at.Has("target_tps") {
+		c.field(f.at, path, "target_tps", "is a pgbench workload's target (autopilot.workload); TPC-C's is target_nopm")
+	} else if f.TargetNOPM == "" {
 		c.add(f.at.Pos, path+".target_nopm", "missing: the NOPM to meet (a number, or from:RUN / from:CONFIGURATION)")
 	} else {
 		_, _, err := scenario.ParseTargetNOPM(f.TargetNOPM)
@@ -702,10 +707,31 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 		_, err := scenario.ParseConfidence(f.Confidence)
 		c.option(f.at, path, "confidence", err)
 	}
-	if f.at.Has("from") && strings.TrimSpace(f.From) == "" {
+	if f.at.Has("from") && strings.TrimSpace(f.From) == "" && !scripts {
 		c.field(f.at, path, "from", "empty: a stored run (id or label) or a configuration of this plan for the model to learn from first")
 	}
 	f.validateLists(c, cf)
+}
+
+// validateScripts checks a fit of a pgbench workload: target_tps, and
+// none of TPC-C's target_nopm, from (the capacity model) or versions, as
+// fit refuses their flags.
+func (f *Fit) validateScripts(c *checker) {
+	const path = "fit"
+	switch {
+	case f.at.Has("target_nopm"):
+		c.field(f.at, path, "target_nopm", "is TPC-C's: a pgbench workload's target is target_tps")
+	case !f.at.Has("target_tps"):
+		c.add(f.at.Pos, path+".target_tps", "missing: the transactions per second to meet (the workload's figure of merit)")
+	case f.TargetTPS <= 0:
+		c.field(f.at, path, "target_tps", fmt.Sprintf("must be a positive number of transactions per second (got %g)", f.TargetTPS))
+	}
+	if f.at.Has("from") {
+		c.field(f.at, path, "from", "the capacity model predicts TPC-C's NOPM only for now; leave from out with a pgbench workload")
+	}
+	if len(f.Versions) > 0 {
+		c.field(f.at, path, "versions", "versions rebuild TPC-C's database per version; leave them out with a pgbench workload")
+	}
 }
 
 func (f *Fit) validateLists(c *checker, cf *Configuration) {

@@ -83,8 +83,9 @@ func costTable(p *Page, res *cost.Result, kinds []string) {
 	if res.Baseline != "" {
 		head = append(head, "savings vs "+res.Baseline, "savings %")
 	}
-	head = append(head, "run", "peak TPM", "peak NOPM", "avg TPM, all steps", "avg NOPM, all steps", res.Currency+" per peak NOPM",
-		res.Currency+" per peak TPM", "peak NOPM per licensed core")
+	nopm := res.Figure() // NOPM, or the runs' pgbench workload's figure of merit
+	head = append(head, "run", "peak TPM", "peak "+nopm, "avg TPM, all steps", "avg "+nopm+", all steps", res.Currency+" per peak "+nopm,
+		res.Currency+" per peak TPM", "peak "+nopm+" per licensed core")
 	var rows []Row
 	for _, c := range res.Configs {
 		cells := []Cell{Txt(c.Name), Num(c.Hardware.Cents())}
@@ -171,8 +172,10 @@ func costChart(res *cost.Result, kinds []string) Chart {
 	return bar
 }
 
-// pricePerfChart shows each linked config's price per peak NOPM.
+// pricePerfChart shows each linked config's price per peak NOPM (or
+// per the runs' workload's figure of merit).
 func pricePerfChart(res *cost.Result) Chart {
+	nopm := res.Figure()
 	var names []string
 	var data []opts.BarData
 	for _, c := range res.Configs {
@@ -180,8 +183,8 @@ func pricePerfChart(res *cost.Result) Chart {
 			continue
 		}
 		names = append(names, c.Name)
-		tip := fmt.Sprintf("%s<br/>total %s %s<br/>peak NOPM %s<br/><b>%s per NOPM</b>", tooltipHTML(c.Name), html.EscapeString(res.Currency),
-			c.Total.Cents(), fmtInt(c.Run.PeakNOPM), c.PerNOPM.Cents())
+		tip := fmt.Sprintf("%s<br/>total %s %s<br/>peak %s %s<br/><b>%s per %s</b>", tooltipHTML(c.Name), html.EscapeString(res.Currency),
+			c.Total.Cents(), nopm, fmtInt(c.Run.PeakNOPM), c.PerNOPM.Cents(), nopm)
 		data = append(data, opts.BarData{Value: money(*c.PerNOPM), Tooltip: &opts.Tooltip{Formatter: types.FuncStr(tip)}})
 	}
 	sub := "lower is better"
@@ -189,9 +192,9 @@ func pricePerfChart(res *cost.Result) Chart {
 		sub = "no config links a run (run: in the cost file)"
 	}
 	bar := charts.NewBar()
-	bar.SetGlobalOptions(rectOpts(ChartText{Title: "Price per peak NOPM", Subtitle: sub, YName: res.Currency + " per NOPM"}, "item")...)
+	bar.SetGlobalOptions(rectOpts(ChartText{Title: "Price per peak " + nopm, Subtitle: sub, YName: res.Currency + " per " + nopm}, "item")...)
 	bar.SetXAxis(names)
-	bar.AddSeries(res.Currency+" per peak NOPM", data, charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "40%"}),
+	bar.AddSeries(res.Currency+" per peak "+nopm, data, charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "40%"}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}))
 	return bar
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/rightsize/rightsize/caps"
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/probe/backup"
 	"github.com/rightsize/rightsize/probe/result"
@@ -67,6 +69,11 @@ type NeighbourResult struct {
 	// or shared ("" without --cpus).
 	Cores   string            `json:"cores,omitempty"`
 	Backups []NeighbourBackup `json:"backups"`
+	// Workload names a pgbench workload's scripts ("tpcb: tpcb-like@1";
+	// "" for TPC-C) and Figure its figure of merit, which the points'
+	// NOPM and New-Order latencies then hold (SweepResult.Figure).
+	Workload string `json:"workload,omitempty"`
+	Figure   string `json:"figure,omitempty"`
 }
 
 // neighbourPhases are the scenario's phases in order.
@@ -167,7 +174,7 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base regist
 	if coresNote != "" {
 		event("cores: %s", coresNote)
 	}
-	dirs, err := cloneBuild(ctx, spec, base, o.Instances, event)
+	dirs, err := cloneBuild(ctx, spec, base, o.Instances, o.Run.Workload, event)
 	defer func() {
 		for _, d := range dirs {
 			_ = os.RemoveAll(d)
@@ -301,6 +308,9 @@ func resumeNeighbour(ctx context.Context, st *store.Store, o *NeighbourOptions) 
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("--resume %s: the stored scenario's settings: %w", o.Resume, err)
 	}
+	if want, got := sw.Spec["workload"], describeWorkload(o.Run.Workload); want != got {
+		return nil, bad("--resume %s: the scenario ran workload %q and this one is %q: give the scenario's --workload again", o.Resume, cmp.Or(want, "tpcc"), cmp.Or(got, "tpcc"))
+	}
 	if len(sw.Values) != 2*o.Instances {
 		return nil, fmt.Errorf("--resume %s: %d runs stored for %d instances", o.Resume, len(sw.Values), o.Instances)
 	}
@@ -315,6 +325,9 @@ func createNeighbour(ctx context.Context, st *store.Store, o NeighbourOptions, c
 		"users": strconv.Itoa(o.Run.Users[0]), "rampup": o.Run.Rampup.String(), "duration": o.Run.Duration.String()}}
 	if coresNote != "" {
 		sw.Spec["cores"] = coresNote
+	}
+	if w := describeWorkload(o.Run.Workload); w != "" {
+		sw.Spec["workload"] = w
 	}
 	for _, phase := range neighbourPhases {
 		for i := range o.Instances {
@@ -363,7 +376,8 @@ func LoadNeighbour(ctx context.Context, st *store.Store, idOrLabel string) (*Nei
 	if err != nil {
 		return nil, err
 	}
-	res := &NeighbourResult{ID: sw.ID, Label: sw.Label, Status: sw.Status, Points: loaded.Points, Cores: sw.Spec["cores"]}
+	res := &NeighbourResult{ID: sw.ID, Label: sw.Label, Status: sw.Status, Points: loaded.Points, Cores: sw.Spec["cores"],
+		Workload: sw.Spec["workload"], Figure: loaded.Figure}
 	probes, err := st.ListProbes(ctx, store.ProbeBackup) // newest first
 	if err != nil {
 		return nil, err
@@ -394,10 +408,11 @@ func backupLabel(sw *store.Sweep, n int) string {
 // runLabel is the scenario's label, or one made of its id.
 func runLabel(sw *store.Sweep) string { return RunLabel(NeighbourKind, sw.ID, sw.Label) }
 
-// cloneBuild checks the build behind spec, stops its server, checks the
-// room for the copies (checkCloneSpace) and copies its data directory once
-// per instance.
-func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, event func(string, ...any)) ([]string, error) {
+// cloneBuild checks the build behind spec (TPC-C's schema, or for a
+// workload w that one of its users connects: checkBuildFor), stops its
+// server, checks the room for the copies (checkCloneSpace) and copies its
+// data directory once per instance.
+func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, w driver.Workload, event func(string, ...any)) ([]string, error) {
 	t, err := registry.Open(ctx, spec, base)
 	if err != nil {
 		return nil, fmt.Errorf("open the build: %w", err)
@@ -406,7 +421,7 @@ func cloneBuild(ctx context.Context, spec string, base registry.Options, n int, 
 		t.Close()
 		return nil, bad("the neighbour scenario starts its own servers: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}
-	if _, err := ReadySchema(ctx, t); err != nil {
+	if err := checkBuildFor(ctx, t, w); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -510,4 +525,33 @@ func backupLoop(ctx context.Context, st *store.Store, t *registry.Target, n int,
 		b.ProbeID = p.ID
 	}
 	return b
+}
+
+// describeWorkload names a pgbench workload and its scripts as a
+// scenario records it ("tpcb: tpcb-like@1"; "" for TPC-C).
+func describeWorkload(w driver.Workload) string {
+	if w == nil {
+		return ""
+	}
+	if d, ok := w.(describedWorkload); ok {
+		name, scripts := d.Describe()
+		return name + ": " + scripts
+	}
+	return "custom"
+}
+
+// checkBuildFor checks that t's database is built for workload w before
+// it is copied: TPC-C's schema (ReadySchema), or one user of a pgbench
+// workload connected and closed again (tpcb's reads its :scale from
+// pgbench_branches).
+func checkBuildFor(ctx context.Context, t *registry.Target, w driver.Workload) error {
+	if w == nil {
+		_, err := ReadySchema(ctx, t)
+		return err
+	}
+	u, err := w.NewUser(ctx, t.DB, driver.UserConfig{Users: 1, Seed: 1, MaxTries: 1})
+	if err != nil {
+		return bad("the build to copy does not hold the workload's tables: %v", err)
+	}
+	return u.Close(ctx)
 }

@@ -170,7 +170,7 @@ func (r *runner) configOf(c *plan.Configuration) (execute.Config, error) {
 	}
 	b := r.p.Build
 	return execute.Config{Name: c.Name, Spec: spec, Target: opt, Run: r.baseRunOptions(c.Name),
-		Build: execute.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders}}, nil
+		Build: execute.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders, Tables: b.Kind(), Scale: b.Scale, Init: r.p.InitPath()}}, nil
 }
 
 // built is the study's policy for a configuration's database: built where
@@ -249,7 +249,7 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 		opt.PGVersion = c.Version
 	}
 	if opt.DataDir == "" {
-		opt.DataDir = studyDataDir(p.Name, c, versions)
+		opt.DataDir = studyDataDir(p.Name, c, versions, buildTag(p))
 	}
 	var err error
 	if opt.Caps.BestEffort, err = caps.ParseMode(c.Caps); err != nil {
@@ -273,10 +273,27 @@ func TargetOptions(p *plan.Plan, c *plan.Configuration) (string, registry.Option
 	return spec, opt, nil
 }
 
+// buildTag names what the plan builds for its data directories:
+// plan.BuildTPCC, plan.BuildTPCB, or for an init file its kind and the
+// hash of the file's text (a changed init file is built again, in a
+// directory of its own).
+func buildTag(p *plan.Plan) string {
+	kind := p.Build.Kind()
+	if kind != plan.BuildInit {
+		return kind
+	}
+	h := fnv.New32a()
+	if b, err := os.ReadFile(p.InitPath()); err == nil {
+		h.Write(b)
+	}
+	return fmt.Sprintf("%s%08x", kind, h.Sum32())
+}
+
 // studyDataDir is the data directory of a managed configuration without
 // data_dir: one per study, engine and version (or installed binaries), so
-// configurations that share them share one build.
-func studyDataDir(study string, c *plan.Configuration, versions *registry.Versions) string {
+// configurations that share them share one build; a pgbench workload's
+// build (tables: plan.BuildTPCB ...) has its own, apart from TPC-C's.
+func studyDataDir(study string, c *plan.Configuration, versions *registry.Versions, tables string) string {
 	v := c.Version
 	if v == "" && versions != nil {
 		v = versions.Default
@@ -285,6 +302,9 @@ func studyDataDir(study string, c *plan.Configuration, versions *registry.Versio
 		h := fnv.New32a()
 		h.Write([]byte(c.PGBin))
 		v = fmt.Sprintf("-bin%08x", h.Sum32())
+	}
+	if tables != "" && tables != plan.BuildTPCC {
+		v += "-" + tables
 	}
 	return filepath.Join(instance.DefaultBaseDir(), "data", fmt.Sprintf("study-%s-%s%s", safeName(study), c.Engine, v))
 }
@@ -602,6 +622,11 @@ func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error
 	cr.Mean, _ = scenario.ParseConfidence(cmp.Or(f.Confidence, "range"))
 	cr.AtUsers, _ = scenario.ParseAt(cmp.Or(f.At, "peak"))
 	head, _ := scenario.ParseHeadroom(cmp.Or(f.Headroom, "0"))
+	if r.p.Autopilot.WorkloadOf() != nil { // judged on its figure of merit, per minute, as fit --target-tps
+		cr.Merit = &store.Merit{Txn: r.p.Autopilot.Figure, PerMinute: "TPM"}
+		cr.TargetNOPM = fit.Target(f.TargetTPS*60, head)
+		return cr, nil
+	}
 	base, from, err := scenario.ParseTargetNOPM(f.TargetNOPM)
 	if err != nil {
 		return cr, fmt.Errorf("fit target_nopm: %w", err)

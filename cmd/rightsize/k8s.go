@@ -13,6 +13,7 @@ import (
 
 	"github.com/rightsize/rightsize/kubejob"
 	"github.com/rightsize/rightsize/pgbench/script"
+	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
@@ -139,7 +140,7 @@ func k8sScripts(specs []string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := builtinWorkloads[path]; ok || path == "tpcc" {
+		if workload.IsBuiltin(path) || path == "tpcc" {
 			continue
 		}
 		b, err := os.ReadFile(path)
@@ -167,7 +168,7 @@ var configMapKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 // under kubejob.ScriptDir, where the ConfigMap puts it (its @WEIGHT kept).
 func podScript(spec string) string {
 	path, _, err := script.SplitWeight(spec)
-	if _, ok := builtinWorkloads[path]; ok || err != nil || path == "tpcc" {
+	if err != nil || workload.IsBuiltin(path) || path == "tpcc" {
 		return spec
 	}
 	return kubejob.ScriptDir + "/" + filepath.Base(path) + strings.TrimPrefix(spec, path)

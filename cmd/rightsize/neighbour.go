@@ -120,7 +120,8 @@ func resumeKeepsShape(cmd *cobra.Command, resume string) error {
 }
 
 // writeNeighbour prints TPM, NOPM and New-Order p99 per instance and
-// phase, and the backup cycles.
+// phase (a pgbench workload's TPS, its figure's TPS and p99), and the
+// backup cycles.
 func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
 	fmt.Fprintf(w, "\nneighbour %s (%s)", r.ID, r.Status)
 	if r.Label != "" {
@@ -129,13 +130,18 @@ func writeNeighbour(w io.Writer, r *scenario.NeighbourResult) {
 	if r.Cores != "" {
 		fmt.Fprintf(w, "\n  cores: %s", r.Cores)
 	}
-	fmt.Fprintf(w, "\n  %-14s %-9s %9s %9s %10s  %s\n", "INSTANCE PHASE", "STATUS", "TPM", "NOPM", "NO p99 ms", "RUN")
+	tpm, nopm, p99, per := "TPM", "NOPM", "NO p99 ms", 1.0
+	if r.Workload != "" { // a pgbench workload: its figure of merit per second
+		fmt.Fprintf(w, "\n  workload %s (figure of merit: %s's transactions per second)", r.Workload, r.Figure)
+		tpm, nopm, p99, per = "TPS", "FIG TPS", "p99 ms", 60
+	}
+	fmt.Fprintf(w, "\n  %-14s %-9s %9s %9s %10s  %s\n", "INSTANCE PHASE", "STATUS", tpm, nopm, p99, "RUN")
 	for _, p := range r.Points {
 		if !p.Measured() {
 			fmt.Fprintf(w, "  %-14s %-9s %s\n", p.Value, p.Status, p.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "  %-14s %-9s %9.0f %9.0f %10.2f  %s\n", p.Value, p.Status, p.TPM, p.NOPM, p.NewOrderP99Ms, p.RunID)
+		fmt.Fprintf(w, "  %-14s %-9s %9.0f %9.0f %10.2f  %s\n", p.Value, p.Status, p.TPM/per, p.NOPM/per, p.NewOrderP99Ms, p.RunID)
 	}
 	for _, b := range r.Backups {
 		fmt.Fprintf(w, "  backups on n%d:", b.Instance)

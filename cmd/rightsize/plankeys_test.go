@@ -27,7 +27,9 @@ var runKeys = map[string]string{
 	"set": "configurations.settings", "pg-version": "configurations.version",
 	"cpus": "configurations.cpus", "driver-cpus": "configurations.driver_cpus", "memory": "configurations.memory",
 	"io-limit": "configurations.io", "wal-dir": "configurations.wal_dir", "cgroup-parent": "configurations.cgroup_parent",
-	"caps": "configurations.caps",
+	"caps":     "configurations.caps",
+	"workload": "autopilot.workload", "define": "autopilot.define", "random-seed": "autopilot.random_seed",
+	"scale": "autopilot.scale", "figure": "autopilot.figure",
 }
 
 // commandKeys are the plan keys of each command's own flags (over
@@ -37,7 +39,7 @@ var commandKeys = map[string]map[string]string{
 	"sweep": {"values": "sweeps.values", "knee-threshold": "sweeps.knee_threshold"},
 	"fit": {"target-nopm": "fit.target_nopm", "headroom": "fit.headroom", "max-p90-ms": "fit.max_p90_ms", "at": "fit.at",
 		"confidence": "fit.confidence", "cpus": "fit.cpus", "memory": "fit.memory", "io": "fit.io", "version": "fit.versions",
-		"cost": "cost", "config": "fit.cost", "measure-all": "fit.measure_all", "from": "fit.from"},
+		"cost": "cost", "config": "fit.cost", "measure-all": "fit.measure_all", "from": "fit.from", "target-tps": "fit.target_tps"},
 	"neighbour": {"instances": "neighbour.instances", "backup-instances": "neighbour.backup_instances",
 		"backup-every": "neighbour.backup_every", "backup-cycles": "neighbour.backup_cycles", "users": "neighbour.users",
 		"rampup": "neighbour.rampup", "duration": "neighbour.duration"},
@@ -64,11 +66,6 @@ var notInPlans = map[string]string{
 	// command lines); a study is one process
 	"worker": "multi-process runs: one process's place", "workers": "multi-process runs: one process's place",
 	"run-id": "multi-process runs: the shared run's id", "worker-wait": "multi-process runs: the meeting's wait",
-	// pgbench workloads: run, sweep and fit measure them; study plans
-	// have no workload: key yet (issue 47)
-	"workload": "pgbench workloads: no plan key yet", "define": "pgbench workloads: no plan key yet",
-	"random-seed": "pgbench workloads: no plan key yet", "scale": "pgbench workloads: no plan key yet",
-	"figure": "pgbench workloads: no plan key yet", "target-tps": "pgbench workloads: no plan key yet",
 }
 
 // TestFlagsHavePlanKeys keeps plan files saying everything run, sweep, fit

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,12 +42,6 @@ func scriptEngines() string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// scriptExecer is an engine that runs an SQL file of several statements
-// as it is (engine/mysql and engine/sqlite), build --init's.
-type scriptExecer interface {
-	ExecScript(ctx context.Context, sql string) (time.Duration, error)
 }
 
 // checkTPCBEngine refuses build --workload tpcb, before any server starts,

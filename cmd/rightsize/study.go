@@ -123,6 +123,10 @@ func printEstimate(w io.Writer, p *plan.Plan, e plan.Estimate) {
 	if p.CostModel != nil {
 		fmt.Fprintf(w, ", cost model %s", p.CostPath())
 	}
+	if wl := p.Autopilot.WorkloadOf(); wl != nil {
+		name, scripts := wl.Describe()
+		fmt.Fprintf(w, ", workload %s: %s (built: %s)", name, scripts, p.Build.Kind())
+	}
 	fmt.Fprintln(w)
 	t := &alignedRows{}
 	for _, part := range e.Parts {
@@ -306,6 +310,10 @@ func (s studyProber) ProbeStorage(_ context.Context, path, ioLimit, label string
 // writeStudy prints what the study stored and the cost headline.
 func writeStudy(w io.Writer, p *plan.Plan, res *study.Result) {
 	fmt.Fprintf(w, "\nstudy %s\n", p.Name)
+	if wl := p.Autopilot.WorkloadOf(); wl != nil {
+		name, scripts := wl.Describe()
+		fmt.Fprintf(w, "  workload %s: %s; figure of merit: %s (not NOPM: not TPC-C)\n", name, scripts, p.Autopilot.FigureName())
+	}
 	t := &alignedRows{}
 	for _, name := range res.Order {
 		t.add("  "+name, "run "+dash(res.Runs[name]))

@@ -295,6 +295,7 @@ func sweepRuns(s *report.Sweep) []string {
 // on a terminal, a line every interval otherwise); finish it when done.
 func liveProgress(w io.Writer, interval time.Duration, o *scenario.RunOptions) *stepProgress {
 	prog := newStepProgress(w, interval, len(o.Users), o.Repeats)
+	prog.tps = o.Workload != nil
 	o.OnStepStart = func(repeat, index, users int, mode engine.Mode) {
 		prog.start(repeat, index, users, o.Rampup, o.Duration, fmt.Sprintf("  step %d/%d: %d users, ramp-up %s, measuring %s (%s mode)",
 			index+1, len(o.Users), users, phaseText(o.Answer.RampupAuto, o.Rampup), phaseText(o.Answer.DurationAuto, o.Duration), mode))

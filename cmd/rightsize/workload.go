@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/tpcb"
 	"github.com/rightsize/rightsize/pgbench/workload"
@@ -38,88 +37,29 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 
 // workloadCommands are the commands that measure a pgbench workload on
 // its figure of merit.
-var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "job": true}
-
-// builtinWorkloads are --workload's names of pgbench's built-in scripts.
-var builtinWorkloads = map[string]string{"tpcb": "tpcb-like", "tpcb-like": "tpcb-like", "simple-update": "simple-update", "select-only": "select-only"}
+var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "neighbour": true, "job": true}
 
 // workload returns the pgbench workload the flags of command name (nil:
-// TPC-C). A script that does not parse is an error naming
-// FILE:LINE:COLUMN. Only the commands of workloadCommands measure one
-// yet (their figure is the workload's merit: store.Run.WorkloadMerit).
+// TPC-C; workload.FromSpecs). A script that does not parse is an error
+// naming FILE:LINE:COLUMN. Only the commands of workloadCommands measure
+// one (their figure is the workload's merit: store.Run.WorkloadMerit).
 func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
-	if len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc" {
-		return nil, f.tpccOnly()
+	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure}
+	if len(f.defines) > 0 {
+		o.Defines = map[string]string{}
 	}
-	if !workloadCommands[command] {
-		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit or k8s job", strings.Join(f.specs, " --workload "), command)
-	}
-	var scripts []*script.Script
-	name := "scripts"
-	for _, spec := range f.specs {
-		if spec == "tpcc" {
-			return nil, errors.New("--workload tpcc runs alone: TPC-C's mix does not mix with pgbench scripts")
-		}
-		s, builtin, err := loadScript(spec)
-		var serr *script.Error
-		if errors.As(err, &serr) {
-			return nil, err // FILE:LINE:COLUMN: what is wrong
-		} else if err != nil {
-			return nil, fmt.Errorf("--workload %s: %w", spec, err)
-		}
-		if builtin {
-			name = "tpcb"
-		}
-		scripts = append(scripts, s)
-	}
-	w := workload.New(name, scripts)
-	if f.scale < 0 {
-		return nil, fmt.Errorf("--scale must be at least 1 (got %d)", f.scale)
-	}
-	w.Scale, w.RandomSeed, w.FigureScript = f.scale, f.randomSeed, f.figure
-	if f.figure != "" && w.Figure() < 0 {
-		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", f.figure, strings.Join(w.Kinds(), ", "))
-	}
-	w.Defines = map[string]string{}
 	for _, d := range f.defines {
 		k, v, err := script.ParseDefine(d)
 		if err != nil {
 			return nil, fmt.Errorf("--define: %w", err)
 		}
-		w.Defines[k] = v
+		o.Defines[k] = v
 	}
-	return w, nil
-}
-
-// tpccOnly refuses the scripts' flags with TPC-C.
-func (f *workloadFlags) tpccOnly() error {
-	if len(f.defines) > 0 || f.randomSeed != 0 || f.figure != "" || f.scale != 0 {
-		return errors.New("--define, --random-seed, --scale and --figure are for pgbench workloads: add --workload tpcb or --workload FILE")
+	tpcc := len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc"
+	if !tpcc && !workloadCommands[command] {
+		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit, neighbour or k8s job", strings.Join(f.specs, " --workload "), command)
 	}
-	return nil
-}
-
-// loadScript reads one --workload value: a built-in's name or a file,
-// each with @WEIGHT.
-func loadScript(spec string) (*script.Script, bool, error) {
-	base, weight, err := script.SplitWeight(spec)
-	if err != nil {
-		return nil, false, err
-	}
-	if b, ok := builtinWorkloads[base]; ok {
-		found, err := script.FindBuiltin(b)
-		if err != nil {
-			return nil, false, err
-		}
-		s, err := script.ParseBuiltin(found, weight)
-		if err != nil {
-			return nil, false, err
-		}
-		s.Name = found.Name
-		return s, true, nil
-	}
-	s, err := script.LoadFile(spec)
-	return s, false, err
+	return workload.FromSpecs(f.specs, o)
 }
 
 // pgConnector is a target that opens plain PostgreSQL connections
@@ -254,10 +194,9 @@ func (f *dataWorkloadFlags) check(cmd *cobra.Command, tf *targetFlags) (done boo
 }
 
 // buildInit runs --init's SQL file, as it is, on the target's database:
-// a pgbench workload's own tables and rows.
+// a pgbench workload's own tables and rows (execute.RunInit).
 func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error {
-	sql, err := os.ReadFile(f.init)
-	if err != nil {
+	if _, err := os.Stat(f.init); err != nil {
 		return badInput(fmt.Errorf("--init: %w", err))
 	}
 	t, err := tf.open(cmd.Context(), true, 2)
@@ -265,20 +204,10 @@ func (f *dataWorkloadFlags) buildInit(cmd *cobra.Command, tf *targetFlags) error
 		return err
 	}
 	defer t.Close()
-	if se, ok := t.DB.(scriptExecer); ok {
-		took, err := se.ExecScript(cmd.Context(), string(sql))
-		if err != nil {
-			return fmt.Errorf("run --init %s: %w", f.init, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, took.Seconds())
-		return nil
+	took, err := execute.RunInit(cmd.Context(), t, f.init)
+	if err != nil {
+		return err
 	}
-	return withPgConn(cmd, t, "--init", func(ctx context.Context, conn *pgconn.PgConn) error {
-		start := time.Now()
-		if _, err := conn.Exec(ctx, string(sql)).ReadAll(); err != nil {
-			return fmt.Errorf("run --init %s: %w", f.init, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, time.Since(start).Seconds())
-		return nil
-	})
+	fmt.Fprintf(cmd.OutOrStdout(), "ran %s in %.1f s\n", f.init, took.Seconds())
+	return nil
 }

@@ -177,7 +177,7 @@ func TestWorkloadBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"neighbour", "--workload", "tpcb"}, "neighbour measures TPC-C only"},
+		{[]string{"ab", "--workload", "tpcb"}, "ab measures TPC-C only"},
 		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb", "--predict"}, "--predict: the capacity model predicts TPC-C's NOPM only"},
 		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
 		{[]string{"fit", "--workload", "tpcb", "--target-nopm", "5", "--cpus", "1"}, "--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"},

@@ -1,0 +1,119 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/pgbench/script"
+)
+
+// builtins are the names --workload (and a plan's workload key) gives
+// pgbench's built-in scripts.
+var builtins = map[string]string{"tpcb": "tpcb-like", "tpcb-like": "tpcb-like", "simple-update": "simple-update", "select-only": "select-only"}
+
+// IsBuiltin says whether spec (a --workload value, with or without
+// @WEIGHT) names one of pgbench's built-in scripts, which run on
+// pgbench's own tables.
+func IsBuiltin(spec string) bool {
+	base, _, err := script.SplitWeight(spec)
+	_, ok := builtins[base]
+	return err == nil && ok
+}
+
+// Options are what shapes a workload beside its scripts: --define's
+// variables, --scale, --random-seed and --figure.
+type Options struct {
+	Defines    map[string]string
+	Scale      int
+	RandomSeed uint64
+	Figure     string
+}
+
+// zero tells whether no option is given.
+func (o Options) zero() bool {
+	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0
+}
+
+// FromSpecs returns the workload that --workload's values specs name
+// (nil: TPC-C, none given or "tpcc"), with options o. Each spec is a
+// built-in's name (tpcb, simple-update, select-only) or a script file,
+// each with @WEIGHT. A script that does not parse is a *script.Error
+// naming FILE:LINE:COLUMN; the other errors name the flag to fix
+// (--workload, --scale, --figure, --define).
+func FromSpecs(specs []string, o Options) (*Workload, error) {
+	if len(specs) == 0 || len(specs) == 1 && specs[0] == "tpcc" {
+		if !o.zero() {
+			return nil, errors.New("--define, --random-seed, --scale and --figure are for pgbench workloads: add --workload tpcb or --workload FILE")
+		}
+		return nil, nil
+	}
+	var scripts []*script.Script
+	name := "scripts"
+	for _, spec := range specs {
+		if spec == "tpcc" {
+			return nil, errors.New("--workload tpcc runs alone: TPC-C's mix does not mix with pgbench scripts")
+		}
+		s, builtin, err := loadScript(spec)
+		var serr *script.Error
+		if errors.As(err, &serr) {
+			return nil, err // FILE:LINE:COLUMN: what is wrong
+		} else if err != nil {
+			return nil, fmt.Errorf("--workload %s: %w", spec, err)
+		}
+		if builtin {
+			name = "tpcb"
+		}
+		scripts = append(scripts, s)
+	}
+	w := New(name, scripts)
+	if o.Scale < 0 {
+		return nil, fmt.Errorf("--scale must be at least 1 (got %d)", o.Scale)
+	}
+	w.Scale, w.RandomSeed, w.FigureScript = o.Scale, o.RandomSeed, o.Figure
+	if o.Figure != "" && w.Figure() < 0 {
+		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", o.Figure, strings.Join(w.Kinds(), ", "))
+	}
+	w.Defines = map[string]string{}
+	for k, v := range o.Defines {
+		if !script.ValidName(k) {
+			return nil, fmt.Errorf("--define: invalid variable name %q: a letter or underscore, then letters, digits or underscores", k)
+		}
+		w.Defines[k] = v
+	}
+	return w, nil
+}
+
+// Fresh is a copy of w for another database: w itself keeps the :scale
+// it read from the first database it ran on (when Scale was 0), so a
+// caller that runs one workload on several databases keeps a w that
+// never runs and gives each run a Fresh copy. The scripts are shared (a
+// client never changes them).
+func (w *Workload) Fresh() *Workload {
+	c := New(w.Name, w.Scripts)
+	c.Scale, c.Defines, c.RandomSeed, c.FigureScript = w.Scale, w.Defines, w.RandomSeed, w.FigureScript
+	return c
+}
+
+// loadScript reads one --workload value: a built-in's name or a file,
+// each with @WEIGHT.
+func loadScript(spec string) (*script.Script, bool, error) {
+	base, weight, err := script.SplitWeight(spec)
+	if err != nil {
+		return nil, false, err
+	}
+	if b, ok := builtins[base]; ok {
+		found, err := script.FindBuiltin(b)
+		if err != nil {
+			return nil, false, err
+		}
+		s, err := script.ParseBuiltin(found, weight)
+		if err != nil {
+			return nil, false, err
+		}
+		s.Name = found.Name
+		return s, true, nil
+	}
+	s, err := script.LoadFile(spec)
+	return s, false, err
+}
