@@ -9,9 +9,11 @@
 # Then rightsize fit runs N times for each target (A and B alternately, so
 # drift falls on both alike; the default predict-then-measure search, fixed
 # steps), and it prints each fit's answer with the measured candidates'
-# intervals, then per target: the answers, how many of N agree with the
-# majority, how many say the answer is not distinguishable from another
-# measured candidate, and how many name the cheapest candidate.
+# intervals (a candidate fit measured again because it held the target
+# shows its runs), then per target: the answers, how many of N agree with
+# the majority, how many say the answer is not distinguishable from
+# another measured candidate or that a cheaper one is not distinguishable
+# from the target, and how many name the cheapest candidate.
 #   bench/fitrepeat.sh [N=10]
 # USERS=4 W=1 RAMPUP=2s DURATION=8s CPUS=0.25,0.5,1 by default (a fit then
 # takes 15-45 s). PG_BIN uses installed PostgreSQL binaries; KEEP=DIR copies
@@ -52,18 +54,18 @@ target[B]=$(awk -v n="$base" 'BEGIN {printf "%.0f", n / 1.05}')
 echo "# cheapest candidate cpus $cheapest: target A ${target[A]} NOPM (clears by 25 %), target B ${target[B]} NOPM (clears by 5 %)"
 
 # summary of one fit's JSON: answer|the answer says not distinguishable (from
-# a measured neighbour, or, with no answer, the closest from the target)
-# (0/1)|a candidate's reason says it (0/1)|the trials
+# a measured neighbour, a cheaper candidate from the target, or, with no
+# answer, the closest from the target) (0/1)|a candidate's reason says it (0/1)|the trials
 summary() {
   jq -r --arg cheapest "$cheapest" '.result as $r
     | ($r.trials | map(select(.verdict == "meets" or .verdict == "misses"))) as $m
     | (if $r.best >= 0 then "cpus \($r.trials[$r.best].cpus)" else "none" end) as $ans
     | [$ans,
-       (if ($r.indistinct // []) | length > 0 or ($r.best < 0 and $r.closest >= 0
+       (if ($r.indistinct // []) | length > 0 or ($r.unsettled // []) | length > 0 or ($r.best < 0 and $r.closest >= 0
           and ($r.trials[$r.closest].reason | test("not distinguishable"))) then 1 else 0 end),
        (if any($r.trials[]; .reason | test("not distinguishable")) then 1 else 0 end),
        ([$r.trials[] | "\(.cpus) " + (if .verdict == "meets" or .verdict == "misses"
-          then "\(.nopm_ci.mean | floor)±\(.nopm_ci.half | floor) \(.verdict)"
+          then "\(.nopm_ci.mean | floor)±\(.nopm_ci.half | floor) \(if .holds_target then "holds the target" else .verdict end)\(if (.runs // 1) > 1 then " (\(.runs) runs)" else "" end)"
           else .verdict end)] | join("; "))] | join("|")' "$1"
 }
 
@@ -84,7 +86,7 @@ for i in $(seq 1 "$N"); do
   done
 done
 
-echo "# per target: the answers (count), the majority's share, answers saying not distinguishable (from a measured neighbour, or none meets and the closest is not distinguishable from the target), fits where any candidate's reason says its interval holds the target, answers naming the cheapest"
+echo "# per target: the answers (count), the majority's share, answers saying not distinguishable (from a measured neighbour, a cheaper candidate from the target, or none meets and the closest is not distinguishable from the target), fits where any candidate's reason says its interval holds the target, answers naming the cheapest"
 for t in A B; do
   counts=$(printf '%s' "${answers[$t]:-}" | sort | uniq -c | sort -rn | awk '{c=$1; $1=""; printf "%s%s ×%d", sep, substr($0, 2), c; sep=", "}')
   majority=$(printf '%s' "${answers[$t]:-}" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')

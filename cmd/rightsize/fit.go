@@ -257,7 +257,7 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 // criteria reads the target (a number or from:RUN), headroom, step and
 // confidence.
 func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
-	cr := fit.Criteria{MaxP90Ms: f.maxP90}
+	cr := fit.Criteria{MaxP90Ms: f.maxP90, Runs: fit.DefaultRuns}
 	var err error
 	if cr.Mean, err = scenario.ParseConfidence(f.confidence); err != nil {
 		return cr, badInput(err)
