@@ -307,12 +307,13 @@ func judgeRuns(t *Trial, runs []Measured, cr Criteria) {
 	var p90s []float64
 	var how string
 	var a *analysis.StepAggregate
-	for _, r := range runs {
-		if a = pick(r.Steps, cr.AtUsers); a == nil {
-			break
+	for _, r := range runs { // a run that measured nothing (it failed) adds nothing
+		ra := pick(r.Steps, cr.AtUsers)
+		if ra == nil {
+			continue
 		}
-		iv, h := judged(r, a, cr)
-		ivs, p90s, how = append(ivs, iv), append(p90s, meritP90(a, cr.merit())), h
+		iv, h := judged(r, ra, cr)
+		ivs, p90s, how, a = append(ivs, iv), append(p90s, meritP90(ra, cr.merit())), h, ra
 	}
 	if a == nil {
 		t.Verdict, t.Reason, t.HoldsTarget = Misses, "no measured step", false
