@@ -61,7 +61,7 @@ summary() {
     | ($r.trials | map(select(.verdict == "meets" or .verdict == "misses"))) as $m
     | (if $r.best >= 0 then "cpus \($r.trials[$r.best].cpus)" else "none" end) as $ans
     | [$ans,
-       (if ($r.indistinct // []) | length > 0 or ($r.unsettled // []) | length > 0 or ($r.best < 0 and $r.closest >= 0
+       (if (($r.indistinct // []) | length) > 0 or (($r.unsettled // []) | length) > 0 or ($r.best < 0 and $r.closest >= 0
           and ($r.trials[$r.closest].reason | test("not distinguishable"))) then 1 else 0 end),
        (if any($r.trials[]; .reason | test("not distinguishable")) then 1 else 0 end),
        ([$r.trials[] | "\(.cpus) " + (if .verdict == "meets" or .verdict == "misses"
