@@ -41,7 +41,11 @@
 //     transaction's CPU time is spent once, so it is never two queues in
 //     series. Cores other processes kept busy during the
 //     measured step (the host's busy CPU less the server's and driver's)
-//     are taken away from every configuration's cores in proportion.
+//     are taken, spread evenly, from the host's cores: a quota keeps all
+//     of its allowance while the cores it runs on (the whole cores it
+//     spans) have that much free, and gets only what is free where they
+//     have less (a quarter core on a host three quarters busy is a
+//     quarter core; one core on a host half busy, half a core).
 //   - Reads and writes: under an IOPS limit L, a queue of demand I/Os/L;
 //     under a bandwidth limit B, a queue of demand bytes/B; with no limit, a
 //     delay of I/Os × the measured device time per I/O. Under a write

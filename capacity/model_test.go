@@ -216,3 +216,53 @@ func TestDriverShares(t *testing.T) {
 		t.Errorf("cpus 1 with a core's worth of other work: %.0f TPM, want about 30,000", p.TPM)
 	}
 }
+
+// TestQuotaCores: a quota is an absolute allowance; other processes' load
+// takes from it only where it leaves the quota's own cores less free
+// than the quota.
+func TestQuotaCores(t *testing.T) {
+	for _, tc := range []struct {
+		cpus, host, free, want float64
+	}{
+		{0.25, 2, 0.25, 0.25}, // a quarter core, host three quarters busy: all of it (was 0.0625)
+		{0.25, 2, 0.2, 0.2},   // less free on its core than the quota
+		{0.5, 2, 0.75, 0.5},
+		{1, 2, 0.5, 0.5}, // a whole core, half of it taken
+		{1, 2, 1, 1},
+		{1.5, 2, 0.5, 1}, // spans 2 cores, a core's worth free
+		{1.5, 2, 0.9, 1.5},
+		{2, 2, 0.5, 1},
+		{4, 2, 0.5, 1},     // more than the host: its free cores
+		{0.25, 0, 1, 0.25}, // host unknown
+	} {
+		if got := quotaCores(Config{CPUs: tc.cpus, HostCPUs: tc.host}, tc.free); !near(got, tc.want, 1e-9) {
+			t.Errorf("cpus %g of %g, %.0f %% free: %g cores, want %g", tc.cpus, tc.host, tc.free*100, got, tc.want)
+		}
+	}
+}
+
+// TestPredictQuotaOnLoadedHost: measured at one core of a 2-core host
+// while other work kept 1.5 cores busy (the server got half its core), a
+// quarter-core quota is predicted at about a quarter core's throughput,
+// not a quarter of what the loaded core gave (the model once scaled the
+// quota by the host's free share: 0.06 cores).
+func TestPredictQuotaOnLoadedHost(t *testing.T) {
+	b := base(0)
+	b.Users = 4
+	b.Config = Config{CPUs: 1, HostCPUs: 2}
+	b.DriverCPUSec = 0.0002
+	b.TPM = steady.Interval{Mean: 450 * 60, Half: 300} // 0.45 cores of server CPU at 1 ms
+	b.HostBusyPct = 100                                // 2 cores: 0.45 server, 0.09 driver, 1.46 others
+	m, err := New(b, ReadCurve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Predict(b.Config); !near(p.TPM, b.TPM.Mean, 0.01) {
+		t.Errorf("base: %.0f TPM, want the measured %.0f", p.TPM, b.TPM.Mean)
+	}
+	// a quarter core at 1 ms (less a few % to throttling): at most 15,000 TPM
+	p := m.Predict(Config{CPUs: 0.25, HostCPUs: 2})
+	if p.TPM > 15000*1.0001 || p.TPM < 15000*0.8 || p.Limit != LimitCPU {
+		t.Errorf("cpus 0.25: %.0f TPM, limit %q; want 12,000-15,000 (a quarter core's), CPU", p.TPM, p.Limit)
+	}
+}

@@ -267,8 +267,9 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 
 // cpuStations are the CPUs of configuration cfg for demands d, with bg
 // cores taken by other processes. A transaction's CPU time is spent once,
-// so the server's CPU is one station: its cores (its quota, less other
-// processes' share of them); where the driver shares the server's cores,
+// so the server's CPU is one station: its cores (quotaCores: its quota, or
+// what other processes leave free of the cores it runs on when that is
+// less); where the driver shares the server's cores,
 // the host's cores (less bg) instead, for the server's and the driver's
 // CPU per transaction together, when they bound the throughput lower than
 // the quota does (the driver's CPU is then a delay beside the quota's
@@ -282,13 +283,31 @@ func cpuStations(d Demands, cfg Config, bg float64) []station {
 		free = max(0.05, 1-bg/cfg.HostCPUs)
 	}
 	if !cfg.DriverShares || cfg.HostCPUs <= 0 {
-		return seidmann(d.CPUSec.Mean, cfg.CPUs*free)
+		return seidmann(d.CPUSec.Mean, quotaCores(cfg, free))
 	}
 	both, host := d.CPUSec.Mean+d.DriverCPUSec, cfg.HostCPUs*free
 	if host/both <= cfg.CPUs/d.CPUSec.Mean {
 		return seidmann(both, host)
 	}
 	return append(seidmann(d.CPUSec.Mean, cfg.CPUs), station{name: "driver", demand: d.DriverCPUSec})
+}
+
+// quotaCores is what a CPU quota of cfg.CPUs cores gives the server when
+// other processes leave the share free (0-1) of the host's cores free. A
+// cgroup quota is an absolute allowance of CPU time per period, not a
+// share of the host: other processes take it away only where they leave
+// the server's own cores (its cpuset: the whole cores the quota spans,
+// caps.WholeCores, spread evenly with the rest of the host's load) less
+// than the quota. So a quarter of a core on a host three quarters busy is
+// still a quarter of a core (min(0.25, 1 × 0.25)), where scaling the quota
+// by the free share predicted 0.06; one core on a host half busy is half a
+// core (min(1, 1 × 0.5)).
+func quotaCores(cfg Config, free float64) float64 {
+	spans := math.Ceil(cfg.CPUs - 1e-9)
+	if cfg.HostCPUs > 0 {
+		spans = math.Min(spans, cfg.HostCPUs)
+	}
+	return math.Min(cfg.CPUs, spans*free)
 }
 
 // seidmann is a CPU of c cores for demand seconds per transaction: one

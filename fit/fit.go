@@ -183,11 +183,26 @@ type Criteria struct {
 	// (steady.Drift.Widen); the zero value is the stated default, 10 % CV.
 	// The t interval across repeats (Mean) holds it already.
 	Drift steady.Drift `json:"drift,omitempty"`
+	// Runs is how many runs at most the search measures of a candidate
+	// whose judged interval holds the target (not distinguishable from
+	// it) while it could still be the answer: each further run is judged
+	// with the ones before (the mean of the runs' figures, the drift
+	// between runs shrinking by √runs; see judgeRuns). 0 or 1: one run
+	// (fits stored before re-measuring replay as they were).
+	Runs int `json:"runs,omitempty"`
 	// Merit, for a pgbench workload, is its figure of merit: TargetNOPM
 	// and the steps' NOPM are then that figure per minute (TPS × 60) and
 	// MaxP90Ms its p90; nil is TPC-C's (tpcc.Merit).
 	Merit *store.Merit `json:"merit,omitempty"`
 }
+
+// DefaultRuns is Criteria.Runs for a new fit (rightsize fit, a study's
+// fit): a candidate that holds the target is measured up to three times.
+// With the default 10 % CV between runs, a candidate whose NOPM is 25 %
+// above the target meets on a single run only when that run lands near
+// its mean or above (the 95 % interval is ± 19.6 % by drift alone); the
+// mean of three runs is ± 11.3 %.
+const DefaultRuns = 3
 
 // Verdicts of a trial.
 const (
@@ -216,6 +231,15 @@ type Trial struct {
 	// Interval is the judged NOPM's confidence interval (half-width 0
 	// when the run stored none).
 	Interval steady.Interval `json:"nopm_ci"`
+	// HoldsTarget tells a measured candidate's interval holds the target:
+	// it neither meets nor is shown to miss (verdict Misses), not
+	// distinguishable from the target at this precision.
+	HoldsTarget bool `json:"holds_target,omitempty"`
+	// Runs is how many runs of the candidate were measured (the search
+	// re-measures one that holds the target, Criteria.Runs), RunIDs their
+	// ids when more than one (RunID is the last).
+	Runs   int      `json:"runs,omitempty"`
+	RunIDs []string `json:"run_ids,omitempty"`
 	// Order is the candidate's place in the order measured (1 first; 0
 	// when not measured).
 	Order int `json:"order,omitempty"`
@@ -243,6 +267,11 @@ type Result struct {
 	// from the answer (Best, else Closest) at this precision: their
 	// judged intervals overlap.
 	Indistinct []Pair `json:"indistinct,omitempty"`
+	// Unsettled are the measured candidates cheaper than the answer (all
+	// measured ones when none meets) whose interval holds the target after
+	// their runs: not distinguishable from it, so the answer says they may
+	// meet it too (indexes into Trials, cheapest first).
+	Unsettled []int `json:"unsettled,omitempty"`
 	// Predicted tells a model predicted the candidates (Options.Predictor)
 	// and MeasureAll that predictions decided nothing.
 	Predicted  bool `json:"predicted,omitempty"`
@@ -255,35 +284,71 @@ type Result struct {
 // the target.
 var ErrNoFit = errors.New("no configuration meets the target")
 
-// judge sets a measured trial's figures and verdict.
-func judge(t *Trial, ms Measured, cr Criteria) {
-	t.RunID = ms.RunID
-	a := pick(ms.Steps, cr.AtUsers)
+// judge sets a measured trial's figures and verdict from one run.
+func judge(t *Trial, ms Measured, cr Criteria) { judgeRuns(t, []Measured{ms}, cr) }
+
+// judgeRuns sets a measured trial's figures and verdict from its runs.
+// One run is judged on its own interval (judged), widened by the drift
+// between runs unless it is the t interval across repeats (Mean). Several
+// runs of one candidate are judged on the mean of their judged figures:
+// the runs' own half-widths combined (√Σh² / n), widened by the drift
+// between runs over √n, the drift's CV being the larger of the criteria's
+// (measured or the default) and the runs' own spread (a candidate whose
+// runs scatter more than the drift assumed is judged on its scatter).
+func judgeRuns(t *Trial, runs []Measured, cr Criteria) {
+	ms := runs[len(runs)-1]
+	t.RunID, t.Runs, t.RunIDs = ms.RunID, len(runs), nil
+	if len(runs) > 1 {
+		for _, r := range runs {
+			t.RunIDs = append(t.RunIDs, r.RunID)
+		}
+	}
+	var ivs []steady.Interval
+	var p90s []float64
+	var how string
+	var a *analysis.StepAggregate
+	for _, r := range runs { // a run that measured nothing (it failed) adds nothing
+		ra := pick(r.Steps, cr.AtUsers)
+		if ra == nil {
+			continue
+		}
+		iv, h := judged(r, ra, cr)
+		ivs, p90s, how, a = append(ivs, iv), append(p90s, meritP90(ra, cr.merit())), h, ra
+	}
 	if a == nil {
-		t.Verdict, t.Reason = Misses, "no measured step"
+		t.Verdict, t.Reason, t.HoldsTarget = Misses, "no measured step", false
 		if cr.AtUsers > 0 {
 			t.Reason = fmt.Sprintf("no step with %d users", cr.AtUsers)
 		}
 		return
 	}
 	t.Users = a.Users
-	iv, how := judged(ms, a, cr)
-	if !cr.Mean || a.Repeats < 2 {
-		iv = cr.Drift.Widen(iv)
-		how += ", widened by the drift between runs: " + cr.Drift.String()
+	iv := ivs[0]
+	widen := !cr.Mean || a.Repeats < 2
+	if len(ivs) == 1 {
+		if widen {
+			iv = cr.Drift.Widen(iv)
+			how += ", widened by the drift between runs: " + cr.Drift.String()
+		}
+	} else {
+		iv, how = meanOfRuns(ivs, cr.Drift, widen)
 	}
-	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, meritP90(a, cr.merit())
+	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, mean(p90s)
 	nopm := fmt.Sprintf("%s %s at %d users (%s)", cr.figure(), withHalf(iv), a.Users, how)
 	p90 := ""
 	if cr.MaxP90Ms > 0 {
 		p90 = fmt.Sprintf(", %s %.1f ms", cr.p90Name(), t.P90Ms)
+		if len(p90s) > 1 {
+			p90 = fmt.Sprintf(", %s %.1f ms (mean of %d runs)", cr.p90Name(), t.P90Ms, len(p90s))
+		}
 	}
+	t.HoldsTarget = false
 	switch against := againstTarget(iv, cr.TargetNOPM); {
 	case against == below:
 		t.Verdict = Misses
 		t.Reason = fmt.Sprintf("%s < target %s%s", nopm, fmtInt(cr.TargetNOPM), p90)
 	case against == straddles:
-		t.Verdict = Misses
+		t.Verdict, t.HoldsTarget = Misses, true
 		t.Reason = fmt.Sprintf("%s holds the target %s: %s from it%s", nopm, fmtInt(cr.TargetNOPM), steady.Indistinguishable, p90)
 	case cr.MaxP90Ms > 0 && t.P90Ms > cr.MaxP90Ms:
 		t.Verdict = Misses
@@ -295,6 +360,52 @@ func judge(t *Trial, ms Measured, cr Criteria) {
 			t.Reason += fmt.Sprintf(" ≤ %.1f ms", cr.MaxP90Ms)
 		}
 	}
+}
+
+// meanOfRuns is the interval of the mean of n runs' judged figures (see
+// judgeRuns) and how it was obtained.
+func meanOfRuns(ivs []steady.Interval, d steady.Drift, widen bool) (steady.Interval, string) {
+	n := float64(len(ivs))
+	vals := make([]float64, len(ivs))
+	var ss float64
+	conf := 0.0
+	for i, iv := range ivs {
+		vals[i], ss = iv.Mean, ss+iv.Half*iv.Half
+		conf = max(conf, iv.Confidence)
+	}
+	if conf <= 0 || conf >= 1 {
+		conf = 0.95
+	}
+	m := mean(vals)
+	out := steady.Interval{Mean: m, Half: math.Sqrt(ss) / n, Confidence: conf, N: len(ivs)}
+	figs := make([]string, len(vals))
+	for i, v := range vals {
+		figs[i] = fmtInt(v)
+	}
+	how := fmt.Sprintf("mean of %d runs: %s", len(ivs), strings.Join(figs, ", "))
+	if !widen {
+		return out, how + "; each run's interval across its repeats"
+	}
+	q := d.Quantile(conf)
+	cv := d.Between(1, conf) / q // the criteria's CV (the default when not measured)
+	why := d.String()
+	var sd float64
+	for _, v := range vals {
+		sd += (v - m) * (v - m)
+	}
+	if sd = math.Sqrt(sd / (n - 1)); m > 0 && sd/m > cv {
+		cv, why = sd/m, fmt.Sprintf("%.1f %% CV, the runs' own spread (more than %s)", sd/m*100, d.String())
+	}
+	out.Half = math.Hypot(out.Half, q*cv*math.Abs(m)/math.Sqrt(n))
+	return out, how + fmt.Sprintf("; widened by the drift between runs over √%d: %s", len(ivs), why)
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // pick is the step judged: the one with atUsers users, or the peak.

@@ -51,7 +51,7 @@ func Search(ctx context.Context, cands []Priced, m Measurer, cr Criteria) (*Resu
 // SearchWith is Search with a model's predictions (see Options).
 func SearchWith(ctx context.Context, cands []Priced, m Measurer, cr Criteria, o Options) (*Result, error) {
 	s := &search{m: m, cr: cr, o: o, res: &Result{Criteria: cr, Best: -1, Closest: -1, Trials: make([]Trial, len(cands)),
-		Predicted: o.Predictor != nil, MeasureAll: o.MeasureAll && o.Predictor != nil}}
+		Predicted: o.Predictor != nil, MeasureAll: o.MeasureAll && o.Predictor != nil}, runs: map[int][]Measured{}, again: -1}
 	for i, p := range cands {
 		s.res.Trials[i] = Trial{Priced: p}
 	}
@@ -90,26 +90,39 @@ type search struct {
 	res    *Result
 	missed []int
 	order  int
+	runs   map[int][]Measured
+	again  int // the candidate to measure again next (-1: none)
 }
 
 // pending reports whether trial i is neither measured nor decided.
 func (s *search) pending(i int) bool { return s.res.Trials[i].Verdict == "" }
 
-// measure measures candidate i, judges it and teaches the model.
+// measure measures candidate i (again, when its runs so far held the
+// target), judges it on all its runs and teaches the model. A candidate
+// whose interval holds the target is measured again next while it has
+// fewer than Criteria.Runs runs and could still be the answer (nothing
+// cheaper meets); only then does it count as missed (and rule out the
+// candidates it dominates).
 func (s *search) measure(ctx context.Context, i int) error {
 	t := &s.res.Trials[i]
 	ms, err := s.m.Measure(ctx, t.Candidate)
 	if err != nil {
 		return fmt.Errorf("measure %s: %w", t.Candidate, err)
 	}
-	s.order++
-	t.Order = s.order
-	judge(t, ms, s.cr)
-	if t.Verdict == Meets {
+	if t.Order == 0 {
+		s.order++
+		t.Order = s.order
+	}
+	s.runs[i] = append(s.runs[i], ms)
+	judgeRuns(t, s.runs[i], s.cr)
+	switch {
+	case t.Verdict == Meets:
 		if s.res.Best < 0 || i < s.res.Best {
 			s.res.Best = i
 		}
-	} else {
+	case t.HoldsTarget && len(s.runs[i]) < s.cr.Runs && (s.res.Best < 0 || i < s.res.Best):
+		s.again = i
+	default:
 		s.missed = append(s.missed, i)
 	}
 	if s.o.Predictor != nil && ms.RunID != "" {
@@ -181,6 +194,10 @@ func outlookOf(p *capacity.Prediction, target float64, d steady.Drift) outlook {
 // the cheapest predicted to meet while nothing meets yet, else the
 // cheapest not predicted to miss.
 func (s *search) next() int {
+	if i := s.again; i >= 0 {
+		s.again = -1
+		return i
+	}
 	if s.o.Predictor != nil && !s.o.MeasureAll && s.order == 0 && !s.anyPredicted() {
 		return s.first()
 	}
@@ -241,6 +258,9 @@ func (s *search) finish() {
 			t.Verdict, t.Reason = NotNeeded, fmt.Sprintf("%s (%s) meets the target for less", b.Candidate, b.Cost.Total.Cents())
 		case d >= 0:
 			t.Verdict, t.Reason = Dominated, fmt.Sprintf("%s has at least its resources and missed", r.Trials[d].Candidate)
+			if r.Trials[d].HoldsTarget {
+				t.Reason = fmt.Sprintf("%s has at least its resources and is not distinguishable from the target", r.Trials[d].Candidate)
+			}
 		case s.outlook(*t) == willMiss:
 			t.Verdict, t.Reason = PredictedMiss, predictedMissReason(*t.Prediction, s.cr.TargetNOPM)
 		default:
@@ -248,6 +268,22 @@ func (s *search) finish() {
 		}
 	}
 	r.Indistinct = r.indistinct()
+	r.Unsettled = r.unsettled()
+}
+
+// unsettled are the measured candidates cheaper than the answer (every
+// measured one when none meets) whose interval holds the target.
+func (r *Result) unsettled() []int {
+	var out []int
+	for i, t := range r.Trials {
+		if r.Best >= 0 && i >= r.Best {
+			break
+		}
+		if t.measured() && t.HoldsTarget {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // anyPredicted reports whether some candidate has a prediction.

@@ -24,7 +24,7 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			short = "but " + c.Reason
 		}
 		return fmt.Sprintf("no configuration meets %s %s: the closest, %s (%s %s), reached %s, %s", r.Criteria.figure(),
-			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith() + r.Criteria.workloadNote()
+			fmtInt(r.Criteria.TargetNOPM), c.Candidate, currency, c.Cost.Total.Cents(), withHalf(c.Interval), short) + r.tiedWith() + r.unsettledText(currency) + r.Criteria.workloadNote()
 	}
 	b := r.Trials[r.Best]
 	s := fmt.Sprintf("%s meets %s %s for %s %s", b.Candidate, r.Criteria.figure(), fmtInt(r.Criteria.TargetNOPM), currency, b.Cost.Total.Cents())
@@ -33,13 +33,48 @@ func (r *Result) Answer(currency string, baseline *cost.Breakdown) string {
 			s += fmt.Sprintf(", %s %s (%.1f %%) less than %s", currency, sav.Cents(), *pct, baseline.Name)
 		}
 	}
-	return s + r.proof() + r.tiedWith() + r.Criteria.workloadNote()
+	return s + r.proof() + r.tiedWith() + r.unsettledText(currency) + r.Criteria.workloadNote()
+}
+
+// unsettledText names the cheaper candidates not distinguishable from the
+// target ("" when none): "; the cheaper cpus 0.25 (USD 10.00, NOPM 7,000
+// ± 1,300 over 3 runs) is not distinguishable from the target at this
+// precision: it may meet it too (...)".
+// With no answer, the closest is left out: its own words say it.
+func (r *Result) unsettledText(currency string) string {
+	var parts []string
+	for _, i := range r.Unsettled {
+		if r.Best < 0 && i == r.Closest {
+			continue
+		}
+		t := r.Trials[i]
+		runs := ""
+		if t.Runs > 1 {
+			runs = fmt.Sprintf(" over %d runs", t.Runs)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s %s, %s %s%s)", t.Candidate, currency, t.Cost.Total.Cents(), r.Criteria.figure(), withHalf(t.Interval), runs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	verb, which := "is", "the cheaper "
+	if len(parts) > 1 {
+		verb = "are"
+	}
+	if r.Best < 0 {
+		which = ""
+	}
+	return fmt.Sprintf("; %s%s %s %s from the target %s: may meet it too (longer runs, --repeat N --mean or the drift measured with rightsize calibrate narrow the interval)",
+		which, strings.Join(parts, ", "), verb, steady.Indistinguishable, fmtInt(r.Criteria.TargetNOPM))
 }
 
 // proof says how the answer was proven: " (2 of 6 candidates measured)",
 // and how many cheaper candidates a prediction ruled out.
 func (r *Result) proof() string {
 	s := fmt.Sprintf(" (%d of %d candidates measured", r.Measured(), len(r.Trials))
+	if n := r.runs(); n > r.Measured() {
+		s += fmt.Sprintf(", %d runs: one that held the target was measured again", n)
+	}
 	if n := r.ByPrediction(); n > 0 {
 		s += fmt.Sprintf("; %d ruled out by prediction, not measurement: --measure-all measures them", n)
 	}
@@ -115,4 +150,15 @@ func (r Round) WriteText(w io.Writer, currency string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// runs counts the runs measured, re-measurements included.
+func (r *Result) runs() int {
+	n := 0
+	for _, t := range r.Trials {
+		if t.measured() {
+			n += max(1, t.Runs)
+		}
+	}
+	return n
 }

@@ -93,7 +93,7 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 		}
 	}
 	m := &fitMeasurer{st: st, t: t, engine: t.Registered, base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
-		cands: o.Candidates, done: map[int]store.SweepPoint{}}
+		cands: o.Candidates, done: map[int]store.SweepPoint{}, calls: map[int]int{}}
 	for _, p := range sw.Points {
 		m.done[p.Position] = p
 	}
@@ -213,12 +213,25 @@ type fitMeasurer struct {
 	cands  []fit.Priced
 	done   map[int]store.SweepPoint
 	onCand func(fit.Priced)
+	calls  map[int]int // how many times each candidate was measured
 }
 
+// position is candidate c's stored position for its next run: its index
+// among the candidates for the first run, then that plus the number of
+// candidates for each run again (fit.Criteria.Runs), so a re-measured
+// candidate keeps each of its runs (-1: not a candidate).
 func (m *fitMeasurer) position(c fit.Candidate) int {
-	for i, p := range m.cands {
+	return nextPosition(m.cands, m.calls, c)
+}
+
+// nextPosition is the stored position of candidate c's next run (see
+// fitMeasurer.position), counted in calls.
+func nextPosition(cands []fit.Priced, calls map[int]int, c fit.Candidate) int {
+	for i, p := range cands {
 		if p.Candidate == c {
-			return i
+			k := calls[i]
+			calls[i]++
+			return i + k*len(cands)
 		}
 	}
 	return -1
@@ -231,7 +244,7 @@ func (m *fitMeasurer) Measure(ctx context.Context, c fit.Candidate) (fit.Measure
 		return storedMeasure(ctx, m.st, p.RunID)
 	}
 	if m.onCand != nil && pos >= 0 {
-		m.onCand(m.cands[pos])
+		m.onCand(m.cands[pos%len(m.cands)])
 	}
 	point := store.SweepPoint{Position: pos, Value: c.String()}
 	ms, err := m.measure(ctx, c, &point)
@@ -270,6 +283,9 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	}
 	ro := m.run
 	ro.Label = fmt.Sprintf("%s %s", RunLabel(FitKind, m.sw.ID, m.sw.Label), c)
+	if k := point.Position / max(1, len(m.cands)); k > 0 {
+		ro.Label += fmt.Sprintf(" run %d", k+1) // measured again: it held the target
+	}
 	ro.Flags = maps.Clone(ro.Flags)
 	if ro.Flags == nil {
 		ro.Flags = map[string]string{}
@@ -354,23 +370,22 @@ type replay struct {
 	st    *store.Store
 	cands []fit.Priced
 	byPos map[int]store.SweepPoint
+	calls map[int]int
 }
 
 func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
-	for i, p := range r.cands {
-		if p.Candidate != c {
-			continue
-		}
-		sp, ok := r.byPos[i]
-		if !ok || sp.RunID == "" {
-			if ok && sp.Status == store.StatusFailed {
-				return fit.Measured{}, nil // it could not run: it missed
-			}
-			return fit.Measured{}, errNotStored
-		}
-		return storedMeasure(ctx, r.st, sp.RunID)
+	pos := nextPosition(r.cands, r.calls, c)
+	if pos < 0 {
+		return fit.Measured{}, errNotStored
 	}
-	return fit.Measured{}, errNotStored
+	sp, ok := r.byPos[pos]
+	if !ok || sp.RunID == "" {
+		if ok && sp.Status == store.StatusFailed {
+			return fit.Measured{}, nil // it could not run: it missed
+		}
+		return fit.Measured{}, errNotStored
+	}
+	return storedMeasure(ctx, r.st, sp.RunID)
 }
 
 // LoadFit reads a stored fit and replays its search from the stored
@@ -389,7 +404,7 @@ func LoadFit(ctx context.Context, st *store.Store, idOrLabel string) (*FitResult
 	if err := decodeFitSpec(sw, &cands, &cr, &out.Currency); err != nil {
 		return nil, err
 	}
-	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}}
+	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}, calls: map[int]int{}}
 	for _, p := range sw.Points {
 		r.byPos[p.Position] = p
 	}

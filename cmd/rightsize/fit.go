@@ -65,8 +65,11 @@ default fit uses the time-to-answer rules: --rampup auto --duration auto
 --precision 2% --repeat auto, within --rampup-max, --duration-max and
 --repeat-max; give --rampup, --duration or --repeat a value to fix it. The
 level of the intervals is 95 %. One stored run per candidate, grouped as one
-fit (report --fit). Ctrl-C keeps what was measured; --resume FIT reuses
-every candidate already measured.
+fit (report --fit); a candidate whose interval holds the target (not
+distinguishable from it) is measured again, up to 3 runs, and judged on
+their mean, and the answer names a cheaper one that still holds it.
+Ctrl-C keeps what was measured; --resume FIT reuses every candidate
+already measured.
 --dry-run prints the candidates priced, in the order they would be tried,
 and the target, and measures nothing.`,
 		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
@@ -257,7 +260,7 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 // criteria reads the target (a number or from:RUN), headroom, step and
 // confidence.
 func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
-	cr := fit.Criteria{MaxP90Ms: f.maxP90}
+	cr := fit.Criteria{MaxP90Ms: f.maxP90, Runs: fit.DefaultRuns}
 	var err error
 	if cr.Mean, err = scenario.ParseConfidence(f.confidence); err != nil {
 		return cr, badInput(err)
