@@ -727,7 +727,7 @@ func (f *Fit) validateScripts(c *checker) {
 		c.field(f.at, path, "target_tps", fmt.Sprintf("must be a positive number of transactions per second (got %g)", f.TargetTPS))
 	}
 	if f.at.Has("from") {
-		c.field(f.at, path, "from", "the capacity model predicts TPC-C's NOPM only for now; leave from out with a pgbench workload")
+		c.field(f.at, path, "from", "a pgbench workload's fit learns from the candidates it measures, not yet from a stored run; leave from out with a pgbench workload")
 	}
 	if len(f.Versions) > 0 {
 		c.field(f.at, path, "versions", "versions rebuild TPC-C's database per version; leave them out with a pgbench workload")

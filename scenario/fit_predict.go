@@ -40,7 +40,9 @@ type predictSpec struct {
 // base caps.
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
 	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll}
-	ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
+	if o.Run.Workload == nil { // TPC-C's warehouses and mode only
+		ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
+	}
 	if o.Run.KeyingThinking {
 		ps.Think = tpcc.MeanKeyingThinking()
 	}
@@ -71,6 +73,9 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 	}
 	cfg := configOfCaps(c, ncpu)
 	cfg.Warehouses, cfg.Mode, cfg.Engine, cfg.EngineVersion = run.Warehouses, run.Mode, run.Engine, run.EngineVersion
+	if _, ok := run.WorkloadMerit(); ok { // TPC-C's warehouses and mode only
+		cfg.Warehouses, cfg.Mode = 0, ""
+	}
 	return cfg, nil
 }
 
@@ -98,7 +103,7 @@ func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
 // options are the search options of the spec: the model (taught the From
 // run first) and what the caller asked to be told.
 func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Criteria, onPredict func(fit.Round)) (fit.Options, error) {
-	m := &fit.Model{ConfigOf: ps.configOf, Think: ps.Think, AtUsers: cr.AtUsers}
+	m := &fit.Model{ConfigOf: ps.configOf, Think: ps.Think, AtUsers: cr.AtUsers, Merit: cr.Merit}
 	o := fit.Options{Predictor: m, MeasureAll: ps.MeasureAll, OnPredict: onPredict}
 	if ps.From == "" {
 		return o, nil
