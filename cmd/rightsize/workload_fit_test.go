@@ -9,8 +9,9 @@ import (
 // TestEmbeddedTPCBFit: fit --workload tpcb --target-tps judges each
 // candidate on the workload's TPS (per minute, its interval as TPC-C's
 // NOPM), a low target is met by the cheaper candidate, an unreachable one
-// by none (exit 2), and the answer says the target's TPS and that no
-// prediction ruled anything out.
+// by none (exit 2): the capacity model, learning the workload's figure
+// from the candidate measured, rules the dearer one out unmeasured, and
+// the answer says the target's TPS.
 func TestEmbeddedTPCBFit(t *testing.T) {
 	needCgroups(t)
 	ctx := context.Background()
@@ -23,16 +24,17 @@ func TestEmbeddedTPCBFit(t *testing.T) {
 	if got := verdicts(low); strings.Join(got, ",") != "meets,not needed" || tr[0].Cpus != 0.5 {
 		t.Fatalf("--target-tps 1: verdicts %v (%s), want cpus 0.5 to meet and cpus 2 not needed", got, tr[0].Reason)
 	}
-	if c := low.Result.Criteria; c.Merit == nil || !c.Merit.All() || c.TargetNOPM != 60 || low.Result.Predicted {
-		t.Errorf("criteria %+v, predicted %v: want every script's TPS 1 as TPM 60, no model", c, low.Result.Predicted)
+	if c := low.Result.Criteria; c.Merit == nil || !c.Merit.All() || c.TargetNOPM != 60 || !low.Result.Predicted {
+		t.Errorf("criteria %+v, predicted %v: want every script's TPS 1 as TPM 60, with the model", c, low.Result.Predicted)
 	}
 	if tr[0].NOPM <= 60 || tr[0].P90Ms <= 0 || !strings.HasPrefix(tr[0].Reason, "TPM ") {
 		t.Errorf("cpus 0.5: TPM %.0f, p90 %.2f ms, reason %q; want its figure above 60 with its p90", tr[0].NOPM, tr[0].P90Ms, tr[0].Reason)
 	}
 	out, errOut, code := cli(t, ctx, append([]string{"fit", "--target-tps", "10000000", "--label", "high"}, common...)...)
 	if code != 2 || !strings.Contains(out, "no configuration meets TPM 600,000,000") ||
-		!strings.Contains(out, "[target TPS 1e+07 of every script = TPM 600,000,000; capacity prediction is off for workloads") {
-		t.Errorf("an unreachable --target-tps: exit %d, want 2 and the answer in TPS\n%s%s", code, out, errOut)
+		!strings.Contains(out, "[target TPS 1e+07 of every script = TPM 600,000,000]") ||
+		!strings.Contains(out, "predicted to miss  not measured: predicted TPM of every script") {
+		t.Errorf("an unreachable --target-tps: exit %d, want 2, the answer in TPS and cpus 2 ruled out by the prediction of the figure\n%s%s", code, out, errOut)
 	}
 	t.Log(out)
 }
