@@ -8,7 +8,7 @@
 # transactions per minute), replays fit over the grid at three targets
 # with and without predictions, and runs one real
 # `fit --workload tpcb --target-tps T` over the same twelve candidates
-# (T: TPS env, default 0.97 × the median measured TPS of the grid),
+# (T: TPS env, default 0.97 × the lower quartile of the grid's measured TPS),
 # saying how many it measured. bench/PREDICT.md has what it gave.
 #   [ROUNDS=N] [TPS=T] bench/predict-tpcb.sh [scale=10] [users=8] [rampup=5s] [duration=20s]
 # ROUNDS=N measures the grid N times, interleaved, each round predicted
@@ -43,7 +43,7 @@ echo "# tpcb scale $S, $U users, ramp-up $R, measured $D, one repeat, $ROUNDS ro
 go run ./bench/predict -store "$STORE" -grid tpcb-none,tpcb-2000,tpcb-400 -memory "" -shapes "" -rounds "$ROUNDS"
 [ "${FIT:-1}" = 0 ] && exit 0
 if [ -z "${TPS:-}" ]; then
-  TPS=$(jq -s '[.[].points[] | select(.nopm > 0) | .nopm] | sort | .[(length/2|floor)] * 0.97 / 60 | floor' "$TMP"/tpcb-*.json)
+  TPS=$(jq -s '[.[].points[] | select(.nopm > 0) | .nopm] | sort | .[(length/4|floor)] * 0.97 / 60 | floor' "$TMP"/tpcb-*.json)
 fi
 cat > "$TMP/costs.yaml" <<'EOF'
 configs:

@@ -41,7 +41,11 @@
 //     transaction's CPU time is spent once, so it is never two queues in
 //     series. Cores other processes kept busy during the
 //     measured step (the host's busy CPU less the server's and driver's)
-//     are taken away from every configuration's cores in proportion.
+//     are taken away in proportion from the cores of every
+//     configuration's cpuset (the whole cores a quota runs on), not from
+//     its quota: a quota below what the others leave of its cores does
+//     not bind (issue 47, on a loaded host: tpcb at cpus 1 and 0.5 used
+//     0.24 and 0.29 of a core, the others taking the rest).
 //   - Reads and writes: under an IOPS limit L, a queue of demand I/Os/L;
 //     under a bandwidth limit B, a queue of demand bytes/B; with no limit, a
 //     delay of I/Os × the measured device time per I/O. Under a write

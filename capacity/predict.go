@@ -282,7 +282,9 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 }
 
 // cpuStations are the CPUs of configuration cfg for demands d, with bg
-// cores taken by other processes. A transaction's CPU time is spent once,
+// cores taken by other processes (in proportion from the cores of the
+// server's cpuset: a quota of 0.5 on a core the others take half of
+// still gets its half). A transaction's CPU time is spent once,
 // so the server's CPU is one station: its cores (its quota, less other
 // processes' share of them); where the driver shares the server's cores,
 // the host's cores (less bg) instead, for the server's and the driver's
@@ -298,7 +300,11 @@ func cpuStations(d Demands, cfg Config, bg float64) []station {
 		free = max(0.05, 1-bg/cfg.HostCPUs)
 	}
 	if !cfg.DriverShares || cfg.HostCPUs <= 0 {
-		return seidmann(d.CPUSec.Mean, cfg.CPUs*free)
+		// the others' share is taken from the cores of the server's cpuset
+		// (the whole cores a quota runs on), not from its quota: a quota
+		// the others leave more of than it allows still binds, one below
+		// what they leave does not
+		return seidmann(d.CPUSec.Mean, min(cfg.CPUs, math.Ceil(cfg.CPUs-1e-9)*free))
 	}
 	both, host := d.CPUSec.Mean+d.DriverCPUSec, cfg.HostCPUs*free
 	if host/both <= cfg.CPUs/d.CPUSec.Mean {
