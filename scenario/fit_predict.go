@@ -34,12 +34,16 @@ type predictSpec struct {
 	From string `json:"from,omitempty"`
 	// MeasureAll keeps the proof by measurement (--measure-all).
 	MeasureAll bool `json:"measure_all,omitempty"`
+	// Workload names the fit's pgbench workload and its scripts as a run
+	// records them ("tpcb: tpcb-like@1"; "" TPC-C): From must have run it.
+	Workload string `json:"workload,omitempty"`
 }
 
 // newPredictSpec is the model's settings for a new fit on a server with
 // base caps.
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
-	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll}
+	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll,
+		Workload: describeWorkload(o.Run.Workload)}
 	if o.Run.Workload == nil { // TPC-C's warehouses and mode only
 		ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
 	}
@@ -112,6 +116,9 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 	if err != nil {
 		return o, fmt.Errorf("--from %s: %w", ps.From, err)
 	}
+	if err := ps.sameFigure(run, cr); err != nil {
+		return o, bad("--from %s: %v", ps.From, err)
+	}
 	c, err := candidateOfRun(run)
 	if err != nil {
 		return o, err
@@ -120,6 +127,38 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 		return o, bad("--from %s: the model cannot learn from it: %v", ps.From, err)
 	}
 	return o, nil
+}
+
+// sameFigure says why run cannot teach the fit's model (nil: it can): it
+// ran another workload (TPC-C or pgbench scripts, other scripts) or
+// judged another figure of merit (--figure).
+func (ps predictSpec) sameFigure(run *store.Run, cr fit.Criteria) error {
+	name, scripts := run.Workload()
+	ran := ""
+	if name != "" {
+		ran = name + ": " + scripts
+	}
+	if ran != ps.Workload {
+		return fmt.Errorf("it ran %s and the fit runs %s: learn from a run of the fit's workload", workloadWords(ran), workloadWords(ps.Workload))
+	}
+	if m, ok := run.WorkloadMerit(); ok && cr.Merit != nil && m.Txn != cr.Merit.Txn {
+		return fmt.Errorf("its figure of merit is %s and the fit's %s: learn from a run of the same --figure", meritWords(m), meritWords(*cr.Merit))
+	}
+	return nil
+}
+
+func workloadWords(w string) string {
+	if w == "" {
+		return "TPC-C"
+	}
+	return "workload " + w
+}
+
+func meritWords(m store.Merit) string {
+	if m.All() {
+		return "every script's TPS"
+	}
+	return m.Txn + "'s TPS"
 }
 
 // candidateOfRun is the configuration a stored run measured, as a
