@@ -33,9 +33,9 @@ type Config struct {
 	DriverShares bool    `json:"driver_shares,omitempty"`
 	// Warehouses, Mode ("procedures", "statements"), Engine and
 	// EngineVersion are the workload and the server measured ("" and 0:
-	// unknown): the memory prediction from one size needs the warehouses
-	// (MissCurve), the band widens for statements mode and another
-	// version (Band).
+	// unknown; a pgbench workload has neither warehouses nor a mode): the
+	// memory prediction from one size needs the warehouses (MissCurve),
+	// the band widens for statements mode and another version (Band).
 	Warehouses    int    `json:"warehouses,omitempty"`
 	Mode          string `json:"mode,omitempty"`
 	Engine        string `json:"engine,omitempty"`
@@ -53,9 +53,15 @@ type Demands struct {
 	ThinkSec float64 `json:"think_s"`
 	// TPM is the measured throughput with its interval.
 	TPM steady.Interval `json:"tpm"`
-	// NewOrderShare is NOPM / TPM; NewOrderP90Ms the New-Order p90.
+	// NewOrderShare is the figure of merit's share of the transactions
+	// (NOPM / TPM: TPC-C's New-Orders, a pgbench workload's scripts of its
+	// figure); NewOrderP90Ms the figure's p90 (New-Order's for TPC-C).
 	NewOrderShare float64 `json:"new_order_share"`
 	NewOrderP90Ms float64 `json:"new_order_p90_ms"`
+	// Figure names the figure of merit the step's NOPM holds (FigureName):
+	// "" for TPC-C's NOPM, else a pgbench workload's ("TPM of every
+	// script", "TPM of SCRIPT"). Predictions of these demands carry it.
+	Figure string `json:"figure,omitempty"`
 	// CPUSec is the server's CPU seconds per transaction.
 	CPUSec steady.Interval `json:"cpu_s"`
 	// ReadIOs and WriteIOs are the device operations per transaction.
@@ -111,11 +117,34 @@ const (
 // conf is the level of the demands' intervals.
 const conf = 0.95
 
-// FromStep derives the demands of a measured step taken under cfg, with
-// users thinking think per transaction. The I/O demands are the server's
-// own (its cgroup's counters) when the step measured them, else the
-// host's disks' (Demands.IOSource).
+// FromStep derives the demands of a measured TPC-C step taken under cfg,
+// with users thinking think per transaction (FromStepOf with tpcc.Merit).
 func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
+	return FromStepOf(s, cfg, think, tpcc.Merit)
+}
+
+// FigureName names the figure of merit m in predictions: "" for TPC-C's
+// NOPM (tpcc.Merit), else "TPM of every script" or "TPM of SCRIPT" (a
+// pgbench workload's, store.Run.WorkloadMerit).
+func FigureName(m store.Merit) string {
+	switch {
+	case m == tpcc.Merit:
+		return ""
+	case m.All():
+		return m.PerMinute + " of every script"
+	default:
+		return m.PerMinute + " of " + m.Txn
+	}
+}
+
+// FromStepOf derives the demands of a measured step taken under cfg, with
+// users thinking think per transaction, its figure of merit m (the
+// step's NOPM holds m's rate: TPC-C's New-Orders or a pgbench workload's
+// figure). The demands are per transaction of every kind; the figure is
+// their share (NewOrderShare) and its p90 m's. The I/O demands are the
+// server's own (its cgroup's counters) when the step measured them, else
+// the host's disks' (Demands.IOSource).
+func FromStepOf(s store.Step, cfg Config, think time.Duration, m store.Merit) (Demands, error) {
 	tps := s.TPM / 60
 	if tps <= 0 || s.Partial {
 		return Demands{}, fmt.Errorf("step %d (%d users): no complete measured throughput to derive demands from", s.Index, s.Users)
@@ -131,9 +160,10 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 	if v := analysis.WhyOf(&s).Verdict; v != nil {
 		d.Bound = v.Kind
 	}
-	if t := tpcc.Merit.Of(s.Txn); t != nil {
+	if t := m.Of(s.Txn); t != nil {
 		d.NewOrderP90Ms = t.P90Ms
 	}
+	d.Figure = FigureName(m)
 	if n := s.DB.Commits + s.DB.Rollbacks; n > 0 {
 		d.WALBytes = float64(s.DB.WALBytes) / float64(n)
 		d.BlocksRead = float64(s.DB.BlocksRead) / float64(n)

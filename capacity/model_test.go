@@ -215,6 +215,15 @@ func TestDriverShares(t *testing.T) {
 	if p := m.Predict(Config{CPUs: 1, HostCPUs: 2}); p.TPM > 30000*1.0001 || !near(p.TPM, 30000, 0.1) {
 		t.Errorf("cpus 1 with a core's worth of other work: %.0f TPM, want about 30,000", p.TPM)
 	}
+	// the other work takes from the cores of the cpuset, not from the
+	// quota: half a core's quota on the core half taken still gets its
+	// half, a quarter binds
+	if p := m.Predict(Config{CPUs: 0.5, HostCPUs: 2}); !near(p.TPM, 30000, 0.1) {
+		t.Errorf("cpus 0.5 with a core's worth of other work: %.0f TPM, want about 30,000 as at cpus 1", p.TPM)
+	}
+	if p := m.Predict(Config{CPUs: 0.25, HostCPUs: 2}); p.TPM > 15000*1.0001 || !near(p.TPM, 15000, 0.1) {
+		t.Errorf("cpus 0.25 with a core's worth of other work: %.0f TPM, want about 15,000, its quota", p.TPM)
+	}
 }
 
 // TestQuotaCores: a quota is an absolute allowance; other processes' load

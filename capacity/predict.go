@@ -28,9 +28,13 @@ type Prediction struct {
 	TPMLow  float64 `json:"tpm_low"`
 	TPMHigh float64 `json:"tpm_high"`
 	NOPM    float64 `json:"nopm"`
-	// NOPMLow and NOPMHigh are the band of NOPM.
+	// NOPMLow and NOPMHigh are the band of NOPM. NOPM holds the base's
+	// figure of merit (Figure): TPC-C's New-Orders per minute, or a
+	// pgbench workload's figure per minute.
 	NOPMLow  float64 `json:"nopm_low"`
 	NOPMHigh float64 `json:"nopm_high"`
+	// Figure names the figure NOPM holds ("" TPC-C's NOPM; Demands.Figure).
+	Figure string `json:"figure,omitempty"`
 	// NewOrderP90Ms is the expected New-Order p90 (0 when none was measured).
 	NewOrderP90Ms float64 `json:"new_order_p90_ms"`
 	// Limit is the limiting resource (see the package doc), Utilisation
@@ -42,6 +46,15 @@ type Prediction struct {
 	Band Band `json:"band"`
 	// Notes says what the prediction assumed where it had no measurement.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// FigureLabel names the figure NOPM holds: "NOPM" for TPC-C, else a
+// pgbench workload's ("TPM of every script", "TPM of SCRIPT").
+func (p Prediction) FigureLabel() string {
+	if p.Figure == "" {
+		return "NOPM"
+	}
+	return p.Figure
 }
 
 // Model predicts configurations from one step's demands.
@@ -84,7 +97,7 @@ func New(base Demands, reads ReadCurve) (*Model, error) {
 			base.Users, base.TPM.Mean, base.CPUSec.Mean)
 	}
 	m := &Model{base: base, reads: reads, noCurv: reads.Points() < 2}
-	if m.noCurv && (base.Config.Engine == "" || base.Config.Engine == "postgres") {
+	if m.noCurv && base.Figure == "" && (base.Config.Engine == "" || base.Config.Engine == "postgres") {
 		m.miss = NewMissCurve(base.Config.Warehouses)
 	}
 	m.mid = calibrate(base, 0, base.TPM.Mean/60)
@@ -103,6 +116,7 @@ func (m *Model) Predict(c Config) Prediction {
 	p := Prediction{Config: c, TPM: mid.x * 60, TPMLow: math.Min(lo, hi), TPMHigh: math.Max(lo, hi)}
 	p.TPMLow, p.TPMHigh = math.Min(p.TPMLow, p.TPM), math.Max(p.TPMHigh, p.TPM)
 	share := m.base.NewOrderShare
+	p.Figure = m.base.Figure
 	p.NOPM, p.NOPMLow, p.NOPMHigh = p.TPM*share, p.TPMLow*share, p.TPMHigh*share
 	if m.baseR > 0 {
 		p.NewOrderP90Ms = m.base.NewOrderP90Ms * mid.r / m.baseR
@@ -145,6 +159,8 @@ func (m *Model) notes(c Config, oneMemory bool, b Band) []string {
 	switch {
 	case oneMemory && m.miss != nil:
 		out = append(out, "reads and CPU per transaction from TPC-C's access skew (a miss-ratio curve): one memory size measured; the band is wider")
+	case oneMemory && m.base.Figure != "":
+		out = append(out, "reads per transaction taken as measured: one memory size measured, and the model cannot know how a pgbench workload's reads change with memory (TPC-C's miss-ratio curve is TPC-C's access skew); the band is wider")
 	case oneMemory:
 		out = append(out, "reads per transaction taken as measured: fewer than two memory sizes measured and no warehouse count for TPC-C's miss-ratio curve; the band is wider")
 	}

@@ -33,8 +33,8 @@ func (cr Criteria) p90Name() string {
 	return "New-Order p90"
 }
 
-// workloadNote is the answer's note on a workload's target: its TPS and
-// that no prediction ruled out a candidate ("" for TPC-C).
+// workloadNote is the answer's note on a workload's target: its TPS of
+// which scripts, as TPM ("" for TPC-C).
 func (cr Criteria) workloadNote() string {
 	if cr.Merit == nil {
 		return ""
@@ -43,7 +43,7 @@ func (cr Criteria) workloadNote() string {
 	if !cr.Merit.All() {
 		of = "script " + cr.Merit.Txn
 	}
-	return fmt.Sprintf(" [target TPS %s of %s = TPM %s; capacity prediction is off for workloads: every candidate tried was measured]",
+	return fmt.Sprintf(" [target TPS %s of %s = TPM %s]",
 		fmtFloat(cr.TargetNOPM/60), of, fmtInt(cr.TargetNOPM))
 }
 

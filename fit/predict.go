@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/store"
 )
 
 // Predictor predicts candidates from the ones measured so far; Search
@@ -32,6 +33,9 @@ type Model struct {
 	Think time.Duration
 	// AtUsers is the step judged (0: the peak), as in Criteria.
 	AtUsers int
+	// Merit is the figure predicted, as in Criteria (nil: TPC-C's NOPM);
+	// a pgbench workload's steps hold its figure as their NOPM.
+	Merit *store.Merit
 	// MinError is the relative error the model is taken to make at least
 	// (0: DefaultModelError): no band is narrower than ± it, nor than the
 	// largest error of a prediction measured since (errs).
@@ -61,7 +65,7 @@ func (m *Model) Learn(c Candidate, ms Measured) error {
 		if s.Index != a.Index || s.Partial {
 			continue
 		}
-		d, err := capacity.FromStep(s, m.ConfigOf(c), m.Think)
+		d, err := capacity.FromStepOf(s, m.ConfigOf(c), m.Think, Criteria{Merit: m.Merit}.merit())
 		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
@@ -157,10 +161,11 @@ func logDist(a, b float64) float64 {
 }
 
 // predictedMissReason is "not measured: predicted NOPM 4,100 (3,900 to
-// 4,300; limit: I/O reads), below the target 5,000 by 18.0 %".
+// 4,300; limit: I/O reads), below the target 5,000 by 18.0 %" (a
+// workload's figure in place of NOPM: "predicted TPM of every script").
 func predictedMissReason(p capacity.Prediction, target float64) string {
-	return fmt.Sprintf("not measured: predicted NOPM %s (%s to %s; limit: %s), below the target %s by %.1f %%",
-		fmtInt(p.NOPM), fmtInt(p.NOPMLow), fmtInt(p.NOPMHigh), p.Limit, fmtInt(target), (1-p.NOPM/target)*100)
+	return fmt.Sprintf("not measured: predicted %s %s (%s to %s; limit: %s), below the target %s by %.1f %%",
+		p.FigureLabel(), fmtInt(p.NOPM), fmtInt(p.NOPMLow), fmtInt(p.NOPMHigh), p.Limit, fmtInt(target), (1-p.NOPM/target)*100)
 }
 
 // PredictionError is a measured trial's prediction error, (predicted −

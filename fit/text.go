@@ -135,9 +135,9 @@ func predictedText(t Trial) string {
 // predicted NOPM with its band, the limiting resource and the decision.
 func (r Round) WriteText(w io.Writer, currency string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "predicted against the target NOPM %s:\n", fmtInt(r.Criteria.TargetNOPM))
+	fmt.Fprintf(&b, "predicted against the target %s %s:\n", r.Criteria.figure(), fmtInt(r.Criteria.TargetNOPM))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\tcandidate\t%s\tpredicted NOPM\tband\tlimit\t decision\n", currency)
+	fmt.Fprintf(tw, "\tcandidate\t%s\tpredicted %s\tband\tlimit\t decision\n", currency, r.Criteria.figure())
 	for i, t := range r.Trials {
 		pred, band, limit := "-", "-", "-"
 		if p := t.Prediction; p != nil {

@@ -707,15 +707,14 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 		_, err := scenario.ParseConfidence(f.Confidence)
 		c.option(f.at, path, "confidence", err)
 	}
-	if f.at.Has("from") && strings.TrimSpace(f.From) == "" && !scripts {
+	if f.at.Has("from") && strings.TrimSpace(f.From) == "" {
 		c.field(f.at, path, "from", "empty: a stored run (id or label) or a configuration of this plan for the model to learn from first")
 	}
 	f.validateLists(c, cf)
 }
 
 // validateScripts checks a fit of a pgbench workload: target_tps, and
-// none of TPC-C's target_nopm, from (the capacity model) or versions, as
-// fit refuses their flags.
+// none of TPC-C's target_nopm or versions, as fit refuses their flags.
 func (f *Fit) validateScripts(c *checker) {
 	const path = "fit"
 	switch {
@@ -725,9 +724,6 @@ func (f *Fit) validateScripts(c *checker) {
 		c.add(f.at.Pos, path+".target_tps", "missing: the transactions per second to meet (the workload's figure of merit)")
 	case f.TargetTPS <= 0:
 		c.field(f.at, path, "target_tps", fmt.Sprintf("must be a positive number of transactions per second (got %g)", f.TargetTPS))
-	}
-	if f.at.Has("from") {
-		c.field(f.at, path, "from", "the capacity model predicts TPC-C's NOPM only for now; leave from out with a pgbench workload")
 	}
 	if len(f.Versions) > 0 {
 		c.field(f.at, path, "versions", "versions rebuild TPC-C's database per version; leave them out with a pgbench workload")

@@ -20,17 +20,21 @@ type predictedRow struct {
 	note     string // when p is nil: why there is no prediction
 }
 
-// predictionsTable shows predicted beside measured: the NOPM predicted
-// with its band, the limiting resource and the prediction's error.
+// predictionsTable shows predicted beside measured: the NOPM (or a
+// pgbench workload's figure, as the predictions name it) predicted with
+// its band, the limiting resource and the prediction's error.
 func predictionsTable(p *Page, what string, rows []predictedRow) {
-	some := false
+	some, fig := false, "NOPM"
 	for _, r := range rows {
 		some = some || r.p != nil
+		if r.p != nil {
+			fig = r.p.FigureLabel() // a pgbench workload's figure: "TPM of every script"
+		}
 	}
 	if !some {
 		return
 	}
-	head := []string{what, "NOPM measured", "NOPM predicted", "band", "limit", "error"}
+	head := []string{what, fig + " measured", fig + " predicted", "band", "limit", "error"}
 	var out []Row
 	for _, r := range rows {
 		if r.p == nil {

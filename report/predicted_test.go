@@ -13,8 +13,12 @@ import (
 
 // TestPredictionsShown: a sweep's and a fit's sections show predicted
 // beside measured (NOPM, band, limit, error) when the model predicted,
-// and no predictions table when it did not.
+// named by a workload's figure when the predictions are of one, and no
+// predictions table when it did not.
 func TestPredictionsShown(t *testing.T) {
+	workloadFit := &Fit{ID: "f2", Status: "complete", Currency: "USD", TargetNOPM: 5000, Best: 0, Predicted: true, Trials: []fit.Trial{
+		{Priced: priced(0.5, 0), Verdict: "meets", NOPM: 2100, Prediction: &capacity.Prediction{Figure: "TPM of every script", NOPM: 2000, NOPMLow: 1800, NOPMHigh: 2200, Limit: "CPU"}},
+	}}
 	sweep := testSweep()
 	for i := range sweep.Points {
 		if sweep.Points[i].Measured() && i > 0 {
@@ -34,6 +38,7 @@ func TestPredictionsShown(t *testing.T) {
 		{"sweep", Options{Sweep: sweep}, []string{"NOPM predicted", "3,690 to 4,510", "I/O reads", "-12.5 %"}},
 		{"fit", Options{Fit: fit}, []string{"NOPM predicted", "1,800 to 2,200", "not measured", "-5.0 %", "every other predicted"}},
 		{"sweep without predictions", Options{Sweep: testSweep()}, nil},
+		{"a workload's fit", Options{Fit: workloadFit}, []string{"TPM of every script measured", "TPM of every script predicted", "1,800 to 2,200"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

@@ -135,12 +135,12 @@ func checkCandidateCaps(t *registry.Target, cands []fit.Priced) error {
 }
 
 // searchOptions are the search options of a stored fit: its model, when
-// it was stored with one and judges TPC-C (the capacity model predicts
-// NOPM only).
+// it was stored with one (the model predicts the criteria's figure of
+// merit: TPC-C's NOPM or a pgbench workload's).
 func searchOptions(ctx context.Context, st *store.Store, sw *store.Sweep, o FitOptions) (fit.Options, error) {
 	ps, ok, err := loadPredictSpec(sw)
-	if err != nil || !ok || o.Criteria.Merit != nil {
-		return fit.Options{}, err // a workload's fit measures without the model
+	if err != nil || !ok {
+		return fit.Options{}, err
 	}
 	return ps.options(ctx, st, o.Criteria, o.OnPredict)
 }

@@ -34,13 +34,19 @@ type predictSpec struct {
 	From string `json:"from,omitempty"`
 	// MeasureAll keeps the proof by measurement (--measure-all).
 	MeasureAll bool `json:"measure_all,omitempty"`
+	// Workload names the fit's pgbench workload and its scripts as a run
+	// records them ("tpcb: tpcb-like@1"; "" TPC-C): From must have run it.
+	Workload string `json:"workload,omitempty"`
 }
 
 // newPredictSpec is the model's settings for a new fit on a server with
 // base caps.
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
-	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll}
-	ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
+	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll,
+		Workload: describeWorkload(o.Run.Workload)}
+	if o.Run.Workload == nil { // TPC-C's warehouses and mode only
+		ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
+	}
 	if o.Run.KeyingThinking {
 		ps.Think = tpcc.MeanKeyingThinking()
 	}
@@ -71,6 +77,9 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 	}
 	cfg := configOfCaps(c, ncpu)
 	cfg.Warehouses, cfg.Mode, cfg.Engine, cfg.EngineVersion = run.Warehouses, run.Mode, run.Engine, run.EngineVersion
+	if _, ok := run.WorkloadMerit(); ok { // TPC-C's warehouses and mode only
+		cfg.Warehouses, cfg.Mode = 0, ""
+	}
 	return cfg, nil
 }
 
@@ -98,7 +107,7 @@ func (ps predictSpec) configOf(c fit.Candidate) capacity.Config {
 // options are the search options of the spec: the model (taught the From
 // run first) and what the caller asked to be told.
 func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Criteria, onPredict func(fit.Round)) (fit.Options, error) {
-	m := &fit.Model{ConfigOf: ps.configOf, Think: ps.Think, AtUsers: cr.AtUsers}
+	m := &fit.Model{ConfigOf: ps.configOf, Think: ps.Think, AtUsers: cr.AtUsers, Merit: cr.Merit}
 	o := fit.Options{Predictor: m, MeasureAll: ps.MeasureAll, OnPredict: onPredict}
 	if ps.From == "" {
 		return o, nil
@@ -106,6 +115,9 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 	run, steps, err := st.LoadRun(ctx, ps.From)
 	if err != nil {
 		return o, fmt.Errorf("--from %s: %w", ps.From, err)
+	}
+	if err := ps.sameFigure(run, cr); err != nil {
+		return o, bad("--from %s: %v", ps.From, err)
 	}
 	c, err := candidateOfRun(run)
 	if err != nil {
@@ -115,6 +127,38 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 		return o, bad("--from %s: the model cannot learn from it: %v", ps.From, err)
 	}
 	return o, nil
+}
+
+// sameFigure says why run cannot teach the fit's model (nil: it can): it
+// ran another workload (TPC-C or pgbench scripts, other scripts) or
+// judged another figure of merit (--figure).
+func (ps predictSpec) sameFigure(run *store.Run, cr fit.Criteria) error {
+	name, scripts := run.Workload()
+	ran := ""
+	if name != "" {
+		ran = name + ": " + scripts
+	}
+	if ran != ps.Workload {
+		return fmt.Errorf("it ran %s and the fit runs %s: learn from a run of the fit's workload", workloadWords(ran), workloadWords(ps.Workload))
+	}
+	if m, ok := run.WorkloadMerit(); ok && cr.Merit != nil && m.Txn != cr.Merit.Txn {
+		return fmt.Errorf("its figure of merit is %s and the fit's %s: learn from a run of the same --figure", meritWords(m), meritWords(*cr.Merit))
+	}
+	return nil
+}
+
+func workloadWords(w string) string {
+	if w == "" {
+		return "TPC-C"
+	}
+	return "workload " + w
+}
+
+func meritWords(m store.Merit) string {
+	if m.All() {
+		return "every script's TPS"
+	}
+	return m.Txn + "'s TPS"
 }
 
 // candidateOfRun is the configuration a stored run measured, as a

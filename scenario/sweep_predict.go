@@ -14,12 +14,13 @@ import (
 // SweepPrediction is what the capacity model expected of a sweep value
 // before it was measured: predicted from the first value measured (the
 // most resources), reads against the cache from every value measured
-// before it.
+// before it. Its NOPM is the sweep's figure of merit (TPC-C's NOPM, or a
+// pgbench workload's figure per minute: Prediction.Figure names it).
 type SweepPrediction struct {
 	capacity.Prediction
-	// ErrorPct is (predicted − measured) / measured NOPM, %.
+	// ErrorPct is (predicted − measured) / measured figure, %.
 	ErrorPct float64 `json:"error_pct"`
-	// InBand tells the measured NOPM lies within the predicted band.
+	// InBand tells the measured figure lies within the predicted band.
 	InBand bool `json:"in_band"`
 }
 
@@ -84,7 +85,7 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	if !ok {
 		return capacity.Demands{}, fmt.Errorf("run %s: no complete step", runID)
 	}
-	return capacity.FromStep(s, cfg, think)
+	return capacity.FromStepOf(s, cfg, think, RunMerit(run))
 }
 
 // peakStep is the first complete repeat of the step with the highest mean
@@ -119,7 +120,7 @@ func StepDemands(run *store.Run, steps []store.Step) []StepDemand {
 	}
 	var out []StepDemand
 	for _, s := range steps {
-		if d, err := capacity.FromStep(s, cfg, think); err == nil {
+		if d, err := capacity.FromStepOf(s, cfg, think, RunMerit(run)); err == nil {
 			out = append(out, StepDemand{Repeat: s.Repeat, Users: s.Users, Demands: d})
 		}
 	}

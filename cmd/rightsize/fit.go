@@ -298,15 +298,15 @@ func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
 
 // workloadCriteria is criteria for a pgbench workload: --target-tps on
 // its figure of merit (figure: --figure's script, "" every script's),
-// judged per minute; no model (--from), no versions.
+// judged per minute and predicted by the capacity model (from --from, a
+// stored run of the same workload and figure, and the candidates
+// measured); no versions.
 func (f *fitFlags) workloadCriteria(cr fit.Criteria, head float64, figure string) (fit.Criteria, error) {
 	switch {
 	case f.target != "":
 		return cr, badInput(errors.New("--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"))
 	case f.targetTPS <= 0:
 		return cr, badInput(fmt.Errorf("--target-tps must be a positive number of transactions per second with --workload (got %g)", f.targetTPS))
-	case f.from != "":
-		return cr, badInput(errors.New("--from: the capacity model predicts TPC-C's NOPM only for now; drop --from with --workload"))
 	case len(f.versions) > 0:
 		return cr, badInput(errors.New("--version builds TPC-C's database per version; drop --version with --workload"))
 	}

@@ -61,9 +61,6 @@ continues it.`,
 			if err != nil {
 				return err
 			}
-			if predict && o.Workload != nil {
-				return badInput(errors.New("--predict: the capacity model predicts TPC-C's NOPM only for now; drop --predict with --workload"))
-			}
 			tf.forUsers(o.Users, o.Connections)
 			if resume == "" && len(values) == 0 {
 				return badInput(fmt.Errorf("--values: give the values to sweep, e.g. rightsize sweep %s --values %s", args[0], exampleOf(args[0])))

@@ -8,12 +8,17 @@ import (
 	"github.com/rightsize/rightsize/scenario"
 )
 
-// writeSweepPredictions prints, per value, the NOPM the capacity model
-// predicted from the values measured before it, beside the NOPM measured.
+// writeSweepPredictions prints, per value, the figure of merit (NOPM, a
+// workload's FIG/min) the capacity model predicted from the values
+// measured before it, beside the one measured.
 func writeSweepPredictions(w io.Writer, r *scenario.SweepResult) {
 	fmt.Fprintln(w, "  predicted from the values measured before each (the first measured is the base):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  \tVALUE\tNOPM measured\tNOPM predicted\tband\tin band\terror\tlimit\tnote")
+	fig := "NOPM"
+	if r.Figure != "" {
+		fig = "FIG/min"
+	}
+	fmt.Fprintf(tw, "  \tVALUE\t%s measured\t%s predicted\tband\tin band\terror\tlimit\tnote\n", fig, fig)
 	for _, p := range r.Points {
 		switch {
 		case p.Predicted != nil:

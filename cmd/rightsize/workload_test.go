@@ -178,7 +178,6 @@ func TestWorkloadBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"ab", "--workload", "tpcb"}, "ab measures TPC-C only"},
-		{[]string{"sweep", "cpus", "--values", "1,0.5", "--workload", "tpcb", "--predict"}, "--predict: the capacity model predicts TPC-C's NOPM only"},
 		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
 		{[]string{"fit", "--workload", "tpcb", "--target-nopm", "5", "--cpus", "1"}, "--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"},
 		{[]string{"fit", "--workload", "tpcb", "--cpus", "1"}, "--target-tps must be a positive number"},
