@@ -56,6 +56,9 @@ type Verdicts struct {
 	DriftB Drifts `json:"drift_b"`
 	// Gate is the regression gate's result; nil without thresholds.
 	Gate *GateResult `json:"gate,omitempty"`
+	// Figure names a pgbench workload's figure of merit ("TPM of every
+	// script", "TPM of SCRIPT"); "" for TPC-C (NOPM, New-Order p90).
+	Figure string `json:"figure,omitempty"`
 }
 
 // StepVerdict is one users count of Verdicts.

@@ -64,7 +64,13 @@ func widen(e Estimate, d steady.Drift, conf float64, throughput bool) Estimate {
 // and how to measure them when assumed.
 func driftLine(v *Verdicts) string {
 	say := func(d Drifts) string {
-		return fmt.Sprintf("TPM %s, NOPM %s, New-Order p90 %s", d.of(FigureTPM), d.of(FigureNOPM), d.of(FigureP90))
+		switch v.Figure {
+		case "":
+			return fmt.Sprintf("TPM %s, NOPM %s, New-Order p90 %s", d.of(FigureTPM), d.of(FigureNOPM), d.of(FigureP90))
+		case FigureEveryScript:
+			return fmt.Sprintf("TPM %s, p90 %s", d.of(FigureTPM), d.of(FigureP90))
+		}
+		return fmt.Sprintf("TPM %s, %s %s, p90 %s", d.of(FigureTPM), v.Figure, d.of(FigureNOPM), d.of(FigureP90))
 	}
 	a, b := say(v.DriftA), say(v.DriftB)
 	line := "drift between runs of one configuration: "

@@ -67,11 +67,12 @@ func overallScope(o OverallVerdict) string {
 func closingLine(v *Verdicts, g *GateResult) string {
 	runs := fmt.Sprintf("B (%s) against A (%s)", v.B.Label, v.A.Label)
 	var limits []string
+	throughput, latency := v.figureNames()
 	if g.MaxRegressionPct != nil {
-		limits = append(limits, fmtThreshold(*g.MaxRegressionPct)+" TPM/NOPM")
+		limits = append(limits, fmtThreshold(*g.MaxRegressionPct)+" "+throughput)
 	}
 	if g.MaxLatencyRegressionPct != nil {
-		limits = append(limits, fmtThreshold(*g.MaxLatencyRegressionPct)+" New-Order p90")
+		limits = append(limits, fmtThreshold(*g.MaxLatencyRegressionPct)+" "+latency)
 	}
 	if !g.Passed {
 		return fmt.Sprintf("gate FAILED: %s regressed on %d figure(s) by more than %s; %s", runs, len(g.Failures), strings.Join(limits, ", "), driftLine(v))

@@ -14,7 +14,7 @@ func (c *Comparison) meritOf(a, b RunData) store.Merit {
 	if !okA || !okB || ma.Txn != mb.Txn {
 		return tpcc.Merit
 	}
-	c.Figure = "TPM of every script"
+	c.Figure = FigureEveryScript
 	if !ma.All() {
 		c.Figure = "TPM of " + ma.Txn
 	}
@@ -40,23 +40,49 @@ func windowType(steps []store.Step, m store.Merit) string {
 	return typ
 }
 
+// FigureEveryScript names a workload's figure of merit when every
+// script's transactions count (then it is the TPM itself).
+const FigureEveryScript = "TPM of every script"
+
 // nameFigures renames a workload comparison's figures after its merit
 // (NOPM is the workload's figure per minute, the latencies its own); a
-// TPC-C comparison keeps its names.
+// TPC-C comparison keeps its names. When every script counts, the merit is
+// the TPM itself: its TPM verdict, the same figure again, is dropped, so a
+// regression is one failure, not two.
 func (c *Comparison) nameFigures(v *Verdicts) {
 	if c.Figure == "" {
 		return
 	}
+	v.Figure = c.Figure
 	names := map[string]string{FigureNOPM: c.Figure, FigureP90: "p90 ms", FigureP99: "p99 ms"}
-	rename := func(fs []FigureVerdict) {
-		for i := range fs {
-			if n, ok := names[fs[i].Figure]; ok {
-				fs[i].Figure = n
+	rename := func(fs []FigureVerdict) []FigureVerdict {
+		out := fs[:0]
+		for _, f := range fs {
+			if f.Figure == FigureTPM && c.Figure == FigureEveryScript {
+				continue
 			}
+			if n, ok := names[f.Figure]; ok {
+				f.Figure = n
+			}
+			out = append(out, f)
 		}
+		return out
 	}
 	for i := range v.Steps {
-		rename(v.Steps[i].Figures)
+		v.Steps[i].Figures = rename(v.Steps[i].Figures)
 	}
-	rename(v.Overall.Figures)
+	v.Overall.Figures = rename(v.Overall.Figures)
+}
+
+// figureNames are how the gate's lines name the throughput figures it
+// judges and the latency, for TPC-C or a workload's figure.
+func (v *Verdicts) figureNames() (throughput, latency string) {
+	switch v.Figure {
+	case "":
+		return "TPM/NOPM", "New-Order p90"
+	case FigureEveryScript:
+		return "TPM", "p90"
+	default:
+		return "TPM and " + v.Figure, "p90"
+	}
 }

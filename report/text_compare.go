@@ -105,7 +105,7 @@ func (c *Comparison) Write(w io.Writer) {
 		}
 		return format(f(a))
 	}
-	cols := []analysis.Column{analysis.ColTPM, analysis.ColNOPM, analysis.ColTPMPerUser}
+	cols := c.columns()
 	head := []string{"users"}
 	for _, col := range cols {
 		head = append(head, col.Head+" A", col.Head+" B", "B/A")
@@ -118,11 +118,30 @@ func (c *Comparison) Write(w io.Writer) {
 		}
 		rows = append(rows, row)
 	}
-	writeTable(w, head, rows, []bool{true, true, true, true, true, true, true, true, true, true})
+	right := make([]bool, len(head))
+	for i := range right {
+		right[i] = true
+	}
+	writeTable(w, head, rows, right)
 	c.writeVerdicts(w)
 
 	c.writeResources(w)
 	c.writeAverages(w)
+}
+
+// columns are the throughput columns compare's table prints: TPM, NOPM
+// (a workload's figure under its own name; none when every script counts,
+// as it is the TPM itself) and TPM per user.
+func (c *Comparison) columns() []analysis.Column {
+	merit := analysis.ColNOPM
+	switch c.Figure {
+	case "":
+	case FigureEveryScript:
+		return []analysis.Column{analysis.ColTPM, analysis.ColTPMPerUser}
+	default:
+		merit.Head = c.Figure
+	}
+	return []analysis.Column{analysis.ColTPM, merit, analysis.ColTPMPerUser}
 }
 
 // compareRatio is B/A of figure f on row r with its unit, "-" without both.
@@ -215,6 +234,14 @@ func (c *Comparison) writeAverages(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "  average TPM %s: %s\n", scope, c.AverageLine())
-	fmt.Fprintf(w, "  average NOPM %s: %s %s vs %s %s: %s\n\n", scope, c.LabelB, fmtInt(c.AvgNOPMB), c.LabelA, fmtInt(c.AvgNOPMA),
+	if c.Figure == FigureEveryScript { // the TPM itself
+		fmt.Fprintln(w)
+		return
+	}
+	merit := "NOPM"
+	if c.Figure != "" {
+		merit = c.Figure
+	}
+	fmt.Fprintf(w, "  average %s %s: %s %s vs %s %s: %s\n\n", merit, scope, c.LabelB, fmtInt(c.AvgNOPMB), c.LabelA, fmtInt(c.AvgNOPMA),
 		fmtRatio(c.AvgNOPMA, c.AvgNOPMB))
 }

@@ -40,5 +40,11 @@ func TestEmbeddedTPCBGate(t *testing.T) {
 	if code != 1 || !strings.Contains(out+errOut, "TPM of every script") {
 		t.Errorf("run --baseline a of a script 50 ms asleep per transaction, gate 50 %%: exit %d, want 1 on the workload's figure\n%s%s", code, out, errOut)
 	}
+	for _, l := range strings.Split(out+errOut, "\n") {
+		gate := strings.Contains(l, "gate FAILED") || strings.HasPrefix(strings.TrimSpace(l), "FAIL ")
+		if gate && (strings.Contains(l, "NOPM") || strings.Contains(l, "New-Order") || strings.Contains(l, " TPM:")) {
+			t.Errorf("a gate line of a workload names TPC-C's figures or the TPM beside the same figure of merit: %s", l)
+		}
+	}
 	t.Log(out, errOut)
 }
