@@ -72,7 +72,8 @@ func renderNeighbour(p *Page, s *Sweep) error {
 		rows = append(rows, Row{Cells: []Cell{Txt(inst), Txt(phase), st, Num(fmtInt(pt.TPM)), Num(fmtInt(pt.NOPM)),
 			Num(fmt.Sprintf("%.2f", pt.NewOrderP99Ms)), Txt(pt.RunID)}})
 	}
-	p.Table(Table{Head: []string{"instance", "phase", "status", "TPM", "NOPM", "New-Order p99 ms", "run"}, Rows: rows})
+	merit, _, p99Head, _ := s.heads()
+	p.Table(Table{Head: []string{"instance", "phase", "status", "TPM", merit, p99Head, "run"}, Rows: rows})
 	bars := func(what string, v func(scenario.SweepPoint) float64) Chart {
 		var series []BarSeries
 		for i, ph := range phases {
@@ -89,8 +90,8 @@ func renderNeighbour(p *Page, s *Sweep) error {
 		}
 		return GroupedBars(ChartText{Title: what + " per instance and phase", XName: "instance", YName: "per minute"}, instances, series)
 	}
-	p.Charts(bars("TPM", func(pt scenario.SweepPoint) float64 { return pt.TPM }), bars("NOPM", func(pt scenario.SweepPoint) float64 { return pt.NOPM }))
-	p.Note("Each instance's figures are its run's step with the highest NOPM.")
+	p.Charts(bars("TPM", func(pt scenario.SweepPoint) float64 { return pt.TPM }), bars(merit, func(pt scenario.SweepPoint) float64 { return pt.NOPM }))
+	p.Note("Each instance's figures are its run's step with the highest " + merit + ".")
 	renderNeighbourTimelines(p, s, nb, instances)
 	renderBackupCycles(p, nb)
 	return nil
@@ -128,6 +129,27 @@ func neighbourRuns(p *Page, s *Sweep) ([]neighbourRun, time.Time) {
 	return out, t0
 }
 
+// neighbourWindowType is the transaction type whose latency windows the
+// timeline draws for step st: New-Order for TPC-C, the figure's script, or
+// for every script the only type the step's windows have ("" when several).
+func neighbourWindowType(s *Sweep, st store.Step) string {
+	switch s.Figure {
+	case "":
+		return tpcc.Merit.Txn
+	case "every script":
+	default:
+		return s.Figure
+	}
+	typ := ""
+	for _, w := range st.Windows {
+		if typ != "" && w.Type != typ {
+			return ""
+		}
+		typ = w.Type
+	}
+	return typ
+}
+
 // renderNeighbourTimelines draws New-Order p99 per instance and the host's
 // disks over the scenario's time, the backup cycles shaded.
 func renderNeighbourTimelines(p *Page, s *Sweep, nb *Neighbour, instances []string) {
@@ -141,11 +163,14 @@ func renderNeighbourTimelines(p *Page, s *Sweep, nb *Neighbour, instances []stri
 	// phase, the phases of one instance sharing a name and colour (no
 	// line across the pause between the phases).
 	var p99 []LineSeries
+	_, _, p99Head, _ := s.heads()
+	p99Name := strings.TrimSuffix(p99Head, " ms") // New-Order p99, or the workload's p99
 	for _, r := range runs {
 		ls := LineSeries{Name: r.inst, Color: palette[slices.Index(instances, r.inst)%len(palette)], Symbol: true}
 		for _, st := range r.steps {
+			typ := neighbourWindowType(s, st)
 			no := st
-			no.Windows = slices.DeleteFunc(slices.Clone(st.Windows), func(w store.Window) bool { return w.Type != tpcc.Merit.Txn })
+			no.Windows = slices.DeleteFunc(slices.Clone(st.Windows), func(w store.Window) bool { return w.Type != typ })
 			pts, _ := windowP99(no)
 			for _, w := range pts {
 				ls.Points = append(ls.Points, [2]float64{minutes(st.Start) + w[0]/60, w[1]})
@@ -158,8 +183,8 @@ func renderNeighbourTimelines(p *Page, s *Sweep, nb *Neighbour, instances []stri
 	var charts []Chart
 	xName := "minutes since the scenario started"
 	if len(p99) > 0 {
-		c := Lines(ChartText{Title: "New-Order p99 over time per instance", Subtitle: "each 10 s window · shaded: backup cycles",
-			XName: xName, YName: "New-Order p99 (ms)"}, nil, p99)
+		c := Lines(ChartText{Title: p99Name + " over time per instance", Subtitle: "each 10 s window · shaded: backup cycles",
+			XName: xName, YName: p99Name + " (ms)"}, nil, p99)
 		shadeBackups(c, nb, minutes)
 		charts = append(charts, c)
 	}

@@ -36,6 +36,19 @@ type Sweep struct {
 	RunLabel string
 	// Neighbour is what a noisy-neighbour scenario adds (nil otherwise).
 	Neighbour *Neighbour
+	// Figure, for a pgbench workload, names its figure of merit ("every
+	// script" or a script's name: scenario.SweepResult.Figure), which the
+	// points' NOPM and New-Order latencies then hold; "" for TPC-C.
+	Figure string
+}
+
+// heads are the names the sweep's views give the points' NOPM, their
+// New-Order p90 and p99, and that latency: TPC-C's, or the workload's.
+func (s *Sweep) heads() (merit, p90, p99, latency string) {
+	if s.Figure == "" {
+		return "NOPM", "New-Order p90 ms", "New-Order p99 ms", "New-Order latency"
+	}
+	return "TPM of " + s.Figure, "p90 ms", "p99 ms", "Latency"
 }
 
 // sweepSection shows a sweep: the figures per value, the knee and charts
@@ -66,7 +79,8 @@ func renderSweep(p *Page, s *Sweep) error {
 	if w := prewarmedText(p, s); w != "" {
 		p.Text(w)
 	}
-	head := []string{s.Kind, "status", "users", "TPM", "NOPM", "New-Order p90 ms", "New-Order p99 ms", "blocks read per txn", "disk read MB/s", "run"}
+	merit, p90Head, p99Head, latency := s.heads()
+	head := []string{s.Kind, "status", "users", "TPM", merit, p90Head, p99Head, "blocks read per txn", "disk read MB/s", "run"}
 	var rows []Row
 	var names []string
 	var tpm, nopm, p90, p99, blk, disk []opts.LineData
@@ -120,13 +134,13 @@ func renderSweep(p *Page, s *Sweep) error {
 		}
 		return l
 	}
-	cs := []Chart{line("Throughput by "+s.Kind, "per minute", series{"TPM", tpm}, series{"NOPM", nopm}),
-		line("New-Order latency by "+s.Kind, "ms", series{"p90", p90}, series{"p99", p99})}
+	cs := []Chart{line("Throughput by "+s.Kind, "per minute", series{"TPM", tpm}, series{merit, nopm}),
+		line(latency+" by "+s.Kind, "ms", series{"p90", p90}, series{"p99", p99})}
 	if s.Kind == "memory" {
 		cs = append(cs, line("Reads by memory", "", series{"server blocks read per transaction", blk}, series{"disk read MB/s", disk}))
 	}
 	p.Charts(cs...)
-	p.Note("Each value's figures are its run's step with the highest NOPM (means across repeats, as everywhere in this report). Knee rule: " + s.Rule + ".")
+	p.Note("Each value's figures are its run's step with the highest " + merit + " (means across repeats, as everywhere in this report). Knee rule: " + s.Rule + ".")
 	return nil
 }
 
@@ -173,7 +187,8 @@ func kneeText(s *Sweep) string {
 	case s.KneeNote != "":
 		return "Knee: " + s.KneeNote + "."
 	case s.Knee >= 0 && s.KneeFound:
-		return fmt.Sprintf("Knee: %s = %s, the smallest value within %.0f %% of the best NOPM and New-Order p90; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100)
+		merit, p90Head, _, _ := s.heads()
+		return fmt.Sprintf("Knee: %s = %s, the smallest value within %.0f %% of the best %s and %s; the next value falls beyond.", s.Kind, s.Points[s.Knee].Value, s.Threshold*100, merit, strings.TrimSuffix(p90Head, " ms"))
 	case s.Knee >= 0:
 		return fmt.Sprintf("No knee within the values tried: every value down to %s is within %.0f %% of the best.", s.Points[s.Knee].Value, s.Threshold*100)
 	case s.KneeFound:

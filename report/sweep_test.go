@@ -140,3 +140,25 @@ func TestSweepPrewarmed(t *testing.T) {
 		}
 	}
 }
+
+// A sweep of a pgbench workload names its figure of merit and latencies
+// in the table, the charts, the knee and the note: no NOPM or New-Order.
+func TestSweepWorkloadNames(t *testing.T) {
+	s := testSweep()
+	s.Figure = "every script"
+	var buf bytes.Buffer
+	if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2025, 3, 5, 9, 0, 0, 0, time.UTC), Sweep: s}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"TPM of every script", "Latency by memory", "best TPM of every script and p90;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("a workload's sweep section lacks %q", want)
+		}
+	}
+	for _, not := range []string{"NOPM", "New-Order"} {
+		if strings.Contains(page, not) {
+			t.Errorf("a workload's sweep section names TPC-C's %q", not)
+		}
+	}
+}

@@ -267,7 +267,8 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 		return nil, err
 	}
 	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
-		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points}
+		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points,
+		Figure: r.Figure}
 	if d := r.DriverShare; d != nil {
 		v.DriverNote, v.DriverKneeNote = d.Note()+".", d.KneeNote()
 	}
