@@ -14,6 +14,7 @@ import (
 type shapeResult struct {
 	errs   []float64 // the points' |error| of the medians, %
 	single []float64 // every round's points' |error|, %
+	widths []float64 // every round's points' band half-width over the prediction, %
 	held   int       // predictions whose band held the measurement
 	total  int
 }
@@ -47,10 +48,11 @@ func shapes(ctx context.Context, st *store.Store, labels []string, rounds int) e
 			return err
 		}
 		all.errs, all.single = append(all.errs, res.errs...), append(all.single, res.single...)
+		all.widths = append(all.widths, res.widths...)
 		all.held, all.total = all.held+res.held, all.total+res.total
 	}
-	fmt.Printf("shapes %s, %d round(s): error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d (%.0f %%)\n",
-		strings.Join(labels, ", "), rounds, median(all.errs), worst(all.errs), worst(all.single), all.held, all.total, 100*float64(all.held)/float64(max(1, all.total)))
+	fmt.Printf("shapes %s, %d round(s): error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d (%.0f %%), their half-widths median ±%.0f %%\n",
+		strings.Join(labels, ", "), rounds, median(all.errs), worst(all.errs), worst(all.single), all.held, all.total, 100*float64(all.held)/float64(max(1, all.total)), median(all.widths))
 	return nil
 }
 
@@ -79,6 +81,9 @@ func shape(label string, rs [][]point) (shapeResult, error) {
 			if pr.NOPMLow <= mp && mp <= pr.NOPMHigh {
 				held++
 			}
+			if pr.NOPM > 0 {
+				res.widths = append(res.widths, (pr.NOPMHigh-pr.NOPMLow)/2/pr.NOPM*100)
+			}
 		}
 		mm, pm, p0 := median(meas), median(pred), preds[0][i]
 		e := (pm - mm) / mm * 100
@@ -86,7 +91,7 @@ func shape(label string, rs [][]point) (shapeResult, error) {
 		res.held, res.total = res.held+held, res.total+len(rs)
 		fmt.Printf("  %-36s %9.0f %9.0f %8.0f to %8.0f %+7.1f%% %7.1f%% %2d/%-2d  %s\n", rs[0][i].config, mm, pm, p0.NOPMLow, p0.NOPMHigh, e, worst(single), held, len(rs), p0.Limit)
 	}
-	fmt.Printf("  %s: error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d\n\n",
-		label, median(res.errs), worst(res.errs), worst(res.single), res.held, res.total)
+	fmt.Printf("  %s: error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d, their half-widths median ±%.0f %%\n\n",
+		label, median(res.errs), worst(res.errs), worst(res.single), res.held, res.total, median(res.widths))
 	return res, nil
 }
