@@ -23,7 +23,8 @@
 # DURATION=30s ROUNDS=6 TH=2.5% (an interleaved gate then takes about 15
 # minutes, a single-run one 3). Short: USERS=4 W=1 RAMPUP=2s DURATION=12s
 # ROUNDS=4. PG_BIN uses installed PostgreSQL binaries; KEEP=DIR copies the
-# results store and the gates' outputs there at the end.
+# results store and the gates' outputs there at the end. bench/GATE.md has a
+# measured run and what it showed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:-5}
@@ -100,5 +101,12 @@ for kind in aa $CAPS; do
     read -r _ mde < <("$POWER" -scatter "$scatter" -rounds "$ROUNDS" -effect 10); expect="≤ 5 %"; mde="$mde %"
   fi
   printf "%-10s %10.1f %% %12s/%-5s %12s/%-5s %16s %14s %7s\n" "$name" "$e" "${fail_ab[$kind]:-0}" "${n_ab[$kind]:-0}" "${fail_single[$kind]:-0}" "${n_single[$kind]:-0}" "$expect" "$mde" "${err[$kind]:-0}"
+done
+# why each A/A gate failed: the figures that failed it
+for f in "$TMP"/out/ab-aa-*.json; do
+  [ -s "$f" ] && jq -r --arg g "$(basename "$f" .json)" 'select(.passed == false) | .failures[] | "# A/A failed, \($g): \(.)"' "$f" || true
+done
+for f in "$TMP"/out/s-aa-*-b.txt; do
+  [ -e "$f" ] && grep -h '^  FAIL' "$f" | sed "s|^  FAIL|# A/A failed, $(basename "$f" -b.txt) (single runs):|"  || true
 done
 echo "# $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
