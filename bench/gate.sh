@@ -17,8 +17,8 @@
 # ER=N rounds measure each cap's true effect (default 2·ROUNDS).
 # KR=N runs the regressions' gates only in the first N of the K (default K),
 # so more of the time goes to A/A gates, whose failure share is the figure
-# to pin down; MINUTES=M starts no new gate M minutes after the start (the
-# table then counts the gates that ran).
+# to pin down (CAPS="" runs A/A gates only); MINUTES=M starts no new gate M
+# minutes after the start (the table then counts the gates that ran).
 # The examples' settings are the default: USERS=2,4 W=2 RAMPUP=15s
 # DURATION=30s ROUNDS=6 TH=2.5% (an interleaved gate then takes about 15
 # minutes, a single-run one 3). Short: USERS=4 W=1 RAMPUP=2s DURATION=12s
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 K=${1:-5}
 USERS=${USERS:-2,4}; W=${W:-2}; RAMPUP=${RAMPUP:-15s}; DURATION=${DURATION:-30s}; ROUNDS=${ROUNDS:-6}; TH=${TH:-2.5%}
 LTH=${LTH:-10%}
-CAPS=${CAPS:-1 0.5}
+CAPS=${CAPS-1 0.5}
 KR=${KR:-$K}; ER=${ER:-$((2 * ROUNDS))}
 STOP=$(( $(date +%s) + 60 * ${MINUTES:-100000} ))
 TMP=$(mktemp -d "${BASE:-/var/tmp}/rightsize-gate.XXXXXX")
