@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/instance"
 	"github.com/rightsize/rightsize/interleave"
 	"github.com/rightsize/rightsize/registry"
+	"github.com/rightsize/rightsize/store"
 )
 
 // rightsize ab on the embedded server: identical A and B over 2 rounds
@@ -94,5 +96,93 @@ func TestABSides(t *testing.T) {
 	var e *exitError
 	if _, err := f.side("embedded", base); !errors.As(err, &e) || e.code != 2 || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("bad line: %v, want exit 2 naming line 1", err)
+	}
+}
+
+// abLegRuns runs ab with args (which must include --json and --store st),
+// wants exit 0 and a verdict of rounds complete rounds, and returns the
+// stored run of each leg by side.
+func abLegRuns(t *testing.T, st string, rounds int, args ...string) (v interleave.Verdict, bySide map[string][]*store.Run) {
+	t.Helper()
+	out, errOut, code := cli(t, context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("ab: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("ab --json: %v\n%s", err, out)
+	}
+	if v.Rounds != rounds || len(v.Legs) != 2*rounds || v.Line == "" || len(v.Overall.Figures) < 2 || v.Overall.Figures[1].MaxRegressionPct == nil {
+		t.Fatalf("verdict %+v: want %d rounds of %d legs and a gated NOPM", v, rounds, 2*rounds)
+	}
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bySide = map[string][]*store.Run{}
+	for _, l := range v.Legs {
+		r, _, err := s.LoadRun(context.Background(), l.RunID)
+		if err != nil {
+			t.Fatalf("leg %+v: %v", l, err)
+		}
+		if r.Status != store.StatusComplete || r.Flags["ab.side"] != l.Side {
+			t.Errorf("leg %+v: stored run %s %s, side %q", l, r.Label, r.Status, r.Flags["ab.side"])
+		}
+		bySide[l.Side] = append(bySide[l.Side], r)
+	}
+	t.Logf("%s", v.Line)
+	return v, bySide
+}
+
+// ab between two PostgreSQL versions: A on the built data directory at
+// the default version (15), B at 17 on a data directory of its own, built
+// by its first leg; every leg ran on its side's server.
+func TestABVersions(t *testing.T) {
+	if testing.Short() || os.Getenv("RIGHTSIZE_PG_BIN") != "" {
+		t.Skip("downloads PostgreSQL 15 and 17")
+	}
+	args, dataDir := builtEmbedded(t, "abver-")
+	st := tempStore(t)
+	_, legs := abLegRuns(t, st, 2, append([]string{"ab", "--users", "2", "--rampup", "500ms", "--duration", "2s", "--store", st,
+		"--rounds", "2", "--label", "ver", "--b-pg-version", "17", "--max-regression", "50%", "--json"}, args...)...)
+	for side, want := range map[string]string{"A": instance.DefaultVersion, "B": "17"} {
+		if len(legs[side]) != 2 {
+			t.Fatalf("side %s: %d legs, want 2", side, len(legs[side]))
+		}
+		for _, r := range legs[side] {
+			if !strings.Contains(r.EngineVersion, " "+want+".") || r.Warehouses != 1 {
+				t.Errorf("side %s (%s): server %q on %d warehouses, want PostgreSQL %s on 1", side, r.Label, r.EngineVersion, r.Warehouses, want)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir+"-pg17", "PG_VERSION")); err != nil {
+		t.Errorf("B: no data directory of its own: %v", err)
+	}
+}
+
+// ab between two targets: A the managed embedded server, B a PostgreSQL
+// rightsize does not manage (the tests' server, by URL), both 1 warehouse;
+// every leg ran on its side's target.
+func TestABTwoTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own embedded server")
+	}
+	args, _ := builtEmbedded(t, "abtgt-")
+	dsn := built(t)
+	st := tempStore(t)
+	_, legs := abLegRuns(t, st, 2, append([]string{"ab", "--users", "2", "--rampup", "500ms", "--duration", "2s", "--store", st,
+		"--rounds", "2", "--label", "tgt", "--b-target", dsn, "--max-regression", "50%", "--json"}, args...)...)
+	for _, r := range legs["A"] {
+		if r.Target != "embedded" {
+			t.Errorf("A (%s): target %q, want embedded", r.Label, r.Target)
+		}
+	}
+	for _, r := range legs["B"] {
+		if !strings.HasPrefix(r.Target, "postgres") || r.Target == "embedded" {
+			t.Errorf("B (%s): target %q, want the URL", r.Label, r.Target)
+		}
+	}
+	if len(legs["A"]) != 2 || len(legs["B"]) != 2 {
+		t.Fatalf("legs %v: want 2 a side", legs)
 	}
 }
