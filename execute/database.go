@@ -34,7 +34,7 @@ func ensureDatabase(ctx context.Context, t *registry.Target, c Config, out io.Wr
 		if has, ok := t.DB.(snapshotChecker); ok {
 			if made, err := has.HasSnapshot(ctx); err == nil && !made {
 				if m.Runs == 0 { // built outside a study and never run: the built state
-					return restorer.Snapshot(ctx)
+					return t.Unthrottled(func() error { return restorer.Snapshot(ctx) })
 				}
 				same = false // run since its build, and no snapshot: build again
 			}
@@ -62,7 +62,7 @@ func ensureDatabase(ctx context.Context, t *registry.Target, c Config, out io.Wr
 	}
 	say("built in %s", time.Since(t0).Round(100*time.Millisecond))
 	if canRestore {
-		return restorer.Snapshot(ctx)
+		return t.Unthrottled(func() error { return restorer.Snapshot(ctx) })
 	}
 	return nil
 }

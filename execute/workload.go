@@ -36,7 +36,7 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 	if canRestore {
 		if has, ok := t.DB.(snapshotChecker); ok {
 			if made, err := has.HasSnapshot(ctx); err == nil && made {
-				if err := restorer.Restore(ctx); err != nil {
+				if err := t.Unthrottled(func() error { return restorer.Restore(ctx) }); err != nil {
 					return fmt.Errorf("restore the built database: %w", err)
 				}
 				if b.Tables == TablesInit || tpcbBuilt(ctx, t, b.Scale) == nil {
@@ -69,7 +69,7 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 	}
 	say("built in %s", time.Since(t0).Round(100*time.Millisecond))
 	if canRestore {
-		return restorer.Snapshot(ctx)
+		return t.Unthrottled(func() error { return restorer.Snapshot(ctx) })
 	}
 	return nil
 }

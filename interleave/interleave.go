@@ -207,14 +207,14 @@ func (r *runner) ready(ctx context.Context, s Side) error {
 	}
 	key := s.Spec + "\x00" + s.Target.DataDir + "\x00" + s.Target.PGVersion
 	if r.snapshot[key] {
-		return restorer.Restore(ctx)
+		return r.t.Unthrottled(func() error { return restorer.Restore(ctx) })
 	}
 	if err != nil || m.Warehouses != r.built.Warehouses || m.Seed != r.built.Seed {
 		if _, err := loader.Build(ctx, r.t, loader.Config{Warehouses: r.built.Warehouses, Seed: r.built.Seed, Loaders: runtime.NumCPU(), Version: r.o.Run.Version}); err != nil {
 			return fmt.Errorf("build the database (%d warehouses) for %s: %w", r.built.Warehouses, s.Spec, err)
 		}
 	}
-	if err := restorer.Snapshot(ctx); err != nil {
+	if err := r.t.Unthrottled(func() error { return restorer.Snapshot(ctx) }); err != nil {
 		return fmt.Errorf("snapshot the built database: %w", err)
 	}
 	r.snapshot[key] = true

@@ -138,7 +138,11 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 			return ErrNoRestore
 		}
 		restorer = r
-		if err := r.Snapshot(ctx); err != nil {
+		snapshot := func() error { return r.Snapshot(ctx) }
+		if a.Unthrottled != nil {
+			snapshot = func() error { return a.Unthrottled(func() error { return r.Snapshot(ctx) }) }
+		}
+		if err := snapshot(); err != nil {
 			return fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}

@@ -88,7 +88,7 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 		return nil, err
 	}
 	if o.Resume == "" {
-		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
+		if err := t.Unthrottled(func() error { return t.DB.(Restorer).Snapshot(ctx) }); err != nil {
 			return nil, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}

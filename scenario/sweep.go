@@ -201,7 +201,7 @@ func ensureBuilt(ctx context.Context, t *registry.Target, want engine.Meta) erro
 	} else if _, err := loader.Build(ctx, t, loader.Config{Warehouses: want.Warehouses, Seed: want.Seed, Loaders: runtime.NumCPU()}); err != nil {
 		return err
 	}
-	return r.Snapshot(ctx)
+	return t.Unthrottled(func() error { return r.Snapshot(ctx) })
 }
 
 // CheckSweep validates a sweep's values before anything starts: each is
@@ -373,7 +373,7 @@ func RunSweep(ctx context.Context, st *store.Store, t *registry.Target, o SweepO
 	warnFits(kind, sw.Values, dbBytes, t.Registered.Tuning, o.OnWarning)
 	warnDriverShare(kind, sw.Values, t.Options.Caps.DriverCPUs, runtime.NumCPU(), o.OnWarning)
 	if o.Resume == "" {
-		if err := t.DB.(Restorer).Snapshot(ctx); err != nil {
+		if err := t.Unthrottled(func() error { return t.DB.(Restorer).Snapshot(ctx) }); err != nil {
 			return nil, fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
