@@ -39,8 +39,11 @@ var noSpaceFile = regexp.MustCompile(`"([^"]+)"`)
 var crashLine = regexp.MustCompile(`\bLOG:\s+(\S+(?: \S+)? process \(PID \d+\) (?:was terminated by signal|exited with exit code [1-9]).*)$`)
 
 // logReason returns the last PANIC line written to logFile after offset,
-// else its last FATAL line (not a client's), else the postmaster's last
-// line about a child process that died, else its last ERROR line of a
+// else its last FATAL line (not a client's) before a child process died,
+// else the postmaster's last line about a child process that died (the
+// FATAL lines after it are its consequences: other backends ended, a
+// client's COPY cut off, "protocol synchronization was lost"), else a
+// FATAL line after it, else its last ERROR line of a
 // write that found no space, "" when there is none. A line about a full
 // disk gets the directory it was written to, its file system and the
 // space left there: "PANIC: could not write to file "pg_wal/xlogtemp.1":
@@ -63,15 +66,16 @@ func logReason(logFile string, offset int64, dataDir string) string {
 	for sc.Scan() {
 		r.read(sc.Text())
 	}
-	line := cmp.Or(r.panic, r.fatal, r.crash, r.full)
+	line := cmp.Or(r.panic, r.fatal, r.crash, r.fatalAfter, r.full)
 	if line == "" {
 		return ""
 	}
 	return line + spaceNote(line, dataDir)
 }
 
-// reasons are the last lines of each kind logReason weighs.
-type reasons struct{ panic, fatal, crash, full string }
+// reasons are the last lines of each kind logReason weighs: fatal is
+// the last FATAL before the first child died, fatalAfter the last after it.
+type reasons struct{ panic, fatal, crash, fatalAfter, full string }
 
 func (r *reasons) read(text string) {
 	if m := severe.FindStringSubmatch(text); m != nil {
@@ -79,9 +83,12 @@ func (r *reasons) read(text string) {
 			return
 		}
 		line := m[1] + ": " + strings.TrimSpace(m[2])
-		if m[1] == "PANIC" {
+		switch {
+		case m[1] == "PANIC":
 			r.panic = line
-		} else {
+		case r.crash != "":
+			r.fatalAfter = line
+		default:
 			r.fatal = line
 		}
 		return

@@ -27,6 +27,14 @@ func TestLogReason(t *testing.T) {
 			"x [1] DETAIL:  Failed process was running: COPY stock FROM STDIN\n" +
 			"x [9] FATAL:  terminating connection because of crash of another server process\n" +
 			"x [1] LOG:  all server processes terminated; reinitializing\n", "server process (PID 4242) was terminated by signal 9: Killed"},
+		{"killed backend before a consequence's fatal", "x [1] LOG:  server process (PID 4243) was terminated by signal 9: Killed\n" +
+			"x [1] DETAIL:  Failed process was running: COPY order_line FROM STDIN\n" +
+			"x [9] FATAL:  terminating connection because protocol synchronization was lost\n",
+			"server process (PID 4243) was terminated by signal 9: Killed"},
+		{"fatal before a crash is its cause", "x [5] FATAL:  could not open file \"global/pg_control\": gone\n" +
+			"x [1] LOG:  checkpointer process (PID 5) exited with exit code 1\n" +
+			"x [9] FATAL:  terminating connection because protocol synchronization was lost\n",
+			`FATAL: could not open file "global/pg_control": gone`},
 		{"clean exit is no crash", "x [1] LOG:  background worker \"logical replication launcher\" (PID 7) exited with exit code 1\n" +
 			"x [1] LOG:  database system is shut down\n", ""},
 	}
