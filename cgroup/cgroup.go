@@ -331,6 +331,7 @@ func (h *Hierarchy) Create(name string) (*Group, error) {
 			}
 		}
 	}
+	g.record()
 	return g, nil
 }
 
@@ -411,6 +412,9 @@ func (g *Group) Remove() error {
 		}
 		delete(g.dirs, c)
 	}
+	if len(g.dirs) == 0 {
+		g.dropRecord()
+	}
 	return errors.Join(errs...)
 }
 
@@ -446,9 +450,10 @@ func removeDir(dir string) error {
 }
 
 // CleanStale removes the groups left by a rightsize that died without
-// removing them (rightsize-<pid>-* whose pid no longer runs); their
-// processes, if any, are moved to the parent group. It returns the
-// directories removed.
+// removing them (rightsize-<pid>-* whose pid no longer runs, and those
+// recorded in <base dir>/cgroups by a maker that is gone, under whatever
+// parent); their processes, if any, are moved to the parent group. It
+// returns the directories removed.
 func (h *Hierarchy) CleanStale() ([]string, error) {
 	var removed []string
 	var errs []error
@@ -481,7 +486,8 @@ func (h *Hierarchy) CleanStale() ([]string, error) {
 			removed = append(removed, dir)
 		}
 	}
-	return removed, errors.Join(errs...)
+	more, err := cleanRecorded() // a dead rightsize's groups under other parents
+	return append(removed, more...), errors.Join(append(errs, err)...)
 }
 
 // writeFile writes one value to a cgroup interface file (truncating a

@@ -1,10 +1,12 @@
 package cgroup
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,5 +268,45 @@ func TestV1Real(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(h.Parent(c), g.Name)); !os.IsNotExist(err) {
 			t.Errorf("%s group left: %v", c, err)
 		}
+	}
+}
+
+// A group whose recorded maker is gone is removed by CleanStale although
+// its name carries a live pid (this test's): a rightsize killed under
+// another parent group leaves groups no name scan of this one finds.
+func TestCleanStaleRecorded(t *testing.T) {
+	h, err := Detect()
+	if err != nil || h.Version != 1 || os.Geteuid() != 0 {
+		t.Skipf("needs root and cgroup v1 (%v)", err)
+	}
+	g, err := h.Create("recorded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	rec := filepath.Join(recordsDir(), g.Name+".json")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatalf("no record of the group: %v", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	fake := strings.Replace(string(b), fmt.Sprintf(`"pid":%d`, os.Getpid()), fmt.Sprintf(`"pid":%d`, dead.Process.Pid), 1)
+	if err := os.WriteFile(rec, []byte(fake), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := h.CleanStale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.dirs {
+		if !slices.Contains(removed, d) || exists(d) {
+			t.Errorf("%s: removed %v, still there %v", d, removed, exists(d))
+		}
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("record left: %v", err)
 	}
 }
