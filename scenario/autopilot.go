@@ -124,6 +124,14 @@ type StepRecord struct {
 // that cannot restore.
 var ErrNoRestore = errors.New("this engine cannot restore the built state between repeats")
 
+// unthrottled runs fn through a.Unthrottled when set.
+func (a *Autopilot) unthrottled(fn func() error) error {
+	if a.Unthrottled == nil {
+		return fn()
+	}
+	return a.Unthrottled(fn)
+}
+
 // Run runs every step and hands each to sink as soon as it is measured (so
 // a store keeps everything measured even if the run is interrupted). It
 // stops at the first partial step (Ctrl-C) and returns ctx's error then.
@@ -138,11 +146,7 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 			return ErrNoRestore
 		}
 		restorer = r
-		snapshot := func() error { return r.Snapshot(ctx) }
-		if a.Unthrottled != nil {
-			snapshot = func() error { return a.Unthrottled(func() error { return r.Snapshot(ctx) }) }
-		}
-		if err := snapshot(); err != nil {
+		if err := a.unthrottled(func() error { return r.Snapshot(ctx) }); err != nil {
 			return fmt.Errorf("snapshot the built database: %w", err)
 		}
 	}
@@ -160,11 +164,7 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 	agree := newAgreement(a.MaxCV)
 	for repeat := 1; repeat <= a.Repeats; repeat++ {
 		if repeat > 1 && restorer != nil {
-			restore := func() error { return restorer.Restore(ctx) }
-			if a.Unthrottled != nil {
-				restore = func() error { return a.Unthrottled(func() error { return restorer.Restore(ctx) }) }
-			}
-			if err := restore(); err != nil {
+			if err := a.unthrottled(func() error { return restorer.Restore(ctx) }); err != nil {
 				return fmt.Errorf("restore the built database before repeat %d: %w", repeat, err)
 			}
 			if a.AfterRestore != nil {
