@@ -167,6 +167,9 @@ func RunNeighbour(ctx context.Context, st *store.Store, spec string, base regist
 		complete := len(completePositions(sw))
 		event("resuming %s: %d of %d runs stored complete", sw.ID, complete, len(sw.Values))
 		if complete == len(sw.Values) {
+			// no server starts, so nothing else reclaims what a rightsize
+			// killed after its last run (stopping its servers) left
+			instance.Reclaim(eventWriter(event))
 			return finishNeighbour(ctx, st, sw, nil)
 		}
 	}
@@ -554,4 +557,14 @@ func checkBuildFor(ctx context.Context, t *registry.Target, w driver.Workload) e
 		return bad("the build to copy does not hold the workload's tables: %v", err)
 	}
 	return u.Close(ctx)
+}
+
+// eventWriter passes each line written to it on to event.
+type eventWriter func(string, ...any)
+
+func (e eventWriter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		e("%s", l)
+	}
+	return len(p), nil
 }

@@ -314,7 +314,12 @@ func TestKilledNeighbour(t *testing.T) {
 	privateOwners(t)
 	args, dataDir := builtEmbedded(t, "killednb-")
 	st := tempStore(t)
-	killed := killWhen(t, st, stepsStored(1), append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "1s",
+	// killed once the backup phase's runs exist, mid-phase: its servers
+	// run, the scenario is unfinished (the newest run's steps, as the
+	// other tests wait for, can be seen only at the scenario's very end
+	// on a loaded machine, where a kill found it complete)
+	backupPhase := func(s *store.Store) bool { return len(mustRuns(s)) >= 3 }
+	killed := killWhen(t, st, backupPhase, append([]string{"neighbour", "--instances", "2", "--users", "1", "--rampup", "1s",
 		"--duration", "3s", "--backup-instances", "1", "--backup-every", "0", "--backup-cycles", "1", "--store", st, "--label", "nbk"}, args...)...)
 	copies, _ := filepath.Glob(fmt.Sprintf("%s-n*-%d", dataDir, killed))
 	servers := 0
