@@ -33,7 +33,8 @@ var notConfiguration = map[string]bool{"baseline": true, "confidence": true, "da
 // configEnv are the Run.Env keys (and prefixes, ending in ".") that make
 // a configuration: the host, the engine and its settings, the caps, how
 // the driver connected.
-var configEnv = []string{"host.name", "host.cpu_model", "engine", "engine.version", "caps.asked", "setting.", "driver."}
+var configEnv = []string{"host.name", "host.cpu_model", "engine", "engine.version", "caps.asked", "setting.", "driver.",
+	store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure}
 
 // ConfigKey is what runs of one configuration on one host share: the
 // target, engine and version, mode, warehouses, keying and isolation, the
@@ -41,6 +42,31 @@ var configEnv = []string{"host.name", "host.cpu_model", "engine", "engine.versio
 // (not the users, durations, labels or thresholds). Runs with one key are
 // A/A history: their spread is the drift between runs.
 func ConfigKey(r store.Run) string {
+	parts := recordedKey(r)
+	for k, v := range r.Flags {
+		if !notConfiguration[k] && !strings.Contains(k, ".") {
+			parts = append(parts, "flag."+k+"="+v)
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\n")
+}
+
+// RecordedKey is ConfigKey without the command line's flags: what the run
+// recorded of its configuration (the target, engine and version, mode,
+// warehouses, keying and isolation, the workload, the host, the server's
+// settings and the caps asked). fit's candidates are run without their
+// command line (the caps are the candidate's), so their A/A history is the
+// runs of one RecordedKey: the same candidate in earlier fits, runs and
+// rightsize calibrate at its caps.
+func RecordedKey(r store.Run) string {
+	parts := recordedKey(r)
+	slices.Sort(parts)
+	return strings.Join(parts, "\n")
+}
+
+// recordedKey are RecordedKey's parts, unsorted.
+func recordedKey(r store.Run) []string {
 	var parts []string
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	add("source", r.Source)
@@ -58,13 +84,7 @@ func ConfigKey(r store.Run) string {
 			}
 		}
 	}
-	for k, v := range r.Flags {
-		if !notConfiguration[k] && !strings.Contains(k, ".") {
-			add("flag."+k, v)
-		}
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, "\n")
+	return parts
 }
 
 // MaxHistoryRuns bounds the A/A history MeasureDrifts reads: the latest
@@ -92,15 +112,27 @@ type Figures struct {
 // group per users count, pooled (steady.PooledDrift). A figure with too
 // few values stays zero: the default.
 func Measure(ctx context.Context, st History, run store.Run) (Figures, error) {
+	return measure(ctx, st, func(r store.Run) bool { return ConfigKey(r) == ConfigKey(run) })
+}
+
+// MeasureUpTo is Measure over the runs of run's RecordedKey that started
+// no later than run did: the history as it stood when run was measured, so
+// a verdict replayed later (report --fit, --resume) is the one given then.
+func MeasureUpTo(ctx context.Context, st History, run store.Run) (Figures, error) {
+	key := RecordedKey(run)
+	return measure(ctx, st, func(r store.Run) bool { return !r.StartedAt.After(run.StartedAt) && RecordedKey(r) == key })
+}
+
+// measure is the drift over the latest MaxHistoryRuns runs that same picks.
+func measure(ctx context.Context, st History, same func(store.Run) bool) (Figures, error) {
 	runs, err := st.ListRuns(ctx)
 	if err != nil {
 		return Figures{}, fmt.Errorf("list runs for the drift between runs: %w", err)
 	}
-	key := ConfigKey(run)
 	tpm, nopm, p90 := map[int][]float64{}, map[int][]float64{}, map[int][]float64{}
 	n := 0
 	for _, r := range runs { // newest first
-		if n == MaxHistoryRuns || r.Status == store.StatusRunning || r.Status == store.StatusFailed || ConfigKey(r) != key {
+		if n == MaxHistoryRuns || r.Status == store.StatusRunning || r.Status == store.StatusFailed || !same(r) {
 			continue
 		}
 		_, steps, err := st.LoadRun(ctx, r.ID)

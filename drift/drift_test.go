@@ -54,3 +54,45 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("capped run's drifts %+v (%v), want the default: one run of its configuration", d, err)
 	}
 }
+
+// A fit's candidate runs carry no command line of their own: their
+// history is the runs that recorded the same configuration (RecordedKey),
+// whatever their flags, and only those started no later than the judged
+// run (MeasureUpTo: a replay judges as the fit did). Runs at 100, 110 and
+// 90 TPM (pooled CV 0.0884411 as in TestMeasure) precede the judged run;
+// one started after it at 10 TPM would widen the spread, and one with
+// other caps recorded is another configuration.
+func TestMeasureUpTo(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	at := func(s int) time.Time { return time.Date(2026, 1, 1, 0, 0, s, 0, time.UTC) }
+	add := func(flags map[string]string, caps string, started time.Time, tpm float64) store.Run {
+		env := map[string]string{"host.name": "db1", "caps.asked": caps, "rightsize.commit": "abc"}
+		r := &store.Run{Source: store.SourceRightsize, Target: "embedded", Users: []int{4}, Repeats: 1, Flags: flags, Env: env, StartedAt: started}
+		if err := st.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddStep(ctx, &store.Step{RunID: r.ID, Repeat: 1, Users: 4, TPM: tpm, NOPM: tpm * 0.45}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.FinishRun(ctx, r.ID, store.StatusComplete, started.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		return *r
+	}
+	add(map[string]string{"cpus": "0.5", "users": "4", "label": "calibrate"}, "cpus=0.5", at(1), 100) // rightsize calibrate --cpus 0.5
+	add(map[string]string{"fit": "f1", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(2), 110)           // an earlier fit
+	judged := add(map[string]string{"fit": "f2", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(3), 90)
+	add(map[string]string{"fit": "f3", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(4), 10) // later
+	add(map[string]string{"fit": "f2", "fit.candidate": "cpus 1"}, "cpus=1", at(2), 300)      // other caps
+	d, err := MeasureUpTo(ctx, st, judged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.TPM.Measured() || d.TPM.Runs != 3 || math.Abs(d.TPM.CV-0.1) > 1e-9 {
+		t.Errorf("drift %+v, want CV 0.1 over the 3 runs up to the judged one", d.TPM)
+	}
+	if ConfigKey(judged) == ConfigKey(store.Run{Source: judged.Source, Target: judged.Target, Env: judged.Env, Flags: map[string]string{"cpus": "0.5"}}) {
+		t.Errorf("ConfigKey ignores flags; only RecordedKey should")
+	}
+}

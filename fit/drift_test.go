@@ -41,6 +41,33 @@ func TestVerdictWithDrift(t *testing.T) {
 	}
 }
 
+// driftOf is a Measurer whose runs carry a drift measured for their
+// configuration (Measured.Drift), as the store's history gives it.
+type driftOf struct {
+	fake
+	d steady.Drift
+}
+
+func (f *driftOf) Measure(ctx context.Context, c Candidate) (Measured, error) {
+	ms, err := f.fake.Measure(ctx, c)
+	ms.Drift = f.d
+	return ms, err
+}
+
+// A candidate's measured drift replaces the criteria's: NOPM 1,000 ± 20
+// against a target of 910 holds it under the default 10 % CV (± 197), and
+// meets it with 2 % CV measured over 8 runs (± √(20² + (2.364624 ×
+// 20)²) = ± 51, Student's t at 7 degrees of freedom).
+func TestVerdictWithMeasuredDrift(t *testing.T) {
+	m := &driftOf{fake: fake{nopm: func(Candidate) []float64 { return []float64{1000} }, half: func(Candidate) []float64 { return []float64{20} }},
+		d: steady.Drift{CV: 0.02, Runs: 8, DF: 7}}
+	res, _ := Search(context.Background(), Price(base(t), 1, Enumerate([]float64{1}, nil, nil, nil)), m, Criteria{TargetNOPM: 910})
+	want := "NOPM 1,000 ± 51 at 4 users (one repeat, 95 % interval, batch means, widened by the drift between runs: 2.0 % CV measured over 8 runs) ≥ target 910"
+	if tr := res.Trials[0]; tr.Verdict != Meets || !strings.Contains(tr.Reason, want) {
+		t.Errorf("%s (%s); want meets (%s)", tr.Verdict, tr.Reason, want)
+	}
+}
+
 func TestOutlookWithDrift(t *testing.T) {
 	p := &capacity.Prediction{NOPM: 1600, NOPMLow: 1500, NOPMHigh: 1700}
 	if got := outlookOf(p, 1800, quiet); got != willMiss {

@@ -156,6 +156,11 @@ type Measured struct {
 	// Raw are the stored steps (the capacity model's demands come from
 	// them).
 	Raw []store.Step
+	// Drift is the drift between runs of the candidate's configuration
+	// measured from the store's A/A history (the candidate in earlier
+	// fits, runs and rightsize calibrate at its caps); zero when too few
+	// runs: Criteria.Drift applies.
+	Drift steady.Drift
 }
 
 // Measurer measures a candidate: it runs the autopilot on a managed server
@@ -289,7 +294,9 @@ func judge(t *Trial, ms Measured, cr Criteria) { judgeRuns(t, []Measured{ms}, cr
 
 // judgeRuns sets a measured trial's figures and verdict from its runs.
 // One run is judged on its own interval (judged), widened by the drift
-// between runs unless it is the t interval across repeats (Mean). Several
+// between runs unless it is the t interval across repeats (Mean): the
+// drift measured for the candidate's configuration (the last run's
+// Measured.Drift) when there is one, else the criteria's. Several
 // runs of one candidate are judged on the mean of their judged figures:
 // the runs' own half-widths combined (√Σh² / n), widened by the drift
 // between runs over √n, the drift's CV being the larger of the criteria's
@@ -325,13 +332,17 @@ func judgeRuns(t *Trial, runs []Measured, cr Criteria) {
 	t.Users = a.Users
 	iv := ivs[0]
 	widen := !cr.Mean || a.Repeats < 2
+	d := cr.Drift
+	if ms.Drift.Measured() {
+		d = ms.Drift
+	}
 	if len(ivs) == 1 {
 		if widen {
-			iv = cr.Drift.Widen(iv)
-			how += ", widened by the drift between runs: " + cr.Drift.String()
+			iv = d.Widen(iv)
+			how += ", widened by the drift between runs: " + d.String()
 		}
 	} else {
-		iv, how = meanOfRuns(ivs, cr.Drift, widen)
+		iv, how = meanOfRuns(ivs, d, widen)
 	}
 	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, mean(p90s)
 	nopm := fmt.Sprintf("%s %s at %d users (%s)", cr.figure(), withHalf(iv), a.Users, how)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/cgroup"
+	"github.com/rightsize/rightsize/drift"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
@@ -306,13 +307,24 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	return ms, err
 }
 
-// storedMeasure reads a stored run's aggregates and intervals.
+// storedMeasure reads a stored run's aggregates and intervals, and the
+// drift between runs of its configuration as the store's history stood
+// when it was measured (drift.MeasureUpTo: a replay judges as the fit did).
 func storedMeasure(ctx context.Context, st *store.Store, runID string) (fit.Measured, error) {
-	_, steps, err := st.LoadRun(ctx, runID)
+	run, steps, err := st.LoadRun(ctx, runID)
 	if err != nil {
 		return fit.Measured{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
-	return fit.MeasuredOf(runID, steps), nil
+	ms := fit.MeasuredOf(runID, steps)
+	d, err := drift.MeasureUpTo(ctx, st, *run)
+	if err != nil {
+		return ms, err
+	}
+	ms.Drift = d.NOPM // TPC-C's figure of merit
+	if _, ok := run.WorkloadMerit(); ok {
+		ms.Drift = d.TPM // a workload's: its transactions per minute (every script's)
+	}
+	return ms, nil
 }
 
 // CheckCandidates fails (ErrBadOptions) when a dimension the candidates
