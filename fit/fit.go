@@ -209,6 +209,15 @@ type Criteria struct {
 // mean of three runs is ± 11.3 %.
 const DefaultRuns = 3
 
+// CheckRuns is the rule on Criteria.Runs as given (fit --runs, a plan's
+// runs:): at least 1, one meaning a candidate is never measured again.
+func CheckRuns(n int) error {
+	if n < 1 {
+		return fmt.Errorf("must be at least 1 (1 never measures a candidate again; %d, the default, re-measures one that holds the target)", DefaultRuns)
+	}
+	return nil
+}
+
 // Verdicts of a trial.
 const (
 	Meets     = "meets"      // measured and meets the target

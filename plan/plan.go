@@ -287,6 +287,9 @@ type Fit struct {
 	Memory     []yamlfile.Str `yaml:"memory" want:"a list of sizes; write e.g. memory: [256M, 1G]"`
 	IO         []yamlfile.Str `yaml:"io" want:"a list of I/O limits; write e.g. io: [none, riops=2000]"`
 	Versions   []yamlfile.Str `yaml:"versions" want:"a list of versions; write e.g. versions: [16, 17]"`
+	// Runs is the most runs measured of a candidate whose interval holds
+	// the target (fit --runs); 0 is fit's default.
+	Runs int `yaml:"runs" want:"a whole number of runs; write e.g. runs: 3"`
 	// MeasureAll keeps fit's proof by measurement (fit --measure-all):
 	// predictions rule nothing out.
 	MeasureAll bool `yaml:"measure_all" want:"true or false; write e.g. measure_all: true"`

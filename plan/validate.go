@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/internal/units"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/probe/storage"
@@ -687,6 +688,11 @@ func (f *Fit) validate(c *checker, names map[string]*Configuration, costs *cost.
 	}
 	if f.MaxP90Ms < 0 {
 		c.field(f.at, path, "max_p90_ms", "must not be negative")
+	}
+	if f.Runs != 0 {
+		if err := fit.CheckRuns(f.Runs); err != nil {
+			c.field(f.at, path, "runs", err.Error())
+		}
 	}
 	f.users = users
 	if f.Users != "" {

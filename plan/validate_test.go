@@ -68,6 +68,11 @@ report: [x]
 			`plan.yaml:8:65: sweeps[0].knee_threshold: 0 is not above 0 and below 100 %, as a sweep needs (the NOPM drop or p90 rise against the best value that marks the knee); write e.g. knee_threshold: 10%`,
 			`plan.yaml:9:65: sweeps[1].knee_threshold: "ten" is not a percentage; write e.g. knee_threshold: 10%`,
 		}},
+		{"fit runs below 1", validPlan + "cost: c.yaml\nfit: {configuration: a, cost: vm, target_nopm: 5, cpus: [1], runs: -1}\n", []string{
+			`plan.yaml:7:7: cost: read cost file: open c.yaml: no such file or directory`,
+			`plan.yaml:8:6: fit.cost: fit prices candidates: the plan needs a cost file (cost: FILE at the top level)`,
+			`plan.yaml:8:68: fit.runs: must be at least 1 (1 never measures a candidate again; 3, the default, re-measures one that holds the target)`,
+		}},
 		{"key twice, list item a mapping", validPlan + "    cpus: 1\nfit:\n  configuration: a\n  cpus: [1, {n: 2}]\n", []string{
 			`plan.yaml:7:5: configurations[0].cpus: written twice (first at line 6): keep one`,
 			`plan.yaml:9:3: fit.cost: fit prices candidates: the plan needs a cost file (cost: FILE at the top level)`,

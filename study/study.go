@@ -618,7 +618,7 @@ func (r *runner) fitCandidates(ctx context.Context, f *plan.Fit, fo *scenario.Fi
 
 func (r *runner) criteria(ctx context.Context, f *plan.Fit) (fit.Criteria, error) {
 	// validated with the plan; "" is range, peak and no headroom
-	cr := fit.Criteria{MaxP90Ms: f.MaxP90Ms, Runs: fit.DefaultRuns}
+	cr := fit.Criteria{MaxP90Ms: f.MaxP90Ms, Runs: cmp.Or(f.Runs, fit.DefaultRuns)}
 	cr.Mean, _ = scenario.ParseConfidence(cmp.Or(f.Confidence, "range"))
 	cr.AtUsers, _ = scenario.ParseAt(cmp.Or(f.At, "peak"))
 	head, _ := scenario.ParseHeadroom(cmp.Or(f.Headroom, "0"))

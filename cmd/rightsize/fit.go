@@ -27,6 +27,7 @@ type fitFlags struct {
 	cpus, memory, io, versions       []string
 	costFile, config                 string
 	dryRun, measureAll               bool
+	runs                             int
 	resume, from                     string
 	tf                               targetFlags
 	rf                               runFlags
@@ -66,8 +67,9 @@ default fit uses the time-to-answer rules: --rampup auto --duration auto
 --repeat-max; give --rampup, --duration or --repeat a value to fix it. The
 level of the intervals is 95 %. One stored run per candidate, grouped as one
 fit (report --fit); a candidate whose interval holds the target (not
-distinguishable from it) is measured again, up to 3 runs, and judged on
-their mean, and the answer names a cheaper one that still holds it.
+distinguishable from it) is measured again, up to --runs runs (3), and
+judged on their mean, and the answer names a cheaper one that still holds
+it.
 Ctrl-C keeps what was measured; --resume FIT reuses every candidate
 already measured.
 --dry-run prints the candidates priced, in the order they would be tried,
@@ -93,6 +95,7 @@ and the target, and measures nothing.`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the priced candidates in search order and the target; measure nothing")
 	fl.StringVar(&f.resume, "resume", "", "continue an interrupted fit (id or label): candidates measured completely are reused")
 	fl.StringVar(&f.from, "from", "", "a stored run (id or label) the model learns the demands from before measuring anything")
+	fl.IntVar(&f.runs, "runs", fit.DefaultRuns, "the most runs measured of a candidate whose interval holds the target (1: never again)")
 	fl.BoolVar(&f.measureAll, "measure-all", false, "measure candidates cheapest first until one meets, as without a model: predictions are shown and rule out nothing")
 	f.tf.registerBase(cmd)
 	f.rf.register(cmd)
@@ -260,7 +263,10 @@ func (f *fitFlags) candidates() ([]fit.Candidate, error) {
 // criteria reads the target (a number or from:RUN), headroom, step and
 // confidence.
 func (f *fitFlags) criteria(cmd *cobra.Command) (fit.Criteria, error) {
-	cr := fit.Criteria{MaxP90Ms: f.maxP90, Runs: fit.DefaultRuns}
+	cr := fit.Criteria{MaxP90Ms: f.maxP90, Runs: f.runs}
+	if err := fit.CheckRuns(f.runs); err != nil {
+		return cr, badInput(fmt.Errorf("--runs %d: %w", f.runs, err))
+	}
 	var err error
 	if cr.Mean, err = scenario.ParseConfidence(f.confidence); err != nil {
 		return cr, badInput(err)

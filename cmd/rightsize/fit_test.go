@@ -235,6 +235,8 @@ func TestRefusedBeforeStart(t *testing.T) {
 	}{
 		{[]string{"fit", "--target-nopm", "10", "--at", "3", "--users", "1,2", "--cpus", "1", "--cost", file, "--config", "vm"},
 			"--at 3: not a step of --users 1,2; want peak or one of them"},
+		{[]string{"fit", "--target-nopm", "10", "--runs", "0", "--cpus", "1", "--cost", file, "--config", "vm"},
+			"--runs 0: must be at least 1 (1 never measures a candidate again"},
 		{[]string{"run", "--target", "mariadb", "--prewarm", "--users", "1", "--duration", "10s"}, "not mysql; drop --prewarm"},
 		{[]string{"sweep", "memory", "--target", "mariadb", "--prewarm", "--values", "1G"}, "not mysql; drop --prewarm"},
 	} {

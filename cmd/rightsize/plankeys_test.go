@@ -39,7 +39,7 @@ var commandKeys = map[string]map[string]string{
 	"sweep": {"values": "sweeps.values", "knee-threshold": "sweeps.knee_threshold"},
 	"fit": {"target-nopm": "fit.target_nopm", "headroom": "fit.headroom", "max-p90-ms": "fit.max_p90_ms", "at": "fit.at",
 		"confidence": "fit.confidence", "cpus": "fit.cpus", "memory": "fit.memory", "io": "fit.io", "version": "fit.versions",
-		"cost": "cost", "config": "fit.cost", "measure-all": "fit.measure_all", "from": "fit.from", "target-tps": "fit.target_tps"},
+		"cost": "cost", "config": "fit.cost", "measure-all": "fit.measure_all", "runs": "fit.runs", "from": "fit.from", "target-tps": "fit.target_tps"},
 	"neighbour": {"instances": "neighbour.instances", "backup-instances": "neighbour.backup_instances",
 		"backup-every": "neighbour.backup_every", "backup-cycles": "neighbour.backup_cycles", "users": "neighbour.users",
 		"rampup": "neighbour.rampup", "duration": "neighbour.duration"},
