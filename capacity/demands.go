@@ -242,3 +242,37 @@ func spread(mean float64, txn map[int]float64, s store.Step, rate func(store.Hos
 	iv.N, iv.BatchSize = bm.N, bm.BatchSize
 	return iv
 }
+
+// SteadyReads are a step's device reads per transaction after the
+// cache's warm-up: the per-second reads per transaction (the server's own
+// when measured, else the host's) truncated where MSER-5 puts the end of
+// their warm-up, over the seconds kept (reads over transactions). A cache
+// still filling during the window (a restore, a prewarm that could not
+// hold the largest table) reads more at its start than at its end; the
+// window's mean (Demands.ReadIOs) holds both. dropped is the seconds left
+// out; ok is false without per-second figures.
+func SteadyReads(s store.Step) (perTxn float64, dropped int, ok bool) {
+	txn := perSecond(s)
+	io := ioOf(&s.Host)
+	type sec struct{ reads, txn float64 }
+	var secs []sec
+	for _, h := range s.Samples {
+		at := int(h.At.Sub(s.MeasureStart).Round(time.Second)/time.Second) - 1
+		if n, ok := txn[at]; ok && n > 0 && at >= 0 {
+			secs = append(secs, sec{io.sample(&h).readIOPS, n})
+		}
+	}
+	if len(secs) < 2*steady.MSERBatch {
+		return 0, 0, false
+	}
+	per := make([]float64, len(secs))
+	for i, x := range secs {
+		per[i] = x.reads / x.txn
+	}
+	dropped, _ = steady.MSER5(per)
+	var reads, n float64
+	for _, x := range secs[dropped:] {
+		reads, n = reads+x.reads, n+x.txn
+	}
+	return reads / n, dropped, true
+}

@@ -121,3 +121,25 @@ func TestFromStepIOSource(t *testing.T) {
 		t.Errorf("reads' half-width %g from the server's samples (want 0), %g from the host's (want > 0)", own.ReadIOs.Half, host.ReadIOs.Half)
 	}
 }
+
+// A cache that fills during the window: 3 reads per transaction in the
+// first 15 measured seconds, 0.5 in the 45 after (the step's 300
+// transactions a second): SteadyReads keeps the 0.5 and says it dropped
+// the warm-up; a flat series keeps the window's mean.
+func TestSteadyReads(t *testing.T) {
+	s := step(time.Unix(1e9, 0))
+	for i := range s.Samples {
+		s.Samples[i].DiskReadIOPS = 150
+		if sec := i - 10; sec >= 0 && sec < 15 { // measured seconds 0..14 (samples at the end of each)
+			s.Samples[i].DiskReadIOPS = 900
+		}
+	}
+	got, dropped, ok := SteadyReads(s)
+	if !ok || dropped < 15 || dropped > 20 || !near(got, 0.5, 0.02) {
+		t.Errorf("warm-up: %.3f reads per transaction after %d s dropped (ok %v), want 0.5 after 15-20", got, dropped, ok)
+	}
+	flat := step(time.Unix(1e9, 0))
+	if got, _, ok := SteadyReads(flat); !ok || !near(got, 0.5, 0.02) {
+		t.Errorf("flat: %.3f reads per transaction (ok %v), want 0.5", got, ok)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/tpcc"
 )
 
@@ -201,4 +202,12 @@ func (c *MissCurve) scales(base, cache int64, d Demands) scales {
 		sc.cpu = max(0.5*cpu, cpu+extra) / cpu
 	}
 	return sc
+}
+
+// ReadsAt are the device reads per transaction the curve predicts at a
+// cap of cache from reads per transaction measured at a cap of base (the
+// rule the model scales a prediction's reads by).
+func (c *MissCurve) ReadsAt(base, cache int64, reads float64) float64 {
+	sc := c.scales(base, cache, Demands{ReadIOs: steady.Interval{Mean: reads}})
+	return sc.reads*reads + sc.readsAdd
 }

@@ -4,7 +4,11 @@
 // with and without predictions, and predicts a memory sweep from two of its
 // points, printing predicted beside measured and the errors.
 //
-//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem] [-rounds N] [-shapes stmt,bw,...]
+//	go run ./bench/predict -store S [-grid grid-none,grid-2000,grid-400] [-memory mem] [-rounds N] [-shapes stmt,bw,...] [-reads m4,m8]
+//
+// -reads prints, per memory sweep, the device reads per transaction over
+// each step's window and after its warm-up (capacity.SteadyReads) beside
+// the miss curve's from the first value.
 //
 // -shapes predicts each listed sweep from its first value alone (issue
 // 48's shapes: statements mode, bandwidth limits, quota 0.25, memory from
@@ -44,7 +48,14 @@ func main() {
 	mem := flag.String("memory", "mem", "the memory sweep (label; \"\" none)")
 	rounds := flag.Int("rounds", 1, "rounds of the grid and the shapes: round r > 1 of sweep L is labelled L.r")
 	shapeList := flag.String("shapes", "", "sweeps (labels) each predicted from its first value alone (issue 48's shapes); \"\" none")
+	readList := flag.String("reads", "", "memory sweeps (labels) whose reads per transaction the miss curve predicts from the first value; \"\" none")
 	flag.Parse()
+	if *readList != "" {
+		if err := runReads(context.Background(), *loc, strings.Split(*readList, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "predict:", err)
+			os.Exit(1)
+		}
+	}
 	if *shapeList != "" {
 		if err := runShapes(context.Background(), *loc, strings.Split(*shapeList, ","), *rounds); err != nil {
 			fmt.Fprintln(os.Stderr, "predict:", err)
