@@ -54,6 +54,10 @@ type Options struct {
 	// single-node test cluster of test/k8s. The metrics port is then a port
 	// of the node, so the scheduler places one pod per node.
 	HostNetwork bool
+	// Workload tells the workers run a pgbench workload (--workload other
+	// than tpcc): their CPU is sized per SQL statement, not per TPC-C
+	// transaction (see Size).
+	Workload bool
 	// Scripts are the pgbench script files of --workload by the name the
 	// pods read them under (ScriptDir/NAME, which RunArgs' --workload
 	// give): they travel in a ConfigMap (Name + "-scripts", Scripts'
@@ -88,6 +92,15 @@ const (
 	txnPerUserSecond         = 500.0
 	txnPerUserSecondThinking = 0.05
 	minCPUMilli              = 100
+	// cpuPerStatement is the upper end of the driver CPU a pgbench
+	// script's SQL command costs (select-only: 16.8 µs for its one
+	// command; tpcb-like: 137.5 µs for its seven, 19.6 each; issue 47's
+	// interleaved measurement) and statementsPerUserSecond what one user
+	// sends back to back when a command's round trip takes 0.4 ms: a
+	// pgbench workload's user costs about 50 millicores whatever its
+	// scripts' length, where TPC-C's costs 35.
+	cpuPerStatement         = 20e-6
+	statementsPerUserSecond = 2500.0
 )
 
 // Resources are one worker's requests: for its users, the connections
@@ -106,7 +119,7 @@ type Resources struct {
 // Delivery, of the warehouses, one delivery worker on a connection of its
 // own per 10 (driver.DeliveryWorkers). Memory is the base plus the
 // measured cost per user and per connection; CPU the measured cost per
-// transaction.
+// transaction (per SQL statement for a pgbench workload).
 func Size(o Options) Resources {
 	n := max(o.Workers, 1)
 	users := ceilDiv(o.MaxUsers, n)
@@ -122,7 +135,11 @@ func Size(o Options) Resources {
 	if o.KeyingThinking {
 		rate = txnPerUserSecondThinking
 	}
-	cpu := int64(math.Ceil(float64(users) * rate * cpuPerTxn * 1000))
+	perUser := rate * cpuPerTxn // CPU seconds a second
+	if o.Workload {
+		perUser = statementsPerUserSecond * cpuPerStatement
+	}
+	cpu := int64(math.Ceil(float64(users) * perUser * 1000))
 	mem := baseMemory + int64(users)*memPerUser + int64(conns+delivery)*memPerConnection
 	return Resources{UsersPerWorker: users, ConnectionsPerWorker: conns + delivery, DeliveryWorkers: delivery,
 		MemoryBytes: mem, CPUMilli: max(cpu, minCPUMilli)}

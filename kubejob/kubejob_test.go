@@ -248,3 +248,18 @@ func TestScriptsConfigMap(t *testing.T) {
 		t.Errorf("1.1 MB of scripts: %v, want refused", err)
 	}
 }
+
+// A pgbench workload's worker is sized per SQL statement (2,500 a second
+// per user at 20 µs: 50 millicores a user), TPC-C's per transaction (500
+// a second at 70 µs: 35).
+func TestSizeCPUByWorkload(t *testing.T) {
+	o := base()
+	o.Workers, o.MaxUsers = 2, 64
+	if got := Size(o).CPUMilli; got != 32*35 {
+		t.Errorf("TPC-C, 32 users a worker: %d millicores, want %d", got, 32*35)
+	}
+	o.Workload = true
+	if got := Size(o).CPUMilli; got != 32*50 {
+		t.Errorf("pgbench workload, 32 users a worker: %d millicores, want %d", got, 32*50)
+	}
+}

@@ -75,6 +75,7 @@ and run --workload from there.`,
 			}
 			o.MaxUsers, o.KeyingThinking, o.Connections, o.Warehouses = maxOf(ro.Users), ro.KeyingThinking, ro.Connections, ro.Warehouses
 			o.DeferredDelivery = ro.Delivery.Deferred()
+			o.Workload = !rf.workload.isTPCC()
 			if o.Scripts, err = k8sScripts(rf.workload.specs); err != nil {
 				return badInput(err)
 			}

@@ -37,6 +37,11 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 
 // workloadCommands are the commands that measure a pgbench workload on
 // its figure of merit.
+// isTPCC tells --workload is TPC-C's (not given, or tpcc).
+func (f *workloadFlags) isTPCC() bool {
+	return len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc"
+}
+
 var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "neighbour": true, "job": true}
 
 // workload returns the pgbench workload the flags of command name (nil:
@@ -55,7 +60,7 @@ func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
 		}
 		o.Defines[k] = v
 	}
-	tpcc := len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc"
+	tpcc := f.isTPCC()
 	if !tpcc && !workloadCommands[command] {
 		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit, neighbour or k8s job", strings.Join(f.specs, " --workload "), command)
 	}
