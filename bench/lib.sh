@@ -44,6 +44,22 @@ start_cluster() {
     "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$TMP/pg -c shared_buffers=512MB -c max_connections=$1 -c max_wal_size=4GB -c checkpoint_timeout=15min" >/dev/null
 }
 
+# server_ticks prints the cluster's CPU so far, in clock ticks: the
+# postmaster's user+system time, its exited children's (reaped into its
+# cutime+cstime) and its live children's. It waits (up to 5 s) for the
+# client connections' backends to end first: one that ends between the
+# listing and the reading would be counted in neither.
+server_ticks() {
+  local pm i
+  pm=$(head -1 "$TMP/pg/postmaster.pid")
+  for i in $(seq 50); do
+    ps -o args= --ppid "$pm" | grep -q '127\.0\.0\.1(' || break
+    sleep 0.1
+  done
+  { cat "/proc/$pm/stat"; for c in $(ps -o pid= --ppid "$pm"); do cat "/proc/$c/stat" 2>/dev/null; done; } |
+    sed 's/.*) //' | awk 'NR == 1 { t += $14 + $15 } { t += $12 + $13 } END { print t }'
+}
+
 # dsn DB is the URL of database DB of the cluster.
 dsn() { echo "postgres://postgres@127.0.0.1:$PORT/$1?sslmode=disable"; }
 

@@ -16,6 +16,10 @@
 # seconds; then per binary the medians, their ratios to the first ref, and
 # the load's ratio to the raw COPY's median.
 #   bench/load.sh [warehouses=10] [rounds=2] [refs=3831ca1]
+# WORKLOAD=tpcb builds pgbench's tables instead (build --workload tpcb
+# --scale N, the first argument the scale; issue 47 item 3): the raw files
+# are pgbench_branches, pgbench_tellers and pgbench_accounts per branch;
+# give refs "" when the refs predate --workload.
 # LOADERS (default: the number of cores) is --loaders and the raw sessions.
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb and pg_ctl; as
 # root the server runs as PG_USER (default postgres).
@@ -27,7 +31,7 @@
 #   raw      load 15.5 s (21.6)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-W=${1:-10}; ROUNDS=${2:-2}; REFS=${3:-3831ca1}
+W=${1:-10}; ROUNDS=${2:-2}; REFS=${3-3831ca1}
 K=${LOADERS:-$(nproc)}
 . bench/lib.sh
 bench_tmp loadbench
@@ -36,19 +40,26 @@ mkdir "$TMP/raw" && chown "$PG_USER" "$TMP/raw" 2>/dev/null || true
 start_cluster 100
 psql_() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
 fresh() { psql_ -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" -c "CHECKPOINT" >/dev/null; }
+WHAT=(--warehouses "$W"); [ "${WORKLOAD:-tpcc}" = tpcb ] && WHAT=(--workload tpcb --scale "$W")
 build() { # binary database: the build's output; its time in $TMP/time
-  /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$1" build --target "$(dsn "$2")" --warehouses "$W" --loaders "$K" --store "$TMP/store.db" 2>"$TMP/build.err" ||
+  /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$1" build --target "$(dsn "$2")" "${WHAT[@]}" --loaders "$K" --store "$TMP/store.db" 2>"$TMP/build.err" ||
     { echo "build with $1 failed:" >&2; tail -5 "$TMP/build.err" >&2; exit 1; }
 }
 
 # The raw files: one build by the work tree's binary, dumped per (table, warehouse).
 fresh rs_src
 build "$TMP/rs-new" rs_src >/dev/null
-pg_dump -h 127.0.0.1 -p "$PORT" -U postgres -s --section=pre-data \
-  -t 'warehouse|district|customer|history|orders|new_order|order_line|stock|item' rs_src >"$TMP/schema.sql"
-declare -A wcol=([warehouse]=w_id [district]=d_w_id [customer]=c_w_id [history]=h_w_id [orders]=o_w_id
-  [new_order]=no_w_id [order_line]=ol_w_id [stock]=s_w_id)
-psql_ -d rs_src -c "COPY item TO '$TMP/raw/item.bin' (FORMAT binary)"
+if [ "${WORKLOAD:-tpcc}" = tpcb ]; then
+  pg_dump -h 127.0.0.1 -p "$PORT" -U postgres -s --section=pre-data -t 'pgbench_*' rs_src >"$TMP/schema.sql"
+  declare -A wcol=([pgbench_accounts]=bid)
+  for t in pgbench_branches pgbench_tellers; do psql_ -d rs_src -c "COPY $t TO '$TMP/raw/$t.bin' (FORMAT binary)"; done
+else
+  pg_dump -h 127.0.0.1 -p "$PORT" -U postgres -s --section=pre-data \
+    -t 'warehouse|district|customer|history|orders|new_order|order_line|stock|item' rs_src >"$TMP/schema.sql"
+  declare -A wcol=([warehouse]=w_id [district]=d_w_id [customer]=c_w_id [history]=h_w_id [orders]=o_w_id
+    [new_order]=no_w_id [order_line]=ol_w_id [stock]=s_w_id)
+  psql_ -d rs_src -c "COPY item TO '$TMP/raw/item.bin' (FORMAT binary)"
+fi
 for t in "${!wcol[@]}"; do
   for w in $(seq "$W"); do
     psql_ -d rs_src -c "COPY (SELECT * FROM $t WHERE ${wcol[$t]} = $w) TO '$TMP/raw/$t.$w.bin' (FORMAT binary)"
@@ -69,7 +80,7 @@ for i, s in enumerate(scripts):
 PY
 raw_mib=$(du -sm "$TMP/raw" | cut -f1)
 
-echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, $W warehouses, $K loaders, raw files $raw_mib MiB; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, ${WHAT[*]}, $K loaders, raw files $raw_mib MiB; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-9s %8s %8s %8s\n' round binary wall_s load_s cpu_s
 names+=(raw); n=${#names[@]}
 for round in $(seq "$ROUNDS"); do

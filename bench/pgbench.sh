@@ -7,11 +7,13 @@
 # run. Two workloads: tpcb (rightsize --workload tpcb, pgbench -b
 # tpcb-like) and custom, a two-script weighted workload (select@9 and
 # update@1, written into the run's directory, -f/--workload FILE@W on
-# both sides). It prints per run TPS and the client's CPU per
-# transaction (user+system of the whole process over the transactions it
-# counted, from /usr/bin/time: pgbench's and rightsize's alike;
-# rightsize runs without ramp-up and with --no-waits so that both count
-# the same interval and neither samples the server), then per workload
+# both sides). It prints per run TPS, the client's CPU per transaction
+# (user+system of the whole process over the transactions it counted,
+# from /usr/bin/time: pgbench's and rightsize's alike; rightsize runs
+# without ramp-up and with --no-waits so that both count the same interval
+# and neither samples the server) and the server's (the cluster's
+# processes' CPU over the run, bench/lib.sh server_ticks, over the same
+# transactions), then per workload
 # and client the medians and rightsize's ratios to pgbench's.
 #   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
 # RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
@@ -51,6 +53,7 @@ psql_() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "$1" >/d
 run_one() {
   local args=()
   psql_ VACUUM; psql_ CHECKPOINT
+  local t0; t0=$(server_ticks)
   if [ "$3" = pgbench ]; then
     [ "$2" = tpcb ] && args=(-b tpcb-like) || args=(-f "$TMP/select.sql@9" -f "$TMP/update.sql@1")
     as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M prepared -c "$C" -j "$C" -T "$SECS" \
@@ -61,10 +64,11 @@ run_one() {
     /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
       --no-waits ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
   fi
-  python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" <<'PY'
+  python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" "$(( $(server_ticks) - t0 ))" "$(getconf CLK_TCK)" <<'PY'
 import json, re, sys
-out, cpu, rnd, wl, client = sys.argv[1:]
+out, cpu, rnd, wl, client, ticks, hz = sys.argv[1:]
 secs = sum(float(x) for x in open(cpu).read().split()[-2:])
+server = int(ticks) / int(hz)
 text = open(out).read()
 if client == "pgbench":
     n = int(re.search(r"number of transactions actually processed: (\d+)", text).group(1))
@@ -76,12 +80,12 @@ else:
     n = sum(t["count"] for t in step["txn"].values())
     failed = sum(t.get("errors", 0) for t in step["txn"].values())
     tps = d["workload"]["steps"][0]["tps"]
-print("%-5s %-8s %-10s %10.1f %14.1f %10d %7d" % (rnd, wl, client, tps, secs * 1e6 / n if n else 0, n, failed))
+print("%-5s %-8s %-10s %10.1f %14.1f %14.1f %10d %7d" % (rnd, wl, client, tps, secs * 1e6 / n if n else 0, server * 1e6 / n if n else 0, n, failed))
 PY
 }
 
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
-printf '%-5s %-8s %-10s %10s %14s %10s %7s\n' round workload client TPS "client µs/txn" txns failed
+printf '%-5s %-8s %-10s %10s %14s %14s %10s %7s\n' round workload client TPS "client µs/txn" "server µs/txn" txns failed
 runs=("tpcb rightsize" "tpcb pgbench" "custom rightsize" "custom pgbench")
 for round in $(seq "$ROUNDS"); do
   for k in "${!runs[@]}"; do
@@ -99,8 +103,9 @@ for wl in ("tpcb", "custom"):
     for client in ("rightsize", "pgbench"):
         r = [x for x in rows if x[1] == wl and x[2] == client]
         if r:
-            med[client] = (statistics.median(float(x[3]) for x in r), statistics.median(float(x[4]) for x in r))
+            med[client] = [statistics.median(float(x[i]) for x in r) for i in (3, 4, 5)]
     if len(med) == 2:
-        (rt, rc), (pt, pc) = med["rightsize"], med["pgbench"]
-        print("  %-7s TPS %9.1f / %9.1f = %.3f   client µs/txn %7.1f / %7.1f = %.3f" % (wl, rt, pt, rt / pt if pt else 0, rc, pc, rc / pc if pc else 0))
+        (rt, rc, rs), (pt, pc, ps) = med["rightsize"], med["pgbench"]
+        print("  %-7s TPS %9.1f / %9.1f = %.3f   client µs/txn %7.1f / %7.1f = %.3f   server µs/txn %7.1f / %7.1f = %.3f" % (
+            wl, rt, pt, rt / pt if pt else 0, rc, pc, rc / pc if pc else 0, rs, ps, rs / ps if ps else 0))
 PY
