@@ -30,6 +30,18 @@
 # 0.747, custom 1.325 (µs/txn 0.835, 0.821): under heavy load a driver
 # started at one P gets fewer of the machine's time slices than pgbench's
 # four threads.
+# 2026-11-29 on a quieter machine (load 1-5, nothing else running):
+# bench/pgbench.sh 10 4 30s 3, then 2 rounds with the server's CPU:
+#   tpcb    TPS 0.910 and 0.929, client µs/txn 1.044 and 0.976, server µs/txn 1.005
+#   custom  TPS 0.888 and 0.873, client µs/txn 1.039 and 1.03,  server µs/txn 1.000
+# RS_ARGS="--driver-procs 2": TPS 0.88 / 0.85 (2 rounds). The server does
+# the same work per transaction (same commits and blocks per transaction
+# in pg_stat_database); what differs is the client's turnaround: with
+# rightsize's users (goroutines on the runtime's network poller) a
+# backend sleeps before every request (1.00 voluntary context switches
+# per transaction against pgbench's 0.75, select-only, 4 clients), so on
+# two saturated cores each transaction costs more switching. Not met:
+# issue 47's "TPS at least pgbench's (0.97 within noise)".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
