@@ -87,11 +87,16 @@
 // TPC-C's miss-ratio curve (MissCurve): the pages of stock (per warehouse,
 // items drawn by NURand(8191)), customer (per district, NURand(1023) of
 // 3,000) and item, each accessed at the rate its rows' NURand
-// probabilities give (the exact distribution, nurand), and Che's
-// approximation of an LRU cache over them, the cache being shared_buffers
-// as PostgreSQL's tuning sizes it from the cap, less a hot set per
-// warehouse (measured on 4 warehouses, nearly every miss of it was a
-// device read). Device reads scale by the ratio of the miss ratios where
+// probabilities give (the exact distribution, nurand), the leaves of their
+// primary keys and of customer_last (by last name, NURand(255) of 1,000)
+// by the same skew, and the order history Order-Status reads at random, as
+// page groups of their own rates; Che's approximation of an LRU cache over
+// them, the cache being shared_buffers as PostgreSQL's tuning sizes it
+// from the cap, less a small hot set per warehouse (inner pages, the
+// small tables, the inserts' tails). Indexes compete for the cache as
+// pages of their own access rate, not as bytes set aside: a cache smaller
+// than every warehouse's indexes still holds their hottest leaves
+// (measured on 4 warehouses, nearly every buffer miss was a device read). Device reads scale by the ratio of the miss ratios where
 // the base's is measurable, else add the change in modelled misses; the
 // CPU adds cpuPerBufferMiss for each miss more. Without the warehouses the reads stay as measured.
 // Either way the prediction says it had one size and its band carries the

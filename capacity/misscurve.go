@@ -16,15 +16,39 @@ import (
 // counts are the mix's (clause 5.2.3: 45 % New-Order, 43 % Payment, 4 %
 // each of the others).
 const (
-	pageBytes         = 8192
-	stockRowsPerPage  = 22        // 100,000 rows, ~36 MB a warehouse
-	custRowsPerPage   = 12        // 30,000 rows, ~20 MB a warehouse
-	itemRowsPerPage   = 81        // 100,000 rows, ~10 MB in all
-	hotBytesPerWH     = 12 << 20  // indexes (stock, customer, order_line, orders), the tails inserts write
-	stockPerTxn       = 0.45 * 10 // New-Order's 10 lines (Stock-Level's re-read the last orders' items: hits)
-	customersPerTxn   = 0.45 + 0.43*2.2 + 0.04*2.2 + 0.04*10
-	itemsPerTxn       = 0.45 * 10
-	accessesPerTxn    = stockPerTxn + customersPerTxn + itemsPerTxn
+	pageBytes        = 8192
+	stockRowsPerPage = 22  // 100,000 rows, ~36 MB a warehouse
+	custRowsPerPage  = 12  // 30,000 rows, ~20 MB a warehouse
+	itemRowsPerPage  = 81  // 100,000 rows, ~10 MB in all
+	stockKeysPerLeaf = 367 // stock's and item's primary keys: 20 bytes an entry, leaves built 90 % full
+	custKeysPerLeaf  = 262 // customer's primary key (c_w_id, c_d_id, c_id): 28 bytes an entry
+	// namesPerLeaf: customer_last (c_w_id, c_d_id, c_last, c_first) holds
+	// ~140 entries a leaf, a district's 3,000 customers sharing 1,000 last
+	// names (clause 4.3.2.3): ~47 names a leaf.
+	namesPerLeaf = 47
+	// stockPerTxn: New-Order's 10 lines (Stock-Level's re-read the last
+	// orders' items, just touched: hits); customersByID and ByName:
+	// New-Order's and Delivery's customers by id, Payment's and
+	// Order-Status's 40 % by id and 60 % by last name (a name's ~3 rows).
+	stockPerTxn     = 0.45 * 10
+	itemsPerTxn     = 0.45 * 10
+	customersByID   = 0.45 + (0.43+0.04)*0.4 + 0.04*10
+	customersByName = (0.43 + 0.04) * 0.6
+	customersPerTxn = customersByID + customersByName*3
+	// historyBytesPerWH is what Order-Status reads at random: a customer's
+	// last order (orders_customer's and order_line's index leaves, the
+	// orders and order_line heap pages), ~36 MB a warehouse as built;
+	// historyPerTxn its 4 % of transactions × about 5 pages.
+	historyBytesPerWH = 36 << 20
+	historyPerTxn     = 0.04 * 5
+	// hotBytesPerWH is what every warehouse keeps hot besides the groups
+	// (the indexes' inner pages, district, warehouse and new_order, the
+	// tails the inserts write and the pages their rows' new versions move
+	// to, the free space and visibility maps): chosen on a quiet
+	// 4-warehouse memory sweep (bench/misscurve.sh, 2026-11-29: device
+	// reads per transaction at 512M, 384M and 256M within −10 % to +4 %),
+	// held out on 8 warehouses (−1 % to +15 %).
+	hotBytesPerWH     = 10 << 20
 	missRatioFloor    = 0.01
 	missCurveMinCache = 1 << 20
 	// cpuPerBufferMiss is the server CPU a read from outside the buffer
@@ -91,18 +115,34 @@ func pagesOf(p []float64, rowsPerPage int, perTxn, copies float64) []pageGroup {
 	return out
 }
 
-// tpccPages are the pages of the skewed tables of w warehouses (stock and
-// customer per warehouse and district, item shared) with their access
-// rates per transaction, and the bytes every warehouse keeps hot besides
-// (indexes, the tails the inserts write, district and warehouse rows).
-func tpccPages(w int) (groups []pageGroup, hot float64) {
+// tpccPages are the pages of w warehouses that TPC-C reads at rates of
+// their own (stock and customer per warehouse and district, item shared;
+// their primary keys' leaves and customer_last's by the same skew; the
+// order history Order-Status reads at random) with their access rates per
+// transaction, the accesses per transaction in all, and the bytes every
+// warehouse keeps hot besides.
+func tpccPages(w int) (groups []pageGroup, accesses, hot float64) {
 	fw := float64(w)
 	items := nurand(tpcc.AItem, 1, tpcc.NumItems)
-	groups = append(groups, pagesOf(items, stockRowsPerPage, stockPerTxn, fw)...)
-	groups = append(groups, pagesOf(items, itemRowsPerPage, itemsPerTxn, 1)...)
 	cust := nurand(tpcc.ACID, 1, tpcc.CustomersPerDistrict)
-	groups = append(groups, pagesOf(cust, custRowsPerPage, customersPerTxn, fw*tpcc.DistrictsPerWarehouse)...)
-	return groups, fw * hotBytesPerWH
+	names := nurand(tpcc.ALast, 0, 999) // c_last from NURand(255, 0, 999), clause 2.1.6
+	districts := fw * tpcc.DistrictsPerWarehouse
+	for _, g := range []struct {
+		p           []float64
+		perPage     int
+		perTxn, cps float64
+	}{
+		{items, stockRowsPerPage, stockPerTxn, fw}, {items, itemRowsPerPage, itemsPerTxn, 1},
+		{cust, custRowsPerPage, customersPerTxn, districts},
+		{items, stockKeysPerLeaf, stockPerTxn, fw}, {items, stockKeysPerLeaf, itemsPerTxn, 1},
+		{cust, custKeysPerLeaf, customersByID, districts}, {names, namesPerLeaf, customersByName, districts},
+	} {
+		groups = append(groups, pagesOf(g.p, g.perPage, g.perTxn, g.cps)...)
+		accesses += g.perTxn
+	}
+	history := fw * historyBytesPerWH / pageBytes
+	groups = append(groups, pageGroup{rate: historyPerTxn / history, count: history})
+	return groups, accesses + historyPerTxn, fw * hotBytesPerWH
 }
 
 // cheMiss is the share of accesses that miss an LRU cache of size pages
@@ -151,8 +191,9 @@ func cheMiss(groups []pageGroup, size float64) float64 {
 // MissCurve is the TPC-C miss ratio of the skewed tables against the
 // memory cap, for a number of warehouses.
 type MissCurve struct {
-	groups []pageGroup
-	hot    float64
+	groups   []pageGroup
+	accesses float64 // per transaction, over the groups
+	hot      float64
 }
 
 // NewMissCurve is the curve of w warehouses (nil for w < 1).
@@ -160,8 +201,8 @@ func NewMissCurve(w int) *MissCurve {
 	if w < 1 {
 		return nil
 	}
-	g, hot := tpccPages(w)
-	return &MissCurve{groups: g, hot: hot}
+	g, acc, hot := tpccPages(w)
+	return &MissCurve{groups: g, accesses: acc, hot: hot}
 }
 
 // Miss is the share of accesses to the skewed tables that miss the
@@ -195,10 +236,10 @@ func (c *MissCurve) scales(base, cache int64, d Demands) scales {
 	if mb >= missRatioFloor && d.ReadIOs.Mean > 0 {
 		sc.reads = mc / mb
 	} else {
-		sc.readsAdd = accessesPerTxn * (mc - mb)
+		sc.readsAdd = c.accesses * (mc - mb)
 	}
 	if cpu := d.CPUSec.Mean; cpu > 0 {
-		extra := accessesPerTxn * (c.Miss(cache) - c.Miss(base)) * cpuPerBufferMiss
+		extra := c.accesses * (c.Miss(cache) - c.Miss(base)) * cpuPerBufferMiss
 		sc.cpu = max(0.5*cpu, cpu+extra) / cpu
 	}
 	return sc
