@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
@@ -115,12 +116,14 @@ func Measure(ctx context.Context, st History, run store.Run) (Figures, error) {
 	return measure(ctx, st, func(r store.Run) bool { return ConfigKey(r) == ConfigKey(run) })
 }
 
-// MeasureUpTo is Measure over the runs of run's RecordedKey that started
-// no later than run did: the history as it stood when run was measured, so
-// a verdict replayed later (report --fit, --resume) is the one given then.
-func MeasureUpTo(ctx context.Context, st History, run store.Run) (Figures, error) {
+// MeasureBefore is Measure over the runs of run's RecordedKey that
+// started before since (a fit's start): the history as it stood then, so
+// a verdict replayed later (report --fit, --resume) is the one given
+// then, and the fit's own runs of a candidate, which judge it by their
+// own spread, do not count twice.
+func MeasureBefore(ctx context.Context, st History, run store.Run, since time.Time) (Figures, error) {
 	key := RecordedKey(run)
-	return measure(ctx, st, func(r store.Run) bool { return !r.StartedAt.After(run.StartedAt) && RecordedKey(r) == key })
+	return measure(ctx, st, func(r store.Run) bool { return r.StartedAt.Before(since) && RecordedKey(r) == key })
 }
 
 // measure is the drift over the latest MaxHistoryRuns runs that same picks.

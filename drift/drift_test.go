@@ -57,12 +57,13 @@ func TestMeasure(t *testing.T) {
 
 // A fit's candidate runs carry no command line of their own: their
 // history is the runs that recorded the same configuration (RecordedKey),
-// whatever their flags, and only those started no later than the judged
-// run (MeasureUpTo: a replay judges as the fit did). Runs at 100, 110 and
-// 90 TPM (pooled CV 0.0884411 as in TestMeasure) precede the judged run;
-// one started after it at 10 TPM would widen the spread, and one with
-// other caps recorded is another configuration.
-func TestMeasureUpTo(t *testing.T) {
+// whatever their flags, and only those started before the fit
+// (MeasureBefore: a replay judges as the fit did, and the fit's own runs,
+// judged by their own spread, do not count twice). Runs at 100, 110 and
+// 90 TPM (CV 0.1: standard deviation 10 around 100) precede the fit; the
+// fit's own run at 500, one started after it at 10 and one with other caps
+// recorded add nothing.
+func TestMeasureBefore(t *testing.T) {
 	st := storetest.Open(t)
 	ctx := context.Background()
 	at := func(s int) time.Time { return time.Date(2026, 1, 1, 0, 0, s, 0, time.UTC) }
@@ -80,17 +81,18 @@ func TestMeasureUpTo(t *testing.T) {
 		}
 		return *r
 	}
-	add(map[string]string{"cpus": "0.5", "users": "4", "label": "calibrate"}, "cpus=0.5", at(1), 100) // rightsize calibrate --cpus 0.5
-	add(map[string]string{"fit": "f1", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(2), 110)           // an earlier fit
-	judged := add(map[string]string{"fit": "f2", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(3), 90)
-	add(map[string]string{"fit": "f3", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(4), 10) // later
-	add(map[string]string{"fit": "f2", "fit.candidate": "cpus 1"}, "cpus=1", at(2), 300)      // other caps
-	d, err := MeasureUpTo(ctx, st, judged)
+	add(map[string]string{"cpus": "0.5", "users": "4", "label": "calibrate-1"}, "cpus=0.5", at(1), 100) // rightsize calibrate --cpus 0.5
+	add(map[string]string{"cpus": "0.5", "users": "4", "label": "calibrate-2"}, "cpus=0.5", at(2), 110)
+	add(map[string]string{"fit": "f1", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(3), 90) // an earlier fit
+	judged := add(map[string]string{"fit": "f2", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(5), 500)
+	add(map[string]string{"fit": "f3", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(6), 10) // later
+	add(map[string]string{"fit": "f2", "fit.candidate": "cpus 1"}, "cpus=1", at(4), 300)    // other caps
+	d, err := MeasureBefore(ctx, st, judged, at(4)) // fit f2 started at 4
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.TPM.Measured() || d.TPM.Runs != 3 || math.Abs(d.TPM.CV-0.1) > 1e-9 {
-		t.Errorf("drift %+v, want CV 0.1 over the 3 runs up to the judged one", d.TPM)
+		t.Errorf("drift %+v, want CV 0.1 over the 3 runs before the fit", d.TPM)
 	}
 	if ConfigKey(judged) == ConfigKey(store.Run{Source: judged.Source, Target: judged.Target, Env: judged.Env, Flags: map[string]string{"cpus": "0.5"}}) {
 		t.Errorf("ConfigKey ignores flags; only RecordedKey should")

@@ -242,7 +242,7 @@ func nextPosition(cands []fit.Priced, calls map[int]int, c fit.Candidate) int {
 func (m *fitMeasurer) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
 	pos := m.position(c)
 	if p, ok := m.done[pos]; ok && p.Status == store.StatusComplete && p.RunID != "" {
-		return storedMeasure(ctx, m.st, p.RunID)
+		return storedMeasure(ctx, m.st, p.RunID, m.sw.StartedAt)
 	}
 	if m.onCand != nil && pos >= 0 {
 		m.onCand(m.cands[pos%len(m.cands)])
@@ -300,7 +300,7 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if err != nil && ctx.Err() == nil {
 		point.Reason = err.Error()
 	}
-	ms, lerr := storedMeasure(context.WithoutCancel(ctx), m.st, res.Run.ID)
+	ms, lerr := storedMeasure(context.WithoutCancel(ctx), m.st, res.Run.ID, m.sw.StartedAt)
 	if lerr != nil {
 		return ms, lerr
 	}
@@ -308,15 +308,16 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 }
 
 // storedMeasure reads a stored run's aggregates and intervals, and the
-// drift between runs of its configuration as the store's history stood
-// when it was measured (drift.MeasureUpTo: a replay judges as the fit did).
-func storedMeasure(ctx context.Context, st *store.Store, runID string) (fit.Measured, error) {
+// drift between runs of its configuration from the store's history before
+// the fit started at since (drift.MeasureBefore: a replay judges as the
+// fit did).
+func storedMeasure(ctx context.Context, st *store.Store, runID string, since time.Time) (fit.Measured, error) {
 	run, steps, err := st.LoadRun(ctx, runID)
 	if err != nil {
 		return fit.Measured{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
 	ms := fit.MeasuredOf(runID, steps)
-	d, err := drift.MeasureUpTo(ctx, st, *run)
+	d, err := drift.MeasureBefore(ctx, st, *run, since)
 	if err != nil {
 		return ms, err
 	}
@@ -383,6 +384,7 @@ type replay struct {
 	cands []fit.Priced
 	byPos map[int]store.SweepPoint
 	calls map[int]int
+	since time.Time // the fit's start: the drift's history ends there
 }
 
 func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
@@ -397,7 +399,7 @@ func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, err
 		}
 		return fit.Measured{}, errNotStored
 	}
-	return storedMeasure(ctx, r.st, sp.RunID)
+	return storedMeasure(ctx, r.st, sp.RunID, r.since)
 }
 
 // LoadFit reads a stored fit and replays its search from the stored
@@ -416,7 +418,7 @@ func LoadFit(ctx context.Context, st *store.Store, idOrLabel string) (*FitResult
 	if err := decodeFitSpec(sw, &cands, &cr, &out.Currency); err != nil {
 		return nil, err
 	}
-	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}, calls: map[int]int{}}
+	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}, calls: map[int]int{}, since: sw.StartedAt}
 	for _, p := range sw.Points {
 		r.byPos[p.Position] = p
 	}
