@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/rightsize/rightsize/capacity"
@@ -38,10 +39,17 @@ func shapes(ctx context.Context, st *store.Store, labels []string, rounds int) e
 			if err != nil {
 				return err
 			}
-			if len(pts) < 2 || (r > 1 && len(pts) != len(rs[0])) {
+			if len(pts) < 2 {
 				return fmt.Errorf("shape %s round %d: %d points measured", label, r, len(pts))
 			}
 			rs = append(rs, pts)
+		}
+		rs, dropped := commonPoints(rs)
+		if len(rs[0]) < 2 {
+			return fmt.Errorf("shape %s: %d configurations measured in every round", label, len(rs[0]))
+		}
+		if len(dropped) > 0 {
+			fmt.Printf("shape %s: left out, not measured in every round (failed, e.g. killed by a memory limit): %s\n", label, strings.Join(dropped, ", "))
 		}
 		res, err := shape(label, rs)
 		if err != nil {
@@ -94,4 +102,31 @@ func shape(label string, rs [][]point) (shapeResult, error) {
 	fmt.Printf("  %s: error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d, their half-widths median ±%.0f %%\n\n",
 		label, median(res.errs), worst(res.errs), worst(res.single), res.held, res.total, median(res.widths))
 	return res, nil
+}
+
+// commonPoints keeps, in every round, the configurations that every round
+// measured (in the first round's order), and names the others.
+func commonPoints(rs [][]point) ([][]point, []string) {
+	count := map[string]int{}
+	for _, pts := range rs {
+		for _, p := range pts {
+			count[p.config]++
+		}
+	}
+	var dropped []string
+	for c, n := range count {
+		if n < len(rs) {
+			dropped = append(dropped, c)
+		}
+	}
+	sort.Strings(dropped)
+	out := make([][]point, len(rs))
+	for i, pts := range rs {
+		for _, p := range pts {
+			if count[p.config] == len(rs) {
+				out[i] = append(out[i], p)
+			}
+		}
+	}
+	return out, dropped
 }
