@@ -113,7 +113,8 @@ type Figures struct {
 // group per users count, pooled (steady.PooledDrift). A figure with too
 // few values stays zero: the default.
 func Measure(ctx context.Context, st History, run store.Run) (Figures, error) {
-	return measure(ctx, st, func(r store.Run) bool { return ConfigKey(r) == ConfigKey(run) })
+	key := ConfigKey(run)
+	return measure(ctx, st, func(r store.Run) bool { return ConfigKey(r) == key })
 }
 
 // MeasureBefore is Measure over the runs of run's RecordedKey that
