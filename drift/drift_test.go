@@ -87,7 +87,8 @@ func TestMeasureBefore(t *testing.T) {
 	judged := add(map[string]string{"fit": "f2", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(5), 500)
 	add(map[string]string{"fit": "f3", "fit.candidate": "cpus 0.5"}, "cpus=0.5", at(6), 10) // later
 	add(map[string]string{"fit": "f2", "fit.candidate": "cpus 1"}, "cpus=1", at(4), 300)    // other caps
-	d, err := MeasureBefore(ctx, st, judged, at(4)) // fit f2 started at 4
+	// fit f2 started at 4
+	d, err := MeasureBefore(ctx, st, judged, at(4))
 	if err != nil {
 		t.Fatal(err)
 	}
