@@ -127,14 +127,10 @@ func FromStep(s store.Step, cfg Config, think time.Duration) (Demands, error) {
 // NOPM (tpcc.Merit), else "TPM of every script" or "TPM of SCRIPT" (a
 // pgbench workload's, store.Run.WorkloadMerit).
 func FigureName(m store.Merit) string {
-	switch {
-	case m == tpcc.Merit:
+	if m == tpcc.Merit {
 		return ""
-	case m.All():
-		return m.PerMinute + " of every script"
-	default:
-		return m.PerMinute + " of " + m.Txn
 	}
+	return m.Name()
 }
 
 // FromStepOf derives the demands of a measured step taken under cfg, with

@@ -43,14 +43,10 @@ type Perf struct {
 
 // FigureOf names run's figure of merit as Perf.Figure does ("" for TPC-C).
 func FigureOf(run *store.Run) string {
-	m, ok := run.WorkloadMerit()
-	switch {
-	case !ok:
-		return ""
-	case m.All():
-		return "TPM of every script"
+	if m, ok := run.WorkloadMerit(); ok {
+		return m.Name()
 	}
-	return "TPM of " + m.Txn
+	return ""
 }
 
 // Figure is the name of the linked runs' figure of merit: NOPM for
@@ -148,7 +144,7 @@ func (cr *ConfigResult) Headline(baseline string) string {
 // a script's is said beside the TPM.
 func (cr *ConfigResult) workloadHeadline(baseline, fig, tpm, nopm, price string) string {
 	avg, also := "average TPM over all steps", " ("+nopm+" "+fig+")"
-	if fig == "TPM of every script" {
+	if fig == store.FigureEveryScript {
 		avg, also = "average TPM of every script over all steps", ""
 	}
 	if cr.Indistinct {

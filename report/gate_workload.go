@@ -14,10 +14,7 @@ func (c *Comparison) meritOf(a, b RunData) store.Merit {
 	if !okA || !okB || ma.Txn != mb.Txn {
 		return tpcc.Merit
 	}
-	c.Figure = FigureEveryScript
-	if !ma.All() {
-		c.Figure = "TPM of " + ma.Txn
-	}
+	c.Figure = ma.Name()
 	return ma
 }
 
@@ -42,7 +39,7 @@ func windowType(steps []store.Step, m store.Merit) string {
 
 // FigureEveryScript names a workload's figure of merit when every
 // script's transactions count (then it is the TPM itself).
-const FigureEveryScript = "TPM of every script"
+const FigureEveryScript = store.FigureEveryScript
 
 // nameFigures renames a workload comparison's figures after its merit
 // (NOPM is the workload's figure per minute, the latencies its own); a

@@ -21,6 +21,19 @@ type Merit struct {
 // All reports whether m judges every transaction together.
 func (m Merit) All() bool { return m.Txn == "" }
 
+// FigureEveryScript is Name of a pgbench workload's merit when every
+// script's transactions count (then it is the TPM itself).
+const FigureEveryScript = "TPM of every script"
+
+// Name names a pgbench workload's figure of merit (Run.WorkloadMerit) the
+// same in every view: FigureEveryScript, or "TPM of SCRIPT".
+func (m Merit) Name() string {
+	if m.All() {
+		return m.PerMinute + " of every script"
+	}
+	return m.PerMinute + " of " + m.Txn
+}
+
 // Of is the summary of m's transaction among txns, nil when absent. For
 // every transaction (All) it is their sum: counts added, latencies from
 // the merged histograms (the largest of each when a histogram is
