@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/steady"
@@ -223,12 +225,10 @@ func perSecond(s store.Step) map[int]float64 {
 // seconds give no half-width.
 func spread(mean float64, txn map[int]float64, s store.Step, rate func(store.HostSample) float64) steady.Interval {
 	iv := steady.Interval{Mean: mean, Confidence: conf}
-	var per []float64
-	for _, h := range s.Samples {
-		sec := int(h.At.Sub(s.MeasureStart).Round(time.Second)/time.Second) - 1
-		if n, ok := txn[sec]; ok && n > 0 && sec >= 0 {
-			per = append(per, rate(h)/n)
-		}
+	rates, txns := sampled(s, txn, rate)
+	per := make([]float64, len(rates))
+	for i := range rates {
+		per[i] = rates[i] / txns[i]
 	}
 	bm, _, err := steady.BatchMeans(per, conf)
 	if err != nil || bm.Mean <= 0 {
@@ -248,27 +248,28 @@ func spread(mean float64, txn map[int]float64, s store.Step, rate func(store.Hos
 // window's mean (Demands.ReadIOs) holds both. dropped is the seconds left
 // out; ok is false without per-second figures.
 func SteadyReads(s store.Step) (perTxn float64, dropped int, ok bool) {
-	txn := perSecond(s)
 	io := ioOf(&s.Host)
-	type sec struct{ reads, txn float64 }
-	var secs []sec
-	for _, h := range s.Samples {
-		at := int(h.At.Sub(s.MeasureStart).Round(time.Second)/time.Second) - 1
-		if n, ok := txn[at]; ok && n > 0 && at >= 0 {
-			secs = append(secs, sec{io.sample(&h).readIOPS, n})
-		}
-	}
-	if len(secs) < 2*steady.MSERBatch {
+	reads, txns := sampled(s, perSecond(s), func(h store.HostSample) float64 { return io.sample(&h).readIOPS })
+	if len(reads) < 2*steady.MSERBatch {
 		return 0, 0, false
 	}
-	per := make([]float64, len(secs))
-	for i, x := range secs {
-		per[i] = x.reads / x.txn
+	per := make([]float64, len(reads))
+	for i := range reads {
+		per[i] = reads[i] / txns[i]
 	}
 	dropped, _ = steady.MSER5(per)
-	var reads, n float64
-	for _, x := range secs[dropped:] {
-		reads, n = reads+x.reads, n+x.txn
+	return floats.Sum(reads[dropped:]) / floats.Sum(txns[dropped:]), dropped, true
+}
+
+// sampled pairs each host sample of the measured window with the
+// transactions completed in its second (txn, perSecond): rate's value of
+// the sample and that count, for the seconds with transactions.
+func sampled(s store.Step, txn map[int]float64, rate func(store.HostSample) float64) (rates, txns []float64) {
+	for _, h := range s.Samples {
+		sec := int(h.At.Sub(s.MeasureStart).Round(time.Second)/time.Second) - 1
+		if n, ok := txn[sec]; ok && n > 0 && sec >= 0 {
+			rates, txns = append(rates, rate(h)), append(txns, n)
+		}
 	}
-	return reads / n, dropped, true
+	return rates, txns
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/capacity"
@@ -353,7 +354,7 @@ func judgeRuns(t *Trial, runs []Measured, cr Criteria) {
 	} else {
 		iv, how = meanOfRuns(ivs, d, widen)
 	}
-	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, mean(p90s)
+	t.Interval, t.NOPM, t.P90Ms = iv, iv.Mean, stat.Mean(p90s, nil)
 	nopm := fmt.Sprintf("%s %s at %d users (%s)", cr.figure(), withHalf(iv), a.Users, how)
 	p90 := ""
 	if cr.MaxP90Ms > 0 {
@@ -396,7 +397,7 @@ func meanOfRuns(ivs []steady.Interval, d steady.Drift, widen bool) (steady.Inter
 	if conf <= 0 || conf >= 1 {
 		conf = 0.95
 	}
-	m := mean(vals)
+	m, sd := stat.MeanStdDev(vals, nil)
 	out := steady.Interval{Mean: m, Half: math.Sqrt(ss) / n, Confidence: conf, N: len(ivs)}
 	figs := make([]string, len(vals))
 	for i, v := range vals {
@@ -409,23 +410,11 @@ func meanOfRuns(ivs []steady.Interval, d steady.Drift, widen bool) (steady.Inter
 	q := d.Quantile(conf)
 	cv := d.Between(1, conf) / q // the criteria's CV (the default when not measured)
 	why := d.String()
-	var sd float64
-	for _, v := range vals {
-		sd += (v - m) * (v - m)
-	}
-	if sd = math.Sqrt(sd / (n - 1)); m > 0 && sd/m > cv {
+	if m > 0 && sd/m > cv {
 		cv, why = sd/m, fmt.Sprintf("%.1f %% CV, the runs' own spread (more than %s)", sd/m*100, d.String())
 	}
 	out.Half = math.Hypot(out.Half, q*cv*math.Abs(m)/math.Sqrt(n))
 	return out, how + fmt.Sprintf("; widened by the drift between runs over √%d: %s", len(ivs), why)
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // pick is the step judged: the one with atUsers users, or the peak.
