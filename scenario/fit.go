@@ -94,7 +94,7 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 		}
 	}
 	m := &fitMeasurer{st: st, t: t, engine: t.Registered, base: t.Options, run: o.Run, sw: sw, onCand: o.OnCandidate,
-		cands: o.Candidates, done: map[int]store.SweepPoint{}, calls: map[int]int{}}
+		cands: o.Candidates, done: map[int]store.SweepPoint{}, calls: map[int]int{}, runs: newFitRuns(st, sw)}
 	for _, p := range sw.Points {
 		m.done[p.Position] = p
 	}
@@ -215,6 +215,7 @@ type fitMeasurer struct {
 	done   map[int]store.SweepPoint
 	onCand func(fit.Priced)
 	calls  map[int]int // how many times each candidate was measured
+	runs   *fitRuns
 }
 
 // position is candidate c's stored position for its next run: its index
@@ -242,7 +243,7 @@ func nextPosition(cands []fit.Priced, calls map[int]int, c fit.Candidate) int {
 func (m *fitMeasurer) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
 	pos := m.position(c)
 	if p, ok := m.done[pos]; ok && p.Status == store.StatusComplete && p.RunID != "" {
-		return storedMeasure(ctx, m.st, p.RunID, m.sw.StartedAt)
+		return m.runs.measured(ctx, p.RunID)
 	}
 	if m.onCand != nil && pos >= 0 {
 		m.onCand(m.cands[pos%len(m.cands)])
@@ -300,26 +301,41 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 	if err != nil && ctx.Err() == nil {
 		point.Reason = err.Error()
 	}
-	ms, lerr := storedMeasure(context.WithoutCancel(ctx), m.st, res.Run.ID, m.sw.StartedAt)
+	ms, lerr := m.runs.measured(context.WithoutCancel(ctx), res.Run.ID)
 	if lerr != nil {
 		return ms, lerr
 	}
 	return ms, err
 }
 
-// storedMeasure reads a stored run's aggregates and intervals, and the
-// drift between runs of its configuration from the store's history before
-// the fit started at since (drift.MeasureBefore: a replay judges as the
-// fit did).
-func storedMeasure(ctx context.Context, st *store.Store, runID string, since time.Time) (fit.Measured, error) {
-	run, steps, err := st.LoadRun(ctx, runID)
+// fitRuns reads a fit's stored runs with the drift between runs of each
+// one's configuration from the store's history before the fit started
+// (drift.MeasureBefore: a replay judges as the fit did). That history
+// does not change during the fit, so each configuration's is read once.
+type fitRuns struct {
+	st     *store.Store
+	since  time.Time
+	drifts map[string]drift.Figures // by drift.RecordedKey
+}
+
+func newFitRuns(st *store.Store, sw *store.Sweep) *fitRuns {
+	return &fitRuns{st: st, since: sw.StartedAt, drifts: map[string]drift.Figures{}}
+}
+
+// measured reads a stored run's aggregates and intervals, and its drift.
+func (f *fitRuns) measured(ctx context.Context, runID string) (fit.Measured, error) {
+	run, steps, err := f.st.LoadRun(ctx, runID)
 	if err != nil {
 		return fit.Measured{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
 	ms := fit.MeasuredOf(runID, steps)
-	d, err := drift.MeasureBefore(ctx, st, *run, since)
-	if err != nil {
-		return ms, err
+	key := drift.RecordedKey(*run)
+	d, ok := f.drifts[key]
+	if !ok {
+		if d, err = drift.MeasureBefore(ctx, f.st, *run, f.since); err != nil {
+			return ms, err
+		}
+		f.drifts[key] = d
 	}
 	ms.Drift = d.NOPM // TPC-C's figure of merit
 	if _, ok := run.WorkloadMerit(); ok {
@@ -380,11 +396,10 @@ var errNotStored = errors.New("not measured in the stored fit")
 
 // replay measures nothing: it returns what the stored fit measured.
 type replay struct {
-	st    *store.Store
+	runs  *fitRuns
 	cands []fit.Priced
 	byPos map[int]store.SweepPoint
 	calls map[int]int
-	since time.Time // the fit's start: the drift's history ends there
 }
 
 func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, error) {
@@ -399,7 +414,7 @@ func (r replay) Measure(ctx context.Context, c fit.Candidate) (fit.Measured, err
 		}
 		return fit.Measured{}, errNotStored
 	}
-	return storedMeasure(ctx, r.st, sp.RunID, r.since)
+	return r.runs.measured(ctx, sp.RunID)
 }
 
 // LoadFit reads a stored fit and replays its search from the stored
@@ -418,7 +433,7 @@ func LoadFit(ctx context.Context, st *store.Store, idOrLabel string) (*FitResult
 	if err := decodeFitSpec(sw, &cands, &cr, &out.Currency); err != nil {
 		return nil, err
 	}
-	r := replay{st: st, cands: cands, byPos: map[int]store.SweepPoint{}, calls: map[int]int{}, since: sw.StartedAt}
+	r := replay{runs: newFitRuns(st, sw), cands: cands, byPos: map[int]store.SweepPoint{}, calls: map[int]int{}}
 	for _, p := range sw.Points {
 		r.byPos[p.Position] = p
 	}
