@@ -45,15 +45,7 @@ go run ./bench/predict -store "$STORE" -grid tpcb-none,tpcb-2000,tpcb-400 -memor
 if [ -z "${TPS:-}" ]; then
   TPS=$(jq -s '[.[].points[] | select(.nopm > 0) | .nopm] | sort | .[(length/4|floor)] * 0.97 / 60 | floor' "$TMP"/tpcb-*.json)
 fi
-cat > "$TMP/costs.yaml" <<'EOF'
-configs:
-  - name: vm
-    host_cores: 16
-    vm_cores: 2
-    memory_gb: 1
-    hardware: [{item: vCPU, per: vm_core, price: 450}]
-    licences: [{name: DB, per: vm_core, pack: 2, pack_price: 1000, minimum: 2}]
-EOF
+go run ./bench/predict -write-costs "$TMP/costs.yaml" # the prices the replays above used
 echo "$(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg): fit --workload tpcb --target-tps $TPS over the twelve" >&2
 "$BIN" fit --target-tps "$TPS" --cpus 2,1.5,1,0.5 --io none --io riops=2000:wiops=2000 --io riops=400:wiops=400 \
   --cost "$TMP/costs.yaml" --config vm --confidence mean --label tpcb-fit "${RUN[@]}" "${PG[@]}" || true

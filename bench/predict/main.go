@@ -49,7 +49,15 @@ func main() {
 	rounds := flag.Int("rounds", 1, "rounds of the grid and the shapes: round r > 1 of sweep L is labelled L.r")
 	shapeList := flag.String("shapes", "", "sweeps (labels) each predicted from its first value alone (issue 48's shapes); \"\" none")
 	readList := flag.String("reads", "", "memory sweeps (labels) whose reads per transaction the miss curve predicts from the first value; \"\" none")
+	costsFile := flag.String("write-costs", "", "write the cost file the grid's fits are priced with to this file and exit (bench/predict-tpcb.sh's real fit)")
 	flag.Parse()
+	if *costsFile != "" {
+		if err := os.WriteFile(*costsFile, []byte(costs), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "predict:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *readList != "" {
 		if err := runReads(context.Background(), *loc, strings.Split(*readList, ",")); err != nil {
 			fmt.Fprintln(os.Stderr, "predict:", err)
