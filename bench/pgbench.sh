@@ -44,11 +44,24 @@
 # issue 47's "TPS at least pgbench's (0.97 within noise)". It is the
 # thread count: select-only, 4 clients, 10 s, two rounds: pgbench -j 4
 # 65,620 and 68,730 TPS, pgbench -j 1 (its default: one thread polls the
-# four connections) 45,466 and 51,917, rightsize 43,331 and 49,523. This
-# script compares against -j C, pgbench at its best.
+# four connections) 45,466 and 51,917, rightsize 43,331 and 49,523.
+# CLIENTS (default "rightsize pgbench pgbench-j1") picks the runs of each
+# round: pgbench is -j C (a thread per client, pgbench at its best),
+# pgbench-j1 pgbench's default of one thread; the medians then give
+# rightsize's ratios to each. 2026-11-29, quiet, bench/pgbench.sh 10 4 30s 3:
+#   tpcb    TPS 0.952 of -j 4, 1.005 of -j 1; client µs/txn 0.942, 1.101
+#   custom  TPS 0.725 of -j 4, 0.917 of -j 1; client µs/txn 1.186, 1.228
+# A thread per virtual user was tried (each user's reply awaited in
+# ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
+# 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
+# but tpcb fell to 0.83-0.91 of -j 1 at 178-202 µs of client CPU per
+# transaction (rightsize as it is: 109 µs with its adaptive Ps, 157 with 6):
+# every Go thread that leaves a blocking wait must get a P back from the
+# scheduler. Not kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
+CLIENTS=${CLIENTS:-rightsize pgbench pgbench-j1}
 . bench/lib.sh
 bench_tmp pgbench
 go build -o "$TMP/rs" ./cmd/rightsize
@@ -70,9 +83,10 @@ run_one() {
   local args=()
   psql_ VACUUM; psql_ CHECKPOINT
   local t0; t0=$(server_ticks)
-  if [ "$3" = pgbench ]; then
+  if [ "${3%%-*}" = pgbench ]; then
+    local j=$C; [ "$3" = pgbench-j1 ] && j=1
     [ "$2" = tpcb ] && args=(-b tpcb-like) || args=(-f "$TMP/select.sql@9" -f "$TMP/update.sql@1")
-    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M prepared -c "$C" -j "$C" -T "$SECS" \
+    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M prepared -c "$C" -j "$j" -T "$SECS" \
       -h 127.0.0.1 -p "$PORT" -U postgres "${args[@]}" postgres >"$TMP/out" 2>&1 || { echo "pgbench failed:"; tail -3 "$TMP/out"; return 0; }
     cp "$TMP/pgb/cpu" "$TMP/cpu"
   else
@@ -86,7 +100,7 @@ out, cpu, rnd, wl, client, ticks, hz = sys.argv[1:]
 secs = sum(float(x) for x in open(cpu).read().split()[-2:])
 server = int(ticks) / int(hz)
 text = open(out).read()
-if client == "pgbench":
+if client.startswith("pgbench"):
     n = int(re.search(r"number of transactions actually processed: (\d+)", text).group(1))
     failed = int((re.search(r"number of failed transactions: (\d+)", text) or [0, 0])[1]) if "failed" in text else 0
     tps = float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", text).group(1))
@@ -102,7 +116,8 @@ PY
 
 echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-8s %-10s %10s %14s %14s %10s %7s\n' round workload client TPS "client µs/txn" "server µs/txn" txns failed
-runs=("tpcb rightsize" "tpcb pgbench" "custom rightsize" "custom pgbench")
+runs=()
+for wl in tpcb custom; do for client in $CLIENTS; do runs+=("$wl $client"); done; done
 for round in $(seq "$ROUNDS"); do
   for k in "${!runs[@]}"; do
     j=$(( (k + round - 1) % ${#runs[@]} ))
@@ -110,18 +125,22 @@ for round in $(seq "$ROUNDS"); do
     run_one "$round" ${runs[$j]} | tee -a "$TMP/rows"
   done
 done
-python3 - "$TMP/rows" <<'PY'
+python3 - "$TMP/rows" $CLIENTS <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("\nmedians (rightsize/pgbench):")
+clients = sys.argv[2:]
+print("\nmedians, and each rightsize's ratios to each pgbench's:")
 for wl in ("tpcb", "custom"):
     med = {}
-    for client in ("rightsize", "pgbench"):
+    for client in clients:
         r = [x for x in rows if x[1] == wl and x[2] == client]
         if r:
             med[client] = [statistics.median(float(x[i]) for x in r) for i in (3, 4, 5)]
-    if len(med) == 2:
-        (rt, rc, rs), (pt, pc, ps) = med["rightsize"], med["pgbench"]
-        print("  %-7s TPS %9.1f / %9.1f = %.3f   client µs/txn %7.1f / %7.1f = %.3f   server µs/txn %7.1f / %7.1f = %.3f" % (
-            wl, rt, pt, rt / pt if pt else 0, rc, pc, rc / pc if pc else 0, rs, ps, rs / ps if ps else 0))
+    for c, (t, cu, su) in med.items():
+        print("  %-7s %-14s TPS %9.1f   client µs/txn %7.1f   server µs/txn %7.1f" % (wl, c, t, cu, su))
+    for rs in [c for c in med if c.startswith("rightsize")]:
+        for pg in [c for c in med if c.startswith("pgbench")]:
+            (rt, rc, rsv), (pt, pc, ps) = med[rs], med[pg]
+            print("  %-7s %-14s / %-10s TPS %.3f   client µs/txn %.3f   server µs/txn %.3f" % (
+                wl, rs, pg, rt / pt if pt else 0, rc / pc if pc else 0, rsv / ps if ps else 0))
 PY
