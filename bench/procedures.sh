@@ -69,6 +69,11 @@
 # REFS="3831ca1 e5167d4" bench/procedures.sh 4 4 30s 3: 3831ca1 46,296 TPM
 # 69.7 µs, e5167d4 (before) 39,628 65.9, new 56,708 58.2 (µs 0.835 of
 # 3831ca1, per round 0.83, 0.80, 0.92; 0.88 of e5167d4).
+# After issue 46's consolidation (one shape per figure, one table of step
+# columns, the figure of merit a value, scenario and report split by job),
+# quiet machine (load 3-3.7, nothing else running), REFS=a7e92c0
+# bench/procedures.sh 4 4 40s 6: a7e92c0 216,446 TPM 25.9 µs, new 218,609
+# 25.9 (TPM 1.010, driver µs 0.998; per round µs 0.97-1.04): unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-4}; U=${2:-4}; D=${3:-60s}; ROUNDS=${4:-3}
