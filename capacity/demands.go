@@ -226,10 +226,7 @@ func perSecond(s store.Step) map[int]float64 {
 func spread(mean float64, txn map[int]float64, s store.Step, rate func(store.HostSample) float64) steady.Interval {
 	iv := steady.Interval{Mean: mean, Confidence: conf}
 	rates, txns := sampled(s, txn, rate)
-	per := make([]float64, len(rates))
-	for i := range rates {
-		per[i] = rates[i] / txns[i]
-	}
+	per := floats.DivTo(make([]float64, len(rates)), rates, txns)
 	bm, _, err := steady.BatchMeans(per, conf)
 	if err != nil || bm.Mean <= 0 {
 		return iv
@@ -253,10 +250,7 @@ func SteadyReads(s store.Step) (perTxn float64, dropped int, ok bool) {
 	if len(reads) < 2*steady.MSERBatch {
 		return 0, 0, false
 	}
-	per := make([]float64, len(reads))
-	for i := range reads {
-		per[i] = reads[i] / txns[i]
-	}
+	per := floats.DivTo(make([]float64, len(reads)), reads, txns)
 	dropped, _ = steady.MSER5(per)
 	return floats.Sum(reads[dropped:]) / floats.Sum(txns[dropped:]), dropped, true
 }

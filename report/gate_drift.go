@@ -67,7 +67,7 @@ func driftLine(v *Verdicts) string {
 		switch v.Figure {
 		case "":
 			return fmt.Sprintf("TPM %s, NOPM %s, New-Order p90 %s", d.of(FigureTPM), d.of(FigureNOPM), d.of(FigureP90))
-		case FigureEveryScript:
+		case store.FigureEveryScript:
 			return fmt.Sprintf("TPM %s, p90 %s", d.of(FigureTPM), d.of(FigureP90))
 		}
 		return fmt.Sprintf("TPM %s, %s %s, p90 %s", d.of(FigureTPM), v.Figure, d.of(FigureNOPM), d.of(FigureP90))

@@ -37,10 +37,6 @@ func windowType(steps []store.Step, m store.Merit) string {
 	return typ
 }
 
-// FigureEveryScript names a workload's figure of merit when every
-// script's transactions count (then it is the TPM itself).
-const FigureEveryScript = store.FigureEveryScript
-
 // nameFigures renames a workload comparison's figures after its merit
 // (NOPM is the workload's figure per minute, the latencies its own); a
 // TPC-C comparison keeps its names. When every script counts, the merit is
@@ -55,7 +51,7 @@ func (c *Comparison) nameFigures(v *Verdicts) {
 	rename := func(fs []FigureVerdict) []FigureVerdict {
 		out := fs[:0]
 		for _, f := range fs {
-			if f.Figure == FigureTPM && c.Figure == FigureEveryScript {
+			if f.Figure == FigureTPM && c.Figure == store.FigureEveryScript {
 				continue
 			}
 			if n, ok := names[f.Figure]; ok {
@@ -77,7 +73,7 @@ func (v *Verdicts) figureNames() (throughput, latency string) {
 	switch v.Figure {
 	case "":
 		return "TPM/NOPM", "New-Order p90"
-	case FigureEveryScript:
+	case store.FigureEveryScript:
 		return "TPM", "p90"
 	default:
 		return "TPM and " + v.Figure, "p90"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/store"
 )
 
 // Comparison is run B against run A, users step by users step.
@@ -136,7 +137,7 @@ func (c *Comparison) columns() []analysis.Column {
 	merit := analysis.ColNOPM
 	switch c.Figure {
 	case "":
-	case FigureEveryScript:
+	case store.FigureEveryScript:
 		return []analysis.Column{analysis.ColTPM, analysis.ColTPMPerUser}
 	default:
 		merit.Head = c.Figure
@@ -234,7 +235,7 @@ func (c *Comparison) writeAverages(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "  average TPM %s: %s\n", scope, c.AverageLine())
-	if c.Figure == FigureEveryScript { // the TPM itself
+	if c.Figure == store.FigureEveryScript { // the TPM itself
 		fmt.Fprintln(w)
 		return
 	}

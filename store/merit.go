@@ -23,13 +23,15 @@ func (m Merit) All() bool { return m.Txn == "" }
 
 // FigureEveryScript is Name of a pgbench workload's merit when every
 // script's transactions count (then it is the TPM itself).
-const FigureEveryScript = "TPM of every script"
+const FigureEveryScript = "TPM" + ofEveryScript
+
+const ofEveryScript = " of every script"
 
 // Name names a pgbench workload's figure of merit (Run.WorkloadMerit) the
 // same in every view: FigureEveryScript, or "TPM of SCRIPT".
 func (m Merit) Name() string {
 	if m.All() {
-		return m.PerMinute + " of every script"
+		return m.PerMinute + ofEveryScript
 	}
 	return m.PerMinute + " of " + m.Txn
 }
