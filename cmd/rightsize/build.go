@@ -141,7 +141,7 @@ func (b *buildProgress) Rows(t tpcc.Table, n int64) {
 func (b *buildProgress) StepDone(phase, name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if phase == "indexes" && len(b.rows) > 0 && b.p == nil {
+	if len(b.rows) > 0 && b.p == nil {
 		// first post-load step: the load itself is over
 		for _, t := range tpcc.Tables {
 			fmt.Fprintf(b.w, "loaded %-10s %10d rows\n", t, b.rows[t])

@@ -65,22 +65,28 @@ func (f *targetFlags) checkBuildSpace(errOut io.Writer, warehouses int, replace 
 		return badInput(err)
 	}
 	if bound {
-		f.settings = append(f.settings, "max_wal_size="+diskspace.BoundedMaxWAL)
-		if !f.hasSetting("checkpoint_completion_target") {
-			// a checkpoint paced over the next 64 MB of WAL lagged on a
-			// loaded host while the index builds wrote WAL fast, and pg_wal
-			// filled a 480 MB disk (TestBuildBoundsItsWAL): flat out, it
-			// frees the old segments as soon as it can
-			f.settings = append(f.settings, "checkpoint_completion_target=0")
-		}
-		fmt.Fprintf(errOut, "note: the load runs with max_wal_size=%s (a checkpoint every %s of WAL, unpaced) to fit %s\n",
-			diskspace.BoundedMaxWAL, diskspace.BoundedMaxWAL, room)
+		f.boundBuildWAL(errOut, room)
 	}
 	if cp := diskspace.PostgresCopy(need.Tables); need.Total()+cp > room.Free+reclaim {
 		fmt.Fprintf(errOut, "note: sweeps and fit copy the database first (about %s more): %s will not hold that copy\n",
 			diskspace.MiBs(cp), room)
 	}
 	return nil
+}
+
+// boundBuildWAL sets what holds a build's WAL near diskspace.BoundedMaxWAL
+// on room, unless --set names it, and says so.
+func (f *targetFlags) boundBuildWAL(errOut io.Writer, room diskspace.Room) {
+	f.settings = append(f.settings, "max_wal_size="+diskspace.BoundedMaxWAL)
+	if !f.hasSetting("checkpoint_completion_target") {
+		// a checkpoint paced over the next 64 MB of WAL lagged on a
+		// loaded host while the index builds wrote WAL fast, and pg_wal
+		// filled a 480 MB disk (TestBuildBoundsItsWAL): flat out, it
+		// frees the old segments as soon as it can
+		f.settings = append(f.settings, "checkpoint_completion_target=0")
+	}
+	fmt.Fprintf(errOut, "note: the load runs with max_wal_size=%s (a checkpoint every %s of WAL, unpaced) to fit %s\n",
+		diskspace.BoundedMaxWAL, diskspace.BoundedMaxWAL, room)
 }
 
 // hasSetting reports whether --set names the server setting.

@@ -97,6 +97,17 @@ func (db *DB) IndexSteps() []engine.Step {
 	return steps
 }
 
+// Checkpoint implements loader.Checkpointer: a CHECKPOINT after the load
+// frees the load's WAL before the index builds write theirs. A role that
+// may not checkpoint (neither superuser nor pg_checkpoint) builds without.
+func (db *DB) Checkpoint(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, "CHECKPOINT")
+	if err != nil && !isCode(err, "42501") { // insufficient_privilege
+		return fmt.Errorf("checkpoint the load: %w", err)
+	}
+	return nil
+}
+
 // Analyze implements engine.DB: the tables are analyzed in parallel, as
 // many at once as the pool has connections.
 func (db *DB) Analyze(ctx context.Context) error {
