@@ -14,11 +14,14 @@ import (
 // judgeOverall tests each figure's mean over the common steps. The gate
 // decides on these alone, one decision per gated figure (NOPM, the TPC-C
 // figure of merit, with --max-regression; New-Order p90 with
-// --max-latency-regression) on the one-sided p of "B is not worse", Holm
-// over the gated figures: identical A and B fail it with probability at
-// most Alpha. TPM and the steps are shown, not gated.
+// --max-latency-regression) on the one-sided p of "B is not worse by more
+// than the threshold", Holm over the gated figures: identical A and B fail
+// it with probability at most Alpha, less the more rounds show them
+// within the threshold. TPM and the steps are shown, not gated. The
+// verdict (worse, better, not distinguishable) is the test against no
+// difference, Holm over the gated figures too.
 func (v *Verdict) judgeOverall(rounds []map[string]roundFigures, th report.Thresholds) {
-	v.Overall = Step{}
+	v.Overall, v.margin = Step{}, 0
 	limits := [3]float64{report.NotGated, th.MaxRegression, th.MaxLatencyRegression}
 	var gated []int
 	for i := range figureNames {
@@ -31,34 +34,52 @@ func (v *Verdict) judgeOverall(rounds []map[string]roundFigures, th report.Thres
 			f.Verdict = f.direction()
 		}
 		if limits[i] >= 0 {
-			pct := limits[i] * 100
-			f.MaxRegressionPct = &pct
+			f.gate(limits[i])
+			if f.Figure == FigureNOPM {
+				v.margin = -math.Log(1 - limits[i])
+			}
 			gated = append(gated, len(v.Overall.Figures))
 		}
 		v.Overall.Figures = append(v.Overall.Figures, f)
 	}
-	ps := make([]float64, len(gated))
+	worse, beyond := make([]float64, len(gated)), make([]float64, len(gated))
 	for k, j := range gated {
-		ps[k] = v.Overall.Figures[j].PWorse
+		worse[k], beyond[k] = v.Overall.Figures[j].PWorse, *v.Overall.Figures[j].PBeyond
 	}
-	for k, p := range steady.Holm(ps) {
-		f := &v.Overall.Figures[gated[k]]
-		f.PAdjusted, f.Verdict = p, report.NotDistinguishable
+	worse, beyond = steady.Holm(worse), steady.Holm(beyond)
+	for k, j := range gated {
+		f := &v.Overall.Figures[j]
+		f.PAdjusted, f.PBeyondAdjusted, f.Verdict = worse[k], &beyond[k], report.NotDistinguishable
 		switch {
-		case p < Alpha:
+		case worse[k] < Alpha:
 			f.Verdict = report.Worse
 		case (1-f.PWorse)*float64(len(gated)) < Alpha:
 			f.Verdict = report.Better
 		}
-		f.Regression = f.Verdict == report.Worse && f.SlowerPct > *f.MaxRegressionPct
+		f.Regression = beyond[k] < Alpha && f.SlowerPct > *f.MaxRegressionPct
 	}
 	v.family = max(len(gated), 1)
 	v.DetectablePct = v.detectable(v.Rounds)
 }
 
+// gate sets f's threshold (a fraction of A) and its one-sided p of "B is
+// not worse by more than it".
+func (f *Figure) gate(limit float64) {
+	pct := limit * 100
+	f.MaxRegressionPct = &pct
+	var p float64
+	if f.HigherIsBetter { // worse: B/A below 1 − limit
+		p = f.log.PLessThan(math.Log(1 - limit))
+	} else { // worse: B/A above 1 + limit
+		p = 1 - f.log.PLessThan(math.Log(1+limit))
+	}
+	f.PBeyond = &p
+}
+
 // detectable is the smallest NOPM regression over all steps, %, that n
 // rounds at the scatter of the measured ones detect with Power, the gate
-// deciding at Alpha over its gated figures (0: not known).
+// deciding at Alpha over its gated figures whether NOPM is worse by more
+// than its threshold (0: not known).
 func (v *Verdict) detectable(n int) float64 {
 	for _, f := range v.Overall.Figures {
 		if f.Figure != FigureNOPM {
@@ -68,7 +89,7 @@ func (v *Verdict) detectable(n int) float64 {
 		if math.IsNaN(d) {
 			return 0
 		}
-		return (1 - math.Exp(-d)) * 100
+		return (1 - math.Exp(-d-v.margin)) * 100
 	}
 	return 0
 }
@@ -95,12 +116,13 @@ func (v *Verdict) close(th report.Thresholds) {
 
 // line states one figure.
 func (v *Verdict) line(scope string, f Figure) string {
-	why := f.Verdict
+	why, p := f.Verdict, f.PAdjusted
 	if f.Regression {
 		why = fmt.Sprintf("REGRESSION, B is %.1f %% worse, more than the %g %% allowed", f.SlowerPct, *f.MaxRegressionPct)
+		p = *f.PBeyondAdjusted
 	}
 	return fmt.Sprintf("%s %s: B/A %.3fx (%g %% interval %.3f-%.3f, p %.3g): %s",
-		scope, f.Figure, f.Ratio, v.Confidence*100, f.Low, f.High, f.PAdjusted, why)
+		scope, f.Figure, f.Ratio, v.Confidence*100, f.Low, f.High, p, why)
 }
 
 // Write prints the comparison: one row per step and figure, the means
@@ -124,6 +146,7 @@ func (v *Verdict) Write(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "p: the paired t test's, two-sided and Holm-adjusted over the steps; a gated figure's one-sided (B worse), Holm over the gated figures\n")
+	fmt.Fprintf(w, "a gated figure fails when B is worse by more than its threshold at one-sided %g %% (Holm over the gated figures)\n", Alpha*100)
 	fmt.Fprintln(w, v.DetectableLine())
 	for _, l := range v.Failures {
 		fmt.Fprintln(w, "  FAIL "+l)

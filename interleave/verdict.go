@@ -52,6 +52,12 @@ type Figure struct {
 	P         float64 `json:"p"`
 	PWorse    float64 `json:"p_worse"`
 	PAdjusted float64 `json:"p_adjusted"`
+	// PBeyond is a gated figure's one-sided p of "B is not worse by more
+	// than the threshold" (the paired t test of the log ratios against
+	// the threshold's), PBeyondAdjusted that p Holm-adjusted over the
+	// gated figures: the gate's decision.
+	PBeyond         *float64 `json:"p_beyond,omitempty"`
+	PBeyondAdjusted *float64 `json:"p_beyond_adjusted,omitempty"`
 	// SignedRankP is Wilcoxon's signed-rank exact two-sided p of the log
 	// ratios, a check that needs no normality (at least 6 rounds to reach
 	// 5 %).
@@ -60,9 +66,11 @@ type Figure struct {
 	Verdict string `json:"verdict"`
 	// MaxRegressionPct is the gate's threshold when the figure is gated.
 	MaxRegressionPct *float64 `json:"max_regression_pct,omitempty"`
-	// Regression: gated, worse at the gate's level, and slower than the
-	// threshold.
+	// Regression: gated, and worse by more than the threshold at the
+	// gate's level (PBeyondAdjusted below Alpha).
 	Regression bool `json:"regression"`
+	// log is the paired t test of the rounds' log ratios B/A.
+	log steady.PairedT
 }
 
 // Step is the figures of one users count (Users 0: over all steps).
@@ -97,6 +105,9 @@ type Verdict struct {
 	Line string `json:"verdict"`
 	// family is the number of figures the gate decides on (at least 1).
 	family int
+	// margin is NOPM's threshold as a log ratio, −ln(1 − threshold): the
+	// regression the gate must show beyond (0: NOPM not gated).
+	margin float64
 }
 
 // roundFigures are one leg's figures per users count.
@@ -211,7 +222,7 @@ func (v *Verdict) figure(rounds []map[string]roundFigures, i, u int) (Figure, bo
 	if err != nil {
 		return Figure{}, false
 	}
-	f.Ratio, f.Low, f.High, f.P = r.Ratio, r.Low, r.High, r.Log.P
+	f.Ratio, f.Low, f.High, f.P, f.log = r.Ratio, r.Low, r.High, r.Log.P, r.Log
 	f.ScatterPct = r.Log.SD * 100
 	f.SlowerPct = (f.Ratio - 1) * 100
 	f.PWorse = 1 - r.Log.PLess

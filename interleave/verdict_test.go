@@ -91,7 +91,8 @@ func TestDetectable(t *testing.T) {
 // paired log ratios then scatter by about 8 %). Identical A and B fail at
 // most the gate's 5 % (within 3 standard errors of 600 gates), and
 // regressions of 10 % and 25 % are caught as often as the paired t test's
-// power says (steady.PairedPower), within 3 standard errors.
+// power against the 2.5 % threshold says (steady.PairedPower of the
+// regression beyond it), within 3 standard errors.
 func TestGateRates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 1,800 gates")
@@ -117,8 +118,8 @@ func TestGateRates(t *testing.T) {
 		}
 		rate := float64(failed) / gates
 		want := 0.05 // the level the gate states
-		if effect > 0 {
-			want = steady.PairedPower(-math.Log(1-effect), sigma, rounds4, 0.05, 1)
+		if effect > 0 { // the test of "worse by more than the threshold"
+			want = steady.PairedPower(math.Log((1-gate.MaxRegression)/(1-effect)), sigma, rounds4, 0.05, 1)
 		}
 		se := max(math.Sqrt(want*(1-want)/gates), 1.0/gates)
 		if (effect == 0 && rate > want+3*se) || (effect > 0 && math.Abs(rate-want) > 3*se) {

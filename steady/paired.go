@@ -32,6 +32,27 @@ type PairedT struct {
 	P, PLess float64
 }
 
+// PLessThan is the one-sided p of "the mean difference is not below x":
+// small when the differences lie below x. PLess is PLessThan(0).
+func (r PairedT) PLessThan(x float64) float64 {
+	if r.N < 2 {
+		return 1
+	}
+	se := r.SD / math.Sqrt(float64(r.N))
+	var t float64
+	switch d := r.Mean - x; {
+	case se > 0:
+		t = d / se
+	case d > 0:
+		t = math.Inf(1)
+	case d < 0:
+		t = math.Inf(-1)
+	default:
+		return 0.5
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.DF)}.CDF(t)
+}
+
 // ErrUnpaired is returned when a and b are not pairs of one length.
 var ErrUnpaired = errors.New("paired samples of different lengths")
 
@@ -65,8 +86,7 @@ func tTestOf(d []float64, conf float64) (PairedT, error) {
 	case r.Mean < 0:
 		r.T = math.Inf(-1)
 	}
-	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.DF)}
-	r.PLess = dist.CDF(r.T)
+	r.PLess = r.PLessThan(0)
 	r.P = math.Min(1, 2*math.Min(r.PLess, 1-r.PLess))
 	if r.Mean == 0 && se == 0 {
 		r.P, r.PLess = 1, 0.5

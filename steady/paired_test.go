@@ -158,6 +158,24 @@ func TestPairedPower(t *testing.T) {
 	}
 }
 
+// PairedPowerBeyond against scipy.stats.nct.sf(t.ppf(0.95, n-1), n-1,
+// (effect-margin)*sqrt(n)/sd): identical sides (effect 0) fail less than
+// alpha, and a margin of 0 is PairedPower's one-sided power.
+func TestPairedPowerBeyond(t *testing.T) {
+	for _, c := range []struct {
+		effect, margin, sd float64
+		n                  int
+		want               float64
+	}{
+		{0, 0.025, 0.08, 4, 0.015598725287209188},
+		{0.1, 0.025, 0.08, 4, 0.424111653902456},
+		{0.02, 0.025, 0.4, 4, 0.04795598834808701},
+		{0.1, 0, 0.08, 3, 0.4230496837911406},
+	} {
+		near(t, "power beyond the margin", PairedPowerBeyond(c.effect, c.margin, c.sd, c.n, 0.05), c.want, 1e-6)
+	}
+}
+
 func TestMinDetectable(t *testing.T) {
 	// the effect whose power is the one asked, and more rounds detect less
 	prev := math.Inf(1)

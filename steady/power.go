@@ -31,6 +31,22 @@ func PairedPower(effect, sd float64, n int, alpha float64, sides int) float64 {
 	return math.Min(p, 1)
 }
 
+// PairedPowerBeyond is the power of the one-sided paired t test at level
+// alpha of "the true mean difference is not above margin" over n pairs
+// scattering with sd, when the true mean difference is effect: the chance
+// that a gate which must show a regression beyond its threshold (margin)
+// fails for a true regression of effect. It is at most alpha when effect
+// is not above margin, and PairedPower's one-sided power when margin is 0
+// and effect above it.
+func PairedPowerBeyond(effect, margin, sd float64, n int, alpha float64) float64 {
+	if n < 2 || sd <= 0 || alpha <= 0 || alpha >= 1 {
+		return math.NaN()
+	}
+	df := float64(n - 1)
+	c := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - alpha)
+	return math.Min(nctAbove(c, df, (effect-margin)*math.Sqrt(float64(n))/sd), 1)
+}
+
 // nctAbove is P(T' > c) for the noncentral t T' = (Z + ncp)/√(V/df),
 // V ~ χ²(df): the mean over U = √V (the χ distribution) of
 // P(Z > c·U/√df − ncp), by Simpson's rule.

@@ -145,10 +145,11 @@ bound the gate uses) and Wilcoxon's signed-rank exact p beside it. It
 prints the smallest regression these rounds could have detected.
 
 As a CI gate, --max-regression 5% exits 1 when B's NOPM over all steps (the
-TPC-C figure of merit) is worse than A's at one-sided 5 % and by more than
-5 %; --max-latency-regression does the same for the New-Order p90 over all
-steps, Holm over the gated figures: identical A and B fail at most 5 % of
-gates. Steps and TPM are shown, not gated. Exit 0: passed; 1: a
+TPC-C figure of merit) is worse than A's by more than 5 % at one-sided 5 %
+(the paired t test against the threshold: the ratio's 90 % interval lies
+wholly below 0.95); --max-latency-regression does the same for the
+New-Order p90 over all steps, Holm over the gated figures: identical A and
+B fail at most 5 % of gates, fewer the less the rounds scatter. Steps and TPM are shown, not gated. Exit 0: passed; 1: a
 regression; 2: bad input.`,
 		Example: `  rightsize ab --rounds 3 --users 4 --rampup 10s --duration 30s --b-set synchronous_commit=off
   rightsize ab --rounds 6 --users 2,4 --b-cpus 1 --max-regression 5% --junit gate.xml
