@@ -268,6 +268,8 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 	// a quota below a core loses a share to throttling (the base's own
 	// loss is in its measured CPU per transaction)
 	d.CPUSec.Mean *= throttleEfficiency(d.Config, d.CPUSec.Mean, d.Users) / throttleEfficiency(cfg, d.CPUSec.Mean, d.Users)
+	// and procedures-mode calls take more CPU on fewer cores
+	d.CPUSec.Mean *= contentionGrowth(d.Config, cfg)
 	readScale := sc.reads
 	st := cpuStations(d, cfg, c.bg)
 	reads, writes := max(0, d.ReadIOs.Mean*readScale+sc.readsAdd), d.WriteIOs.Mean
