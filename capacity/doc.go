@@ -31,7 +31,11 @@
 //     charges n·D of each period's q·P seconds as lost, D/(1 − n·D/(q·P))
 //     per transaction (throttleEfficiency; issue 48's statements-mode
 //     sweep from one core: −9 % at 0.5, −18 % at 0.25, measured −10 % and
-//     −14 %). For c > 1 it is Seidmann's
+//     −14 %). In procedures mode D itself grows on fewer cores,
+//     D·(c0/c)^0.125 from a base of c0 (contentionGrowth: a call
+//     descheduled mid-transaction holds its locks while others wait;
+//     fitted on one of issue 48's shapes, held out on the others,
+//     bench/PREDICT.md). For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
 //     delay of D·(c−1)/c. Where the driver runs on the server's cores
 //     (Config.DriverShares: 2 cores of a 2-core host), the station is the
