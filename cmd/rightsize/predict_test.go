@@ -77,14 +77,6 @@ func hostBusy(t *testing.T, loc, runID string) float64 {
 	return firstStep(t, loc, runID).Host.CPUBusyPct
 }
 
-// othersBusy is the share of the host's CPUs, in %, that neither the
-// server nor rightsize used during a stored run's first step: other work.
-func othersBusy(t *testing.T, loc, runID string) float64 {
-	t.Helper()
-	s := firstStep(t, loc, runID)
-	return s.Host.CPUBusyPct - (s.ServerCPUPct+s.DriverCPUPct)/float64(runtime.NumCPU())
-}
-
 // firstStep is a stored run's first step.
 func firstStep(t *testing.T, loc, runID string) store.Step {
 	t.Helper()
