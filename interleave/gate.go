@@ -134,7 +134,7 @@ func (v *Verdict) Write(w io.Writer) {
 	fmt.Fprintf(tw, "users\tfigure\tA\tB\tB/A\t%g %% interval\tscatter\tp\tverdict\n", v.Confidence*100)
 	row := func(scope string, f Figure) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3fx\t%.3f-%.3f\t%.1f %%\t%.3g\t%s\n", scope, f.Figure, mean(f.A, f.HigherIsBetter),
-			mean(f.B, f.HigherIsBetter), f.Ratio, f.Low, f.High, f.ScatterPct, f.PAdjusted, f.Verdict)
+			mean(f.B, f.HigherIsBetter), f.Ratio, f.Low, f.High, f.ScatterPct, f.PAdjusted, f.gateVerdict())
 	}
 	for _, s := range v.Steps {
 		for _, f := range s.Figures {
@@ -176,6 +176,18 @@ func (v *Verdict) scatter() float64 {
 		}
 	}
 	return 0
+}
+
+// gateVerdict is f's verdict, and for a gated figure whether the rounds
+// showed it beyond its threshold (p: PBeyondAdjusted).
+func (f Figure) gateVerdict() string {
+	if f.MaxRegressionPct == nil || f.PBeyondAdjusted == nil || f.Verdict != report.Worse {
+		return f.Verdict
+	}
+	if f.Regression {
+		return fmt.Sprintf("%s by more than the %g %% allowed (p %.3g)", f.Verdict, *f.MaxRegressionPct, *f.PBeyondAdjusted)
+	}
+	return fmt.Sprintf("%s, not shown beyond the %g %% allowed (p %.3g)", f.Verdict, *f.MaxRegressionPct, *f.PBeyondAdjusted)
 }
 
 // mean formats the mean of x: whole numbers for throughput, ms for latency.

@@ -128,3 +128,27 @@ func TestGateRates(t *testing.T) {
 		t.Logf("effect %.0f %%: %.3f of gates failed, the paired t test's power %.3f", effect*100, rate, want)
 	}
 }
+
+// A gated figure worse than A but not beyond its threshold passes and says
+// so; one beyond it fails and says by how much it may be.
+func TestGateVerdictLine(t *testing.T) {
+	drift := []float64{60000, 87000, 70000, 80000}
+	for _, c := range []struct {
+		name  string
+		ratio []float64
+		want  string
+	}{
+		{"3 % worse", []float64{0.99, 0.95, 0.985, 0.955}, "worse, not shown beyond the 2.5 % allowed (p "},
+		{"10 % worse", []float64{0.89, 0.91, 0.90, 0.895}, "worse by more than the 2.5 % allowed (p "},
+	} {
+		v, err := judge("x", nil, rounds(drift, c.ratio), report.Thresholds{MaxRegression: 0.025, MaxLatencyRegression: report.NotGated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		v.Write(&b)
+		if !strings.Contains(b.String(), c.want) || v.Passed != strings.Contains(c.want, "not shown") {
+			t.Errorf("%s: passed %v\n%s\nwant %q", c.name, v.Passed, b.String(), c.want)
+		}
+	}
+}
