@@ -354,7 +354,9 @@ func (g grid) Measure(_ context.Context, c fit.Candidate) (fit.Measured, error) 
 // configOf is a grid candidate's configuration on this host.
 func configOf(c fit.Candidate) capacity.Config {
 	n := runtime.NumCPU()
-	cfg := capacity.Config{CPUs: c.Cpus, CacheBytes: c.Memory, HostCPUs: float64(n), DriverShares: caps.Caps{CPUs: c.Cpus}.DriverShares(n)}
+	// the grid runs TPC-C in procedures mode, rightsize's default, as fit's
+	// candidates carry their base's mode (scenario's configOf)
+	cfg := capacity.Config{CPUs: c.Cpus, CacheBytes: c.Memory, HostCPUs: float64(n), DriverShares: caps.Caps{CPUs: c.Cpus}.DriverShares(n), Mode: "procedures"}
 	if l, err := caps.ParseIOLimit(c.IO); err == nil {
 		cfg.ReadIOPS, cfg.WriteIOPS, cfg.ReadBps, cfg.WriteBps = float64(l.ReadIOPS), float64(l.WriteIOPS), float64(l.ReadBPS), float64(l.WriteBPS)
 	}
