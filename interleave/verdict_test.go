@@ -117,7 +117,7 @@ func TestGateRates(t *testing.T) {
 			}
 		}
 		rate := float64(failed) / gates
-		want := 0.05 // the level the gate states
+		want := 0.05    // the level the gate states
 		if effect > 0 { // the test of "worse by more than the threshold"
 			want = steady.PairedPower(math.Log((1-gate.MaxRegression)/(1-effect)), sigma, rounds4, 0.05, 1)
 		}
