@@ -21,7 +21,7 @@ import (
 // verdict (worse, better, not distinguishable) is the test against no
 // difference, Holm over the gated figures too.
 func (v *Verdict) judgeOverall(rounds []map[string]roundFigures, th report.Thresholds) {
-	v.Overall, v.margin = Step{}, 0
+	v.Overall = Step{}
 	limits := [3]float64{report.NotGated, th.MaxRegression, th.MaxLatencyRegression}
 	var gated []int
 	for i := range figureNames {
@@ -35,9 +35,6 @@ func (v *Verdict) judgeOverall(rounds []map[string]roundFigures, th report.Thres
 		}
 		if limits[i] >= 0 {
 			f.gate(limits[i])
-			if f.Figure == FigureNOPM {
-				v.margin = -math.Log(1 - limits[i])
-			}
 			gated = append(gated, len(v.Overall.Figures))
 		}
 		v.Overall.Figures = append(v.Overall.Figures, f)
@@ -89,7 +86,10 @@ func (v *Verdict) detectable(n int) float64 {
 		if math.IsNaN(d) {
 			return 0
 		}
-		return (1 - math.Exp(-d-v.margin)) * 100
+		if f.MaxRegressionPct != nil { // the regression must show beyond the threshold
+			d -= math.Log(1 - *f.MaxRegressionPct/100)
+		}
+		return (1 - math.Exp(-d)) * 100
 	}
 	return 0
 }

@@ -105,9 +105,6 @@ type Verdict struct {
 	Line string `json:"verdict"`
 	// family is the number of figures the gate decides on (at least 1).
 	family int
-	// margin is NOPM's threshold as a log ratio, −ln(1 − threshold): the
-	// regression the gate must show beyond (0: NOPM not gated).
-	margin float64
 }
 
 // roundFigures are one leg's figures per users count.

@@ -38,19 +38,22 @@ func (r PairedT) PLessThan(x float64) float64 {
 	if r.N < 2 {
 		return 1
 	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.DF)}.CDF(r.tAgainst(x))
+}
+
+// tAgainst is the statistic (Mean − x)/(SD/√N): ±Inf when SD is 0 and
+// Mean is not x, 0 when it is.
+func (r PairedT) tAgainst(x float64) float64 {
 	se := r.SD / math.Sqrt(float64(r.N))
-	var t float64
 	switch d := r.Mean - x; {
 	case se > 0:
-		t = d / se
+		return d / se
 	case d > 0:
-		t = math.Inf(1)
+		return math.Inf(1)
 	case d < 0:
-		t = math.Inf(-1)
-	default:
-		return 0.5
+		return math.Inf(-1)
 	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.DF)}.CDF(t)
+	return 0
 }
 
 // ErrUnpaired is returned when a and b are not pairs of one length.
@@ -77,20 +80,8 @@ func tTestOf(d []float64, conf float64) (PairedT, error) {
 	}
 	n := len(d)
 	r := PairedT{N: n, DF: n - 1, Mean: iv.Mean, SD: stat.StdDev(d, nil), Interval: iv}
-	se := r.SD / math.Sqrt(float64(n))
-	switch {
-	case se > 0:
-		r.T = r.Mean / se
-	case r.Mean > 0:
-		r.T = math.Inf(1)
-	case r.Mean < 0:
-		r.T = math.Inf(-1)
-	}
-	r.PLess = r.PLessThan(0)
+	r.T, r.PLess = r.tAgainst(0), r.PLessThan(0)
 	r.P = math.Min(1, 2*math.Min(r.PLess, 1-r.PLess))
-	if r.Mean == 0 && se == 0 {
-		r.P, r.PLess = 1, 0.5
-	}
 	return r, nil
 }
 

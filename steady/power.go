@@ -14,20 +14,11 @@ import (
 // 2 for the two-sided one. It is the noncentral t distribution's tail
 // with df n − 1 and noncentrality effect·√n/sd.
 func PairedPower(effect, sd float64, n int, alpha float64, sides int) float64 {
-	if n < 2 || sd <= 0 || alpha <= 0 || alpha >= 1 {
-		return math.NaN()
+	if sides != 2 {
+		return PairedPowerBeyond(math.Abs(effect), 0, sd, n, alpha)
 	}
-	df := float64(n - 1)
-	a := alpha
-	if sides == 2 {
-		a = alpha / 2
-	}
-	c := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - a)
-	ncp := math.Abs(effect) * math.Sqrt(float64(n)) / sd
-	p := nctAbove(c, df, ncp)
-	if sides == 2 {
-		p += nctAbove(c, df, -ncp) // the other tail: T' < −c
-	}
+	// each tail at alpha/2; the other one, T' < −c, is the test of −effect
+	p := PairedPowerBeyond(math.Abs(effect), 0, sd, n, alpha/2) + PairedPowerBeyond(-math.Abs(effect), 0, sd, n, alpha/2)
 	return math.Min(p, 1)
 }
 
