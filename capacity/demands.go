@@ -11,6 +11,7 @@ import (
 	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // Config is a server configuration: what a run measured, or a candidate.
@@ -85,6 +86,10 @@ type Demands struct {
 	// (from outside its buffer pool) per transaction.
 	WALBytes   float64 `json:"wal_bytes"`
 	BlocksRead float64 `json:"blocks_read"`
+	// WALSyncs are the server's log flushes (syncs) per transaction, from
+	// its own counter (PostgreSQL 14+: pg_stat_wal's wal_sync); 0 where
+	// not measured. Fewer than one: a flush already grouped commits.
+	WALSyncs float64 `json:"wal_syncs,omitempty"`
 	// Bound is the step's diagnosis ("CPU-bound", "lock-bound" ...; ""
 	// when none), HostBusyPct the host's CPUs busy, %.
 	Bound       string  `json:"bound,omitempty"`
@@ -155,9 +160,11 @@ func FromStepOf(s store.Step, cfg Config, think time.Duration, m store.Merit) (D
 		DriverCPUSec:  s.DriverCPUUsPerTxn / 1e6,
 		HostBusyPct:   figures.CPUBusy.Of(&s.Host),
 	}
-	if v := analysis.WhyOf(&s).Verdict; v != nil {
-		d.Bound = v.Kind
+	why := analysis.WhyOf(&s)
+	if why.Verdict != nil {
+		d.Bound = why.Verdict.Kind
 	}
+	d.WALSyncs = walSyncs(why.Waits, tps)
 	if t := m.Of(s.Txn); t != nil {
 		d.NewOrderP90Ms = t.P90Ms
 	}
@@ -177,6 +184,15 @@ func FromStepOf(s store.Step, cfg Config, think time.Duration, m store.Merit) (D
 		return Demands{}, fmt.Errorf("step %d (%d users): the server's CPU was not measured (a remote server, or an import); demands need it", s.Index, s.Users)
 	}
 	return d, nil
+}
+
+// walSyncs are the log flushes per transaction in profile p of a step
+// measured at tps transactions a second (0: not counted).
+func walSyncs(p *waits.Profile, tps float64) float64 {
+	if p == nil || p.Seconds <= 0 {
+		return 0
+	}
+	return p.Counters["wal.wal_sync"] / (tps * p.Seconds)
 }
 
 // ioRates are I/O operations and MB per second.

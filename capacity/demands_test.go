@@ -9,6 +9,7 @@ import (
 	"github.com/rightsize/rightsize/diagnosis"
 	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/waits"
 )
 
 // step is 60 measured seconds of 300 transactions each (18,000 TPM), the
@@ -52,6 +53,15 @@ func TestFromStep(t *testing.T) {
 	}
 	if len(d.Caveats()) != 0 {
 		t.Errorf("caveats of a quiet CPU-bound step: %v", d.Caveats())
+	}
+	if d.WALSyncs != 0 {
+		t.Errorf("log syncs %g per transaction with none counted, want 0", d.WALSyncs)
+	}
+	// 4,500 log syncs over the 60 s of 300 transactions a second: one per 4
+	synced := step(time.Unix(1e9, 0))
+	analysis.Why{Waits: &waits.Profile{Seconds: 60, Counters: map[string]float64{"wal.wal_sync": 4500}}}.Put(&synced)
+	if d, err := FromStep(synced, Config{CPUs: 2}, 0); err != nil || !near(d.WALSyncs, 0.25, 1e-9) {
+		t.Errorf("log syncs per transaction %g (%v), want 0.25", d.WALSyncs, err)
 	}
 	partial := step(time.Unix(1e9, 0))
 	partial.Partial = true

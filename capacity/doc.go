@@ -60,7 +60,9 @@
 //     page once for the commits it groups, the rest (checkpoint fsyncs,
 //     v2's writeback) as measured; a flush groups flushGroupShare (0.4,
 //     fitted to three measured points) of the network's queue at the
-//     limit, solved by iteration. The base's calibration never scales an
+//     limit, solved by iteration, and saves pages only where that groups
+//     more than the base's own flushes did (its measured log syncs per
+//     transaction: a log-bound base had grouped them already). The base's calibration never scales an
 //     I/O limit's bound: where the host's other work (background) leaves
 //     the network short of the base's throughput, that background is
 //     reduced first (fitBackground).

@@ -11,17 +11,23 @@ const walPageBytes = 8192
 // (buffered writeback escapes to the root group), on v2 everything the
 // group dirtied. Of those, the log's bytes (Demands.WALBytes) are written
 // once whatever the limit; each flush also writes the WAL page it ends in
-// whole (at most a page per write the base made, a flush per commit at
-// most: the base's flushes were fast), so a flush that groups k commits
-// writes that page once for the k; the rest (data pages a checkpoint
-// fsyncs, v2's writeback) does not group. Without the log's bytes, or
-// with a base that had a write bandwidth limit, the measured bytes.
+// whole, so a flush that groups k commits writes that page once for the
+// k; the rest (data pages a checkpoint fsyncs, v2's writeback) does not
+// group. The base's flushes per transaction are its measured log syncs
+// (Demands.WALSyncs: a log-bound base already grouped its commits, and a
+// limit groups them no further until its queue outgrows that), else
+// estimated as a page per write the base made, a flush per commit at
+// most (the base's flushes were fast). Without the log's bytes, or with a
+// base that had a write bandwidth limit, the measured bytes.
 func limitedWriteBytes(d Demands, commits float64) float64 {
 	w := d.WriteBytes
 	if d.WALBytes <= 0 || w <= d.WALBytes || d.WriteIOs.Mean <= 0 || d.Config.WriteBps > 0 || commits <= 1 {
 		return w
 	}
 	flushes := min(1, d.WriteIOs.Mean) // flushes per transaction at the base
+	if d.WALSyncs > 0 {
+		flushes = min(1, d.WALSyncs)
+	}
 	pages := min(w-d.WALBytes, walPageBytes*flushes)
 	rest := w - d.WALBytes - pages
 	return d.WALBytes + rest + pages*min(1, 1/(commits*flushes))

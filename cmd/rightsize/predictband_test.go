@@ -56,8 +56,8 @@ func checkInBand(t *testing.T, loc string, base, p scenario.SweepPoint, kind str
 		p.Value, p.NOPM, pr.NOPM, pr.NOPMLow, pr.NOPMHigh, pr.Limit, pr.ErrorPct, pr.InBand, busy, other, pr.Notes)
 	for _, pt := range []scenario.SweepPoint{base, p} {
 		d := stepDemands(t, loc, pt.RunID)
-		t.Logf("%s demands per transaction: server CPU %.0f µs, reads %.2f, writes %.2f, %.1f KB written of which WAL %.1f KB, blocks read %.2f (%s)",
-			pt.Value, d.CPUSec.Mean*1e6, d.ReadIOs.Mean, d.WriteIOs.Mean, d.WriteBytes/1e3, d.WALBytes/1e3, d.BlocksRead, d.IOSource)
+		t.Logf("%s demands per transaction: server CPU %.0f µs, reads %.2f, writes %.2f, %.1f KB written of which WAL %.1f KB, log syncs %.2f, blocks read %.2f (%s)",
+			pt.Value, d.CPUSec.Mean*1e6, d.ReadIOs.Mean, d.WriteIOs.Mean, d.WriteBytes/1e3, d.WALBytes/1e3, d.WALSyncs, d.BlocksRead, d.IOSource)
 	}
 	if !slices.Contains(pr.Band.Kinds, kind) {
 		t.Errorf("band %+v: want the model's error on %q in it", pr.Band, kind)
