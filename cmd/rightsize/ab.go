@@ -161,8 +161,8 @@ regression; 2: bad input.`,
 	f.rf.register(cmd)
 	f.gf.register(cmd)
 	// ab gates its rounds' paired ratios over all steps, not two runs' intervals
-	cmd.Flags().Lookup("max-regression").Usage = "fail (exit 1) when B's NOPM over all steps is worse than A's by more than this, e.g. 2.5%, at one-sided 5 % (the rounds' paired t test against the threshold)"
-	cmd.Flags().Lookup("max-latency-regression").Usage = "fail (exit 1) when B's New-Order p90 over all steps is higher than A's by more than this, e.g. 10%, at one-sided 5 % (Holm with --max-regression)"
+	cmd.Flags().Lookup("max-regression").Usage = "fail (exit 1) when B's figure of merit (TPC-C's NOPM, a pgbench workload's TPM) over all steps is worse than A's by more than this, e.g. 2.5%, at one-sided 5 % (the rounds' paired t test against the threshold)"
+	cmd.Flags().Lookup("max-latency-regression").Usage = "fail (exit 1) when B's p90 of the figure's transactions (New-Order's for TPC-C) over all steps is higher than A's by more than this, e.g. 10%, at one-sided 5 % (Holm with --max-regression)"
 	f.a.register(cmd)
 	f.b.register(cmd)
 	cmd.Flags().IntVar(&f.rounds, "rounds", 4, "rounds of A and B (at least 2; an even number balances the order, and more detect smaller regressions: see the line it prints)")
