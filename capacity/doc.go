@@ -62,10 +62,10 @@
 //     fitted to three measured points) of the network's queue at the
 //     limit, solved by iteration, and saves pages only where that groups
 //     more than the base's own flushes did (its measured log syncs per
-//     transaction: a log-bound base had grouped them already). The base's calibration never scales an
-//     I/O limit's bound: where the host's other work (background) leaves
-//     the network short of the base's throughput, that background is
-//     reduced first (fitBackground).
+//     transaction: a log-bound base had grouped them already). The
+//     base's calibration never scales an I/O limit's bound: where the
+//     host's other work (background) leaves the network short of the
+//     base's throughput, that background is reduced first (fitBackground).
 //   - Other: a delay standing for everything the model does not name (lock
 //     waits, log flushes, the network, the client). It is calibrated so the
 //     network reproduces the measured throughput at the measured
