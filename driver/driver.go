@@ -8,6 +8,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -91,6 +92,14 @@ type StepConfig struct {
 	// restores GOMAXPROCS at the end. It changes a process-wide setting:
 	// only the program's one running step should set it.
 	AdaptiveProcs bool
+	// Loops is how many loops run a Workload's users whose connections
+	// can wait in one (LoopUser: PostgreSQL's scripts): each loop is one
+	// goroutine that runs its users as coroutines and waits for their
+	// sockets itself, as one of pgbench's threads (-j) does, and holds a
+	// P throughout (GOMAXPROCS is raised to Loops+1 during the step). 0:
+	// one per 16 such users, at most one per core; -1: none, every user
+	// on a goroutine of its own.
+	Loops int
 	// HomeFirst and HomeCount, when HomeCount > 0, restrict the users' home
 	// warehouses to HomeFirst..HomeFirst+HomeCount-1 (a worker's slice);
 	// remote warehouses still range over all Warehouses.
@@ -307,6 +316,8 @@ type user struct {
 	// wu is the user of a Workload (nil for TPC-C's term and exec).
 	wu User
 	wl Workload
+	// loop runs wu's connection when it waits in one (see StepConfig.Loops).
+	loop *rawsock.Loop
 	// backoff draws the waits before retries (its own source, so that
 	// retries do not shift the transaction inputs).
 	backoff *rand.Rand
@@ -330,6 +341,9 @@ func retryBackoff(attempt int, r *rand.Rand) time.Duration {
 func (u *user) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
+	}
+	if u.loop != nil {
+		return u.loopSleep(ctx, d)
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -471,6 +485,9 @@ func (u *user) closeConn() {
 func (u *user) open(ctx context.Context) error {
 	if u.wl != nil {
 		wu, err := u.wl.NewUser(ctx, u.tgt, u.userConfig())
+		if err == nil && u.loop != nil {
+			err = attach(wu, u.loop)
+		}
 		if err == nil {
 			u.wu = wu
 		}

@@ -55,5 +55,15 @@ func (g *procsGovernor) tick(now time.Time) {
 	}
 }
 
+// raiseFloor keeps at least n Ps from now on (the step's loops each hold
+// one), above the value found if need be.
+func (g *procsGovernor) raiseFloor(n int) {
+	g.max = max(g.max, n)
+	if g.cur < n {
+		g.cur = n
+		g.set(n)
+	}
+}
+
 // restore puts back the GOMAXPROCS found at the start.
 func (g *procsGovernor) restore() { g.set(g.orig) }

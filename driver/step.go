@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 
@@ -44,22 +45,25 @@ type step struct {
 	wusers                 []User // a Workload's users (nil for TPC-C)
 
 	// start
-	pool     connPool // users share connections (nil: one each)
-	gov      *procsGovernor
-	procs    *time.Ticker // the governor's (nil without AdaptiveProcs)
-	res      *StepResult
-	rec      *recorder
-	stats    []userStats
-	win      *measureWindow
-	seconds  int // the step's whole seconds at the caps
-	halt     chan struct{}
-	lost     chan struct{}
-	runCtx   context.Context // the users' and workers': cancelled 2 s after halt
-	cancel   context.CancelFunc
-	users    sync.WaitGroup
-	queue    *deliveryQueue // deferred Deliveries (nil: interactive)
-	drain    chan struct{}  // closed when the delivery workers must stop
-	delivers sync.WaitGroup
+	pool  connPool // users share connections (nil: one each)
+	gov   *procsGovernor
+	procs *time.Ticker // the governor's (nil without AdaptiveProcs)
+	// restoreProcs is the GOMAXPROCS to restore at the end when the
+	// step's loops raised it without a governor (0: none).
+	restoreProcs int
+	res          *StepResult
+	rec          *recorder
+	stats        []userStats
+	win          *measureWindow
+	seconds      int // the step's whole seconds at the caps
+	halt         chan struct{}
+	lost         chan struct{}
+	runCtx       context.Context // the users' and workers': cancelled 2 s after halt
+	cancel       context.CancelFunc
+	users        sync.WaitGroup
+	queue        *deliveryQueue // deferred Deliveries (nil: interactive)
+	drain        chan struct{}  // closed when the delivery workers must stop
+	delivers     sync.WaitGroup
 
 	// loop
 	measureStart, measureEnd time.Time
@@ -153,6 +157,7 @@ func (s *step) start() {
 	if len(s.workerExecs) > 0 {
 		s.startDeliveryWorkers()
 	}
+	var wusers []*user
 	for i := range cfg.Users {
 		u := &user{
 			id: i, cfg: cfg, tgt: s.tgt, pool: s.pool, deliveries: s.queue, rec: s.rec, stats: &s.stats[i],
@@ -161,13 +166,29 @@ func (s *step) start() {
 		}
 		if cfg.Workload != nil {
 			u.wl, u.wu = cfg.Workload, s.wusers[i]
-			s.users.Go(func() { u.runWorkload(s.runCtx) })
+			wusers = append(wusers, u)
 			continue
 		}
 		if s.pool == nil {
 			u.exec = s.userExecs[i]
 		}
 		s.users.Go(func() { u.run(s.runCtx) })
+	}
+	if loops := s.startWorkloadUsers(wusers); loops > 0 {
+		s.procsFloor(loops + 1)
+	}
+}
+
+// procsFloor keeps GOMAXPROCS at n or more for the step: each loop holds
+// a P, and the step's other goroutines need one.
+func (s *step) procsFloor(n int) {
+	if s.gov != nil {
+		s.gov.raiseFloor(n)
+		return
+	}
+	if old := runtime.GOMAXPROCS(0); old < n {
+		runtime.GOMAXPROCS(n)
+		s.restoreProcs = old
 	}
 }
 
@@ -177,6 +198,9 @@ func (s *step) close() {
 	if s.procs != nil {
 		s.procs.Stop()
 		s.gov.restore()
+	}
+	if s.restoreProcs > 0 {
+		runtime.GOMAXPROCS(s.restoreProcs)
 	}
 	if s.pool != nil {
 		s.pool.close()

@@ -121,6 +121,26 @@ func userConfig(cfg *StepConfig, id int) UserConfig {
 
 func (u *user) userConfig() UserConfig { return userConfig(u.cfg, u.id) }
 
+// Timed is a User that times its own transactions: the driver reads the
+// last one's start and end from it rather than read the clock again
+// around Run.
+type Timed interface {
+	Span() (start, end time.Time)
+}
+
+// runTimed runs the user's next transaction and says when it started and
+// ended.
+func (u *user) runTimed(ctx context.Context) (start, end time.Time, kind, tries int, err error) {
+	if t, ok := u.wu.(Timed); ok {
+		kind, tries, err = u.wu.Run(ctx)
+		start, end = t.Span()
+		return start, end, kind, tries, err
+	}
+	start = time.Now()
+	kind, tries, err = u.wu.Run(ctx)
+	return start, time.Now(), kind, tries, err
+}
+
 // runWorkload is a Workload's user: transactions back to back until the
 // step stops, each counted by its kind.
 func (u *user) runWorkload(ctx context.Context) {
@@ -130,9 +150,7 @@ func (u *user) runWorkload(ctx context.Context) {
 		}
 	}()
 	for !u.stopped() && ctx.Err() == nil {
-		start := time.Now()
-		kind, tries, err := u.wu.Run(ctx)
-		end := time.Now()
+		start, end, kind, tries, err := u.runTimed(ctx)
 		if ctx.Err() != nil {
 			return
 		}

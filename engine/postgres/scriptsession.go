@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -25,6 +26,7 @@ type ScriptSession struct {
 	cols []string
 	last [][]byte
 	row  []byte // the kept row's bytes, last's values point into it
+	loop *rawsock.Loop // the loop the socket waits in (Attach), or nil
 }
 
 // NewScriptSession connects to dsn and takes the connection over.
@@ -49,12 +51,48 @@ func NewScriptSession(ctx context.Context, dsn string) (*ScriptSession, error) {
 // Close ends the session.
 func (ss *ScriptSession) Close(ctx context.Context) error { return ss.s.Close(ctx) }
 
+// Attach moves the session's socket out of the runtime's network poller
+// into l: its calls must then come from l's coroutines, and Sleep sleeps
+// through l. On an error the session is unusable.
+func (ss *ScriptSession) Attach(l *rawsock.Loop) error {
+	if err := ss.s.ready(context.Background(), "attach"); err != nil {
+		return err
+	}
+	ss.s.unwatch()
+	fc, err := rawsock.Detach(ss.s.w.hc.Conn)
+	if err != nil {
+		return fmt.Errorf("attach to the driver's loop: %w", err)
+	}
+	ss.s.w.hc.Conn, ss.s.w.x = fc, fc
+	if err := l.Add(fc); err != nil {
+		ss.s.w.fail(err, false)
+		return fmt.Errorf("attach to the driver's loop: %w", err)
+	}
+	ss.loop = l
+	return nil
+}
+
+// Sleep pauses the session's user for d, or until ctx ends: through the
+// loop it is attached to, if any.
+func (ss *ScriptSession) Sleep(ctx context.Context, d time.Duration) error {
+	if ss.loop != nil {
+		return ss.loop.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Prepare parses sql as the statement name (parameter types inferred).
 func (ss *ScriptSession) Prepare(ctx context.Context, name, sql string) error {
 	if err := ss.s.ready(ctx, name); err != nil {
 		return err
 	}
-	defer ss.s.unwatchCall()
 	w := ss.s.w
 	w.out = append(w.out[:0], 'P', 0, 0, 0, 0)
 	w.out = append(append(w.out, name...), 0)
@@ -73,7 +111,6 @@ func (ss *ScriptSession) Exec(ctx context.Context, name string, params [][]byte,
 	if err := ss.s.ready(ctx, name); err != nil {
 		return 0, err
 	}
-	defer ss.s.unwatchCall()
 	w := ss.s.w
 	w.out = append(w.out[:0], 'B', 0, 0, 0, 0, 0) // length, unnamed portal
 	w.out = append(append(w.out, name...), 0)
@@ -192,7 +229,6 @@ func (ss *ScriptSession) Rollback(ctx context.Context) error {
 	if err := ss.s.ready(ctx, "rollback"); err != nil {
 		return err
 	}
-	defer ss.s.unwatchCall()
 	if err := ss.s.w.query("ROLLBACK"); err != nil {
 		return ss.s.lost(ctx, "rollback", err)
 	}

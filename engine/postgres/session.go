@@ -71,12 +71,14 @@ func (s *session) watch(ctx context.Context) {
 	}
 }
 
+// unwatch stops watching the context watched. When its cancellation
+// already interrupted the connection (a deadline in the past), the
+// connection is closed: any later call would fail on it.
 func (s *session) unwatch() {
-	if s.stopWatch != nil {
-		s.stopWatch()
-		s.stopWatch = nil
+	if s.stopWatch != nil && !s.stopWatch() && s.w.broken == nil {
+		s.w.fail(context.Canceled, false)
 	}
-	s.watched = nil
+	s.stopWatch, s.watched = nil, nil
 }
 
 // ready checks that a call named what may start on the connection and
@@ -135,15 +137,9 @@ func (s *session) rows(ctx context.Context, name string, each func(c *columns)) 
 	}
 }
 
-// unwatchCall stops watching the context of a call that is over. When its
-// cancellation already interrupted the connection (a deadline in the
-// past), the connection is closed: any later call would fail on it.
-func (s *session) unwatchCall() {
-	if s.stopWatch != nil && !s.stopWatch() && s.w.broken == nil {
-		s.w.fail(context.Canceled, false)
-	}
-	s.stopWatch, s.watched = nil, nil
-}
+// unwatchCall stops watching the context of a call that is over (unwatch,
+// for a caller that may cancel it right after).
+func (s *session) unwatchCall() { s.unwatch() }
 
 // lost ends the connection after err broke the call named what, naming
 // ctx's error when its cancellation was the cause.

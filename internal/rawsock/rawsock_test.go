@@ -264,22 +264,7 @@ func TestOtherConnsAreLeftAlone(t *testing.T) {
 //
 //	go test -run '^$' -bench RoundTrip ./internal/rawsock
 func BenchmarkRoundTrip(b *testing.B) {
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), "RAWSOCK_ECHO_SERVER=127.0.0.1:0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	line := make([]byte, 64)
-	n, err := out.Read(line)
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := string(bytes.TrimSpace(line[:n]))
+	addr := echoServer(b)
 	dial := (&net.Dialer{}).DialContext
 	for _, tc := range []struct {
 		name    string
@@ -332,4 +317,25 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+}
+
+// echoServer starts the delayed echo server in a child process (gone when
+// the benchmark ends) and returns its address.
+func echoServer(b *testing.B) string {
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), "RAWSOCK_ECHO_SERVER=127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make([]byte, 64)
+	n, err := out.Read(line)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(bytes.TrimSpace(line[:n]))
 }

@@ -158,27 +158,32 @@ func (c *Client) RunScript(ctx context.Context, i int) Outcome {
 	}
 	o := Outcome{Script: i, Start: time.Now(), Commands: c.times}
 	saved := *c.env.rand
+	end := o.Start
 	for {
 		o.Tries++
-		o.Err = c.runOnce(ctx, i)
+		end, o.Err = c.runOnce(ctx, i, end)
 		if o.Err == nil || !retryable(o.Err) || o.Tries >= c.cfg.MaxTries || ctx.Err() != nil {
 			break
 		}
 		*c.env.rand = saved
 	}
-	o.Latency = time.Since(o.Start)
+	o.Latency = end.Sub(o.Start)
 	return o
 }
 
-// runOnce runs script i to its end or its first error; after an error,
-// an open transaction block is rolled back.
-func (c *Client) runOnce(ctx context.Context, i int) error {
+// runOnce runs script i, from start, to its end or its first error, and
+// returns when it ended; after an error, an open transaction block is
+// rolled back. A command's time runs from the previous one's end, so
+// each reads the clock once.
+func (c *Client) runOnce(ctx context.Context, i int, start time.Time) (time.Time, error) {
 	s := c.cfg.Scripts[i]
+	t := start
 	for pc := 0; pc < len(s.Commands); {
 		c.cur = [2]int{i, pc}
-		t0 := time.Now()
 		next, err := c.step(ctx, i, pc)
-		c.times[pc] += time.Since(t0)
+		end := time.Now()
+		c.times[pc] += end.Sub(t)
+		t = end
 		if err != nil {
 			var ce *elifError
 			if errors.As(err, &ce) {
@@ -190,12 +195,13 @@ func (c *Client) runOnce(ctx context.Context, i int) error {
 				if rerr := c.sess.Rollback(context.WithoutCancel(ctx)); rerr != nil {
 					cerr = errors.Join(cerr, fmt.Errorf("rollback after the error: %w", rerr))
 				}
+				t = time.Now() // a retry's first command starts after the rollback
 			}
-			return cerr
+			return t, cerr
 		}
 		pc = next
 	}
-	return nil
+	return t, nil
 }
 
 // step runs command pc of script i and returns the next command's index.
@@ -263,10 +269,16 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 			return fmt.Errorf("sleep: %w for variable \"%s\"", err, cmd.SleepVar)
 		}
 	}
+	d := time.Duration(n*cmd.SleepUnit) * time.Microsecond
+	if sl, ok := c.sess.(Sleeper); ok {
+		return sl.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(time.Duration(n*cmd.SleepUnit) * time.Microsecond):
+	case <-t.C:
 		return nil
 	}
 }

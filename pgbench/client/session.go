@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -23,6 +24,13 @@ type Session interface {
 	// error, to roll it back).
 	InTransaction() bool
 	Rollback(ctx context.Context) error
+}
+
+// Sleeper is a Session that sleeps for its client (\sleep): one whose
+// connection waits in a loop shared with other clients must not block
+// that loop's goroutine.
+type Sleeper interface {
+	Sleep(ctx context.Context, d time.Duration) error
 }
 
 // PgSession runs scripts on a pgconn connection, as pgbench -M prepared:

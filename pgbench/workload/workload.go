@@ -8,6 +8,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,15 +173,30 @@ type user struct {
 	c     *client.Client
 	sess  Session
 	times []time.Duration // the last transaction's commands' times
+	// start and end are the last transaction's
+	start, end time.Time
 }
 
 func (u *user) Run(ctx context.Context) (int, int, error) {
 	o := u.c.Run(ctx)
-	u.times = o.Commands
+	u.times, u.start, u.end = o.Commands, o.Start, o.Start.Add(o.Latency)
 	return o.Script, o.Tries, o.Err
 }
+
+// Span implements driver.Timed: the last transaction's start and end.
+func (u *user) Span() (time.Time, time.Time) { return u.start, u.end }
 
 // Statements implements driver.StatementTimer.
 func (u *user) Statements() []time.Duration { return u.times }
 
 func (u *user) Close(ctx context.Context) error { return u.sess.Close(ctx) }
+
+// Attach implements driver.LoopUser: a session whose engine can wait in
+// the driver's loop (PostgreSQL's) moves there; others say no.
+func (u *user) Attach(l *rawsock.Loop) (bool, error) {
+	a, ok := u.sess.(interface{ Attach(*rawsock.Loop) error })
+	if !ok {
+		return false, nil
+	}
+	return true, a.Attach(l)
+}

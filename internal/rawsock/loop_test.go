@@ -1,0 +1,239 @@
+//go:build linux
+
+package rawsock
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// loopPair is a detached client socket and the plain server side.
+func loopPair(t *testing.T, network string) (*FDConn, net.Conn) {
+	t.Helper()
+	c, s := pair(t, network)
+	fc, err := Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fc.Close() })
+	return fc, s
+}
+
+// echo answers every read on s with the same bytes, after delay.
+func echo(s net.Conn, delay time.Duration) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.Read(buf)
+		if err != nil {
+			return
+		}
+		time.Sleep(delay)
+		if _, err := s.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+// TestLoopExchanges: coroutines of one loop, each on its own socket, do
+// round trips (from one byte to replies that come in pieces, now and
+// after a wait) and sleep in between; every reply comes back whole to its
+// own coroutine, and Run returns once all of them have.
+func TestLoopExchanges(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			l, err := NewLoop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			var done atomic.Int32
+			for u := range 4 {
+				fc, s := loopPair(t, network)
+				go echo(s, time.Duration(u%2)*time.Millisecond)
+				if err := l.Add(fc); err != nil {
+					t.Fatal(err)
+				}
+				l.Go(func() {
+					for i, size := range []int{1, 100, 3000, 30000, 10} {
+						req := bytes.Repeat([]byte{byte('a' + u), byte(i)}, size)
+						got := make([]byte, len(req))
+						n, err := fc.Exchange(req, got)
+						if err == nil {
+							_, err = io.ReadFull(fc, got[n:])
+						}
+						if err != nil || !bytes.Equal(got, req) {
+							t.Errorf("user %d, request %d: %v (reply equal: %v)", u, i, err, bytes.Equal(got, req))
+							return
+						}
+						if err := l.Sleep(context.Background(), time.Millisecond); err != nil {
+							t.Errorf("sleep: %v", err)
+						}
+					}
+					done.Add(1)
+				})
+			}
+			ran := make(chan struct{})
+			go func() { l.Run(context.Background()); close(ran) }()
+			select {
+			case <-ran:
+			case <-time.After(time.Minute):
+				t.Fatal("Run did not return")
+			}
+			if done.Load() != 4 {
+				t.Fatalf("%d of 4 coroutines finished", done.Load())
+			}
+		})
+	}
+}
+
+// TestLoopLargeWrite: a request far beyond the socket buffers waits in the
+// loop for room to write (the server reads it whole before answering).
+func TestLoopLargeWrite(t *testing.T) {
+	l, err := NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fc, s := loopPair(t, "tcp")
+	if err := l.Add(fc); err != nil {
+		t.Fatal(err)
+	}
+	req := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
+	go func() {
+		got := make([]byte, len(req))
+		if _, err := io.ReadFull(s, got); err == nil && bytes.Equal(got, req) {
+			s.Write([]byte("ok"))
+		}
+	}()
+	var reply []byte
+	l.Go(func() {
+		b := make([]byte, 2)
+		n, err := fc.Exchange(req, b)
+		if err == nil {
+			_, err = io.ReadFull(fc, b[n:])
+		}
+		if err != nil {
+			t.Errorf("exchange: %v", err)
+		}
+		reply = b
+	})
+	l.Run(context.Background())
+	if string(reply) != "ok" {
+		t.Fatalf("reply %q, want ok", reply)
+	}
+}
+
+// TestLoopDeadlineAndCancel: a deadline set from another goroutine (as a
+// context's watch does) ends a wait whose reply never comes, with
+// os.ErrDeadlineExceeded; Run's context ending ends a Sleep and a wait.
+func TestLoopDeadlineAndCancel(t *testing.T) {
+	l, err := NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fc, _ := loopPair(t, "tcp") // the server never answers
+	fc2, _ := loopPair(t, "tcp")
+	for _, c := range []*FDConn{fc, fc2} {
+		if err := l.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 3)
+	l.Go(func() {
+		_, err := fc.Exchange([]byte("ping"), make([]byte, 4))
+		errs <- err
+	})
+	l.Go(func() { errs <- l.Sleep(context.Background(), time.Hour) })
+	l.Go(func() {
+		_, err := fc2.Read(make([]byte, 4))
+		errs <- err
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { l.Run(ctx); close(ran) }()
+	time.Sleep(20 * time.Millisecond)
+	fc.SetDeadline(time.Unix(1, 0))
+	select {
+	case err := <-errs:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the exchange past its deadline: %v, want a deadline error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a deadline in the past did not end the wait")
+	}
+	cancel()
+	for range 2 {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Fatal("a wait ended by Run's context returned no error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run's context did not end the sleep and the wait")
+		}
+	}
+	<-ran
+}
+
+// TestFDConnOutsideLoop: a detached socket not in a loop waits in poll(2),
+// and its deadline still holds.
+func TestFDConnOutsideLoop(t *testing.T) {
+	fc, s := loopPair(t, "unix")
+	go echo(s, 2*time.Millisecond)
+	got := make([]byte, 5)
+	n, err := fc.Exchange([]byte("hello"), got)
+	if err == nil {
+		_, err = io.ReadFull(fc, got[n:])
+	}
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("exchange: %q, %v", got, err)
+	}
+	fc.SetDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, err := fc.Read(got); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v", err)
+	}
+}
+
+// BenchmarkLoopRoundTrip is BenchmarkRoundTrip's round trip (the delayed
+// echo server in a child process) from a coroutine of a Loop; compare the
+// two for the loop's cost per round trip.
+func BenchmarkLoopRoundTrip(b *testing.B) {
+	addr := echoServer(b)
+	c, err := WrapDial((&net.Dialer{}).DialContext)(context.Background(), "tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fc, err := Detach(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fc.Close()
+	l, err := NewLoop()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Add(fc); err != nil {
+		b.Fatal(err)
+	}
+	req, buf := []byte("0123456789abcdef"), make([]byte, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	l.Go(func() {
+		for range b.N {
+			if _, err := fc.Exchange(req, buf); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	l.Run(context.Background())
+}
