@@ -25,7 +25,7 @@ type ScriptSession struct {
 	rows int64 // rows of the statement being read
 	cols []string
 	last [][]byte
-	row  []byte // the kept row's bytes, last's values point into it
+	row  []byte        // the kept row's bytes, last's values point into it
 	loop *rawsock.Loop // the loop the socket waits in (Attach), or nil
 }
 
@@ -72,20 +72,14 @@ func (ss *ScriptSession) Attach(l *rawsock.Loop) error {
 	return nil
 }
 
-// Sleep pauses the session's user for d, or until ctx ends: through the
-// loop it is attached to, if any.
-func (ss *ScriptSession) Sleep(ctx context.Context, d time.Duration) error {
-	if ss.loop != nil {
-		return ss.loop.Sleep(ctx, d)
+// Sleep pauses the session's user for d, or until ctx ends, through the
+// loop the session is attached to (pgbench/client's Sleeper); without one
+// it leaves the sleep to the client (false).
+func (ss *ScriptSession) Sleep(ctx context.Context, d time.Duration) (bool, error) {
+	if ss.loop == nil {
+		return false, nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return true, ss.loop.Sleep(ctx, d)
 }
 
 // Prepare parses sql as the statement name (parameter types inferred).

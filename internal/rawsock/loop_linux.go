@@ -33,11 +33,11 @@ import (
 type Loop struct {
 	epfd, evfd int
 	cos        []*co
-	cur        *co // the coroutine running, nil in the loop itself
-	live       int // coroutines not ended
-	sleeping   int // coroutines in Sleep
-	timed      int // coroutines waiting on a socket with a deadline
-	conns      []*FDConn // by token-1
+	cur        *co         // the coroutine running, nil in the loop itself
+	live       int         // coroutines not ended
+	sleeping   int         // coroutines in Sleep
+	timed      int         // coroutines waiting on a socket with a deadline
+	conns      []*FDConn   // by token-1
 	done       atomic.Bool // Run's context ended
 	events     [128]unix.EpollEvent
 

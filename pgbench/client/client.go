@@ -271,7 +271,9 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 	}
 	d := time.Duration(n*cmd.SleepUnit) * time.Microsecond
 	if sl, ok := c.sess.(Sleeper); ok {
-		return sl.Sleep(ctx, d)
+		if slept, err := sl.Sleep(ctx, d); slept {
+			return err
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -26,11 +26,12 @@ type Session interface {
 	Rollback(ctx context.Context) error
 }
 
-// Sleeper is a Session that sleeps for its client (\sleep): one whose
+// Sleeper is a Session that may sleep for its client (\sleep): one whose
 // connection waits in a loop shared with other clients must not block
-// that loop's goroutine.
+// that loop's goroutine. It says whether it slept (false: the client
+// sleeps itself).
 type Sleeper interface {
-	Sleep(ctx context.Context, d time.Duration) error
+	Sleep(ctx context.Context, d time.Duration) (bool, error)
 }
 
 // PgSession runs scripts on a pgconn connection, as pgbench -M prepared:
