@@ -45,10 +45,13 @@
 # thread count: select-only, 4 clients, 10 s, two rounds: pgbench -j 4
 # 65,620 and 68,730 TPS, pgbench -j 1 (its default: one thread polls the
 # four connections) 45,466 and 51,917, rightsize 43,331 and 49,523.
-# CLIENTS (default "rightsize pgbench pgbench-j1") picks the runs of each
-# round: pgbench is -j C (a thread per client, pgbench at its best),
-# pgbench-j1 pgbench's default of one thread; the medians then give
-# rightsize's ratios to each. 2026-11-29, quiet, bench/pgbench.sh 10 4 30s 3:
+# CLIENTS (default "rightsize rightsize-jc pgbench pgbench-j1") picks the
+# runs of each round: rightsize is its default (one loop for up to 16
+# users, as pgbench -j 1 runs its clients on one thread), rightsize-jc
+# --driver-loops C (a loop per client, as pgbench -j C), pgbench is -j C
+# (a thread per client, pgbench at its best), pgbench-j1 pgbench's default
+# of one thread; the medians then give each rightsize's ratios to each
+# pgbench. 2026-11-29, quiet, bench/pgbench.sh 10 4 30s 3:
 #   tpcb    TPS 0.952 of -j 4, 1.005 of -j 1; client µs/txn 0.942, 1.101
 #   custom  TPS 0.725 of -j 4, 0.917 of -j 1; client µs/txn 1.186, 1.228
 # A thread per virtual user was tried (each user's reply awaited in
@@ -61,7 +64,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
-CLIENTS=${CLIENTS:-rightsize pgbench pgbench-j1}
+CLIENTS=${CLIENTS:-rightsize rightsize-jc pgbench pgbench-j1}
 . bench/lib.sh
 bench_tmp pgbench
 go build -o "$TMP/rs" ./cmd/rightsize
@@ -91,6 +94,7 @@ run_one() {
     cp "$TMP/pgb/cpu" "$TMP/cpu"
   else
     [ "$2" = tpcb ] && args=(--workload tpcb) || args=(--workload "$TMP/select.sql@9" --workload "$TMP/update.sql@1")
+    [ "$3" = rightsize-jc ] && args+=(--driver-loops "$C")
     /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
       --no-waits ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
   fi

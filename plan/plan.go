@@ -112,6 +112,9 @@ type Autopilot struct {
 	// DriverProcs is the driver's GOMAXPROCS during steps (0: adaptive),
 	// as run's --driver-procs.
 	DriverProcs int `yaml:"driver_procs" want:"a whole number of Ps; write e.g. driver_procs: 2, or 0 for adaptive"`
+	// DriverLoops is how many loops run a pgbench workload's users (0:
+	// one per 16, -1: a goroutine per user), as run's --driver-loops.
+	DriverLoops int `yaml:"driver_loops" want:"a whole number of loops; write e.g. driver_loops: 4, 0 for one per 16 users or -1 for none"`
 	// NoWaits turns wait event sampling off and WaitInterval is its
 	// interval (default 100ms), as run's --no-waits and --wait-interval.
 	NoWaits      bool   `yaml:"no_waits" want:"true or false"`
@@ -164,7 +167,7 @@ func (a Autopilot) RunOptions() scenario.RunOptions {
 	o := scenario.RunOptions{
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: a.Repeats, RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},
-		Isolation: a.Isolation, DriverProcs: a.DriverProcs, Prewarm: a.Prewarm,
+		Isolation: a.Isolation, DriverProcs: a.DriverProcs, DriverLoops: a.DriverLoops, Prewarm: a.Prewarm,
 	}
 	if a.workload != nil {
 		o.Workload = a.workload.Fresh() // each run its own :scale read

@@ -78,6 +78,8 @@ type Autopilot struct {
 	// AdaptiveProcs runs every step with as few Ps as the driver needs
 	// (driver.StepConfig.AdaptiveProcs).
 	AdaptiveProcs bool
+	// Loops is every step's driver.StepConfig.Loops.
+	Loops int
 	// Worker numbers this process among the workers of a run (its users'
 	// random streams differ from the others'); HomeFirst and HomeCount
 	// are its slice of home warehouses (driver.StepConfig).
@@ -215,7 +217,7 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 	var before engine.Counters
 	var beforeErr error
 	cfg := driver.StepConfig{Spec: a.Spec, Users: users, Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
-		AdaptiveProcs: a.AdaptiveProcs, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
+		AdaptiveProcs: a.AdaptiveProcs, Loops: a.Loops, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
 	cfg.Seed += uint64(a.Worker) << 40
 	if a.Workers > 0 && index < len(a.AllUsers) {
 		cfg.FirstUser, cfg.AllUsers = FirstShare(a.AllUsers[index], a.Worker, a.Workers), a.AllUsers[index]

@@ -42,10 +42,13 @@ type RunOptions struct {
 	// driver.Spec to every driver.StepConfig). Users and Connections are
 	// over the whole run: each worker takes its share.
 	RunSpec
-	Isolation       engine.Isolation  // "": spec (engine.ParseIsolation)
-	Warehouses      int               // expected warehouse count (0: any)
-	Label           string            // names the run
-	DriverProcs     int               // GOMAXPROCS during the steps; 0: adaptive
+	Isolation   engine.Isolation // "": spec (engine.ParseIsolation)
+	Warehouses  int              // expected warehouse count (0: any)
+	Label       string           // names the run
+	DriverProcs int              // GOMAXPROCS during the steps; 0: adaptive
+	// DriverLoops is driver.StepConfig.Loops: 0 one loop per 16 users of a
+	// workload that can run in one, N that many, -1 none.
+	DriverLoops     int
 	Flags           map[string]string // the command's flags, stored with the run
 	Version, Commit string            // rightsize's own version, stored in the environment
 	// Prewarm loads the database into the server's cache before the first
@@ -125,6 +128,9 @@ func (o *RunOptions) specProblems() []OptionError {
 	}
 	if o.DriverProcs < 0 {
 		add("driver-procs", "must be 0 (adaptive) or a number of Ps (got %d)", o.DriverProcs)
+	}
+	if o.DriverLoops < -1 {
+		add("driver-loops", "must be 0 (one per 16 users), a number of loops, or -1 for a goroutine per user (got %d)", o.DriverLoops)
 	}
 	if o.WaitInterval < 0 || (o.WaitInterval > 0 && o.WaitInterval < time.Millisecond) {
 		add("wait-interval", "must be at least 1ms (got %s); turn sampling off with --no-waits", o.WaitInterval)
@@ -408,7 +414,7 @@ func (r *runner) create(ctx context.Context) error {
 func (r *runner) autopilot() *Autopilot {
 	o, t := &r.o, r.t
 	ap := &Autopilot{RunSpec: o.RunSpec, DB: t.DB, Warehouses: r.meta.Warehouses, Constants: r.consts, ServerPID: t.ServerPID(),
-		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, ServerCPUs: t.Options.Caps.CPUs,
+		ServerIO: t.ServerIOCgroup(), AdaptiveProcs: o.DriverProcs == 0, Loops: o.DriverLoops, ServerCPUs: t.Options.Caps.CPUs,
 		Unthrottled: t.Unthrottled}
 	// the mode resolved for the engine; this worker's users and connections
 	ap.Mode, ap.Users, ap.Connections = r.mode, r.users, r.conns

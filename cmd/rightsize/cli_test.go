@@ -96,6 +96,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "--bogus"}, "unknown flag"},
 		{"bad repeat", []string{"run", "--target", dsn, "--repeat", "0"}, "--repeat"},
 		{"negative driver procs", []string{"run", "--target", dsn, "--driver-procs", "-1"}, "--driver-procs must be 0"},
+		{"driver loops below -1", []string{"run", "--target", dsn, "--driver-loops", "-2"}, "--driver-loops must be 0"},
 		{"negative progress interval", []string{"run", "--target", dsn, "--progress-interval", "-1s"}, "--progress-interval must not be negative"},
 		{"bad wait interval", []string{"run", "--target", dsn, "--wait-interval", "10us", "--store", st}, "--wait-interval must be at least 1ms"},
 		{"negative ramp-up cap", []string{"run", "--target", dsn, "--rampup", "auto", "--rampup-max", "-1s", "--store", st}, "--rampup-max must not be negative (got -1s)"},

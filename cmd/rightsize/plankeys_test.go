@@ -21,7 +21,7 @@ var runKeys = map[string]string{
 	"max-cv": "autopilot.max_cv", "repeat-max": "autopilot.repeats_max", "rebuild-between-repeats": "autopilot.rebuild_between_repeats",
 	"mode": "autopilot.mode", "keying-thinking": "autopilot.keying_thinking", "delivery": "autopilot.delivery",
 	"connections": "autopilot.connections", "seed": "autopilot.seed", "reconnect-timeout": "autopilot.reconnect_timeout",
-	"driver-procs": "autopilot.driver_procs", "no-waits": "autopilot.no_waits", "prewarm": "autopilot.prewarm",
+	"driver-procs": "autopilot.driver_procs", "driver-loops": "autopilot.driver_loops", "no-waits": "autopilot.no_waits", "prewarm": "autopilot.prewarm",
 	"wait-interval": "autopilot.wait_interval", "isolation": "autopilot.isolation",
 	"warehouses": "build.warehouses", "target": "configurations.target", "pg-bin": "configurations.pg_bin", "data-dir": "configurations.data_dir",
 	"set": "configurations.settings", "pg-version": "configurations.version",

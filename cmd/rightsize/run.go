@@ -51,6 +51,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.o.ReconnectTimeout, "reconnect-timeout", driver.DefaultReconnectTimeout, "end the step (partial) when users cannot reconnect for this long")
 	cmd.Flags().DurationVar(&f.interval, "progress-interval", 10*time.Second, "without a terminal, print a progress line this often during a step (0: none)")
 	cmd.Flags().IntVar(&f.o.DriverProcs, "driver-procs", 0, "GOMAXPROCS of the driver during steps (0: start at 1 and add as the driver's CPU use needs)")
+	cmd.Flags().IntVar(&f.o.DriverLoops, "driver-loops", 0, "loops that run a pgbench workload's PostgreSQL users, each one thread waiting for its users' sockets as pgbench -j's threads (0: one per 16 users; -1: a goroutine per user)")
 	cmd.Flags().BoolVar(&f.o.NoWaits, "no-waits", false, "do not sample the server's wait events during steps")
 	cmd.Flags().BoolVar(&f.o.Prewarm, "prewarm", false, "load every table and index into the server's cache before the first ramp-up (PostgreSQL: pg_prewarm), so a short run measures the cache's size, not its cold start")
 	cmd.Flags().DurationVar(&f.o.WaitInterval, "wait-interval", waits.DefaultInterval, "interval of wait event sampling")

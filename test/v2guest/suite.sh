@@ -10,6 +10,8 @@ here=$(dirname "$0")
 
 LAYOUTS=" ${*:-all} "
 want() { [[ $LAYOUTS == *" all "* || $LAYOUTS == *" $1 "* ]]; }
+# named: a measurement, not one of CI's layouts; runs only when named
+named() { [[ $LAYOUTS == *" $1 "* ]]; }
 mkdir -p /root/rs; echo "+cpuset +cpu +io +memory +pids" > $CG/cgroup.subtree_control
 
 # the data disk holds the databases run.sh built on the host (seed.sh):
@@ -100,6 +102,22 @@ if want sweep; then
   pgrep -a postgres > /out/sweep/left-procs.txt
   kill $comp
   echo "    sweep rc $(cat /out/sweep/sweep.rc)"; tail -3 /out/sweep/sweep.err | sed 's/^/    /'
+fi
+if named bandwidth; then
+  # issue 48: a write-bandwidth limit predicted on cgroup v2 (io.max
+  # wbps throttles the writeback of the pages the server dirtied too, as
+  # v1's blkio does not), from the sweep's unlimited first value
+  mkdir -p $CG/user.slice/session-5.scope; echo "$ALL" > $CG/user.slice/cgroup.subtree_control
+  (echo $BASHPID > $CG/user.slice/session-5.scope/cgroup.procs && exec sleep 100000) & comp=$!
+  mkdir -p /out/bandwidth
+  for r in 1 2; do
+    echo "=== sweep io none,wbps=200K,wbps=50K --cpus 1 --predict, round $r"
+    as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
+      --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 30s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
+    echo "    rc $?"; tail -2 /out/bandwidth/sweep-$r.err | sed 's/^/    /'
+    jq -r '.points[] | "    \(.value): NOPM \(.nopm), predicted \(.predicted.nopm // "-") (\(.predicted.nopm_low // "-") to \(.predicted.nopm_high // "-")), error \(.predicted.error_pct // "-") %, in band \(.predicted.in_band // "-"), limit \(.predicted.limit // "-")"' /out/bandwidth/sweep-$r.json
+  done
+  kill $comp
 fi
 if want systemd; then
   # the last layout runs under systemd as PID 1: stage 2 hands over to it
