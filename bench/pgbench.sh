@@ -54,6 +54,13 @@
 # pgbench. 2026-11-29, quiet, bench/pgbench.sh 10 4 30s 3:
 #   tpcb    TPS 0.952 of -j 4, 1.005 of -j 1; client µs/txn 0.942, 1.101
 #   custom  TPS 0.725 of -j 4, 0.917 of -j 1; client µs/txn 1.186, 1.228
+# 2026-11-29, quiet, with the loops (a Workload's PostgreSQL users run as
+# coroutines of a loop that waits for their sockets, one loop by default,
+# rightsize-jc a loop per client), bench/pgbench.sh 10 4 30s 3, medians:
+#   tpcb    rightsize    TPS 1.046 of -j 1, 1.023 of -j 4; client µs/txn 0.967, 0.828
+#           rightsize-jc TPS 1.004 of -j 4; client µs/txn 1.054
+#   custom  rightsize    TPS 0.941 of -j 1, 0.837 of -j 4; client µs/txn 1.037, 0.904
+#           rightsize-jc TPS 0.890 of -j 4; client µs/txn 1.085
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
