@@ -14,7 +14,8 @@
 # and neither samples the server) and the server's (the cluster's
 # processes' CPU over the run, bench/lib.sh server_ticks, over the same
 # transactions), then per workload
-# and client the medians and rightsize's ratios to pgbench's.
+# and client the medians and rightsize's ratios to pgbench's, and the
+# ratios of each round's runs with their median.
 #   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
 # RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
 # as many Ps as pgbench -j has threads, instead of the adaptive count).
@@ -154,4 +155,15 @@ for wl in ("tpcb", "custom"):
             (rt, rc, rsv), (pt, pc, ps) = med[rs], med[pg]
             print("  %-7s %-14s / %-10s TPS %.3f   client µs/txn %.3f   server µs/txn %.3f" % (
                 wl, rs, pg, rt / pt if pt else 0, rc / pc if pc else 0, rsv / ps if ps else 0))
+print("\nper round (a round runs every client once, within minutes), rightsize's ratios and their median:")
+for wl in ("tpcb", "custom"):
+    by = {(x[0], x[2]): x for x in rows if x[1] == wl}
+    for rs in [c for c in clients if c.startswith("rightsize")]:
+        for pg in [c for c in clients if c.startswith("pgbench")]:
+            pairs = [(by[(r, rs)], by[(r, pg)]) for r in sorted({x[0] for x in rows}) if (r, rs) in by and (r, pg) in by]
+            tps = [float(a[3]) / float(b[3]) for a, b in pairs if float(b[3]) > 0]
+            cpu = [float(a[4]) / float(b[4]) for a, b in pairs if float(b[4]) > 0]
+            if tps and cpu:
+                print("  %-7s %-14s / %-10s TPS %s -> %.3f   client µs/txn %s -> %.3f" % (wl, rs, pg,
+                    " ".join("%.3f" % v for v in tps), statistics.median(tps), " ".join("%.3f" % v for v in cpu), statistics.median(cpu)))
 PY
