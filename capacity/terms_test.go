@@ -200,12 +200,14 @@ func TestLimitedWriteBytes(t *testing.T) {
 		commits, syncs        float64
 	}{
 		{"a flush a commit, 4 commits a flush", 5000, 9000, 1, 5000 + 4000.0/4, 4, 0},
-		{"data writes besides", 5000, 20000, 2, 5000 + (20000 - 5000 - 8192) + 8192.0/4, 4, 0},
+		// data pages beside the log, at most a third of its bytes
+		{"data writes besides", 5000, 20000, 2, 5000 + 5000.0/3 + 8192.0/4, 4, 0},
+		{"data writes besides, under a third of the log", 9000, 18000, 2, 9000 + (18000 - 9000 - 8192) + 8192.0/4, 4, 0},
 		{"half a flush a commit at the base", 5000, 9000, 0.5, 5000 + 4000*(1/(4*0.5)), 4, 0},
 		{"no log bytes measured", 0, 9000, 1, 9000, 4, 0},
 		{"one commit a flush", 5000, 9000, 1, 9000, 1, 0},
 		// the base's measured syncs, not its writes, are its flushes
-		{"a sync a commit measured, 2 writes each", 5000, 20000, 2, 5000 + (20000 - 5000 - 8192) + 8192.0/4, 4, 1},
+		{"a sync a commit measured, 2 writes each", 5000, 20000, 2, 5000 + 5000.0/3 + 8192.0/4, 4, 1},
 		{"a sync for 4 commits measured: no fewer at 2 a flush", 4000, 7000, 0.75, 7000, 2, 0.25},
 		{"a sync for 4 commits measured: half at 8 a flush", 4000, 7000, 0.75, 4000 + 2048.0/2 + (3000 - 2048), 8, 0.25},
 	} {

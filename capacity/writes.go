@@ -29,6 +29,14 @@ func limitedWriteBytes(d Demands, commits float64) float64 {
 		flushes = min(1, d.WALSyncs)
 	}
 	pages := min(w-d.WALBytes, walPageBytes*flushes)
-	rest := w - d.WALBytes - pages
+	rest := min(w-d.WALBytes-pages, restShare*d.WALBytes)
 	return d.WALBytes + rest + pages*min(1, 1/(commits*flushes))
 }
+
+// restShare caps the data-page bytes per transaction (beyond the log and
+// its flushes' pages) that a limited step writes, as a share of its log
+// bytes. A limit slows the dirtying of pages with the log, and the steps
+// measured under limits wrote 0.2-0.33 of their log bytes as data pages
+// (cgroup v1, bench/PREDICT.md), while an unlimited base's window may hold
+// a checkpoint's or the writeback's burst: up to 1.2 times its log bytes.
+const restShare = 1.0 / 3

@@ -115,6 +115,9 @@ if named bandwidth; then
     as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
       --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 30s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
     echo "    rc $?"; tail -2 /out/bandwidth/sweep-$r.err | sed 's/^/    /'
+    for id in $(jq -r '.points[].run_id // empty' /out/bandwidth/sweep-$r.json); do
+      as root $CG/user.slice/session-5.scope /root/rs results show "$id" --json > /out/bandwidth/run-$id.json 2>/dev/null
+    done
     jq -r '.points[] | "    \(.value): NOPM \(.nopm), predicted \(.predicted.nopm // "-") (\(.predicted.nopm_low // "-") to \(.predicted.nopm_high // "-")), error \(.predicted.error_pct // "-") %, in band \(.predicted.in_band // "-"), limit \(.predicted.limit // "-")"' /out/bandwidth/sweep-$r.json
   done
   kill $comp
