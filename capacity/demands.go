@@ -43,6 +43,10 @@ type Config struct {
 	Mode          string `json:"mode,omitempty"`
 	Engine        string `json:"engine,omitempty"`
 	EngineVersion string `json:"engine_version,omitempty"`
+	// CgroupVersion is the cgroup hierarchy the caps were applied on (1,
+	// 2; 0: unknown or none applied): a write bandwidth limit on v2 is not
+	// predicted (Band).
+	CgroupVersion int `json:"cgroup_version,omitempty"`
 }
 
 // Demands are a measured step's demands per committed transaction, and

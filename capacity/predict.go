@@ -128,11 +128,23 @@ func (m *Model) Predict(c Config) Prediction {
 	}
 	p.Band = bandOf(m.base, c, oneMemory)
 	p.widen(p.Band)
-	if c != m.base.Config {
+	if slices.Contains(p.Band.Kinds, KindBandwidthV2) { // a limit only lowers the base's figure
+		p.TPMHigh, p.NOPMHigh = math.Max(p.TPMHigh, m.base.TPM.Mean), math.Max(p.NOPMHigh, m.base.TPM.Mean*share)
+	}
+	if !sameConfig(c, m.base.Config) {
 		p.Notes = append(p.Notes, m.base.Caveats()...)
 	}
 	p.Notes = append(p.Notes, m.notes(c, oneMemory, p.Band)...)
 	return p
+}
+
+// sameConfig says a and b are alike but for a cgroup version one of them
+// does not know.
+func sameConfig(a, b Config) bool {
+	if a.CgroupVersion == 0 || b.CgroupVersion == 0 {
+		a.CgroupVersion = b.CgroupVersion
+	}
+	return a == b
 }
 
 // cacheScales are the base's reads and CPU per transaction scaled to c's
@@ -163,6 +175,9 @@ func (m *Model) notes(c Config, oneMemory bool, b Band) []string {
 		out = append(out, "reads per transaction taken as measured: one memory size measured, and the model cannot know how a pgbench workload's reads change with memory (TPC-C's miss-ratio curve is TPC-C's access skew); the band is wider")
 	case oneMemory:
 		out = append(out, "reads per transaction taken as measured: fewer than two memory sizes measured and no warehouse count for TPC-C's miss-ratio curve; the band is wider")
+	}
+	if slices.Contains(b.Kinds, KindBandwidthV2) {
+		out = append(out, "cgroup v2: a write bandwidth limit throttles the writeback of the pages the server dirties, charged to the group that owns each file (often not the server's), so how much it holds back varies from run to run; not predicted: the band reaches up to the base's figure")
 	}
 	if slices.Contains(b.Kinds, KindVersion) {
 		out = append(out, "predicted from engine version "+m.base.Config.EngineVersion+"'s demands: none of "+c.EngineVersion+" measured; the band is wider")

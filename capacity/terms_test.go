@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"cmp"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -367,5 +368,51 @@ func TestMissCurveReads(t *testing.T) {
 	// host): 160M read 1.53 a transaction
 	if got := NewMissCurve(2).ReadsAt(512*mib, 160*mib, 0); !near(got, 1.53, 1.0/3) {
 		t.Errorf("2 W, 160 MiB from 512M: %.2f reads per transaction, measured 1.53", got)
+	}
+}
+
+// TestPredictWriteBandwidthCgroupV2: on cgroup v2 a write bandwidth limit
+// is not predicted. The guest's sweeps (test/v2guest/run.sh OUT bandwidth,
+// 2026-11-29: 2 warehouses, 4 users, cpus 1, none → wbps=200K, 50K) measured
+// under one limit from 196 to 2,496 TPM over four sweeps, the server's
+// group counting 0-2 KB written per transaction against 3.9-4.1 KB of WAL
+// (what it dirtied was written back for the group owning each file).
+// The prediction says so, and its band reaches from its low end to the
+// base's figure, holding every measurement; the same base on v1 keeps the
+// bandwidth kind.
+func TestPredictWriteBandwidthCgroupV2(t *testing.T) {
+	bases := []string{
+		`{"users":4,"config":{"cpus":1,"host_cpus":2,"warehouses":2,"mode":"procedures","cgroup_version":2},"tpm":{"mean":7930,"half":446.7},"new_order_share":0.43354,"new_order_p90_ms":45.663,"cpu_s":{"mean":0.0074401,"half":0.00049025},"read_ios":{"mean":0.048662,"half":0.07287},"write_ios":{"mean":1.05823,"half":0.26594},"read_bytes":678.5,"write_bytes":12811.7,"io_source":"server cgroup","io_s":0.00045540,"driver_cpu_s":0.00067430,"wal_bytes":4099.6,"blocks_read":1.18105,"wal_syncs":0.61296,"bound":"log-bound","host_busy_pct":54.0}`,
+		`{"users":4,"config":{"cpus":1,"host_cpus":2,"warehouses":2,"mode":"procedures","cgroup_version":2},"tpm":{"mean":7750,"half":483.7},"new_order_share":0.43484,"new_order_p90_ms":46.079,"cpu_s":{"mean":0.0076103,"half":0.00049601},"write_ios":{"mean":1.32407,"half":0.17886},"write_bytes":25744.1,"io_source":"server cgroup","io_s":0.00048422,"driver_cpu_s":0.00060723,"wal_bytes":3851.8,"blocks_read":1.15264,"wal_syncs":0.63203,"bound":"log-bound","host_busy_pct":53.4}`,
+	}
+	measured := [][2]float64{{3166, 2496}, {3782, 1662}} // TPM at wbps=200K and 50K
+	for i, js := range bases {
+		var base Demands
+		if err := json.Unmarshal([]byte(js), &base); err != nil {
+			t.Fatal(err)
+		}
+		m, err := New(base, ReadCurve{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, bps := range []float64{200 << 10, 50 << 10} {
+			c := base.Config
+			c.WriteBps = bps
+			p := m.Predict(c)
+			got := measured[i][j]
+			t.Logf("base %d, wbps=%.0f: predicted %.0f TPM (%.0f to %.0f), measured %.0f", i+1, bps, p.TPM, p.TPMLow, p.TPMHigh, got)
+			if !slices.Contains(p.Band.Kinds, KindBandwidthV2) || !strings.Contains(strings.Join(p.Notes, ";"), "cgroup v2") {
+				t.Errorf("base %d, wbps=%.0f: kinds %v, notes %q: want the v2 limit named", i+1, bps, p.Band.Kinds, p.Notes)
+			}
+			if p.TPMLow > got || p.TPMHigh < got || p.TPMHigh < base.TPM.Mean {
+				t.Errorf("base %d, wbps=%.0f: band %.0f to %.0f, want it to hold %.0f and reach the base's %.0f", i+1, bps, p.TPMLow, p.TPMHigh, got, base.TPM.Mean)
+			}
+		}
+		base.Config.CgroupVersion = 1
+		c := base.Config
+		c.WriteBps = 200 << 10
+		if k := bandOf(base, c, false).Kinds; !slices.Contains(k, KindBandwidth) || slices.Contains(k, KindBandwidthV2) {
+			t.Errorf("base %d on v1: kinds %v, want the bandwidth limit's", i+1, k)
+		}
 	}
 }

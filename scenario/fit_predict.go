@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rightsize/rightsize/cgroup"
 	"runtime"
 	"time"
 
@@ -47,6 +48,9 @@ func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
 	if o.Run.Workload == nil { // TPC-C's warehouses and mode only
 		ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
 	}
+	if h, err := cgroup.Detect(); err == nil { // the candidates' caps go on this host's hierarchy
+		ps.Base.CgroupVersion = h.Version
+	}
 	if o.Run.KeyingThinking {
 		ps.Think = tpcc.MeanKeyingThinking()
 	}
@@ -77,6 +81,12 @@ func configOfRun(run *store.Run) (capacity.Config, error) {
 	}
 	cfg := configOfCaps(c, ncpu)
 	cfg.Warehouses, cfg.Mode, cfg.Engine, cfg.EngineVersion = run.Warehouses, run.Mode, run.Engine, run.EngineVersion
+	var applied struct {
+		Version int `json:"cgroup_version"`
+	}
+	if json.Unmarshal([]byte(run.Env["caps.applied"]), &applied) == nil {
+		cfg.CgroupVersion = applied.Version
+	}
 	if _, ok := run.WorkloadMerit(); ok { // TPC-C's warehouses and mode only
 		cfg.Warehouses, cfg.Mode = 0, ""
 	}
