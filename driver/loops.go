@@ -73,9 +73,9 @@ func attach(wu User, l *rawsock.Loop) error {
 
 // startWorkloadUsers starts a Workload's users: those whose connections
 // can wait in a loop as the coroutines of the step's loops (round robin),
-// the others each on a goroutine of its own. It returns how many loops
-// run.
-func (s *step) startWorkloadUsers(users []*user) int {
+// the others each on a goroutine of its own. Each loop holds a P, so
+// GOMAXPROCS is raised (procsFloor) before they start.
+func (s *step) startWorkloadUsers(users []*user) {
 	loops := newLoops(loopCount(s.cfg.Loops, len(users)))
 	used := make([]bool, len(loops))
 	for i, u := range users {
@@ -93,19 +93,23 @@ func (s *step) startWorkloadUsers(users []*user) int {
 		}
 		s.users.Go(func() { u.runWorkload(s.runCtx) })
 	}
-	n := 0
+	run := loops[:0]
 	for k, l := range loops {
-		if !used[k] {
+		if used[k] {
+			run = append(run, l)
+		} else {
 			_ = l.Close()
-			continue
 		}
-		n++
+	}
+	if len(run) > 0 {
+		s.procsFloor(len(run) + 1)
+	}
+	for _, l := range run {
 		s.users.Go(func() {
 			defer l.Close()
 			l.Run(s.runCtx)
 		})
 	}
-	return n
 }
 
 // loopSleep is sleep for a user in a loop: through the loop, looking at

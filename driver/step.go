@@ -174,9 +174,7 @@ func (s *step) start() {
 		}
 		s.users.Go(func() { u.run(s.runCtx) })
 	}
-	if loops := s.startWorkloadUsers(wusers); loops > 0 {
-		s.procsFloor(loops + 1)
-	}
+	s.startWorkloadUsers(wusers)
 }
 
 // procsFloor keeps GOMAXPROCS at n or more for the step: each loop holds
