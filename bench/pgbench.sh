@@ -62,6 +62,9 @@
 #           rightsize-jc TPS 1.004 of -j 4; client µs/txn 1.054
 #   custom  rightsize    TPS 0.941 of -j 1, 0.837 of -j 4; client µs/txn 1.037, 0.904
 #           rightsize-jc TPS 0.890 of -j 4; client µs/txn 1.085
+# then CLIENTS="rightsize pgbench-j1" bench/pgbench.sh 10 4 30s 5:
+#   tpcb    TPS 1.027, client µs/txn 0.997 (each round's: TPS median 1.001, µs 0.991)
+#   custom  TPS 1.003, client µs/txn 0.976 (each round's: TPS median 0.987, µs 1.000)
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
