@@ -2,7 +2,7 @@ package driver
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"runtime"
 	"time"
 
@@ -53,17 +53,21 @@ func newLoops(n int) []*rawsock.Loop {
 	return loops
 }
 
+// errNotLoopable is a reconnected user's connection that cannot wait in
+// the loop its user runs in.
+var errNotLoopable = errors.New("the workload's new connection cannot run in the driver's loop")
+
 // attach moves wu's connection into l; a User that cannot wait in a loop
 // is an error here (a reconnected user must stay in its loop).
 func attach(wu User, l *rawsock.Loop) error {
 	lu, ok := wu.(LoopUser)
 	if !ok {
 		_ = wu.Close(context.Background())
-		return fmt.Errorf("the workload's new connection cannot run in the driver's loop")
+		return errNotLoopable
 	}
 	attached, err := lu.Attach(l)
 	if err == nil && !attached {
-		err = fmt.Errorf("the workload's new connection cannot run in the driver's loop")
+		err = errNotLoopable
 	}
 	if err != nil {
 		_ = wu.Close(context.Background())
