@@ -8,7 +8,6 @@ package driver
 import (
 	"context"
 	"errors"
-	"github.com/rightsize/rightsize/internal/rawsock"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -16,6 +15,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"github.com/rightsize/rightsize/tpcc"
 )
 

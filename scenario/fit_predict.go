@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rightsize/rightsize/cgroup"
 	"runtime"
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/caps"
+	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"

@@ -55,8 +55,8 @@ func (ss *ScriptSession) Close(ctx context.Context) error { return ss.s.Close(ct
 // into l: its calls must then come from l's coroutines, and Sleep sleeps
 // through l. On an error the session is unusable.
 func (ss *ScriptSession) Attach(l *rawsock.Loop) error {
-	if err := ss.s.ready(context.Background(), "attach"); err != nil {
-		return err
+	if ss.s.w.broken != nil {
+		return fmt.Errorf("attach: %w", errConnBroken)
 	}
 	ss.s.unwatch()
 	fc, err := rawsock.Detach(ss.s.w.hc.Conn)

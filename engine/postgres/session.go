@@ -104,7 +104,7 @@ func (s *session) rows(ctx context.Context, name string, each func(c *columns)) 
 	if err := s.ready(ctx, name); err != nil {
 		return err
 	}
-	defer s.unwatchCall()
+	defer s.unwatch() // the caller may cancel ctx right after
 	s.reset()
 	if err := s.w.send(name, s.buf, s.ends, s.binary); err != nil {
 		return s.lost(ctx, name, err)
@@ -136,10 +136,6 @@ func (s *session) rows(ctx context.Context, name string, each func(c *columns)) 
 		}
 	}
 }
-
-// unwatchCall stops watching the context of a call that is over (unwatch,
-// for a caller that may cancel it right after).
-func (s *session) unwatchCall() { s.unwatch() }
 
 // lost ends the connection after err broke the call named what, naming
 // ctx's error when its cancellation was the cause.

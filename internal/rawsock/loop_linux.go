@@ -106,20 +106,21 @@ func (l *Loop) Run(ctx context.Context) {
 		l.resume(c)
 	}
 	for l.live > 0 {
-		n := l.wait()
+		n, woke := l.wait(), false
 		for i := range n {
-			ev := &l.events[i]
-			tok := getData(ev)
+			tok := getData(&l.events[i])
 			if tok == wakeToken {
-				l.drainWake()
+				var b [8]byte
+				_, _ = unix.Read(l.evfd, b[:])
+				woke = true
 				continue
 			}
 			if fc := l.conns[tok-1]; fc.waiter != nil {
 				l.resume(fc.waiter)
 			}
 		}
-		if n == 0 || l.sleeping > 0 {
-			l.wakeSleepers(time.Now().UnixNano())
+		if woke || n == 0 || l.sleeping > 0 {
+			l.resumeDue(time.Now().UnixNano(), woke)
 		}
 	}
 }
@@ -172,24 +173,17 @@ func (l *Loop) timeout() int {
 	return int((d + int64(time.Millisecond) - 1) / int64(time.Millisecond))
 }
 
-// drainWake reads the eventfd and resumes the coroutines whose wait ended
-// meanwhile: a deadline passed, a socket closed, or Run's context ended.
-func (l *Loop) drainWake() {
-	var b [8]byte
-	_, _ = unix.Read(l.evfd, b[:])
-	now := time.Now().UnixNano()
+// resumeDue resumes the coroutines whose wait ended by now: a Sleep's
+// end, a socket's deadline or close, Run's context. After a wake-up
+// (woke: a deadline or a context changed elsewhere) every sleeper is
+// resumed too, to look at its own context.
+func (l *Loop) resumeDue(now int64, woke bool) {
+	done := l.done.Load()
 	for _, c := range l.cos {
-		if fc := c.conn; fc != nil && (l.done.Load() || fc.closed.Load() || fc.expired(now)) {
+		switch {
+		case c.until != 0 && (woke || done || c.until <= now):
 			l.resume(c)
-		}
-	}
-}
-
-// wakeSleepers resumes the coroutines whose Sleep ended (all when Run's
-// context ended), and those waiting on a socket whose deadline passed.
-func (l *Loop) wakeSleepers(now int64) {
-	for _, c := range l.cos {
-		if c.until != 0 && (c.until <= now || l.done.Load()) || c.conn != nil && c.conn.expired(now) {
+		case c.conn != nil && (done || c.conn.closed.Load() || c.conn.expired(now)):
 			l.resume(c)
 		}
 	}
@@ -269,19 +263,6 @@ func (l *Loop) Close() error {
 	return errors.Join(unix.Close(l.evfd), unix.Close(l.epfd))
 }
 
-// add registers fc's socket, edge-triggered, for input: a virtual user's
-// requests fit in the socket's buffer, and each ACK would otherwise wake
-// the loop for output (await adds it while a write waits).
-func (l *Loop) add(fc *FDConn) error {
-	fc.l, fc.tok = l, uint64(len(l.conns)+1)
-	if err := fc.interest(unix.EPOLL_CTL_ADD, unix.EPOLLIN); err != nil {
-		fc.l = nil
-		return err
-	}
-	l.conns = append(l.conns, fc)
-	return nil
-}
-
 // interest registers (op) fc's socket in its loop for events.
 func (fc *FDConn) interest(op int, events uint32) error {
 	ev := unix.EpollEvent{Events: events | unix.EPOLLRDHUP | unix.EPOLLET}
@@ -350,12 +331,20 @@ func Detach(c net.Conn) (*FDConn, error) {
 }
 
 // Add makes fc wait through l; its calls must then come from l's
-// coroutines.
+// coroutines. The socket is registered edge-triggered, for input: a
+// virtual user's requests fit in the socket's buffer, and each ACK would
+// otherwise wake the loop for output (await adds it while a write waits).
 func (l *Loop) Add(fc *FDConn) error {
 	if fc.l != nil {
 		return errors.New("rawsock: the socket is in a loop already")
 	}
-	return l.add(fc)
+	fc.l, fc.tok = l, uint64(len(l.conns)+1)
+	if err := fc.interest(unix.EPOLL_CTL_ADD, unix.EPOLLIN); err != nil {
+		fc.l = nil
+		return err
+	}
+	l.conns = append(l.conns, fc)
+	return nil
 }
 
 func (fc *FDConn) opError(op string, err error) error {

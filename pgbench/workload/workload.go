@@ -8,7 +8,6 @@ package workload
 import (
 	"context"
 	"fmt"
-	"github.com/rightsize/rightsize/internal/rawsock"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
+	"github.com/rightsize/rightsize/internal/rawsock"
 	"github.com/rightsize/rightsize/pgbench/client"
 	"github.com/rightsize/rightsize/pgbench/script"
 )
