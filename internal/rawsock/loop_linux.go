@@ -125,8 +125,8 @@ func (l *Loop) Run(ctx context.Context) {
 	}
 }
 
-// wait waits for events, up to the first sleeper's or deadline's end and
-// at most maxWait, and returns how many are in l.events. The wait is a
+// wait waits for events, up to the first sleeper's or deadline's end
+// (timeout), and returns how many are in l.events. The wait is a
 // raw system call: it keeps the goroutine's P (Run's caller must leave the
 // process another, see Run), and the runtime's sysmon, which would take a
 // P back from an ordinary system call and then poll every 20 µs, stays
@@ -143,18 +143,23 @@ func (l *Loop) wait() int {
 	panic(fmt.Sprintf("rawsock: epoll_pwait: %v", e))
 }
 
-// maxWait bounds a Loop's wait, so that a loop with nothing to do still
-// looks at its context and lets the runtime preempt it.
+// maxWait bounds a Loop's timed wait (a sleeper's or a deadline's), so
+// that a change of the clock delays neither by more.
 const maxWait = 5 * time.Millisecond
 
 // timeout is the wait's, in whole milliseconds rounded up: until the
-// first sleeper or socket deadline ends, at most maxWait.
+// first sleeper or socket deadline ends, at most maxWait; -1 (none) when
+// nothing is timed. An untimed wait still ends for all that concerns the
+// loop: its sockets' events; the eventfd, which Run's context, a deadline
+// set and a socket's Close write to; the runtime's preemption signals
+// (EINTR). A timeout would arm a timer at each wait, which on a virtual
+// machine costs an exit to the hypervisor per round trip.
 func (l *Loop) timeout() int {
 	if l.done.Load() {
 		return 0
 	}
 	if l.sleeping == 0 && l.timed == 0 {
-		return int(maxWait / time.Millisecond)
+		return -1
 	}
 	first := time.Now().Add(maxWait).UnixNano()
 	for _, c := range l.cos {

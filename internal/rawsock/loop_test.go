@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -185,6 +186,52 @@ func TestLoopDeadlineAndCancel(t *testing.T) {
 
 // TestFDConnOutsideLoop: a detached socket not in a loop waits in poll(2),
 // and its deadline still holds.
+// TestLoopUntimedWait: a loop whose only coroutine waits for a socket
+// that never answers, with no deadline and no sleeper, waits without a
+// timeout; a garbage collection (which stops the world, so must preempt
+// the loop's goroutine through a signal) and then Run's context still
+// reach it.
+func TestLoopUntimedWait(t *testing.T) {
+	l, err := NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fc, _ := loopPair(t, "tcp")
+	if err := l.Add(fc); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.timeout(); got != -1 {
+		t.Fatalf("timeout with nothing timed: %d, want -1 (no timeout)", got)
+	}
+	errs := make(chan error, 1)
+	l.Go(func() {
+		_, err := fc.Read(make([]byte, 4))
+		errs <- err
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { l.Run(ctx); close(ran) }()
+	time.Sleep(20 * time.Millisecond)
+	gc := make(chan struct{})
+	go func() { runtime.GC(); close(gc) }()
+	select {
+	case <-gc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a garbage collection did not stop the loop's goroutine")
+	}
+	cancel()
+	select {
+	case err := <-errs:
+		if err == nil {
+			t.Fatal("a wait ended by Run's context returned no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run's context did not end an untimed wait")
+	}
+	<-ran
+}
+
 func TestFDConnOutsideLoop(t *testing.T) {
 	fc, s := loopPair(t, "unix")
 	go echo(s, 2*time.Millisecond)
