@@ -128,8 +128,9 @@ func (m *Model) Predict(c Config) Prediction {
 	}
 	p.Band = bandOf(m.base, c, oneMemory)
 	p.widen(p.Band)
-	if slices.Contains(p.Band.Kinds, KindBandwidthV2) { // a limit only lowers the base's figure
+	if slices.Contains(p.Band.Kinds, KindBandwidthV2) { // not predicted: from a stall to the base's figure
 		p.TPMHigh, p.NOPMHigh = math.Max(p.TPMHigh, m.base.TPM.Mean), math.Max(p.NOPMHigh, m.base.TPM.Mean*share)
+		p.TPMLow, p.NOPMLow = 0, 0
 	}
 	if !sameConfig(c, m.base.Config) {
 		p.Notes = append(p.Notes, m.base.Caveats()...)
@@ -177,7 +178,7 @@ func (m *Model) notes(c Config, oneMemory bool, b Band) []string {
 		out = append(out, "reads per transaction taken as measured: fewer than two memory sizes measured and no warehouse count for TPC-C's miss-ratio curve; the band is wider")
 	}
 	if slices.Contains(b.Kinds, KindBandwidthV2) {
-		out = append(out, "cgroup v2: a write bandwidth limit throttles the writeback of the pages the server dirties, charged to the group that owns each file (often not the server's), so how much it holds back varies from run to run; not predicted: the band reaches up to the base's figure")
+		out = append(out, "cgroup v2: a write bandwidth limit throttles the writeback of the pages the server dirties, charged to the group that owns each file (often not the server's), so how much it holds back varies from run to run, from nothing to a stall; not predicted: the band runs from 0 to the base's figure")
 	}
 	if slices.Contains(b.Kinds, KindVersion) {
 		out = append(out, "predicted from engine version "+m.base.Config.EngineVersion+"'s demands: none of "+c.EngineVersion+" measured; the band is wider")
