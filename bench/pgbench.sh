@@ -65,6 +65,12 @@
 # then CLIENTS="rightsize pgbench-j1" bench/pgbench.sh 10 4 30s 5:
 #   tpcb    TPS 1.027, client µs/txn 0.997 (each round's: TPS median 1.001, µs 0.991)
 #   custom  TPS 1.003, client µs/txn 0.976 (each round's: TPS median 0.987, µs 1.000)
+# 2026-11-29 evening, a loop's wait without a timeout (c7e6339),
+# bench/pgbench.sh 10 4 30s 3, ratios of medians (paired by round):
+#   tpcb    rightsize    TPS 1.015 of -j 1 (1.050), client µs/txn 0.994 (0.990)
+#           rightsize-jc TPS 0.980 of -j 4 (0.985), client µs/txn 0.992 (0.992)
+#   custom  rightsize    TPS 0.927 of -j 1 (0.974), client µs/txn 1.031 (0.987)
+#           rightsize-jc TPS 0.974 of -j 4 (0.893), client µs/txn 1.011 (1.077)
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
