@@ -27,6 +27,22 @@ func loopPair(t *testing.T, network string) (*FDConn, net.Conn) {
 	return fc, s
 }
 
+// newTestLoop is a loop, closed when the test ends, with conns added.
+func newTestLoop(t *testing.T, conns ...*FDConn) *Loop {
+	t.Helper()
+	l, err := NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for _, c := range conns {
+		if err := l.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
 // echo answers every read on s with the same bytes, after delay.
 func echo(s net.Conn, delay time.Duration) {
 	buf := make([]byte, 64<<10)
@@ -49,11 +65,7 @@ func echo(s net.Conn, delay time.Duration) {
 func TestLoopExchanges(t *testing.T) {
 	for _, network := range []string{"tcp", "unix"} {
 		t.Run(network, func(t *testing.T) {
-			l, err := NewLoop()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			l := newTestLoop(t)
 			var done atomic.Int32
 			for u := range 4 {
 				fc, s := loopPair(t, network)
@@ -97,15 +109,8 @@ func TestLoopExchanges(t *testing.T) {
 // TestLoopLargeWrite: a request far beyond the socket buffers waits in the
 // loop for room to write (the server reads it whole before answering).
 func TestLoopLargeWrite(t *testing.T) {
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	fc, s := loopPair(t, "tcp")
-	if err := l.Add(fc); err != nil {
-		t.Fatal(err)
-	}
+	l := newTestLoop(t, fc)
 	req := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
 	go func() {
 		got := make([]byte, len(req))
@@ -135,18 +140,9 @@ func TestLoopLargeWrite(t *testing.T) {
 // context's watch does) ends a wait whose reply never comes, with
 // os.ErrDeadlineExceeded; Run's context ending ends a Sleep and a wait.
 func TestLoopDeadlineAndCancel(t *testing.T) {
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	fc, _ := loopPair(t, "tcp") // the server never answers
 	fc2, _ := loopPair(t, "tcp")
-	for _, c := range []*FDConn{fc, fc2} {
-		if err := l.Add(c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	l := newTestLoop(t, fc, fc2)
 	errs := make(chan error, 3)
 	l.Go(func() {
 		_, err := fc.Exchange([]byte("ping"), make([]byte, 4))
@@ -192,15 +188,8 @@ func TestLoopDeadlineAndCancel(t *testing.T) {
 // the loop's goroutine through a signal) and then Run's context still
 // reach it.
 func TestLoopUntimedWait(t *testing.T) {
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	fc, _ := loopPair(t, "tcp")
-	if err := l.Add(fc); err != nil {
-		t.Fatal(err)
-	}
+	l := newTestLoop(t, fc)
 	if got := l.timeout(); got != -1 {
 		t.Fatalf("timeout with nothing timed: %d, want -1 (no timeout)", got)
 	}
