@@ -158,30 +158,31 @@ func TestLoopDeadlineAndCancel(t *testing.T) {
 	go func() { l.Run(ctx); close(ran) }()
 	time.Sleep(20 * time.Millisecond)
 	fc.SetDeadline(time.Unix(1, 0))
-	select {
-	case err := <-errs:
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatalf("the exchange past its deadline: %v, want a deadline error", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a deadline in the past did not end the wait")
+	if err := recvErr(t, errs, "a deadline in the past did not end the wait"); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the exchange past its deadline: %v, want a deadline error", err)
 	}
 	cancel()
 	for range 2 {
-		select {
-		case err := <-errs:
-			if err == nil {
-				t.Fatal("a wait ended by Run's context returned no error")
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run's context did not end the sleep and the wait")
+		if recvErr(t, errs, "Run's context did not end the sleep and the wait") == nil {
+			t.Fatal("a wait ended by Run's context returned no error")
 		}
 	}
 	<-ran
 }
 
-// TestFDConnOutsideLoop: a detached socket not in a loop waits in poll(2),
-// and its deadline still holds.
+// recvErr is the next error on errs, failing the test with stuck when
+// none comes within 10 s.
+func recvErr(t *testing.T, errs <-chan error, stuck string) error {
+	t.Helper()
+	select {
+	case err := <-errs:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal(stuck)
+		return nil
+	}
+}
+
 // TestLoopUntimedWait: a loop whose only coroutine waits for a socket
 // that never answers, with no deadline and no sleeper, waits without a
 // timeout; a garbage collection (which stops the world, so must preempt
@@ -210,17 +211,14 @@ func TestLoopUntimedWait(t *testing.T) {
 		t.Fatal("a garbage collection did not stop the loop's goroutine")
 	}
 	cancel()
-	select {
-	case err := <-errs:
-		if err == nil {
-			t.Fatal("a wait ended by Run's context returned no error")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run's context did not end an untimed wait")
+	if recvErr(t, errs, "Run's context did not end an untimed wait") == nil {
+		t.Fatal("a wait ended by Run's context returned no error")
 	}
 	<-ran
 }
 
+// TestFDConnOutsideLoop: a detached socket not in a loop waits in poll(2),
+// and its deadline still holds.
 func TestFDConnOutsideLoop(t *testing.T) {
 	fc, s := loopPair(t, "unix")
 	go echo(s, 2*time.Millisecond)
