@@ -153,10 +153,7 @@ func TestLoopDeadlineAndCancel(t *testing.T) {
 		_, err := fc2.Read(make([]byte, 4))
 		errs <- err
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { l.Run(ctx); close(ran) }()
-	time.Sleep(20 * time.Millisecond)
+	cancel, ran := runLoop(l)
 	fc.SetDeadline(time.Unix(1, 0))
 	if err := recvErr(t, errs, "a deadline in the past did not end the wait"); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the exchange past its deadline: %v, want a deadline error", err)
@@ -168,6 +165,16 @@ func TestLoopDeadlineAndCancel(t *testing.T) {
 		}
 	}
 	<-ran
+}
+
+// runLoop runs l on a goroutine of its own until cancel, ran closed when
+// Run returns; it lets the coroutines reach their waits first.
+func runLoop(l *Loop) (cancel func(), ran <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	time.Sleep(20 * time.Millisecond)
+	return cancel, done
 }
 
 // recvErr is the next error on errs, failing the test with stuck when
@@ -199,10 +206,7 @@ func TestLoopUntimedWait(t *testing.T) {
 		_, err := fc.Read(make([]byte, 4))
 		errs <- err
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { l.Run(ctx); close(ran) }()
-	time.Sleep(20 * time.Millisecond)
+	cancel, ran := runLoop(l)
 	gc := make(chan struct{})
 	go func() { runtime.GC(); close(gc) }()
 	select {
