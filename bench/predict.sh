@@ -20,6 +20,8 @@
 # from one point, 16 users, 2 and 8 warehouses), printed with the error
 # and whether the band held, per point and over all shapes:
 #   PARTS=shapes [SHAPES=stmt,bw,iops,mem,u16,w2,w8] [ROUNDS=N] bench/predict.sh
+# w8c1 (8 warehouses from cpus 1 down to 0.25, the driver on a core of
+# its own) runs only when named in SHAPES.
 # PARTS (default grid,memory,shapes) picks the parts; SHAPE_DURATION
 # (default 20s) and SHAPE_RAMPUP (5s) time the shapes' steps.
 set -euo pipefail
@@ -62,6 +64,7 @@ declare -A SHAPE=(
   [u16]="4 16 cpus 2,1,0.5"
   [w2]="2 8 cpus 2,1,0.5,0.25"
   [w8]="8 8 cpus 2,1,0.5"
+  [w8c1]="8 8 cpus 1,0.5,0.25"
 )
 SHAPES=${SHAPES:-stmt,bw,iops,mem,u16,w2,w8}
 if has shapes; then

@@ -58,9 +58,12 @@ var ModelErrors = []ModelError{
 // minutes (DESIGN.md, "Known traps").
 const DefaultDrift = 0.10
 
-// bandZ is the standard normal quantile of the band's coverage (90 %,
-// two-sided).
-const bandZ = 1.645
+// bandCoverage is the band's two-sided coverage, bandZ its standard
+// normal quantile.
+const (
+	bandCoverage = 0.90
+	bandZ        = 1.645
+)
 
 // Band is what a prediction's band is made of: each a relative half-width.
 type Band struct {
@@ -72,10 +75,11 @@ type Band struct {
 	Kinds []string `json:"kinds,omitempty"`
 	// Base is the base's own measurement interval (its TPM's, relative).
 	Base float64 `json:"base"`
-	// Drift is the between-run CV taken, DriftMeasured whether the base
-	// measured it (else DefaultDrift).
+	// Drift is the between-run CV taken, DriftMeasured whether the base's
+	// A/A history measured it (else DefaultDrift), over DriftRuns runs.
 	Drift         float64 `json:"drift"`
 	DriftMeasured bool    `json:"drift_measured"`
+	DriftRuns     int     `json:"drift_runs,omitempty"`
 }
 
 // errorOf is the model's error on kind (0 for an unknown kind).
@@ -128,18 +132,21 @@ func kindsOf(base Demands, c Config, oneMemory bool) []string {
 // bandOf is the band of a prediction of c from base: the model's errors
 // by kind of change, the base's measurement interval and the drift
 // between the base's run and the one that will measure c (√2 of one run's
-// CV, at bandZ), in quadrature.
+// CV, at bandZ; a CV measured from few runs is itself uncertain, so at
+// Student's t of its degrees of freedom instead), in quadrature.
 func bandOf(base Demands, c Config, oneMemory bool) Band {
-	b := Band{Kinds: kindsOf(base, c, oneMemory), Base: base.TPM.Rel(), Drift: base.Drift, DriftMeasured: base.Drift > 0}
-	if !b.DriftMeasured {
-		b.Drift = DefaultDrift
+	b := Band{Kinds: kindsOf(base, c, oneMemory), Base: base.TPM.Rel(), Drift: DefaultDrift}
+	z := bandZ
+	if base.Drift.Measured() {
+		b.Drift, b.DriftMeasured, b.DriftRuns = base.Drift.CV, true, base.Drift.Runs
+		z = base.Drift.Quantile(bandCoverage)
 	}
 	var model2 float64
 	for _, k := range b.Kinds {
 		model2 += errorOf(k) * errorOf(k)
 	}
 	b.Model = math.Sqrt(model2)
-	drift := bandZ * math.Sqrt2 * b.Drift
+	drift := z * math.Sqrt2 * b.Drift
 	b.Rel = math.Sqrt(model2 + b.Base*b.Base + drift*drift)
 	return b
 }
@@ -148,7 +155,7 @@ func bandOf(base Demands, c Config, oneMemory bool) Band {
 func (b Band) note() string {
 	drift := "assumed"
 	if b.DriftMeasured {
-		drift = "measured"
+		drift = fmt.Sprintf("measured over %d runs", b.DriftRuns)
 	}
 	s := fmt.Sprintf("band ±%.0f %%: drift between runs %.0f %% (%s), the base's interval %.0f %%", b.Rel*100, b.Drift*100, drift, b.Base*100)
 	if len(b.Kinds) > 0 {

@@ -98,11 +98,12 @@ type Demands struct {
 	// when none), HostBusyPct the host's CPUs busy, %.
 	Bound       string  `json:"bound,omitempty"`
 	HostBusyPct float64 `json:"host_busy_pct"`
-	// Drift is the between-run coefficient of variation of the base's
-	// throughput where it was measured (steady's drift estimate over
-	// repeated runs; 0: not measured, DefaultDrift is taken). The band
-	// carries it (Band).
-	Drift float64 `json:"drift,omitempty"`
+	// Drift is the drift between runs of the base's configuration where
+	// the store's A/A history measured it (drift.MeasureBefore over the
+	// runs up to the base: its figure of merit's CV and degrees of
+	// freedom); the zero value is not measured, and DefaultDrift is taken.
+	// The band carries it (Band).
+	Drift steady.Drift `json:"drift,omitzero"`
 }
 
 // Caveats says where the base step makes predictions less sure: waits

@@ -121,7 +121,9 @@
 // engine version; each with where it was measured), the base's
 // measurement interval, and the drift between the base's run and the run
 // that will measure the prediction (√2 × the between-run CV × 1.645 for
-// 90 %; Demands.Drift where it was measured, else DefaultDrift, 10 %).
+// 90 %; Demands.Drift where the store's A/A history of the base's
+// configuration measured it, at Student's t of its degrees of freedom
+// instead of 1.645, else DefaultDrift, 10 %).
 // The demands' spread alone is never the band. Fit, sweeps, the report
 // and --json all show this band.
 //

@@ -285,9 +285,11 @@ func TestPredictWriteBandwidthMeasured(t *testing.T) {
 // TestBand: the band carries the model's error of each kind of change, in
 // quadrature with the base's interval and the drift (√2 of one run's CV
 // at 90 %); a measured drift replaces the default; another engine version
-// is said.
+// is said. A measured drift takes Student's t of its degrees of freedom.
 func TestBand(t *testing.T) {
-	drift := func(cv float64) float64 { return 2 * math.Pow(bandZ*cv, 2) }
+	drift := func(cv, z float64) float64 { return 2 * math.Pow(z*cv, 2) }
+	// Student's t at 0.95 (a 90 % two-sided band) by degrees of freedom
+	tAt95 := map[int]float64{7: 1.894579, 2: 2.919986}
 	for _, tc := range []struct {
 		name  string
 		mod   func(*Demands)
@@ -298,7 +300,8 @@ func TestBand(t *testing.T) {
 		{"a quarter core", nil, Config{CPUs: 0.25}, []string{KindQuota}},
 		{"IOPS and bandwidth", nil, Config{CPUs: 2, WriteIOPS: 100, WriteBps: 1e6}, []string{KindIOPS, KindBandwidth}},
 		{"statements mode", func(d *Demands) { d.Config.Mode = "statements" }, Config{CPUs: 0.5, Mode: "statements"}, []string{KindQuota, KindStatements}},
-		{"measured drift", func(d *Demands) { d.Drift = 0.03 }, Config{CPUs: 1}, []string{KindCores}},
+		{"measured drift", func(d *Demands) { d.Drift = steady.Drift{CV: 0.03, Runs: 8, DF: 7} }, Config{CPUs: 1}, []string{KindCores}},
+		{"drift measured over 3 runs", func(d *Demands) { d.Drift = steady.Drift{CV: 0.03, Runs: 3, DF: 2} }, Config{CPUs: 1}, []string{KindCores}},
 		{"another version", func(d *Demands) { d.Config.EngineVersion = "15" }, Config{CPUs: 2, EngineVersion: "16"}, []string{KindVersion}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -314,16 +317,19 @@ func TestBand(t *testing.T) {
 			if !slices.Equal(p.Band.Kinds, tc.kinds) {
 				t.Fatalf("kinds %q, want %q", p.Band.Kinds, tc.kinds)
 			}
-			cv := DefaultDrift
-			if b.Drift > 0 {
-				cv = b.Drift
+			cv, z := DefaultDrift, 1.645
+			if b.Drift.DF > 0 {
+				cv, z = b.Drift.CV, tAt95[b.Drift.DF]
 			}
-			want := 0.02*0.02 + drift(cv)
+			if p.Band.DriftMeasured != (b.Drift.DF > 0) || p.Band.Drift != cv {
+				t.Errorf("band's drift %.3f (measured %v), want %.3f (measured %v)", p.Band.Drift, p.Band.DriftMeasured, cv, b.Drift.DF > 0)
+			}
+			want := 0.02*0.02 + drift(cv, z)
 			for _, k := range tc.kinds {
 				want += errorOf(k) * errorOf(k)
 			}
 			want = math.Sqrt(want)
-			if !near(p.Band.Rel, want, 1e-9) || p.NOPMLow > p.NOPM*(1-want)*1.000001 || p.NOPMHigh < p.NOPM*(1+want)*0.999999 {
+			if !near(p.Band.Rel, want, 1e-5) || p.NOPMLow > p.NOPM*(1-want)*1.000001 || p.NOPMHigh < p.NOPM*(1+want)*0.999999 {
 				t.Errorf("band %.0f to %.0f about %.0f (rel %.4f), want at least ±%.4f", p.NOPMLow, p.NOPMHigh, p.NOPM, p.Band.Rel, want)
 			}
 			if slices.Contains(tc.kinds, KindVersion) && !strings.Contains(strings.Join(p.Notes, ";"), "engine version 15") {

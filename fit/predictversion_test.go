@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -33,5 +34,33 @@ func TestModelOtherVersion(t *testing.T) {
 	}
 	if other.Band.Rel <= same.Band.Rel || !strings.Contains(strings.Join(other.Notes, ";"), "version 15") {
 		t.Errorf("another version: band ±%.0f %% against ±%.0f %%, notes %q: want wider and said", other.Band.Rel*100, same.Band.Rel*100, other.Notes)
+	}
+}
+
+// TestModelBaseDrift: the drift a learnt candidate's A/A history measured
+// (Measured.Drift) is its predictions' band's, said as measured; without
+// one the band takes the default.
+func TestModelBaseDrift(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
+		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	for _, d := range []steady.Drift{{}, {CV: 0.25, Runs: 5, DF: 4}} {
+		m := &Model{ConfigOf: func(c Candidate) capacity.Config { return capacity.Config{CPUs: c.Cpus, HostCPUs: 4} }}
+		ms := MeasuredOf("r1", []store.Step{s})
+		ms.Drift = d
+		if err := m.Learn(Candidate{Cpus: 2}, ms); err != nil {
+			t.Fatal(err)
+		}
+		p, why := m.Predict(Candidate{Cpus: 1})
+		if p == nil {
+			t.Fatalf("no prediction: %s", why)
+		}
+		want := capacity.DefaultDrift
+		if d.Measured() {
+			want = d.CV
+		}
+		if p.Band.DriftMeasured != d.Measured() || p.Band.Drift != want {
+			t.Errorf("history %+v: band's drift %.2f (measured %v), want %.2f", d, p.Band.Drift, p.Band.DriftMeasured, want)
+		}
 	}
 }

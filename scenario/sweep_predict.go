@@ -7,6 +7,8 @@ import (
 
 	"github.com/rightsize/rightsize/analysis"
 	"github.com/rightsize/rightsize/capacity"
+	"github.com/rightsize/rightsize/drift"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/tpcc"
 )
@@ -46,12 +48,15 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 			}
 			continue
 		}
-		d, err := pointDemands(ctx, st, p.RunID)
+		d, run, err := pointDemands(ctx, st, p.RunID)
 		if err != nil {
 			p.PredictNote = err.Error()
 			continue
 		}
 		if base == nil {
+			if d.Drift, err = BaseDrift(ctx, st, run); err != nil {
+				return err
+			}
 			base = &d
 			p.PredictNote = "the model's base: the other values are predicted from it"
 		} else if m, err := capacity.New(*base, capacity.NewReadCurve(curve...)); err != nil {
@@ -67,15 +72,15 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 }
 
 // pointDemands are the demands of a stored run's peak step (its first
-// complete repeat), under the caps the run asked.
-func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.Demands, error) {
+// complete repeat), under the caps the run asked, and the run.
+func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.Demands, *store.Run, error) {
 	run, steps, err := st.LoadRun(ctx, runID)
 	if err != nil {
-		return capacity.Demands{}, fmt.Errorf("load run %s: %w", runID, err)
+		return capacity.Demands{}, nil, fmt.Errorf("load run %s: %w", runID, err)
 	}
 	cfg, err := configOfRun(run)
 	if err != nil {
-		return capacity.Demands{}, err
+		return capacity.Demands{}, nil, err
 	}
 	var think time.Duration
 	if run.KeyingThinking {
@@ -83,9 +88,30 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	}
 	s, ok := peakStep(steps)
 	if !ok {
-		return capacity.Demands{}, fmt.Errorf("run %s: no complete step", runID)
+		return capacity.Demands{}, nil, fmt.Errorf("run %s: no complete step", runID)
 	}
-	return capacity.FromStepOf(s, cfg, think, RunMerit(run))
+	d, err := capacity.FromStepOf(s, cfg, think, RunMerit(run))
+	return d, run, err
+}
+
+// BaseDrift is the drift between runs of base run's configuration,
+// from the store's A/A history up to its end (drift.MeasureBefore: the
+// runs of its recorded configuration on its host, itself included, as
+// the history stood when it was measured), of its figure of merit:
+// TPC-C's NOPM, a pgbench workload's TPM (the zero Drift: too few runs).
+func BaseDrift(ctx context.Context, st *store.Store, run *store.Run) (steady.Drift, error) {
+	end := run.EndedAt
+	if end.IsZero() {
+		end = time.Now()
+	}
+	d, err := drift.MeasureBefore(ctx, st, *run, end.Add(time.Nanosecond))
+	if err != nil {
+		return steady.Drift{}, err
+	}
+	if _, ok := run.WorkloadMerit(); ok {
+		return d.TPM, nil
+	}
+	return d.NOPM, nil
 }
 
 // peakStep is the first complete repeat of the step with the highest mean

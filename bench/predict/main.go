@@ -167,6 +167,11 @@ func sweepPoints(ctx context.Context, st *store.Store, label string) ([]point, e
 			return nil, fmt.Errorf("run %s: no demands", p.RunID)
 		}
 		d := ds[0].Demands
+		if len(out) == 0 { // the base: the band takes its A/A history's drift, as sweep --predict does
+			if d.Drift, err = scenario.BaseDrift(ctx, st, run); err != nil {
+				return nil, err
+			}
+		}
 		c := fit.Candidate{Cpus: d.Config.CPUs, Memory: d.Config.CacheBytes, IO: ioOf(run)}
 		out = append(out, point{cand: c, d: d, nopm: p.NOPM, runID: p.RunID, steps: steps, config: c.String()})
 	}
