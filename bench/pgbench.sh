@@ -71,6 +71,16 @@
 #           rightsize-jc TPS 0.980 of -j 4 (0.985), client µs/txn 0.992 (0.992)
 #   custom  rightsize    TPS 0.927 of -j 1 (0.974), client µs/txn 1.031 (0.987)
 #           rightsize-jc TPS 0.974 of -j 4 (0.893), client µs/txn 1.011 (1.077)
+# A new machine of the same kind, 18:52-19:05 UTC the next session, the
+# same command (rightsize's default against -j 1 and -j 4):
+#   tpcb    rightsize    TPS 0.990 of -j 1 (1.052), client µs/txn 1.031 (1.014)
+#           rightsize    TPS 1.038 of -j 4 (1.093), client µs/txn 0.856 (0.844)
+#           rightsize-jc TPS 0.998 of -j 4 (0.969), client µs/txn 1.045 (1.045)
+#   custom  rightsize    TPS 0.960 of -j 1 (1.020), client µs/txn 1.022 (0.963)
+#           rightsize    TPS 0.955 of -j 4 (0.968), client µs/txn 0.889 (0.876)
+#           rightsize-jc TPS 0.966 of -j 4 (0.966), client µs/txn 1.063 (1.063)
+# each round's TPS ratio between 0.84 and 1.28: three rounds settle no
+# difference of a few per cent here.
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
