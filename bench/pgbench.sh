@@ -81,6 +81,14 @@
 #           rightsize-jc TPS 0.966 of -j 4 (0.966), client µs/txn 1.063 (1.063)
 # each round's TPS ratio between 0.84 and 1.28: three rounds settle no
 # difference of a few per cent here.
+# Then 6 rounds (bench/pgbench.sh 10 4 30s 6, 19:44-20:09 UTC), and the
+# medians of the 9 rounds' paired ratios:
+#   tpcb    rightsize    of -j 1: TPS 1.034 (9 paired: 1.073), client µs/txn 0.981 (1.003)
+#           rightsize    of -j 4: TPS 1.029 (1.093), client µs/txn 0.863 (0.838)
+#           rightsize-jc of -j 4: TPS 0.961 (0.994), client µs/txn 1.034 (1.025)
+#   custom  rightsize    of -j 1: TPS 1.063 (1.037), client µs/txn 0.913 (0.939)
+#           rightsize    of -j 4: TPS 0.997 (0.977), client µs/txn 0.809 (0.835)
+#           rightsize-jc of -j 4: TPS 0.972 (0.981), client µs/txn 1.012 (1.019)
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
