@@ -106,6 +106,15 @@ type Figures struct {
 	TPM, NOPM, P90 steady.Drift
 }
 
+// Of is the drift of run's figure of merit: a pgbench workload's TPM
+// (every script's transactions), else TPC-C's NOPM.
+func (f Figures) Of(run store.Run) steady.Drift {
+	if _, ok := run.WorkloadMerit(); ok {
+		return f.TPM
+	}
+	return f.NOPM
+}
+
 // Measure estimates the drift between runs of run's configuration on its
 // host from the store's A/A history: every complete step of the latest
 // MaxHistoryRuns runs with its ConfigKey (the run itself included, each

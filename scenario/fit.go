@@ -337,10 +337,7 @@ func (f *fitRuns) measured(ctx context.Context, runID string) (fit.Measured, err
 		}
 		f.drifts[key] = d
 	}
-	ms.Drift = d.NOPM // TPC-C's figure of merit
-	if _, ok := run.WorkloadMerit(); ok {
-		ms.Drift = d.TPM // a workload's: its transactions per minute (every script's)
-	}
+	ms.Drift = d.Of(*run)
 	return ms, nil
 }
 

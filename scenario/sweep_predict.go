@@ -94,24 +94,14 @@ func pointDemands(ctx context.Context, st *store.Store, runID string) (capacity.
 	return d, run, err
 }
 
-// BaseDrift is the drift between runs of base run's configuration,
-// from the store's A/A history up to its end (drift.MeasureBefore: the
-// runs of its recorded configuration on its host, itself included, as
-// the history stood when it was measured), of its figure of merit:
-// TPC-C's NOPM, a pgbench workload's TPM (the zero Drift: too few runs).
+// BaseDrift is the drift between runs of base run's configuration, of
+// its figure of merit (drift.Figures.Of), from the store's A/A history
+// as it stood when the base was measured: the runs of its recorded
+// configuration on its host started up to the base, itself included
+// (drift.MeasureBefore); the zero Drift where they are too few.
 func BaseDrift(ctx context.Context, st *store.Store, run *store.Run) (steady.Drift, error) {
-	end := run.EndedAt
-	if end.IsZero() {
-		end = time.Now()
-	}
-	d, err := drift.MeasureBefore(ctx, st, *run, end.Add(time.Nanosecond))
-	if err != nil {
-		return steady.Drift{}, err
-	}
-	if _, ok := run.WorkloadMerit(); ok {
-		return d.TPM, nil
-	}
-	return d.NOPM, nil
+	d, err := drift.MeasureBefore(ctx, st, *run, run.StartedAt.Add(time.Nanosecond))
+	return d.Of(*run), err
 }
 
 // peakStep is the first complete repeat of the step with the highest mean
