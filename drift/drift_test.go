@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/storetest"
+	"github.com/rightsize/rightsize/steady"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -97,5 +98,17 @@ func TestMeasureBefore(t *testing.T) {
 	}
 	if ConfigKey(judged) == ConfigKey(store.Run{Source: judged.Source, Target: judged.Target, Env: judged.Env, Flags: map[string]string{"cpus": "0.5"}}) {
 		t.Errorf("ConfigKey ignores flags; only RecordedKey should")
+	}
+}
+
+// TestFiguresOf: a pgbench workload's run is judged on its TPM's drift,
+// a TPC-C run on its NOPM's.
+func TestFiguresOf(t *testing.T) {
+	f := Figures{TPM: steady.Drift{CV: 0.05, Runs: 3, DF: 2}, NOPM: steady.Drift{CV: 0.08, Runs: 3, DF: 2}}
+	if got := f.Of(store.Run{}); got != f.NOPM {
+		t.Errorf("TPC-C run: %+v, want NOPM's %+v", got, f.NOPM)
+	}
+	if got := f.Of(store.Run{Env: map[string]string{store.EnvWorkload: "tpcb"}}); got != f.TPM {
+		t.Errorf("tpcb run: %+v, want TPM's %+v", got, f.TPM)
 	}
 }
