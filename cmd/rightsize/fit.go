@@ -71,7 +71,7 @@ distinguishable from it) is measured again, up to --runs runs (3), and
 judged on their mean, and the answer names a cheaper one that still holds
 it.
 Ctrl-C keeps what was measured; --resume FIT reuses every candidate
-already measured.
+already measured and measures the rest with the flags of its first run.
 --dry-run prints the candidates priced, in the order they would be tried,
 and the target, and measures nothing.`,
 		Example: `  rightsize fit --target-nopm 5000 --cpus 0.5,1,1.5,2 --memory 256M,512M,1G --cost costs.yaml --config new-4vc-ssd --dry-run
@@ -103,6 +103,11 @@ and the target, and measures nothing.`,
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
+	if f.resume != "" && !f.dryRun {
+		if err := resumeFlags(cmd, f.resume); err != nil {
+			return err
+		}
+	}
 	f.rf.answer.autoByDefault(cmd)
 	if f.resume != "" && !f.dryRun {
 		// the stored fit has its candidates, prices and criteria

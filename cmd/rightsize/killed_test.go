@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -275,6 +276,12 @@ func TestKilledSweep(t *testing.T) {
 	}
 	oneLine(t, errOut, fmt.Sprintf("cleaned up after a rightsize that was killed (pid %d", killed), fmt.Sprintf("stopped 1 managed server (pid %d on %s)", server, dataDir))
 
+	// the value left is measured as the first was: a flag given otherwise
+	// is refused before anything starts, and one not given is the sweep's
+	_, errOut, code = cli(t, context.Background(), append([]string{"sweep", "memory", "--resume", "killed", "--users", "4", "--store", st}, args...)...)
+	if code != 2 || !strings.Contains(errOut, "--users 4: killed was measured with --users 1,2; drop --users") {
+		t.Fatalf("sweep --resume --users 4: exit %d, want 2 naming the sweep's --users\n%s", code, errOut)
+	}
 	out, errOut, code = cli(t, context.Background(), append([]string{"sweep", "memory", "--resume", "killed", "--store", st}, args...)...)
 	if code != 0 {
 		t.Fatalf("sweep --resume: exit %d\n%s%s", code, out, errOut)
@@ -282,6 +289,9 @@ func TestKilledSweep(t *testing.T) {
 	sw, err = s.LoadSweep(context.Background(), "killed")
 	if err != nil || sw.Status != store.StatusComplete || len(sw.Points) != 2 || sw.Points[0].RunID != runs[1].ID {
 		t.Errorf("resumed sweep %+v, %v; want complete, the first value's run kept", sw, err)
+	}
+	if r := mustRuns(s)[0]; !slices.Equal(r.Users, []int{1, 2}) || r.Rampup != time.Second || r.Duration != 3*time.Second {
+		t.Errorf("the resumed value measured users %v, ramp-up %s, %s; want the sweep's 1,2, 1s and 3s", r.Users, r.Rampup, r.Duration)
 	}
 	nothingLeft(t, dataDir, killed)
 }
@@ -456,7 +466,8 @@ func TestKilledFit(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = instance.StopDataDir(dataDir, 10*time.Second) })
 
-	// --resume takes the run's flags from the command line, as after Ctrl-C
+	// --resume with the run's flags given again, as after Ctrl-C (the
+	// values stored: accepted)
 	errOut, code := next(t, append([]string{"fit", "--resume", "kf", "--users", "1,2", "--rampup", "1s", "--duration", "3s", "--repeat", "1",
 		"--store", st, "--progress-interval", "0"}, args...)...)
 	if code != 2 || !strings.Contains(errOut, "no configuration meets NOPM 100,000,000") {

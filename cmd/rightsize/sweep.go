@@ -44,7 +44,8 @@ memory sets the engine's cache (PostgreSQL shared_buffers and
 effective_cache_size, MariaDB innodb_buffer_pool_size); values are measured
 from the largest down. Build first (rightsize build), on --target embedded.
 Ctrl-C keeps the values measured and marks the sweep partial; --resume SWEEP
-continues it.`,
+continues it, measuring what is left with the flags of its first run (a flag
+given with another value is refused).`,
 		Example: `  rightsize build --warehouses 10
   rightsize sweep memory --values 2G,1G,512M,256M,128M --users 4 --rampup 30s --duration 2m
   rightsize sweep memory --resume 20261124-041500-ab12cd`,
@@ -56,6 +57,11 @@ continues it.`,
 			th, err := units.ParseShare(threshold)
 			if err != nil {
 				return badInput(fmt.Errorf("--knee-threshold %w", err))
+			}
+			if resume != "" {
+				if err := resumeFlags(cmd, resume); err != nil {
+					return err
+				}
 			}
 			o, err := rf.options(cmd)
 			if err != nil {
