@@ -103,13 +103,14 @@ and the target, and measures nothing.`,
 }
 
 func runFit(cmd *cobra.Command, f *fitFlags) error {
-	if f.resume != "" && !f.dryRun {
+	resuming := f.resume != "" && !f.dryRun
+	if resuming {
 		if err := resumeFlags(cmd, f.resume); err != nil {
 			return err
 		}
 	}
 	f.rf.answer.autoByDefault(cmd)
-	if f.resume != "" && !f.dryRun {
+	if resuming {
 		// the stored fit has its candidates, prices and criteria
 		o, err := f.rf.options(cmd)
 		if err != nil {

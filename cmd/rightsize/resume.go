@@ -32,24 +32,23 @@ func resumeFlags(cmd *cobra.Command, id string) error {
 	if err != nil || stored == nil {
 		return err
 	}
-	var errs []error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		v, ok := stored[f.Name]
-		if !ok || resumeOwnFlags[f.Name] {
+		if err != nil || !ok || resumeOwnFlags[f.Name] {
 			return
 		}
 		switch {
 		case f.Changed && f.Value.String() != v:
-			errs = append(errs, fmt.Errorf("--%s %s: %s was measured with --%s %s; drop --%s (a resumed sweep measures what is left as it measured the rest)",
-				f.Name, f.Value.String(), id, f.Name, shown(v), f.Name))
+			err = fmt.Errorf("--%s %s: %s was measured with --%s %s; drop --%s (a resumed sweep measures what is left as it measured the rest)",
+				f.Name, f.Value.String(), id, f.Name, shown(v), f.Name)
 		case !f.Changed && v != f.DefValue:
-			if err := setStored(cmd.Flags(), f, v); err != nil {
-				errs = append(errs, fmt.Errorf("--resume %s: the stored --%s %s: %w", id, f.Name, v, err))
+			if serr := setStored(cmd.Flags(), f, v); serr != nil {
+				err = fmt.Errorf("--resume %s: the stored --%s %s: %w", id, f.Name, v, serr)
 			}
 		}
 	})
-	if len(errs) > 0 {
-		return badInput(errs[0])
+	if err != nil {
+		return badInput(err)
 	}
 	return nil
 }
@@ -102,7 +101,7 @@ func setStored(fs *pflag.FlagSet, f *pflag.Flag, v string) error {
 	return nil
 }
 
-// shown is v, or "(empty)".
+// shown is v, or "" quoted when empty.
 func shown(v string) string {
 	if v == "" {
 		return `""`
