@@ -89,6 +89,13 @@
 #   custom  rightsize    of -j 1: TPS 1.063 (1.037), client µs/txn 0.913 (0.939)
 #           rightsize    of -j 4: TPS 0.997 (0.977), client µs/txn 0.809 (0.835)
 #           rightsize-jc of -j 4: TPS 0.972 (0.981), client µs/txn 1.012 (1.019)
+# 2026-11-29 night, a clean clone, CLIENTS="rightsize pgbench pgbench-j1"
+# bench/pgbench.sh 10 4 30s 3: ratios of medians (paired-round medians)
+#   tpcb    of -j 4: TPS 1.063 (0.933), client µs/txn 0.855 (0.909)
+#           of -j 1: TPS 1.065 (0.946), client µs/txn 0.967 (1.028)
+#   custom  of -j 4: TPS 1.031 (1.031), client µs/txn 0.808 (0.821)
+#           of -j 1: TPS 1.064 (1.049), client µs/txn 0.943 (0.958)
+# (each round's tpcb TPS ratio 0.90-1.18).
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
