@@ -74,7 +74,7 @@ if want probe; then
   # beside its shell, and goes back to where it was
   mkdir -p $CG/user.slice/session-5.scope /out/probe; echo "$ALL" > $CG/user.slice/cgroup.subtree_control
   (echo $BASHPID > $CG/user.slice/session-5.scope/cgroup.procs && exec sleep 100000) & comp=$!
-  echo "=== probe storage --io-limit riops=200 from user.slice/session-5.scope"
+  echo "=== $(date +%T) probe storage --io-limit riops=200 from user.slice/session-5.scope"
   as root $CG/user.slice/session-5.scope /root/rs probe storage --path /mnt/data --threads 2 --depth 4 --duration 2s --size 32M \
     --engine builtin --io-limit riops=200 --json > /out/probe/probe.json 2> /out/probe/probe.err
   echo $? > /out/probe/probe.rc
@@ -90,7 +90,7 @@ if want sweep; then
   mkdir -p /out/sweep
   # --prewarm: each value's cache is loaded before its ramp-up, so the
   # short runs read what the cache cannot hold, not a cold start
-  echo "=== sweep memory 1G,256M --prewarm from user.slice/session-4.scope"
+  echo "=== $(date +%T) sweep memory 1G,256M --prewarm from user.slice/session-4.scope"
   as root $CG/user.slice/session-4.scope /root/rs sweep memory --values 1G,256M --pg-bin $PGBIN --data-dir /mnt/data/pg \
     --users 2 --rampup 2s --duration 10s --prewarm --json > /out/sweep/sweep.json 2> /out/sweep/sweep.err
   echo $? > /out/sweep/sweep.rc
@@ -142,4 +142,4 @@ if want systemd; then
     "$RS" "$(cd "$here" && pwd)" > $u/v2guest-systemd.service
   touch /run/rightsize-systemd-next
 fi
-echo "=== done"
+echo "=== $(date +%T) done"
