@@ -104,6 +104,12 @@ type Demands struct {
 	// freedom); the zero value is not measured, and DefaultDrift is taken.
 	// The band carries it (Band).
 	Drift steady.Drift `json:"drift,omitzero"`
+	// CoreGrowth are the changes of the server's CPU per transaction with
+	// its whole cores that the base's host measured before the base (its
+	// earlier sweeps and fits in the base's mode and workload); where one
+	// change was measured MinCoreRatios times or more, their median stands
+	// for the contention term's (contentionGrowth).
+	CoreGrowth []CoreRatio `json:"core_growth,omitempty"`
 }
 
 // Caveats says where the base step makes predictions less sure: waits

@@ -35,7 +35,10 @@
 //     D·(c0/c)^0.125 from a base of c0 (contentionGrowth: a call
 //     descheduled mid-transaction holds its locks while others wait;
 //     fitted on one of issue 48's shapes, held out on the others,
-//     bench/PREDICT.md). For c > 1 it is Seidmann's
+//     bench/PREDICT.md). How much a whole core changes it depends on the
+//     host, so where the base's host measured that change of whole cores
+//     in earlier sweeps and fits (Demands.CoreGrowth, MinCoreRatios or
+//     more), their median stands for the power law down to one core. For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
 //     delay of D·(c−1)/c. Where the driver runs on the server's cores
 //     (Config.DriverShares: 2 cores of a 2-core host), the station is the

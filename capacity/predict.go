@@ -135,6 +135,9 @@ func (m *Model) Predict(c Config) Prediction {
 	if !sameConfig(c, m.base.Config) {
 		p.Notes = append(p.Notes, m.base.Caveats()...)
 	}
+	if n := growthNote(m.base, c); n != "" {
+		p.Notes = append(p.Notes, n)
+	}
 	p.Notes = append(p.Notes, m.notes(c, oneMemory, p.Band)...)
 	return p
 }
@@ -285,7 +288,7 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 	// loss is in its measured CPU per transaction)
 	d.CPUSec.Mean *= throttleEfficiency(d.Config, d.CPUSec.Mean, d.Users) / throttleEfficiency(cfg, d.CPUSec.Mean, d.Users)
 	// and procedures-mode calls take more CPU on fewer cores
-	d.CPUSec.Mean *= contentionGrowth(d.Config, cfg)
+	d.CPUSec.Mean *= contentionGrowth(d, cfg)
 	readScale := sc.reads
 	st := cpuStations(d, cfg, c.bg)
 	reads, writes := max(0, d.ReadIOs.Mean*readScale+sc.readsAdd), d.WriteIOs.Mean

@@ -162,6 +162,10 @@ type Measured struct {
 	// fits, runs and rightsize calibrate at its caps); zero when too few
 	// runs: Criteria.Drift applies.
 	Drift steady.Drift
+	// CoreGrowth are the changes of CPU per transaction with whole cores
+	// the candidate's host measured before the fit (scenario.GrowthBefore):
+	// the capacity model predicts the other candidates' cores with them.
+	CoreGrowth []capacity.CoreRatio
 }
 
 // Measurer measures a candidate: it runs the autopilot on a managed server

@@ -70,6 +70,7 @@ func (m *Model) Learn(c Candidate, ms Measured) error {
 			return fmt.Errorf("%s: %w", c, err)
 		}
 		d.Drift = ms.Drift // the candidate's A/A history before the fit, for the band of what it predicts
+		d.CoreGrowth = ms.CoreGrowth
 		if p, _ := m.Predict(c); p != nil && a.NOPM.Mean > 0 {
 			m.errs = append(m.errs, math.Abs(p.NOPM-a.NOPM.Mean)/a.NOPM.Mean)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/cgroup"
 	"github.com/rightsize/rightsize/drift"
 	"github.com/rightsize/rightsize/fit"
@@ -311,15 +312,18 @@ func (m *fitMeasurer) measure(ctx context.Context, c fit.Candidate, point *store
 // fitRuns reads a fit's stored runs with the drift between runs of each
 // one's configuration from the store's history before the fit started
 // (drift.MeasureBefore: a replay judges as the fit did). That history
-// does not change during the fit, so each configuration's is read once.
+// does not change during the fit, so each configuration's is read once,
+// and so is the host's growth with cores (GrowthBefore) for each
+// workload.
 type fitRuns struct {
 	st     *store.Store
 	since  time.Time
-	drifts map[string]drift.Figures // by drift.RecordedKey
+	drifts map[string]drift.Figures        // by drift.RecordedKey
+	growth map[string][]capacity.CoreRatio // by growthKey
 }
 
 func newFitRuns(st *store.Store, sw *store.Sweep) *fitRuns {
-	return &fitRuns{st: st, since: sw.StartedAt, drifts: map[string]drift.Figures{}}
+	return &fitRuns{st: st, since: sw.StartedAt, drifts: map[string]drift.Figures{}, growth: map[string][]capacity.CoreRatio{}}
 }
 
 // measured reads a stored run's aggregates and intervals, and its drift.
@@ -338,6 +342,15 @@ func (f *fitRuns) measured(ctx context.Context, runID string) (fit.Measured, err
 		f.drifts[key] = d
 	}
 	ms.Drift = d.Of(*run)
+	gk := growthKey(*run)
+	g, ok := f.growth[gk]
+	if !ok {
+		if g, err = GrowthBefore(ctx, f.st, run, f.since); err != nil {
+			return ms, err
+		}
+		f.growth[gk] = g
+	}
+	ms.CoreGrowth = g
 	return ms, nil
 }
 

@@ -57,6 +57,9 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 			if d.Drift, err = BaseDrift(ctx, st, run); err != nil {
 				return err
 			}
+			if d.CoreGrowth, err = BaseGrowth(ctx, st, run); err != nil {
+				return err
+			}
 			base = &d
 			p.PredictNote = "the model's base: the other values are predicted from it"
 		} else if m, err := capacity.New(*base, capacity.NewReadCurve(curve...)); err != nil {

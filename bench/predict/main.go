@@ -171,6 +171,9 @@ func sweepPoints(ctx context.Context, st *store.Store, label string) ([]point, e
 			if d.Drift, err = scenario.BaseDrift(ctx, st, run); err != nil {
 				return nil, err
 			}
+			if d.CoreGrowth, err = scenario.BaseGrowth(ctx, st, run); err != nil {
+				return nil, err
+			}
 		}
 		c := fit.Candidate{Cpus: d.Config.CPUs, Memory: d.Config.CacheBytes, IO: ioOf(run)}
 		out = append(out, point{cand: c, d: d, nopm: p.NOPM, runID: p.RunID, steps: steps, config: c.String()})

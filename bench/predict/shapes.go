@@ -25,9 +25,12 @@ type shapeResult struct {
 // --predict does from its first value with one memory size measured, and
 // prints per point the median measured and predicted NOPM, the error of
 // the medians, the worst single round's and how many rounds' bands held
-// the measurement; then per shape and over all shapes.
+// the measurement; then per shape and over all shapes. Each base takes
+// the host's growth with cores learned from the sweeps stored before it
+// (scenario.BaseGrowth), as sweep --predict does; the same predictions
+// with the contention term alone are summarised beside them.
 func shapes(ctx context.Context, st *store.Store, labels []string, rounds int) error {
-	var all shapeResult
+	var all, alone shapeResult
 	for _, label := range labels {
 		var rs [][]point
 		for r := 1; r <= rounds; r++ {
@@ -51,57 +54,147 @@ func shapes(ctx context.Context, st *store.Store, labels []string, rounds int) e
 		if len(dropped) > 0 {
 			fmt.Printf("shape %s: left out, not measured in every round (failed, e.g. killed by a memory limit): %s\n", label, strings.Join(dropped, ", "))
 		}
-		res, err := shape(label, rs)
+		res, al, err := shape(label, rs)
 		if err != nil {
 			return err
 		}
-		all.errs, all.single = append(all.errs, res.errs...), append(all.single, res.single...)
-		all.widths = append(all.widths, res.widths...)
-		all.held, all.total = all.held+res.held, all.total+res.total
+		all.add(res)
+		alone.add(al)
 	}
-	fmt.Printf("shapes %s, %d round(s): error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d (%.0f %%), their half-widths median ±%.0f %%\n",
-		strings.Join(labels, ", "), rounds, median(all.errs), worst(all.errs), worst(all.single), all.held, all.total, 100*float64(all.held)/float64(max(1, all.total)), median(all.widths))
+	fmt.Printf("shapes %s, %d round(s): %s\n", strings.Join(labels, ", "), rounds, all.summary())
+	fmt.Printf("  the same with the contention term alone (no learned growth): %s\n", alone.summary())
 	return nil
 }
 
-// shape predicts one shape's rounds and prints them.
-func shape(label string, rs [][]point) (shapeResult, error) {
-	var res shapeResult
+// add takes o's figures in.
+func (r *shapeResult) add(o shapeResult) {
+	r.errs, r.single = append(r.errs, o.errs...), append(r.single, o.single...)
+	r.widths = append(r.widths, o.widths...)
+	r.held, r.total = r.held+o.held, r.total+o.total
+}
+
+// summary is the result in one line.
+func (r shapeResult) summary() string {
+	return fmt.Sprintf("error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d (%.0f %%), their half-widths median ±%.0f %%",
+		median(r.errs), worst(r.errs), worst(r.single), r.held, r.total, 100*float64(r.held)/float64(max(1, r.total)), median(r.widths))
+}
+
+// learned tells some round's base took growth ratios from the store.
+func learned(rs [][]point) bool {
+	for _, pts := range rs {
+		if len(pts[0].d.CoreGrowth) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutGrowth are rs with their bases' learned growth left out.
+func withoutGrowth(rs [][]point) [][]point {
+	out := make([][]point, len(rs))
+	for i, pts := range rs {
+		out[i] = append([]point(nil), pts...)
+		out[i][0].d.CoreGrowth = nil
+	}
+	return out
+}
+
+// shape predicts one shape's rounds and prints them; where a base took
+// learned growth, also the contention term alone's error of the medians,
+// worst single round and bands held beside (alone: its result; res where
+// nothing was learned).
+func shape(label string, rs [][]point) (res, alone shapeResult, err error) {
+	preds, err := predictEach(label, rs)
+	if err != nil {
+		return res, alone, err
+	}
+	alt, learnt := preds, learned(rs)
+	if learnt {
+		if alt, err = predictEach(label, withoutGrowth(rs)); err != nil {
+			return res, alone, err
+		}
+	}
+	fmt.Printf("shape %s (%d W, %d users, %s), predicted from %s alone:\n", label, rs[0][0].d.Config.Warehouses, rs[0][0].d.Users, rs[0][0].d.Config.Mode, rs[0][0].config)
+	fmt.Printf("  %-36s %9s %9s %19s %8s %8s %5s  %-6s %s\n", "configuration", "measured", "predicted", "band (round 1)", "error", "worst 1", "held", "limit", "term alone: error, worst 1, held")
+	for i := 1; i < len(rs[0]); i++ {
+		e, w, held := res.point(rs, preds, i)
+		ea, wa, helda := alone.point(rs, alt, i)
+		p0 := preds[0][i]
+		fmt.Printf("  %-36s %9.0f %9.0f %8.0f to %8.0f %+7.1f%% %7.1f%% %2d/%-2d  %-6s", rs[0][i].config, medianNOPM(rs, i), medianPredicted(preds, i), p0.NOPMLow, p0.NOPMHigh, e, w, held, len(rs), p0.Limit)
+		if learnt {
+			fmt.Printf(" %+7.1f%% %7.1f%% %2d/%-2d", ea, wa, helda, len(rs))
+		}
+		fmt.Println()
+	}
+	for r := range rs {
+		for i := 1; i < len(rs[r]); i++ {
+			for _, n := range preds[r][i].Notes {
+				if strings.HasPrefix(n, "CPU per transaction from") {
+					fmt.Printf("  round %d, %s: %s\n", r+1, rs[r][i].config, n)
+				}
+			}
+		}
+	}
+	fmt.Printf("  %s: %s\n", label, res.summary())
+	if learnt {
+		fmt.Printf("  %s with the contention term alone (no learned growth): %s\n", label, alone.summary())
+	}
+	fmt.Println()
+	return res, alone, nil
+}
+
+// predictEach predicts every round's points from that round's first.
+func predictEach(label string, rs [][]point) ([][]capacity.Prediction, error) {
 	preds := make([][]capacity.Prediction, len(rs))
 	for r, pts := range rs {
 		m, err := capacity.New(pts[0].d, capacity.NewReadCurve(capacity.PointOf(pts[0].d)))
 		if err != nil {
-			return res, fmt.Errorf("shape %s round %d: %w", label, r+1, err)
+			return nil, fmt.Errorf("shape %s round %d: %w", label, r+1, err)
 		}
 		for _, p := range pts {
 			preds[r] = append(preds[r], m.Predict(p.d.Config))
 		}
 	}
-	fmt.Printf("shape %s (%d W, %d users, %s), predicted from %s alone:\n", label, rs[0][0].d.Config.Warehouses, rs[0][0].d.Users, rs[0][0].d.Config.Mode, rs[0][0].config)
-	fmt.Printf("  %-36s %9s %9s %19s %8s %8s %5s  %s\n", "configuration", "measured", "predicted", "band (round 1)", "error", "worst 1", "held", "limit")
-	for i := 1; i < len(rs[0]); i++ {
-		var meas, pred, single []float64
-		held := 0
-		for r := range rs {
-			mp, pr := rs[r][i].nopm, preds[r][i]
-			meas, pred = append(meas, mp), append(pred, pr.NOPM)
-			single = append(single, math.Abs(pr.NOPM-mp)/mp*100)
-			if pr.NOPMLow <= mp && mp <= pr.NOPMHigh {
-				held++
-			}
-			if pr.NOPM > 0 {
-				res.widths = append(res.widths, (pr.NOPMHigh-pr.NOPMLow)/2/pr.NOPM*100)
-			}
+	return preds, nil
+}
+
+// point takes point i's rounds into r and returns its error of the
+// medians, worst single round (%) and the bands that held.
+func (r *shapeResult) point(rs [][]point, preds [][]capacity.Prediction, i int) (e, worstOne float64, held int) {
+	var single []float64
+	for k := range rs {
+		mp, pr := rs[k][i].nopm, preds[k][i]
+		single = append(single, math.Abs(pr.NOPM-mp)/mp*100)
+		if pr.NOPMLow <= mp && mp <= pr.NOPMHigh {
+			held++
 		}
-		mm, pm, p0 := median(meas), median(pred), preds[0][i]
-		e := (pm - mm) / mm * 100
-		res.errs, res.single = append(res.errs, math.Abs(e)), append(res.single, single...)
-		res.held, res.total = res.held+held, res.total+len(rs)
-		fmt.Printf("  %-36s %9.0f %9.0f %8.0f to %8.0f %+7.1f%% %7.1f%% %2d/%-2d  %s\n", rs[0][i].config, mm, pm, p0.NOPMLow, p0.NOPMHigh, e, worst(single), held, len(rs), p0.Limit)
+		if pr.NOPM > 0 {
+			r.widths = append(r.widths, (pr.NOPMHigh-pr.NOPMLow)/2/pr.NOPM*100)
+		}
 	}
-	fmt.Printf("  %s: error of the medians median %.1f %%, worst %.1f %%; worst single round %.1f %%; bands held %d of %d, their half-widths median ±%.0f %%\n\n",
-		label, median(res.errs), worst(res.errs), worst(res.single), res.held, res.total, median(res.widths))
-	return res, nil
+	mm := medianNOPM(rs, i)
+	e = (medianPredicted(preds, i) - mm) / mm * 100
+	r.errs, r.single = append(r.errs, math.Abs(e)), append(r.single, single...)
+	r.held, r.total = r.held+held, r.total+len(rs)
+	return e, worst(single), held
+}
+
+// medianNOPM is point i's median measured figure over the rounds.
+func medianNOPM(rs [][]point, i int) float64 {
+	var x []float64
+	for _, pts := range rs {
+		x = append(x, pts[i].nopm)
+	}
+	return median(x)
+}
+
+// medianPredicted is point i's median prediction over the rounds.
+func medianPredicted(preds [][]capacity.Prediction, i int) float64 {
+	var x []float64
+	for _, p := range preds {
+		x = append(x, p[i].NOPM)
+	}
+	return median(x)
 }
 
 // commonPoints keeps, in every round, the configurations that every round
