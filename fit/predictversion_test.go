@@ -64,3 +64,36 @@ func TestModelBaseDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestModelCoreGrowth: the ratios of CPU per transaction between whole
+// cores that a learnt candidate's host measured before the fit
+// (Measured.CoreGrowth) stand for the contention term in its predictions
+// of fewer cores, said in their notes; without them the term stays.
+func TestModelCoreGrowth(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
+		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	predict := func(growth []capacity.CoreRatio) *capacity.Prediction {
+		m := &Model{ConfigOf: func(c Candidate) capacity.Config {
+			return capacity.Config{CPUs: c.Cpus, HostCPUs: 4, Mode: "procedures"}
+		}}
+		ms := MeasuredOf("r1", []store.Step{s})
+		ms.CoreGrowth = growth
+		if err := m.Learn(Candidate{Cpus: 2}, ms); err != nil {
+			t.Fatal(err)
+		}
+		p, why := m.Predict(Candidate{Cpus: 1})
+		if p == nil {
+			t.Fatalf("no prediction: %s", why)
+		}
+		return p
+	}
+	term := predict(nil)
+	learnt := predict([]capacity.CoreRatio{{From: 2, To: 1, Ratio: 0.9}, {From: 2, To: 1, Ratio: 0.9}})
+	said := func(p *capacity.Prediction) bool {
+		return strings.Contains(strings.Join(p.Notes, ";"), "CPU per transaction from 2 to 1 cores ×0.90")
+	}
+	if learnt.NOPM <= term.NOPM || !said(learnt) || said(term) {
+		t.Errorf("one core: learnt ×0.90 %.0f NOPM %q, the term's %.0f %q: want the learnt higher and said", learnt.NOPM, learnt.Notes, term.NOPM, term.Notes)
+	}
+}
