@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/engine"
@@ -16,6 +17,16 @@ type slotCounter interface {
 	ConnectionSlots(ctx context.Context) (engine.Slots, error)
 }
 
+// slotSettle is how long a run short of connection slots waits for them,
+// reading them every slotPoll: the backends of connections closed a moment
+// before (an earlier run's on the same server) hold their slots until they
+// have exited, which on a loaded host takes a while (a run measured 8 in
+// use where its pool's one was left).
+const (
+	slotSettle = time.Second
+	slotPoll   = 100 * time.Millisecond
+)
+
 // ownConnections are the connections a run opens besides its users and the
 // pool connection open when the slots are counted: the wait sampler's.
 const ownConnections = 1
@@ -25,27 +36,36 @@ const ownConnections = 1
 // connection slots than the server has free, naming the setting that gives
 // them. Workers of a shared run each count every worker's users against
 // the slots the role may use at all, since the others may have connected
-// already. Slots that cannot be read are not checked: connecting the users
-// will say what is wrong.
+// already. A run short of slots reads them again for up to slotSettle
+// before it is refused (backends of connections just closed hold theirs
+// until they exit). Slots that cannot be read are not checked: connecting
+// the users will say what is wrong.
 func checkSlots(ctx context.Context, t *registry.Target, o RunOptions, warehouses int) error {
 	sc, ok := t.DB.(slotCounter)
 	if !ok || len(o.Users) == 0 {
-		return nil
-	}
-	s, err := sc.ConnectionSlots(ctx)
-	if err != nil {
 		return nil
 	}
 	most, what, fewer := slices.Max(o.Users), "users", "run at most %d users"
 	if c := driver.PeakConnections(o.Users, o.Connections); c < most {
 		most, what, fewer = c, "shared connections", "share at most %d (--connections)"
 	}
-	need, free := slotNeed(s, most, o.Workers)
-	if o.Delivery.Deferred() {
-		need += deliveryConnections(warehouses, o.Workers)
-	}
-	if need <= free {
-		return nil
+	var s engine.Slots
+	var need, free int
+	for start := time.Now(); ; {
+		var err error
+		if s, err = sc.ConnectionSlots(ctx); err != nil {
+			return nil
+		}
+		need, free = slotNeed(s, most, o.Workers)
+		if o.Delivery.Deferred() {
+			need += deliveryConnections(warehouses, o.Workers)
+		}
+		if need <= free {
+			return nil
+		}
+		if time.Since(start) >= slotSettle || !pause(ctx, slotPoll) {
+			break
+		}
 	}
 	raise, fits := s.Max+need-free, max(free-(need-most), 0)
 	fix := fmt.Sprintf("raise %s on the server to at least %d, or "+fewer, s.Setting, raise, fits)
@@ -77,4 +97,16 @@ func deliveryConnections(warehouses, workers int) int {
 		n += driver.DeliveryWorkers(count)
 	}
 	return n
+}
+
+// pause waits d; false when ctx ends first.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

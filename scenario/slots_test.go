@@ -14,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/loader"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/store"
+	"github.com/rightsize/rightsize/tpcc"
 )
 
 // TestConnectionSlots: a run whose largest step needs more connection
@@ -74,6 +75,28 @@ func TestConnectionSlots(t *testing.T) {
 	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 19") ||
 		!strings.Contains(err.Error(), "or share at most 15 (--connections)") {
 		t.Fatalf("30 users sharing 18 connections: %v, want the connections' slots refused", err)
+	}
+
+	// connections closed a moment before the count (an earlier run's
+	// backends still exiting) hold slots only for that moment: 15 users
+	// need 16 of the 16 free, 3 are held and closed 300 ms into the check
+	var held []tpcc.Executor
+	for range 3 {
+		e, err := tg.NewExecutor(ctx, engine.Procedures)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, e)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		for _, e := range held {
+			e.Close(ctx)
+		}
+	}()
+	fifteen := RunOptions{RunSpec: RunSpec{Users: []int{15}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}}
+	if _, err := Run(ctx, st, tg, fifteen); err != nil {
+		t.Fatalf("15 users with 3 slots freed 300 ms into the check: %v, want it to run", err)
 	}
 
 	opt.Settings["max_connections"] = "21" // the fix the error named
