@@ -96,6 +96,13 @@
 #   custom  of -j 4: TPS 1.031 (1.031), client µs/txn 0.808 (0.821)
 #           of -j 1: TPS 1.064 (1.049), client µs/txn 0.943 (0.958)
 # (each round's tpcb TPS ratio 0.90-1.18).
+# 2026-11-30 night, a clone of 58aa6be, nothing else running, the same
+# with 5 rounds (bench/pgbench.sh 10 4 30s 5):
+#   tpcb    of -j 4: TPS 1.115 (1.115), client µs/txn 0.802 (0.788)
+#           of -j 1: TPS 1.014 (1.014), client µs/txn 0.971 (0.973)
+#   custom  of -j 4: TPS 1.102 (1.120), client µs/txn 0.754 (0.748)
+#           of -j 1: TPS 1.098 (1.098), client µs/txn 0.893 (0.885)
+# (each round's tpcb TPS ratio to -j 1 0.89-1.09, CPU 0.91-1.11).
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,
