@@ -35,7 +35,7 @@ func (idleTarget) Classify(error) engine.ErrClass { return engine.ErrOther }
 
 type idleExec struct{ d time.Duration }
 
-func (e idleExec) wait(ctx context.Context) error { return sleep(ctx, e.d) }
+func (e idleExec) wait(ctx context.Context) error { return Sleep(ctx, e.d) }
 func (e idleExec) NewOrder(ctx context.Context, _ *tpcc.NewOrderInput, _ *tpcc.NewOrderResult) error {
 	return e.wait(ctx)
 }

@@ -451,11 +451,11 @@ func waitStart(ctx context.Context, startAt func(context.Context) (time.Time, er
 	if err != nil {
 		return err
 	}
-	return sleep(ctx, time.Until(at))
+	return Sleep(ctx, time.Until(at))
 }
 
-// sleep waits d, or returns ctx's error when it ends first.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or returns ctx's error when it ends first.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -26,7 +26,7 @@ type cycleUser struct{ n, kinds int }
 func (u *cycleUser) Run(ctx context.Context) (int, int, error) {
 	k := u.n % u.kinds
 	u.n++
-	if err := sleep(ctx, 50*time.Microsecond); err != nil {
+	if err := Sleep(ctx, 50*time.Microsecond); err != nil {
 		return k, 1, err
 	}
 	switch {

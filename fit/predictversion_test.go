@@ -11,13 +11,19 @@ import (
 	"github.com/rightsize/rightsize/store"
 )
 
+// learntStep is the measured step the model tests learn from: 4 users,
+// 30 s measured, 18,000 TPM at 1.5 ms of server CPU per transaction.
+func learntStep() store.Step {
+	t0 := time.Unix(1e9, 0)
+	return store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
+		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+}
+
 // TestModelOtherVersion: a candidate of a version none was measured of is
 // predicted from the nearest measured one of another version, its band
 // widened for the change of version and the prediction saying so.
 func TestModelOtherVersion(t *testing.T) {
-	t0 := time.Unix(1e9, 0)
-	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
-		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	s := learntStep()
 	m := &Model{ConfigOf: func(c Candidate) capacity.Config {
 		return capacity.Config{CPUs: c.Cpus, HostCPUs: 4, EngineVersion: c.Version}
 	}}
@@ -41,9 +47,7 @@ func TestModelOtherVersion(t *testing.T) {
 // (Measured.Drift) is its predictions' band's, said as measured; without
 // one the band takes the default.
 func TestModelBaseDrift(t *testing.T) {
-	t0 := time.Unix(1e9, 0)
-	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
-		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	s := learntStep()
 	for _, d := range []steady.Drift{{}, {CV: 0.25, Runs: 5, DF: 4}} {
 		m := &Model{ConfigOf: func(c Candidate) capacity.Config { return capacity.Config{CPUs: c.Cpus, HostCPUs: 4} }}
 		ms := MeasuredOf("r1", []store.Step{s})
@@ -70,9 +74,7 @@ func TestModelBaseDrift(t *testing.T) {
 // (Measured.CoreGrowth) stand for the contention term in its predictions
 // of fewer cores, said in their notes; without them the term stays.
 func TestModelCoreGrowth(t *testing.T) {
-	t0 := time.Unix(1e9, 0)
-	s := store.Step{Index: 0, Users: 4, Start: t0, MeasureStart: t0.Add(10 * time.Second), MeasureEnd: t0.Add(40 * time.Second),
-		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
+	s := learntStep()
 	predict := func(growth []capacity.CoreRatio) *capacity.Prediction {
 		m := &Model{ConfigOf: func(c Candidate) capacity.Config {
 			return capacity.Config{CPUs: c.Cpus, HostCPUs: 4, Mode: "procedures"}

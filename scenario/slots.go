@@ -63,7 +63,7 @@ func checkSlots(ctx context.Context, t *registry.Target, o RunOptions, warehouse
 		if need <= free {
 			return nil
 		}
-		if time.Since(start) >= slotSettle || !pause(ctx, slotPoll) {
+		if time.Since(start) >= slotSettle || driver.Sleep(ctx, slotPoll) != nil {
 			break
 		}
 	}
@@ -97,16 +97,4 @@ func deliveryConnections(warehouses, workers int) int {
 		n += driver.DeliveryWorkers(count)
 	}
 	return n
-}
-
-// pause waits d; false when ctx ends first.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -181,18 +181,19 @@ func (r *shapeResult) point(rs [][]point, preds [][]capacity.Prediction, i int) 
 
 // medianNOPM is point i's median measured figure over the rounds.
 func medianNOPM(rs [][]point, i int) float64 {
-	var x []float64
-	for _, pts := range rs {
-		x = append(x, pts[i].nopm)
-	}
-	return median(x)
+	return medianOver(len(rs), func(r int) float64 { return rs[r][i].nopm })
 }
 
 // medianPredicted is point i's median prediction over the rounds.
 func medianPredicted(preds [][]capacity.Prediction, i int) float64 {
-	var x []float64
-	for _, p := range preds {
-		x = append(x, p[i].NOPM)
+	return medianOver(len(preds), func(r int) float64 { return preds[r][i].NOPM })
+}
+
+// medianOver is the median of at(r) over n rounds.
+func medianOver(n int, at func(r int) float64) float64 {
+	x := make([]float64, n)
+	for r := range x {
+		x[r] = at(r)
 	}
 	return median(x)
 }
