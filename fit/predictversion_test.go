@@ -19,6 +19,21 @@ func learntStep() store.Step {
 		TPM: 18000, NOPM: 8100, TPMCIHalf: 360, ServerCPUUsPerTxn: 1500}
 }
 
+// predictOneFromTwo learns ms as the candidate of 2 cores (cfg with its
+// cpus) and predicts 1 core.
+func predictOneFromTwo(t *testing.T, cfg capacity.Config, ms Measured) *capacity.Prediction {
+	t.Helper()
+	m := &Model{ConfigOf: func(c Candidate) capacity.Config { cfg.CPUs = c.Cpus; return cfg }}
+	if err := m.Learn(Candidate{Cpus: 2}, ms); err != nil {
+		t.Fatal(err)
+	}
+	p, why := m.Predict(Candidate{Cpus: 1})
+	if p == nil {
+		t.Fatalf("no prediction: %s", why)
+	}
+	return p
+}
+
 // TestModelOtherVersion: a candidate of a version none was measured of is
 // predicted from the nearest measured one of another version, its band
 // widened for the change of version and the prediction saying so.
@@ -49,16 +64,9 @@ func TestModelOtherVersion(t *testing.T) {
 func TestModelBaseDrift(t *testing.T) {
 	s := learntStep()
 	for _, d := range []steady.Drift{{}, {CV: 0.25, Runs: 5, DF: 4}} {
-		m := &Model{ConfigOf: func(c Candidate) capacity.Config { return capacity.Config{CPUs: c.Cpus, HostCPUs: 4} }}
 		ms := MeasuredOf("r1", []store.Step{s})
 		ms.Drift = d
-		if err := m.Learn(Candidate{Cpus: 2}, ms); err != nil {
-			t.Fatal(err)
-		}
-		p, why := m.Predict(Candidate{Cpus: 1})
-		if p == nil {
-			t.Fatalf("no prediction: %s", why)
-		}
+		p := predictOneFromTwo(t, capacity.Config{HostCPUs: 4}, ms)
 		want := capacity.DefaultDrift
 		if d.Measured() {
 			want = d.CV
@@ -76,19 +84,9 @@ func TestModelBaseDrift(t *testing.T) {
 func TestModelCoreGrowth(t *testing.T) {
 	s := learntStep()
 	predict := func(growth []capacity.CoreRatio) *capacity.Prediction {
-		m := &Model{ConfigOf: func(c Candidate) capacity.Config {
-			return capacity.Config{CPUs: c.Cpus, HostCPUs: 4, Mode: "procedures"}
-		}}
 		ms := MeasuredOf("r1", []store.Step{s})
 		ms.CoreGrowth = growth
-		if err := m.Learn(Candidate{Cpus: 2}, ms); err != nil {
-			t.Fatal(err)
-		}
-		p, why := m.Predict(Candidate{Cpus: 1})
-		if p == nil {
-			t.Fatalf("no prediction: %s", why)
-		}
-		return p
+		return predictOneFromTwo(t, capacity.Config{HostCPUs: 4, Mode: "procedures"}, ms)
 	}
 	term := predict(nil)
 	learnt := predict([]capacity.CoreRatio{{From: 2, To: 1, Ratio: 0.9}, {From: 2, To: 1, Ratio: 0.9}})
