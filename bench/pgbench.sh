@@ -103,6 +103,18 @@
 #   custom  of -j 4: TPS 1.102 (1.120), client µs/txn 0.754 (0.748)
 #           of -j 1: TPS 1.098 (1.098), client µs/txn 0.893 (0.885)
 # (each round's tpcb TPS ratio to -j 1 0.89-1.09, CPU 0.91-1.11).
+# 2026-11-30 early morning, a clean clone of 2ee1df7, nothing else
+# running, 3 rounds (bench/pgbench.sh 10 4 30s 3):
+#   tpcb    of -j 4: TPS 0.944 (0.978), client µs/txn 0.920 (0.906)
+#           of -j 1: TPS 1.061 (1.033), client µs/txn 0.927 (0.962)
+#   custom  of -j 4: TPS 0.980 (0.980), client µs/txn 0.821 (0.821)
+#           of -j 1: TPS 1.009 (1.009), client µs/txn 0.970 (0.970)
+# (pgbench -j 4's third round 3,212 TPS, 2,441-2,580 in the 5 rounds
+# before). Where rightsize's tpcb client CPU goes (--cpuprofile, 4 users,
+# 116 µs/txn): 83 % system calls, write 63 % (on loopback TCP the write
+# also runs the receiver's network stack and wakes the backend),
+# epoll_wait 13 %, read 8 %: one write, one wait and one read per
+# statement, as pgbench's send, poll and recv. Parity is the floor.
 # A thread per virtual user was tried (each user's reply awaited in
 # ppoll(2) on its own thread, as pgbench -j C's threads wait, GOMAXPROCS
 # 2 or 6): bench/floor's bare round trips rose 10-30 % over the poller,

@@ -32,6 +32,7 @@ chmod 755 "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 BIN="$TMP/rightsize"
 go build -o "$BIN" ./cmd/rightsize
+[ -z "${KEEP:-}" ] || mkdir -p "$KEEP" # a new directory is the usual wish
 STORE="${KEEP:-$TMP}/results.db"
 PG=(--data-dir "$TMP/pg"); [ -n "${PG_BIN:-}" ] && PG+=(--pg-bin "$PG_BIN")
 RUN=(--users "$U" --rampup "$R" --duration "$D" --repeat 1 --store "$STORE")
