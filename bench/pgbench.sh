@@ -110,7 +110,15 @@
 #   custom  of -j 4: TPS 0.980 (0.980), client µs/txn 0.821 (0.821)
 #           of -j 1: TPS 1.009 (1.009), client µs/txn 0.970 (0.970)
 # (pgbench -j 4's third round 3,212 TPS, 2,441-2,580 in the 5 rounds
-# before). Where rightsize's tpcb client CPU goes (--cpuprofile, 4 users,
+# before). The same again at f6fdef6, 05:39-05:48:
+#   tpcb    of -j 4: TPS 1.042 (0.939), client µs/txn 0.817 (0.921)
+#           of -j 1: TPS 1.077 (0.970), client µs/txn 0.910 (1.026)
+#   custom  of -j 4: TPS 1.119 (1.076), client µs/txn 0.773 (0.783)
+#           of -j 1: TPS 0.964 (0.929), client µs/txn 1.028 (1.058)
+# (round 2's custom rightsize run 15,529 TPS against 21,140-21,283, the
+# server's CPU per transaction 60 µs against 48: the host slowed). Both
+# sets pooled, six rounds, of -j 1: tpcb 1.067 / 0.926, custom 0.958 /
+# 1.030 (paired 1.025 / 0.967 and 0.960 / 1.027). Where rightsize's tpcb client CPU goes (--cpuprofile, 4 users,
 # 116 µs/txn): 83 % system calls, write 63 % (on loopback TCP the write
 # also runs the receiver's network stack and wakes the backend),
 # epoll_wait 13 %, read 8 %: one write, one wait and one read per
