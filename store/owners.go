@@ -30,11 +30,11 @@ func (s *Store) Recovered() []Orphan { return s.recovered }
 
 // setOwner records the running process as the owner of a running run or
 // sweep (table runs or sweeps), so that a later Open can tell it died.
-func (s *Store) setOwner(ctx context.Context, table, id, status string) error {
+func (s *Store) setOwner(ctx context.Context, db execer, table, id, status string) error {
 	if status != StatusRunning {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, s.rebind("UPDATE "+table+" SET owner_process = ? WHERE id = ?"), procid.Self().String(), id); err != nil {
+	if _, err := db.ExecContext(ctx, s.rebind("UPDATE "+table+" SET owner_process = ? WHERE id = ?"), procid.Self().String(), id); err != nil {
 		return fmt.Errorf("store the owner of %s: %w", id, err)
 	}
 	return nil

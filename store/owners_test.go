@@ -2,17 +2,20 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"testing"
 
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/internal/procid"
 	"github.com/rightsize/rightsize/internal/procid/procidtest"
 )
 
 // TestRecoverOrphans: runs and sweeps left running by a killed process
 // become partial at the next Open, with their steps, and are reported
-// once; those of a live process, of another host or of unknown owner stay
-// running.
+// once; those of a live process, of another host, of another PID
+// namespace or of unknown owner stay running.
 func TestRecoverOrphans(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
@@ -20,12 +23,14 @@ func TestRecoverOrphans(t *testing.T) {
 	dead := procidtest.Killed(t)
 	other := dead
 	other.Host = "another-host"
+	otherNS := dead
+	otherNS.PIDNS = "pid:[1]" // a container with this host's name
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
 			loc := b.location(t)
 			s := openAt(t, loc)
-			owners := map[string]string{"killed": dead.String(), "killed before a step": dead.String(), "other host": other.String(), "unknown": "",
+			owners := map[string]string{"killed": dead.String(), "killed before a step": dead.String(), "other host": other.String(), "other PID namespace": otherNS.String(), "unknown": "",
 				"live": procid.Self().String()}
 			ids := map[string]string{}
 			for name, owner := range owners {
@@ -109,6 +114,43 @@ func TestOwnerRecorded(t *testing.T) {
 		}
 		if owner != procid.Self().String() {
 			t.Errorf("%s owner %q, want %q", table, owner, procid.Self().String())
+		}
+	}
+}
+
+// TestSharedRunCreatedWithItsWorker: the shared run a worker creates under
+// the run's lock is committed with that worker's row, never alone (a
+// running run without workers whose owner looks gone is what Open marks
+// partial), and a registration that fails leaves no run behind.
+func TestSharedRunCreatedWithItsWorker(t *testing.T) {
+	ctx := context.Background()
+	loc := pgtest.NewDatabase(t)
+	s, outside := openAt(t, loc), openAt(t, loc)
+	visible := func(id string) bool {
+		ok, err := outside.runExists(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for _, fail := range []bool{false, true} {
+		id := fmt.Sprintf("shared-%v", fail)
+		err := s.WithRunLock(ctx, id, func(tx *RunTx) error {
+			r := testRun("shared", t0)
+			r.ID = id
+			if err := tx.CreateRun(r); err != nil {
+				return err
+			}
+			if visible(id) {
+				t.Errorf("run %s seen outside its transaction before its worker", id)
+			}
+			if fail {
+				return errors.New("refused")
+			}
+			return tx.AddWorker(Worker{Worker: 0, Workers: 2, Status: WorkerRegistered, RegisteredAt: tx.Now, Heartbeat: tx.Now, StepSeq: -1})
+		})
+		if got := visible(id); (err == nil) != got || (err != nil) != fail {
+			t.Errorf("fail %v: err %v, run stored %v", fail, err, got)
 		}
 	}
 }

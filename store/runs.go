@@ -18,6 +18,18 @@ const runColumns = `id, label, source, status, target, engine, engine_version, m
 // ("YYYYMMDD-HHMMSS-xxxxxx") when empty, StartedAt (now) when zero, Source
 // SourceRightsize, Status StatusRunning and Repeats 1 when unset.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	return s.createRun(ctx, s.db, r)
+}
+
+// execer is what creating a run needs of a connection pool or of a
+// transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// createRun is CreateRun through db, the store's pool or a transaction.
+func (s *Store) createRun(ctx context.Context, db execer, r *Run) error {
 	if r == nil {
 		return errors.New("store: nil run")
 	}
@@ -42,7 +54,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	users, _ := json.Marshal(orEmpty(r.Users))
 	flags, _ := json.Marshal(orEmptyMap(r.Flags))
 	env, _ := json.Marshal(orEmptyMap(r.Env))
-	_, err := s.db.ExecContext(ctx, s.rebind(`INSERT INTO runs (`+runColumns+`)
+	_, err := db.ExecContext(ctx, s.rebind(`INSERT INTO runs (`+runColumns+`)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.ID, r.Label, r.Source, r.Status, r.Target, r.Engine, r.EngineVersion, r.Mode, r.Warehouses,
 		strconv.FormatUint(r.Seed, 10), b2i(r.KeyingThinking), string(users), int64(r.Rampup), int64(r.Duration), r.Repeats,
@@ -53,7 +65,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		}
 		return fmt.Errorf("store run %s: %w", r.ID, err)
 	}
-	return s.setOwner(ctx, "runs", r.ID, r.Status)
+	return s.setOwner(ctx, db, "runs", r.ID, r.Status)
 }
 
 func checkRun(r *Run) error {

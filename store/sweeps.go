@@ -58,7 +58,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), sw.ID, sw.Label, sw.Kind, string(vals), sw.St
 	if err != nil {
 		return fmt.Errorf("store sweep %s: %w", sw.ID, err)
 	}
-	return s.setOwner(ctx, "sweeps", sw.ID, sw.Status)
+	return s.setOwner(ctx, s.db, "sweeps", sw.ID, sw.Status)
 }
 
 // SetSweepPoint records (or replaces, on resume) the outcome of one value.

@@ -179,8 +179,11 @@ func (t *RunTx) SetBarrier(seq int, at time.Time) error {
 	return err
 }
 
-// CreateRun creates the shared run inside the lock.
-func (t *RunTx) CreateRun(r *Run) error { return t.s.CreateRun(t.ctx, r) }
+// CreateRun creates the shared run inside the lock's transaction: it is
+// committed with its first worker, so no one opening the store between
+// the two sees a running run without workers, which a dead owner's would
+// be (Store.Open marks those partial).
+func (t *RunTx) CreateRun(r *Run) error { return t.s.createRun(t.ctx, t.tx, r) }
 
 // Heartbeat records that a worker is alive and ready for (or in) step seq;
 // the time is the store server's. cpu is its driver CPU so far.

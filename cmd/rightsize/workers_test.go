@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,7 +41,15 @@ func TestHelperProcess(t *testing.T) {
 // startCLI runs rightsize with args in a process of its own.
 func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	c := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	return startCLIIn(t, nil, args...)
+}
+
+// startCLIIn is startCLI with rightsize run by the command wrapper (its
+// name and arguments; none for startCLI's).
+func startCLIIn(t *testing.T, wrapper []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	argv := append(append(slices.Clone(wrapper), os.Args[0]), "-test.run=^TestHelperProcess$")
+	c := exec.Command(argv[0], argv[1:]...)
 	c.Env = append(os.Environ(), "RIGHTSIZE_HELPER_ARGS="+strings.Join(args, "\n"))
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
@@ -183,6 +192,8 @@ func TestWorkers(t *testing.T) {
 		}
 	})
 
+	t.Run("own PID namespaces", func(t *testing.T) { ownNamespaces(t, dsn, storeDSN, st) })
+
 	t.Run("killed", func(t *testing.T) {
 		procs, outs := runAll("killed", "3,3")
 		deadline := time.Now().Add(60 * time.Second)
@@ -277,5 +288,47 @@ func reportInChromium(t *testing.T, storeDSN, run string) {
 	}
 	if !strings.Contains(dom.String(), "Workers of") || !strings.Contains(dom.String(), "echarts") {
 		t.Errorf("the report in Chromium has no workers table or no charts")
+	}
+}
+
+// ownNamespaces runs 2 workers each in a PID namespace of its own, with
+// this host's name (as the pods of a Kubernetes Job on the host network):
+// each is pid 1 there. Worker 1 starts after worker 0 created its run.
+// Opening the store, it must not take worker 0 (pid 1, started at another
+// time than worker 1's pid 1) for a killed rightsize and mark its run
+// partial.
+func ownNamespaces(t *testing.T, dsn, storeDSN string, st *store.Store) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare (util-linux) for PID namespaces")
+	}
+	ctx := context.Background()
+	const id = "ns"
+	var procs []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := range 2 {
+		p, out := startCLIIn(t, []string{unshare, "--pid", "--fork", "--mount-proc"}, "run", "--target", dsn, "--store", storeDSN,
+			"--worker", fmt.Sprintf("%d/2", i), "--run-id", id, "--users", "2", "--rampup", "0s", "--duration", "2s",
+			"--progress-interval", "0", "--worker-wait", "30s")
+		procs, outs = append(procs, p), append(outs, out)
+		for deadline := time.Now().Add(30 * time.Second); i == 0; time.Sleep(100 * time.Millisecond) {
+			if r, _, err := st.LoadRun(ctx, id+"-w0"); err == nil && r.Status == store.StatusRunning {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("worker 0 never created its run:\n%s", out)
+			}
+		}
+	}
+	for i, p := range procs {
+		if code := exitOf(p.Wait()); code != 0 {
+			t.Errorf("worker %d exited %d:\n%s", i, code, outs[i])
+		}
+		if strings.Contains(outs[i].String(), "was killed") {
+			t.Errorf("worker %d took a live worker of another PID namespace for a killed rightsize:\n%s", i, outs[i])
+		}
+	}
+	if r, _, err := st.LoadRun(ctx, id); err != nil || r.Status != store.StatusComplete {
+		t.Errorf("run %+v, %v; want complete", r, err)
 	}
 }

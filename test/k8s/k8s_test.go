@@ -299,6 +299,22 @@ func checkMerged(t *testing.T, c *cluster, target, storeDSN string) {
 		t.Fatalf("job %s: %s, want Complete", name, cond)
 	}
 	t.Logf("job wall time: %s", c.run(t, nil, c.kubectl, "get", "job", name, "-o", "jsonpath={.status.startTime} to {.status.completionTime}"))
+	read := 0
+	for _, p := range strings.Fields(pods) {
+		// each pod's rightsize is pid 1 of its own PID namespace, on the
+		// node's host name: none may take another for a killed rightsize
+		log := c.logs(p, "*")
+		if !strings.HasPrefix(p, name) || log == "" {
+			continue
+		}
+		read++
+		if strings.Contains(log, "was killed") {
+			t.Errorf("pod %s took a live worker for a killed rightsize:\n%s", p, log)
+		}
+	}
+	if read != 3 {
+		t.Errorf("read the logs of %d pods, want 3", read)
+	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, storeDSN)
 	if err != nil {
