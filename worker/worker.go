@@ -311,7 +311,7 @@ func (m *Meeting) markLost(tx *store.RunTx) ([]store.Worker, error) {
 	}
 	for i, w := range workers {
 		if w.Status == store.WorkerRegistered && tx.Now.Sub(w.Heartbeat) > m.cfg.Stale {
-			note := fmt.Sprintf("lost: no heartbeat since %s (in step %d)", w.Heartbeat.Format(time.RFC3339), w.StepSeq+1)
+			note := fmt.Sprintf("no heartbeat since %s (in step %d)", w.Heartbeat.Format(time.RFC3339), w.StepSeq+1)
 			if err := tx.SetWorkerStatus(w.Worker, store.WorkerLost, note); err != nil {
 				return nil, err
 			}

@@ -171,11 +171,63 @@ func TestJob(t *testing.T) {
 	c := up(t)
 	target, storeDSN := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	c.run(t, nil, c.bin, "build", "--target", target, "--warehouses", "3", "--loaders", "2")
-	t.Run("merged", func(t *testing.T) { checkMerged(t, c, target, storeDSN) })
-	t.Run("local", func(t *testing.T) { runLocal(t, c, target, storeDSN) })
-	t.Run("pod deleted", func(t *testing.T) { checkStopped(t, c, target, storeDSN, "rs-deleted", deletePod, store.WorkerPartial) })
-	t.Run("worker killed", func(t *testing.T) { checkStopped(t, c, target, storeDSN, "rs-killed", killWorker, store.WorkerLost) })
-	t.Run("unreachable store", func(t *testing.T) { checkUnreachableStore(t, c, target) })
+	var recap []string
+	run := func(name, job string, f func(t *testing.T)) {
+		t.Run(name, func(t *testing.T) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					recap = append(recap, c.recap(name, job))
+				}
+			})
+			f(t)
+		})
+	}
+	run("merged", "rs-merged", func(t *testing.T) { checkMerged(t, c, target, storeDSN) })
+	run("local", "", func(t *testing.T) { runLocal(t, c, target, storeDSN) })
+	run("pod deleted", "rs-deleted", func(t *testing.T) {
+		checkStopped(t, c, target, storeDSN, "rs-deleted", deletePod, store.WorkerPartial)
+	})
+	run("worker killed", "rs-killed", func(t *testing.T) {
+		checkStopped(t, c, target, storeDSN, "rs-killed", killWorker, store.WorkerLost)
+	})
+	run("unreachable store", "rs-nostore", func(t *testing.T) { checkUnreachableStore(t, c, target) })
+	if len(recap) > 0 {
+		t.Logf("the failed subtests, in short (their whole logs are above):\n%s", strings.Join(recap, "\n"))
+	}
+}
+
+// recap is a failed subtest in a few lines, for the end of the output
+// (where CI shows it): the Job's pods with their phase and exit codes, and
+// the last lines of each pod's logs.
+func (c *cluster) recap(subtest, job string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed", subtest)
+	if job == "" {
+		return b.String()
+	}
+	pods, _, _ := c.try(nil, c.kubectl, "get", "pods", "-l", "app.kubernetes.io/instance="+job, "-o",
+		"jsonpath={range .items[*]}{.metadata.name} {.status.phase}, init exit {.status.initContainerStatuses[*].state.terminated.exitCode}, exit {.status.containerStatuses[*].state.terminated.exitCode}{\"\\n\"}{end}")
+	for _, line := range strings.Split(strings.TrimSpace(pods), "\n") {
+		fmt.Fprintf(&b, "\n  %s", line)
+		if f := strings.Fields(line); len(f) > 0 {
+			for _, l := range lastLines(c.logs(f[0], "*"), 2) {
+				fmt.Fprintf(&b, "\n    %s", l)
+			}
+		}
+	}
+	return b.String()
+}
+
+// lastLines returns the last n lines of logs' output (not the lines
+// naming their files), each cut to 200 bytes.
+func lastLines(logs string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(logs, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasSuffix(l, ".log:") {
+			out = append(out, l[:min(len(l), 200)])
+		}
+	}
+	return out[max(0, len(out)-n):]
 }
 
 // mergedArgs are the run flags of the merged run, in the Job and locally.
