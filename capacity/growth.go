@@ -71,12 +71,25 @@ func growthLearned(d Demands, cfg Config) (c0, c1, ratio float64, n int, ok bool
 	return c0, c1, ratio, n, ok
 }
 
-// growthNote says where the CPU per transaction on cfg's cores came from
-// the host's own history ("" where it did not).
+// growthNote says where the CPU per transaction on cfg's whole cores came
+// from: the host's own history, or, where it has too little, the base's
+// taken as it is ("" where the whole cores do not change).
 func growthNote(d Demands, cfg Config) string {
 	c0, c1, r, n, ok := growthLearned(d, cfg)
-	if !ok {
+	switch {
+	case ok:
+		return fmt.Sprintf("CPU per transaction from %g to %g cores ×%.2f: the median of %d ratios this host measured in earlier sweeps and fits", c0, c1, r, n)
+	case c1 == 0:
 		return ""
 	}
-	return fmt.Sprintf("CPU per transaction from %g to %g cores ×%.2f: the median of %d ratios this host measured in earlier sweeps and fits", c0, c1, r, n)
+	return fmt.Sprintf("the server's CPU per transaction on %s taken as on %g: this host measured that change %d time(s), fewer than %d (hosts measured ×0.82-1.13; its own sweeps and fits teach the model its own)",
+		coresText(c1), c0, n, MinCoreRatios)
+}
+
+// coresText is "1 core" or "N cores".
+func coresText(c float64) string {
+	if sameCores(c, 1) {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", c)
 }
