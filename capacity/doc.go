@@ -31,14 +31,15 @@
 //     charges n·D of each period's q·P seconds as lost, D/(1 − n·D/(q·P))
 //     per transaction (throttleEfficiency; issue 48's statements-mode
 //     sweep from one core: −9 % at 0.5, −18 % at 0.25, measured −10 % and
-//     −14 %). In procedures mode D itself grows on fewer cores,
-//     D·(c0/c)^0.125 from a base of c0 (contentionGrowth: a call
-//     descheduled mid-transaction holds its locks while others wait;
-//     fitted on one of issue 48's shapes, held out on the others,
-//     bench/PREDICT.md). How much a whole core changes it depends on the
-//     host, so where the base's host measured that change of whole cores
+//     −14 %). In procedures mode D itself grows below one core,
+//     D·(1/c)^0.125 (contentionGrowth: a call throttled mid-transaction
+//     holds its locks while others wait; fitted on one of issue 48's
+//     shapes, held out on the others, bench/PREDICT.md). How much a whole
+//     core changes it depends on the host (×0.82-1.13 from two cores to
+//     one), so where the base's host measured that change of whole cores
 //     in earlier sweeps and fits (Demands.CoreGrowth, MinCoreRatios or
-//     more), their median stands for the power law down to one core. For c > 1 it is Seidmann's
+//     more), their median stands for it, and where it did not, D is taken
+//     as the base's down to one core, and the prediction says so. For c > 1 it is Seidmann's
 //     approximation of a multi-server station: a queue of demand D/c plus a
 //     delay of D·(c−1)/c. Where the driver runs on the server's cores
 //     (Config.DriverShares: 2 cores of a 2-core host), the station is the
