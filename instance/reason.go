@@ -43,8 +43,10 @@ var crashLine = regexp.MustCompile(`\bLOG:\s+(\S+(?: \S+)? process \(PID \d+\) (
 // else the postmaster's last line about a child process that died (the
 // FATAL lines after it are its consequences: other backends ended, a
 // client's COPY cut off, "protocol synchronization was lost"), else a
-// FATAL line after it, else its last ERROR line of a
-// write that found no space, "" when there is none. A line about a full
+// FATAL line after it, else a consequence's FATAL line (a client that cut
+// its COPY off can be logged before the postmaster's line about the death
+// that made it), else its last ERROR line of a write that found no space,
+// "" when there is none. A line about a full
 // disk gets the directory it was written to, its file system and the
 // space left there: "PANIC: could not write to file "pg_wal/xlogtemp.1":
 // No space left on device (pg_wal on /mnt, 0 MiB free)".
@@ -66,7 +68,7 @@ func logReason(logFile string, offset int64, dataDir string) string {
 	for sc.Scan() {
 		r.read(sc.Text())
 	}
-	line := cmp.Or(r.panic, r.fatal, r.crash, r.fatalAfter, r.full)
+	line := cmp.Or(r.panic, r.fatal, r.crash, r.fatalAfter, r.consequence, r.full)
 	if line == "" {
 		return ""
 	}
@@ -74,8 +76,15 @@ func logReason(logFile string, offset int64, dataDir string) string {
 }
 
 // reasons are the last lines of each kind logReason weighs: fatal is
-// the last FATAL before the first child died, fatalAfter the last after it.
-type reasons struct{ panic, fatal, crash, fatalAfter, full string }
+// the last FATAL before the first child died, fatalAfter the last after
+// it, consequence the last FATAL a client's cut-off caused, wherever it
+// was logged.
+type reasons struct{ panic, fatal, crash, fatalAfter, consequence, full string }
+
+// consequenceFatal is the FATAL of a backend whose client broke off
+// mid-message: when the client did so because another backend died, its
+// line can come before the postmaster's about that death.
+const consequenceFatal = "protocol synchronization was lost"
 
 func (r *reasons) read(text string) {
 	if m := severe.FindStringSubmatch(text); m != nil {
@@ -86,6 +95,8 @@ func (r *reasons) read(text string) {
 		switch {
 		case m[1] == "PANIC":
 			r.panic = line
+		case strings.Contains(m[2], consequenceFatal):
+			r.consequence = line
 		case r.crash != "":
 			r.fatalAfter = line
 		default:

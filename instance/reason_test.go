@@ -31,6 +31,12 @@ func TestLogReason(t *testing.T) {
 			"x [1] DETAIL:  Failed process was running: COPY order_line FROM STDIN\n" +
 			"x [9] FATAL:  terminating connection because protocol synchronization was lost\n",
 			"server process (PID 4243) was terminated by signal 9: Killed"},
+		{"a consequence's fatal logged before the crash line", "x [9] FATAL:  terminating connection because protocol synchronization was lost\n" +
+			"x [1] LOG:  server process (PID 4244) was terminated by signal 9: Killed\n" +
+			"x [1] DETAIL:  Failed process was running: COPY order_line FROM STDIN\n",
+			"server process (PID 4244) was terminated by signal 9: Killed"},
+		{"a consequence's fatal alone", "x [9] FATAL:  terminating connection because protocol synchronization was lost\n",
+			"FATAL: terminating connection because protocol synchronization was lost"},
 		{"fatal before a crash is its cause", "x [5] FATAL:  could not open file \"global/pg_control\": gone\n" +
 			"x [1] LOG:  checkpointer process (PID 5) exited with exit code 1\n" +
 			"x [9] FATAL:  terminating connection because protocol synchronization was lost\n",
