@@ -877,7 +877,9 @@ func (p *Postgres) stopLocked() error {
 }
 
 // Kill sends SIGKILL to the postmaster, simulating a crash, and waits until
-// it and its children are gone. Restart then performs crash recovery.
+// it and its children are gone: the children, each in a session of its
+// own, notice the death and exit (SIGKILLed after 10 s, as killOrphans
+// does). Restart then performs crash recovery.
 func (p *Postgres) Kill() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -888,6 +890,7 @@ func (p *Postgres) Kill() error {
 	if err := killPostmaster(pid); err != nil {
 		return fmt.Errorf("instance: kill postgres (pid %d): %w", pid, err)
 	}
+	killOrphans(p.dataDir, 10*time.Second)
 	p.pid, p.pidStart = 0, ""
 	return nil
 }
@@ -963,8 +966,9 @@ func killPostmaster(pid int) error {
 	if !waitGone(pid, 10*time.Second) {
 		return fmt.Errorf("postmaster pid %d survived SIGKILL", pid)
 	}
-	// Backends notice the postmaster's death and exit on their own; a
-	// restart fails while they still hold shared memory.
+	// What is left in the postmaster's process group. PostgreSQL's own
+	// children each call setsid, so they are not in it: Kill waits for
+	// them by their working directory (killOrphans).
 	waitGroupGone(pid, 10*time.Second)
 	return nil
 }

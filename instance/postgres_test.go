@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,8 +194,23 @@ func TestKillRestart(t *testing.T) {
 	mustExec(t, conn, "INSERT INTO kept VALUES (1), (2), (3)")
 	oldPID, _ := p.PID()
 
+	// the backend is not scheduled for half a second (a busy machine), so
+	// it notices the postmaster's death only then
+	var backend int
+	if err := conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(backend, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(500*time.Millisecond, func() { _ = syscall.Kill(backend, syscall.SIGCONT) })
 	if err := p.Kill(); err != nil {
 		t.Fatalf("Kill: %v", err)
+	}
+	// the backends each run in a session of their own: Kill waits for
+	// them too, so none is left to answer a query
+	if left := dataDirProcesses(p.DataDir()); len(left) > 0 {
+		t.Errorf("processes %v still work in the data dir after Kill", left)
 	}
 	if _, err := conn.Exec(context.Background(), "SELECT 1"); err == nil {
 		t.Error("query on a killed server succeeded")
