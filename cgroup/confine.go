@@ -123,13 +123,8 @@ func confine(m machine, name string, asked Limits, o Options) (*Confinement, err
 			c.notApplied(p, err.Error())
 		}
 	}
-	if len(asked.IO) > 0 && h.Version == 1 {
-		for _, d := range asked.IO {
-			if d.WriteIOPS > 0 || d.WriteBPS > 0 {
-				c.report.Notes = append(c.report.Notes, WriteLimitNote)
-				break
-			}
-		}
+	if n := writeLimitNote(h.Version, asked); n != "" {
+		c.report.Notes = append(c.report.Notes, n)
 	}
 	return c.require(o, m)
 }

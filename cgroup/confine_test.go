@@ -112,3 +112,53 @@ func TestConfineFallbackPins(t *testing.T) {
 		t.Errorf("close without a group: %v", err)
 	}
 }
+
+// A write limit carries the note of its hierarchy's version: v1's
+// writeback escapes to the root group, v2's is charged to whichever group
+// a file's pages are charged to; a read limit carries neither.
+func TestConfineWriteLimitNotes(t *testing.T) {
+	dev := Device{254, 0}
+	v1 := func(t *testing.T) (*Hierarchy, error) {
+		return NewV1(map[string]string{IO: t.TempDir()}), nil
+	}
+	v2 := func(t *testing.T) (*Hierarchy, error) { return NewV2(fakeV2(t, "io")) }
+	for _, c := range []struct {
+		name    string
+		place   func(*testing.T) (*Hierarchy, error)
+		version int
+		limit   DeviceLimit
+		want    string // "" for no write-limit note
+	}{
+		{"v1 wbps", v1, 1, DeviceLimit{Device: dev, WriteBPS: 1 << 20}, WriteLimitNote},
+		{"v1 wiops", v1, 1, DeviceLimit{Device: dev, WriteIOPS: 100}, WriteLimitNote},
+		{"v2 wbps", v2, 2, DeviceLimit{Device: dev, WriteBPS: 1 << 20}, WriteLimitNoteV2},
+		{"v2 wiops", v2, 2, DeviceLimit{Device: dev, WriteIOPS: 100}, WriteLimitNoteV2},
+		{"v1 riops", v1, 1, DeviceLimit{Device: dev, ReadIOPS: 100}, ""},
+		{"v2 rbps", v2, 2, DeviceLimit{Device: dev, ReadBPS: 1 << 20}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			place := func([]string, string) (*Hierarchy, error) { return c.place(t) }
+			conf, err := confine(machine{place: place, root: true}, "pg", Limits{IO: []DeviceLimit{c.limit}}, Options{BestEffort: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conf.Close()
+			r := conf.Report()
+			if r.Group == "" || r.Version != c.version {
+				t.Fatalf("group %q of cgroup v%d: want a group of v%d", r.Group, r.Version, c.version)
+			}
+			var notes []string
+			for _, n := range r.Notes {
+				if n == WriteLimitNote || n == WriteLimitNoteV2 {
+					notes = append(notes, n)
+				}
+			}
+			switch {
+			case c.want == "" && len(notes) > 0:
+				t.Errorf("notes %q, want no write-limit note", notes)
+			case c.want != "" && (len(notes) != 1 || notes[0] != c.want || !strings.Contains(r.Summary(), "note: "+c.want)):
+				t.Errorf("notes %q, summary %q: want %q once", notes, r.Summary(), c.want)
+			}
+		})
+	}
+}

@@ -228,7 +228,7 @@ func verdicts(r Report) []Verdict {
 	case r.Cgroup.Version == 1:
 		v = append(v, Verdict{capIO, true, "blkio throttle on device " + r.Device + ", tried" + where(t) + "; reads and direct/fsync writes only: " + cgroup.WriteLimitNote})
 	default:
-		v = append(v, Verdict{capIO, true, "io.max on device " + r.Device + ", tried" + where(t)})
+		v = append(v, Verdict{capIO, true, "io.max on device " + r.Device + ", tried" + where(t) + "; writes: " + cgroup.WriteLimitNoteV2})
 	}
 	v = append(v, Verdict{"--wal-dir", true, walDirs()})
 	v = append(v, Verdict{"--pg-version", true, "downloads PostgreSQL " + instance.VersionList() + " on first use (about 15 MB each); installed ones with --pg-bin DIR"})

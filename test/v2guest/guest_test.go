@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/cgroup"
 )
 
 // layout is what a layout must show.
@@ -227,6 +229,11 @@ func checkStored(t *testing.T, dir string, l layout) {
 		!strings.Contains(r.Placement, l.placement) {
 		t.Errorf("stored: status %s, caps %+v, caps.not_applied %q; want complete, all applied, placement %q", doc.Run.Status, r,
 			doc.Run.Env["caps.not_applied"], l.placement)
+	}
+	// wiops=300 is a write limit: the run keeps why, on v2, it may hold
+	// back more or less than asked
+	if s := doc.Run.Env["caps.summary"]; !strings.Contains(s, "note: "+cgroup.WriteLimitNoteV2) || strings.Contains(s, cgroup.WriteLimitNote) {
+		t.Errorf("caps.summary %q: want v2's write-limit note, not v1's", s)
 	}
 }
 
