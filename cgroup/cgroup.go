@@ -64,7 +64,7 @@ const WriteLimitNote = "cgroup v1 charges buffered writeback to the root group: 
 // WriteLimitNoteV2 says why what a v2 write limit holds back varies from
 // run to run (bench/PREDICT.md, "cgroup v2, held out": the same 50K limit
 // measured 76 to 1,088 NOPM).
-const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the server's group: files whose pages another group cached first (such as WAL segments written before this run) escape write limits, while a burst the group dirtied itself is written back at the limit, so what a write limit holds back varies from run to run, from almost nothing to a stall"
+const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the limited group: files whose pages another group cached first (such as a server's WAL segments written before this run) escape write limits, while a burst the group dirtied itself is written back at the limit, so what a write limit holds back varies from run to run, from almost nothing to a stall"
 
 // writeLimitNote is the note a write limit on a hierarchy of version v
 // carries ("" when asked limits no writes).
