@@ -887,10 +887,9 @@ func (p *Postgres) Kill() error {
 	if pid == 0 {
 		return fmt.Errorf("instance: kill: %w", ErrNotRunning)
 	}
-	if err := killPostmaster(pid); err != nil {
+	if err := killPostmaster(pid, p.dataDir); err != nil {
 		return fmt.Errorf("instance: kill postgres (pid %d): %w", pid, err)
 	}
-	killOrphans(p.dataDir, 10*time.Second)
 	p.pid, p.pidStart = 0, ""
 	return nil
 }
@@ -959,17 +958,19 @@ func shutdownPostmaster(pid int, grace time.Duration) error {
 	return fmt.Errorf("postmaster pid %d still running after SIGKILL", pid)
 }
 
-func killPostmaster(pid int) error {
+// killPostmaster SIGKILLs the postmaster of dataDir and waits until it and
+// its children are gone: what is left in its process group, then
+// PostgreSQL's own children, which each call setsid and so are found by
+// their working directory (killOrphans).
+func killPostmaster(pid int, dataDir string) error {
 	if err := signalKill(pid); err != nil && ProcessRunning(pid) {
 		return err
 	}
 	if !waitGone(pid, 10*time.Second) {
 		return fmt.Errorf("postmaster pid %d survived SIGKILL", pid)
 	}
-	// What is left in the postmaster's process group. PostgreSQL's own
-	// children each call setsid, so they are not in it: Kill waits for
-	// them by their working directory (killOrphans).
 	waitGroupGone(pid, 10*time.Second)
+	killOrphans(dataDir, 10*time.Second)
 	return nil
 }
 
