@@ -98,12 +98,12 @@ func checkArgs(f funcInfo, args []*Expr) ([]*Expr, error) {
 	case nargsHash:
 		bad = n < 1 || n > 2
 		if n == 1 {
-			args = append(args, &Expr{kind: varNode, name: "default_seed"})
+			args = append(args, &Expr{kind: varNode, name: "default_seed", pos: -1})
 		}
 	case nargsPermute:
 		bad = n < 2 || n > 3
 		if n == 2 {
-			args = append(args, &Expr{kind: varNode, name: "default_seed"})
+			args = append(args, &Expr{kind: varNode, name: "default_seed", pos: -1})
 		}
 	default:
 		bad = n != f.nargs

@@ -19,8 +19,22 @@ type Expr struct {
 	kind nodeKind
 	val  Value
 	name string
+	pos  int // a variable's byte offset in the source (its colon)
 	fn   fn
 	args []*Expr
+}
+
+// Variables calls f for each variable e reads, in the order written, with
+// the byte offset of its colon in the parsed source. The :default_seed a
+// hash function or permute takes when given no seed is not written, so
+// it is not reported.
+func (e *Expr) Variables(f func(name string, pos int)) {
+	if e.kind == varNode && e.pos >= 0 {
+		f(e.name, e.pos)
+	}
+	for _, a := range e.args {
+		a.Variables(f)
+	}
 }
 
 // Parse parses one expression. An error is an *Error naming the offset of
@@ -235,7 +249,7 @@ func (p *parser) primary() (*Expr, error) {
 	case tTrue, tFalse:
 		return constant(BoolValue(t.kind == tTrue)), nil
 	case tVar:
-		return &Expr{kind: varNode, name: t.text}, nil
+		return &Expr{kind: varNode, name: t.text, pos: t.pos}, nil
 	case tFunc:
 		return p.function(t)
 	case tCase:

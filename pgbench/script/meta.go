@@ -128,6 +128,10 @@ func (p *parseState) withExpr(c Command, pc piece, from int) error {
 		return p.errorAt(from, "%v", err)
 	}
 	c.Expr = e
+	e.Variables(func(name string, pos int) {
+		line, col := position(p.src, from+pos)
+		c.Reads = append(c.Reads, Read{Name: name, Line: line, Col: col})
+	})
 	p.cmds = append(p.cmds, c)
 	return nil
 }
@@ -147,6 +151,8 @@ func (p *parseState) sleep(c Command, ws []word) error {
 	}
 	if strings.HasPrefix(arg, ":") {
 		c.SleepVar = arg[1:]
+		line, col := position(p.src, ws[1].off)
+		c.Reads = append(c.Reads, Read{Name: c.SleepVar, Line: line, Col: col})
 	} else {
 		digits := numberLen(arg)
 		n, err := strconv.ParseInt(arg[:digits], 10, 64)

@@ -66,6 +66,16 @@ type Command struct {
 	// If, Elif, Else: Next is the index of the next branch or the
 	// \endif; End is the index of the \endif.
 	Next, End int
+
+	// Reads are the variables Expr or SleepVar read, where they are
+	// written: pgbench aborts a client that evaluates one never set.
+	Reads []Read
+}
+
+// Read is a variable a meta-command reads, at LINE:COL of its file.
+type Read struct {
+	Name      string
+	Line, Col int
 }
 
 // Script is a parsed script and its weight among the scripts of a run.

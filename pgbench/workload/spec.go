@@ -39,7 +39,8 @@ func (o Options) zero() bool {
 // (nil: TPC-C, none given or "tpcc"), with options o. Each spec is a
 // built-in's name (tpcb, simple-update, select-only) or a script file,
 // each with @WEIGHT. A script that does not parse is a *script.Error
-// naming FILE:LINE:COLUMN; the other errors name the flag to fix
+// naming FILE:LINE:COLUMN, as is a variable a meta-command reads that
+// nothing sets (script.CheckUnset); the other errors name the flag to fix
 // (--workload, --scale, --figure, --define).
 func FromSpecs(specs []string, o Options) (*Workload, error) {
 	if len(specs) == 0 || len(specs) == 1 && specs[0] == "tpcc" {
@@ -80,6 +81,9 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 			return nil, fmt.Errorf("--define: invalid variable name %q: a letter or underscore, then letters, digits or underscores", k)
 		}
 		w.Defines[k] = v
+	}
+	if err := script.CheckUnset(scripts, func(name string) bool { _, ok := w.Defines[name]; return ok }); err != nil {
+		return nil, err // FILE:LINE:COLUMN: the variable and why
 	}
 	return w, nil
 }

@@ -15,6 +15,10 @@ func TestFromSpecs(t *testing.T) {
 	if err := os.WriteFile(a, []byte("SELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	u := filepath.Join(dir, "u.sql") // reads :d, which only --define sets
+	if err := os.WriteFile(u, []byte("\\set x :d + 1\nSELECT :x;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		specs   []string
@@ -33,6 +37,8 @@ func TestFromSpecs(t *testing.T) {
 		{"a bad define", []string{"tpcb"}, Options{Defines: map[string]string{"1x": "2"}}, "", `--define: invalid variable name "1x"`},
 		{"a missing file", []string{filepath.Join(dir, "none.sql")}, Options{}, "", "--workload " + filepath.Join(dir, "none.sql") + ": read script"},
 		{"a bad weight", []string{"tpcb@x"}, Options{}, "", "invalid weight specification"},
+		{"a variable defined", []string{u}, Options{Defines: map[string]string{"d": "2"}}, "scripts: u@1", ""},
+		{"a variable nothing sets", []string{u}, Options{Defines: map[string]string{"e": "2"}}, "", u + `:1:8: undefined variable "d"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w, err := FromSpecs(c.specs, c.o)
