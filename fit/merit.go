@@ -25,8 +25,9 @@ func (cr Criteria) figure() string {
 	return "NOPM"
 }
 
-// p90Name names the judged latency: "New-Order p90" for TPC-C.
-func (cr Criteria) p90Name() string {
+// P90Name names the latency MaxP90Ms limits: "New-Order p90" for TPC-C,
+// "p90" (of the figure's transactions) for a workload.
+func (cr Criteria) P90Name() string {
 	if cr.Merit != nil {
 		return "p90"
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/rightsize/rightsize/fit"
+	"github.com/rightsize/rightsize/store"
 )
 
 // Fit is a right-size search to report (Options.Fit): every candidate in
@@ -30,6 +31,19 @@ type Fit struct {
 	// model's predictions settle soonest; MeasureAll that they decided
 	// nothing.
 	Predicted, MeasureAll bool
+	// Merit, for a pgbench workload, is its figure of merit
+	// (fit.Criteria.Merit), which the trials' NOPM and p90 then hold;
+	// nil for TPC-C.
+	Merit *store.Merit
+}
+
+// heads are the names the fit's views give the trials' judged figure and
+// its p90: TPC-C's, or the workload's figure as every view names it.
+func (f *Fit) heads() (merit, p90 string) {
+	if f.Merit == nil {
+		return "NOPM", "New-Order p90 ms"
+	}
+	return f.Merit.Name(), "p90 ms"
 }
 
 // fitSection shows a fit: the answer, every candidate with its verdict,
@@ -48,7 +62,8 @@ func renderFit(p *Page, f *Fit) error {
 	} else {
 		p.Textf("Fit %s (%s): candidates tried cheapest first; a candidate with no more resources than one that missed is skipped, and the search stops at the first that meets the target.", f.ID, f.Status)
 	}
-	head := []string{"#", "candidate", "cost " + f.Currency, "verdict", "users", "NOPM", "New-Order p90 ms", "why", "run"}
+	merit, p90Head := f.heads()
+	head := []string{"#", "candidate", "cost " + f.Currency, "verdict", "users", merit, p90Head, "why", "run"}
 	var rows []Row
 	for i, t := range f.Trials {
 		v := Txt(t.Verdict)
@@ -67,14 +82,14 @@ func renderFit(p *Page, f *Fit) error {
 		p.Textf("%s.", s)
 	}
 	p.Charts(fitChart(f))
-	p.Note("NOPM is the figure judged, ± the half-width of its confidence interval: the repeat whose interval reaches lowest, unless the search judged the mean " +
+	p.Note(merit + " is the figure judged, ± the half-width of its confidence interval: the repeat whose interval reaches lowest, unless the search judged the mean " +
 		"(the interval across repeats). A candidate meets the target only when that interval lies wholly above it; overlapping intervals are not distinguishable at this precision. " +
 		"The frontier joins the measured candidates whose interval lies wholly above every cheaper frontier candidate's.")
 	return nil
 }
 
-// fitChart plots cost against NOPM: the measured candidates, the frontier
-// and the target.
+// fitChart plots cost against the judged figure (NOPM for TPC-C): the
+// measured candidates, the frontier and the target.
 func fitChart(f *Fit) Chart {
 	type pt struct {
 		cost, nopm, half float64
@@ -103,7 +118,8 @@ func fitChart(f *Fit) Chart {
 		hi = max(hi, x.cost)
 	}
 	l := charts.NewLine()
-	l.SetGlobalOptions(rectOpts(ChartText{Title: "Cost against NOPM", XName: "total cost " + f.Currency, YName: "NOPM"}, "item")...)
+	merit, _ := f.heads()
+	l.SetGlobalOptions(rectOpts(ChartText{Title: "Cost against " + merit, XName: "total cost " + f.Currency, YName: merit}, "item")...)
 	l.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: "total cost " + f.Currency, NameLocation: "middle", NameGap: 26, Type: "value", Scale: opts.Bool(true)}))
 	l.AddSeries("measured", measured, charts.WithLineStyleOpts(opts.LineStyle{Width: 0}),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 10}))

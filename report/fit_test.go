@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/cost"
 	"github.com/rightsize/rightsize/fit"
 	"github.com/rightsize/rightsize/steady"
+	"github.com/rightsize/rightsize/store"
 )
 
 // priced is a candidate of cpus cores costing total.
@@ -62,5 +63,42 @@ func TestFitSection(t *testing.T) {
 	}
 	if n := len(instanceRE.FindAll(dom, -1)); n != 1 {
 		t.Errorf("%d of 1 chart initialised", n)
+	}
+}
+
+// TestFitSectionNamesWorkloadFigure: a pgbench workload's fit names its
+// judged figure and p90 as every other view does (store.Merit's name, not
+// TPC-C's NOPM and New-Order p90) in the table, the chart and the note.
+func TestFitSectionNamesWorkloadFigure(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		merit *store.Merit
+		want  []string
+		not   []string
+	}{
+		{"TPC-C", nil, []string{"<th>NOPM</th>", "<th>New-Order p90 ms</th>", "Cost against NOPM", "NOPM is the figure judged"}, []string{"TPM of"}},
+		{"every script", &store.Merit{PerMinute: "TPM"}, []string{"<th>TPM of every script</th>", "<th>p90 ms</th>", "Cost against TPM of every script",
+			"TPM of every script is the figure judged"}, []string{"<th>NOPM</th>", "New-Order"}},
+		{"one script", &store.Merit{Txn: "update", PerMinute: "TPM"}, []string{"<th>TPM of update</th>", "Cost against TPM of update"}, []string{"<th>NOPM</th>", "New-Order"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := testFit()
+			f.Merit = tc.merit
+			var buf bytes.Buffer
+			if err := HTML(&buf, nil, Options{Version: "test", Generated: time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC), Fit: f}); err != nil {
+				t.Fatal(err)
+			}
+			page := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(page, w) {
+					t.Errorf("page has %q", w)
+				}
+			}
+		})
 	}
 }

@@ -88,7 +88,13 @@ func (summarySection) Render(p *Page) error {
 			}
 		}
 	}
-	p.Note("TPM counts completed transactions of all types per minute, NOPM completed New-Orders per minute, over each step's measured interval (ramp-up excluded). " +
+	nopm := "NOPM completed New-Orders per minute"
+	if title, unit := p.nopmNames(); title != "NOPM" {
+		nopm = "NOPM the figure of merit per minute of these runs' pgbench workload (not TPC-C), the " + title
+	} else if strings.Contains(unit, "pgbench") {
+		nopm += " (in a pgbench workload's run, its figure of merit per minute)"
+	}
+	p.Note("TPM counts completed transactions of all types per minute, " + nopm + ", over each step's measured interval (ramp-up excluded). " +
 		"Figures of repeated steps are means across repeats. The average over all steps weighs every users count once. " +
 		"Driver share of CPU is the load generator's own CPU as a share of the host's whole CPU (all logical CPUs), at its highest step: a high share means the driver, not the database, may limit throughput; " +
 		"for an engine inside the driver's process (SQLite) it is the database's CPU too, and the cores the process gets are what may limit it.")
@@ -205,9 +211,10 @@ func (throughputSection) Render(p *Page) error {
 	mk := func(title, unit string, pick func(a *analysis.StepAggregate) analysis.Stat, flag bool) Chart {
 		return throughputBars(p, all, users, ChartText{Title: title, XName: "virtual users", YName: unit}, pick, flag)
 	}
+	nopmTitle, nopmUnit := p.nopmNames()
 	p.Charts(
 		mk("TPM by virtual users", "TPM (transactions/min)", analysis.ColTPM.Stat, true),
-		mk("NOPM by virtual users", "NOPM (New-Orders/min)", analysis.ColNOPM.Stat, true),
+		mk(nopmTitle+" by virtual users", nopmUnit, analysis.ColNOPM.Stat, true),
 		mk("TPM per user by virtual users", "TPM per user", analysis.ColTPMPerUser.Stat, false),
 		averageChart(p, all),
 	)

@@ -139,3 +139,28 @@ func renderStatements(p *Page) {
 	p.Table(Table{Caption: "latency per statement (ms): each command of a script over its completed transactions, as pgbench -r reports them",
 		Head: append([]string{"run"}, statementHead...), Rows: rows})
 }
+
+// nopmNames are the title and unit the charts give the runs' NOPM column:
+// TPC-C's New-Orders per minute, or, when every run is a pgbench
+// workload's with the same figure of merit, that figure as every view
+// names it (store.Merit.Name); runs of both kinds say both.
+func (p *Page) nopmNames() (title, unit string) {
+	name, workloads := "", 0
+	for i := range p.Runs {
+		if m, ok := p.Runs[i].Run.WorkloadMerit(); ok {
+			if workloads > 0 && m.Name() != name {
+				name = ""
+			} else if workloads == 0 {
+				name = m.Name()
+			}
+			workloads++
+		}
+	}
+	switch {
+	case workloads == 0:
+		return "NOPM", "NOPM (New-Orders/min)"
+	case workloads == len(p.Runs) && name != "":
+		return name, name + " (transactions/min)"
+	}
+	return "NOPM", "NOPM (New-Orders/min; a pgbench workload's figure of merit per minute)"
+}

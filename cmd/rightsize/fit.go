@@ -52,7 +52,8 @@ measured and missed or is dominated by one that missed.
 "Meets": the NOPM at --at (peak, or a users count) reaches --target-nopm
 (from:RUN takes a stored run's NOPM; --headroom 20% adds a margin) with its
 confidence interval wholly above the target, and the New-Order p90 is at
-most --max-p90-ms. --confidence range (the default) judges the interval of
+most --max-p90-ms. With --workload, --target-tps is the figure's TPS (every
+script's, or --figure SCRIPT's) and --max-p90-ms limits that figure's p90. --confidence range (the default) judges the interval of
 each repeat's step (batch means): the repeat reaching lowest decides; mean
 judges the t interval of the mean across repeats. A target inside the
 interval is a miss, "not distinguishable at this precision" from the
@@ -83,7 +84,7 @@ and the target, and measures nothing.`,
 	fl.StringVar(&f.target, "target-nopm", "", "the NOPM to meet: a number, or from:RUN (a stored run id or label)")
 	fl.Float64Var(&f.targetTPS, "target-tps", 0, "with --workload: the transactions per second to meet (every script's, or --figure SCRIPT's)")
 	fl.StringVar(&f.headroom, "headroom", "0%", "margin above the target, e.g. 20%")
-	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "New-Order p90 limit in ms (0: none)")
+	fl.Float64Var(&f.maxP90, "max-p90-ms", 0, "p90 limit in ms: New-Order's, or a pgbench workload's figure's (0: none)")
 	fl.StringVar(&f.at, "at", "peak", "the step judged: peak, or a users count")
 	fl.StringVar(&f.confidence, "confidence", "range", "range (every repeat's interval must lie above the target) or mean (the interval of the mean across repeats)")
 	fl.StringSliceVar(&f.cpus, "cpus", nil, "cpus to try, e.g. 0.5,1,1.5,2")
@@ -360,7 +361,7 @@ func printFitPlan(w io.Writer, priced []fit.Priced, cr fit.Criteria, currency st
 		fmt.Fprintf(w, "target: NOPM %.0f at %s (%s)", cr.TargetNOPM, at, how)
 	}
 	if cr.MaxP90Ms > 0 {
-		fmt.Fprintf(w, ", New-Order p90 at most %g ms", cr.MaxP90Ms)
+		fmt.Fprintf(w, ", %s at most %g ms", cr.P90Name(), cr.MaxP90Ms)
 	}
 	fmt.Fprintf(w, "\n%d candidates, in the order fit tries them (cheapest first; a candidate dominated by one that missed is skipped):\n", len(priced))
 	t := &alignedRows{}
@@ -396,7 +397,7 @@ func reportFitOf(fr *scenario.FitResult) *report.Fit {
 	r := fr.Result
 	out := &report.Fit{ID: fr.ID, Label: fr.Label, Status: fr.Status, Currency: fr.Currency, RunLabel: scenario.RunLabel(scenario.FitKind, fr.ID, fr.Label),
 		Answer: r.Answer(fr.Currency, nil), TargetNOPM: r.Criteria.TargetNOPM, MaxP90Ms: r.Criteria.MaxP90Ms, Best: r.Best,
-		Predicted: r.Predicted, MeasureAll: r.MeasureAll, Trials: r.Trials}
+		Predicted: r.Predicted, MeasureAll: r.MeasureAll, Trials: r.Trials, Merit: r.Criteria.Merit}
 	for _, p := range r.Indistinct {
 		out.Indistinct = append(out.Indistinct, r.PairText(p))
 	}

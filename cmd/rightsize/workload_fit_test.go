@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,17 @@ func TestEmbeddedTPCBFit(t *testing.T) {
 	}
 	if tr[0].NOPM <= 60 || tr[0].P90Ms <= 0 || !strings.HasPrefix(tr[0].Reason, "TPM ") {
 		t.Errorf("cpus 0.5: TPM %.0f, p90 %.2f ms, reason %q; want its figure above 60 with its p90", tr[0].NOPM, tr[0].P90Ms, tr[0].Reason)
+	}
+	page := filepath.Join(t.TempDir(), "fit.html")
+	if out, errOut, code := cli(t, ctx, "report", "--fit", "low", "--store", loc, "-o", page); code != 0 {
+		t.Fatalf("report --fit: exit %d\n%s%s", code, out, errOut)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := string(html); !strings.Contains(h, "<th>TPM of every script</th>") || !strings.Contains(h, "Cost against TPM of every script") || strings.Contains(h, "New-Order") {
+		t.Errorf("report --fit: want the workload's figure named as every view names it, not TPC-C's NOPM or New-Order p90")
 	}
 	out, errOut, code := cli(t, ctx, append([]string{"fit", "--target-tps", "10000000", "--label", "high"}, common...)...)
 	if code != 2 || !strings.Contains(out, "no configuration meets TPM 600,000,000") ||
