@@ -344,10 +344,30 @@ const KneeRule = "values are measured from most to least resource; the best valu
 	"a value holds while its NOPM is at most the threshold below the best and its New-Order p90 at most the threshold above the best's; " +
 	"the knee is the last value that holds before the first that does not"
 
+// KneeRuleOf is KneeRule as a sweep of figure (SweepResult.Figure) names
+// its figures: TPC-C's NOPM and New-Order p90, or the workload's figure
+// (meritName) and its p90.
+func KneeRuleOf(figure string) string {
+	if figure == "" {
+		return KneeRule
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(KneeRule, "New-Order p90", "p90"), "NOPM", meritName(figure))
+}
+
+// meritName names a sweep's figure (SweepResult.Figure) as every view
+// names it: "NOPM" for TPC-C, else "TPM of every script" or "TPM of
+// SCRIPT" (store.Merit.Name).
+func meritName(figure string) string {
+	if figure == "" {
+		return "NOPM"
+	}
+	return "TPM of " + figure
+}
+
 // Knee applies KneeRule to points in measuring order (kneeJudged without
 // its note).
 func Knee(points []SweepPoint, threshold float64) (knee int, found bool) {
-	knee, found, _ = kneeJudged(points, threshold)
+	knee, found, _ = kneeJudged(points, threshold, "NOPM")
 	return knee, found
 }
 
@@ -637,8 +657,9 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 		}
 		res.Points = append(res.Points, p)
 	}
-	res.Knee, res.KneeFound, res.KneeNote = kneeJudged(res.Points, threshold)
 	res.Figure = sweepFigure(runs)
+	res.KneeRule = KneeRuleOf(res.Figure)
+	res.Knee, res.KneeFound, res.KneeNote = kneeJudged(res.Points, threshold, meritName(res.Figure))
 	if sw.Kind == "cpus" {
 		res.DriverShare = markDriverShares(sw.Values, res.Points, runs)
 	}

@@ -22,8 +22,9 @@ func pointHalf(a analysis.StepAggregate) float64 {
 // the best's interval less the threshold (NOPMHalf; points without one
 // are taken at their value). When the first value beyond the threshold is
 // within that precision, no knee is called: found is false and note says
-// the values are not distinguishable.
-func kneeJudged(points []SweepPoint, threshold float64) (knee int, found bool, note string) {
+// the values are not distinguishable, naming the figure merit ("NOPM", or
+// a workload's: meritName).
+func kneeJudged(points []SweepPoint, threshold float64, merit string) (knee int, found bool, note string) {
 	best := -1
 	for i, p := range points {
 		if p.Decides() && (best < 0 || p.NOPM > points[best].NOPM) {
@@ -48,8 +49,8 @@ func kneeJudged(points []SweepPoint, threshold float64) (knee int, found bool, n
 		case within || p.NOPM+p.NOPMHalf < (b.NOPM-b.NOPMHalf)*(1-threshold):
 			return knee, true, ""
 		}
-		return knee, false, fmt.Sprintf("no knee called: %s, NOPM %.0f ± %.0f, is more than %.0f %% below the best, %s (%.0f ± %.0f), but not distinguishable from it at this precision "+
-			"(a single run's interval widened by the drift between runs, %s); repeat the values (--repeat) to decide", p.Value, p.NOPM, p.NOPMHalf,
+		return knee, false, fmt.Sprintf("no knee called: %s, %s %.0f ± %.0f, is more than %.0f %% below the best, %s (%.0f ± %.0f), but not distinguishable from it at this precision "+
+			"(a single run's interval widened by the drift between runs, %s); repeat the values (--repeat) to decide", p.Value, merit, p.NOPM, p.NOPMHalf,
 			threshold*100, b.Value, b.NOPM, b.NOPMHalf, steady.DefaultDrift())
 	}
 	return knee, false, ""

@@ -229,7 +229,7 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 	if r.DriverShare != nil {
 		fmt.Fprintf(w, "  * %s.\n", r.DriverShare.Note())
 	}
-	fmt.Fprintf(w, "  rule: %s\n", scenario.KneeRule)
+	fmt.Fprintf(w, "  rule: %s\n", r.KneeRule)
 }
 
 // writeKnee prints the knee line, with what it compares unfairly.

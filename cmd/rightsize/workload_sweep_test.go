@@ -34,6 +34,9 @@ func TestEmbeddedTPCBSweep(t *testing.T) {
 	if res.Figure != "every script" {
 		t.Errorf("figure %q, want every script's", res.Figure)
 	}
+	if !strings.Contains(res.KneeRule, "the highest TPM of every script") || strings.Contains(res.KneeRule, "New-Order") {
+		t.Errorf("knee rule %q: want the workload's figure named, not TPC-C's", res.KneeRule)
+	}
 	for _, p := range res.Points {
 		if !p.Decides() || p.NOPM <= 0 || math.Abs(p.NOPM-p.TPM) > 1e-6*p.TPM || p.NewOrderP90Ms <= 0 {
 			t.Errorf("cpus %s: %+v; want a complete point whose figure is its TPM, with its p90", p.Value, p)
@@ -44,7 +47,8 @@ func TestEmbeddedTPCBSweep(t *testing.T) {
 	}
 	show, errOut, code := cli(t, ctx, with("sweep", "cpus", "--resume", res.ID, "--workload", "tpcb", "--store", st)...)
 	t.Log(show)
-	if code != 0 || !strings.Contains(show, "figure of merit: the transactions per minute of every script") || !strings.Contains(show, "FIG/min") {
+	if code != 0 || !strings.Contains(show, "figure of merit: the transactions per minute of every script") || !strings.Contains(show, "FIG/min") ||
+		strings.Contains(show, "New-Order") {
 		t.Errorf("sweep's text: %d\n%s%s", code, show, errOut)
 	}
 }
