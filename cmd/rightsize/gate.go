@@ -25,7 +25,7 @@ type gateFlags struct {
 func (f *gateFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.Var(&f.maxRegression, "max-regression", "fail (exit 1) when B's TPM or NOPM, per step or over all steps, is lower than A's by more than this, e.g. 2.5%, with the intervals separated")
-	fl.Var(&f.maxLatency, "max-latency-regression", "fail (exit 1) when B's New-Order p90 of a step is higher than A's by more than this, e.g. 10%")
+	fl.Var(&f.maxLatency, "max-latency-regression", "fail (exit 1) when B's New-Order p90 (a pgbench workload's: its figure's p90) of a step is higher than A's by more than this, e.g. 10%")
 	fl.StringVar(&f.junit, "junit", "", "write the verdicts as JUnit XML to this file: one test case per step and one for the whole")
 }
 
