@@ -69,6 +69,10 @@ type StepAggregate struct {
 	MeasuredSeconds   float64 `json:"measured_seconds"`
 	SkippedDeliveries int64   `json:"skipped_deliveries"`
 	Reconnects        int64   `json:"reconnects"`
+	// ScheduleLagMs is the repeats' mean schedule lag and
+	// ScheduleLagMaxMs the largest (a paced run's; 0 otherwise).
+	ScheduleLagMs    float64 `json:"schedule_lag_ms"`
+	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
 	// Validity is valid when every repeat's step was, with the union of
 	// their violations; nil when no repeat has a verdict.
 	Validity *store.Validity `json:"validity,omitempty"`
@@ -170,7 +174,9 @@ func aggregateGroup(idx int, all []*store.Step) StepAggregate {
 		a.MeasuredSeconds += st.Measured().Seconds()
 		a.SkippedDeliveries += st.SkippedDeliveries
 		a.Reconnects += st.Reconnects
+		a.ScheduleLagMaxMs = max(a.ScheduleLagMaxMs, st.ScheduleLagMaxMs)
 	}
+	a.ScheduleLagMs = mean(func(s *store.Step) float64 { return s.ScheduleLagMs })
 	a.Validity = mergeValidity(group)
 	a.Txn = mergeTxn(group)
 	aggregateWhy(&a, group)

@@ -44,6 +44,8 @@ var (
 	ColDBTPM             = stepColumn(figures.DBTPM, func(a *StepAggregate) float64 { return a.DBTPM })
 	ColSkippedDeliveries = stepColumn(figures.SkippedDeliveries, func(a *StepAggregate) float64 { return float64(a.SkippedDeliveries) })
 	ColReconnects        = stepColumn(figures.Reconnects, func(a *StepAggregate) float64 { return float64(a.Reconnects) })
+	ColScheduleLag       = stepColumn(figures.ScheduleLag, func(a *StepAggregate) float64 { return a.ScheduleLagMs })
+	ColScheduleLagMax    = stepColumn(figures.ScheduleLagMax, func(a *StepAggregate) float64 { return a.ScheduleLagMaxMs })
 	ColMeasuredSeconds   = Column{Name: "measured_seconds", Head: "measured s", Unit: figures.Count, Value: func(a *StepAggregate) float64 { return a.MeasuredSeconds }}
 )
 

@@ -21,7 +21,7 @@ func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 	m := store.Step{RunID: runID, Repeat: first.Repeat, Index: first.Index, Start: first.Start, MeasureStart: first.MeasureStart,
 		MeasureEnd: first.MeasureEnd, Host: first.Host, Procs: first.Procs, ServerCPUUsPerTxn: first.ServerCPUUsPerTxn,
 		DB: first.DB, Samples: first.Samples}
-	var cpuUs, txn float64
+	var cpuUs, lagMs, txn float64
 	m.DriverCPUPct = 0
 	for _, p := range parts {
 		m.Users += p.Users
@@ -45,13 +45,15 @@ func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 		}
 		n := float64(completed(p))
 		cpuUs += p.DriverCPUUsPerTxn * n
+		lagMs += p.ScheduleLagMs * n
+		m.ScheduleLagMaxMs = max(m.ScheduleLagMaxMs, p.ScheduleLagMaxMs)
 		txn += n
 	}
 	if m.Users > 0 {
 		m.TPMPerUser = m.TPM / float64(m.Users)
 	}
 	if txn > 0 {
-		m.DriverCPUUsPerTxn = cpuUs / txn
+		m.DriverCPUUsPerTxn, m.ScheduleLagMs = cpuUs/txn, lagMs/txn
 	}
 	m.Txn = mergeTxn(parts)
 	m.Statements = MergeStatements(parts)

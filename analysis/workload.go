@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rightsize/rightsize/store"
@@ -13,29 +14,60 @@ type WorkloadStep struct {
 	Users   int                `json:"users"`
 	TPS     float64            `json:"tps"`
 	Scripts map[string]float64 `json:"script_tps"`
+	// Seconds is the measured time of its repeats, Transactions the
+	// completed transactions in it.
+	Seconds      float64 `json:"measured_seconds"`
+	Transactions int64   `json:"transactions"`
+	// ScheduleLagMs is a paced run's mean schedule lag over the repeats
+	// (weighted by their transactions), ScheduleLagMaxMs the largest; 0
+	// when run --rate did not pace it.
+	ScheduleLagMs    float64 `json:"schedule_lag_ms,omitempty"`
+	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms,omitempty"`
+}
+
+// Behind reports whether a step paced at rate transactions per second
+// completed fewer than its schedule can explain: more than three standard
+// deviations of a Poisson count below rate × Seconds, so its users could
+// not keep the schedule.
+func (s WorkloadStep) Behind(rate float64) bool {
+	want := rate * s.Seconds
+	return rate > 0 && want > 0 && float64(s.Transactions) < want-3*math.Sqrt(want)
 }
 
 // WorkloadTPS is each users step's TPS, overall and per script: the
-// completed transactions over the measured seconds of its repeats.
+// completed transactions over the measured seconds of its repeats; and a
+// paced run's schedule lag.
 func WorkloadTPS(steps []store.Step) []WorkloadStep {
 	secs := map[int]float64{}
 	counts := map[int]map[string]int64{}
+	lags := map[int]*WorkloadStep{} // the lags, weighted by transactions
 	var users []int
 	for i := range steps {
 		s := &steps[i]
 		if _, ok := counts[s.Users]; !ok {
 			counts[s.Users] = map[string]int64{}
+			lags[s.Users] = &WorkloadStep{}
 			users = append(users, s.Users)
 		}
 		secs[s.Users] += s.MeasureEnd.Sub(s.MeasureStart).Seconds()
+		var n int64
 		for _, t := range s.Txn {
 			counts[s.Users][t.Type] += t.Count
+			n += t.Count
 		}
+		l := lags[s.Users]
+		l.Transactions += n
+		l.ScheduleLagMs += s.ScheduleLagMs * float64(n)
+		l.ScheduleLagMaxMs = max(l.ScheduleLagMaxMs, s.ScheduleLagMaxMs)
 	}
 	slices.Sort(users)
 	out := make([]WorkloadStep, 0, len(users))
 	for _, u := range users {
-		ws := WorkloadStep{Users: u, Scripts: map[string]float64{}}
+		l := lags[u]
+		ws := WorkloadStep{Users: u, Scripts: map[string]float64{}, Seconds: secs[u], Transactions: l.Transactions, ScheduleLagMaxMs: l.ScheduleLagMaxMs}
+		if l.Transactions > 0 {
+			ws.ScheduleLagMs = l.ScheduleLagMs / float64(l.Transactions)
+		}
 		if d := secs[u]; d > 0 {
 			for name, n := range counts[u] {
 				ws.Scripts[name] = float64(n) / d

@@ -58,6 +58,12 @@ type Spec struct {
 	// figures are StepResult.Kinds. Keying, shared connections and
 	// deferred Delivery are TPC-C's and refused with it.
 	Workload Workload
+	// Rate, when above 0, paces the Workload's users to this many
+	// transactions per second in all, as pgbench -R does: one Poisson
+	// schedule the users share (see pacer). A transaction's latency then
+	// counts from its scheduled start, and how late it started is its
+	// schedule lag (StepResult.ScheduleLag). 0: as fast as the users go.
+	Rate float64
 }
 
 // DefaultReconnectTimeout is Spec.ReconnectTimeout's default, also run's
@@ -219,6 +225,12 @@ type StepResult struct {
 	// Err says why a partial step ended early (nil after Ctrl-C).
 	Err error
 
+	// ScheduleLag and ScheduleLagMax are the mean and the largest
+	// schedule lag of the transactions started in the measured interval
+	// when Spec.Rate paced them (0 otherwise): how long after its
+	// scheduled start each began, as pgbench -R reports it.
+	ScheduleLag, ScheduleLagMax time.Duration
+
 	// OrderLines and RemoteOrderLines count the lines of completed
 	// New-Orders and those supplied by another warehouse; RemotePayments
 	// the completed Payments of another warehouse's customer (the shares
@@ -293,7 +305,10 @@ type userStats struct {
 	rollbacks, skipped, reconnects int64
 	lines, remoteLines             int64
 	remotePayments                 int64
-	_                              [64]byte
+	// the measured paced transactions' schedule lag (Spec.Rate)
+	lagSum, lagMax time.Duration
+	lagN           int64
+	_              [64]byte
 }
 
 type user struct {
@@ -318,6 +333,8 @@ type user struct {
 	wl Workload
 	// loop runs wu's connection when it waits in one (see StepConfig.Loops).
 	loop *rawsock.Loop
+	// pace is the step's schedule when Spec.Rate paces it (nil otherwise).
+	pace *pacer
 	// backoff draws the waits before retries (its own source, so that
 	// retries do not shift the transaction inputs).
 	backoff *rand.Rand

@@ -80,6 +80,12 @@ func attach(wu User, l *rawsock.Loop) error {
 // the others each on a goroutine of its own. Each loop holds a P, so
 // GOMAXPROCS is raised (procsFloor) before they start.
 func (s *step) startWorkloadUsers(users []*user) {
+	if s.cfg.Rate > 0 {
+		pace := newPacer(s.cfg.Rate, time.Now(), s.cfg.Seed)
+		for _, u := range users {
+			u.pace = pace
+		}
+	}
 	loops := newLoops(loopCount(s.cfg.Loops, len(users)))
 	used := make([]bool, len(loops))
 	for i, u := range users {

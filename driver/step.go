@@ -391,14 +391,20 @@ func (s *step) collect() {
 	} else {
 		copy(res.Txn[:], txn)
 	}
+	var lagSum time.Duration
+	var lagN int64
 	for i := range s.stats {
 		u := &s.stats[i]
+		lagSum, lagN, res.ScheduleLagMax = lagSum+u.lagSum, lagN+u.lagN, max(res.ScheduleLagMax, u.lagMax)
 		res.Txn[tpcc.NewOrderTxn].Rollbacks += u.rollbacks
 		res.SkippedDeliveries += u.skipped
 		res.Reconnects += u.reconnects
 		res.OrderLines += u.lines
 		res.RemoteOrderLines += u.remoteLines
 		res.RemotePayments += u.remotePayments
+	}
+	if lagN > 0 {
+		res.ScheduleLag = lagSum / time.Duration(lagN)
 	}
 	n := min(s.seconds, int(res.MeasureEnd.Sub(res.StepStart)/time.Second)+1)
 	res.PerSecondTxn = make([]int64, n)

@@ -49,6 +49,9 @@ type User interface {
 // checkWorkload refuses TPC-C's options with a Workload.
 func checkWorkload(cfg *StepConfig) error {
 	if cfg.Workload == nil {
+		if cfg.Rate > 0 {
+			return errors.New("--rate paces a pgbench workload: TPC-C's users are paced by its keying and think times (--keying-thinking)")
+		}
 		return nil
 	}
 	switch {
@@ -141,8 +144,9 @@ func (u *user) runTimed(ctx context.Context) (start, end time.Time, kind, tries 
 	return start, time.Now(), kind, tries, err
 }
 
-// runWorkload is a Workload's user: transactions back to back until the
-// step stops, each counted by its kind.
+// runWorkload is a Workload's user: transactions back to back (or each at
+// its scheduled start when Spec.Rate paces the step) until the step
+// stops, each counted by its kind.
 func (u *user) runWorkload(ctx context.Context) {
 	defer func() {
 		if u.wu != nil {
@@ -150,11 +154,19 @@ func (u *user) runWorkload(ctx context.Context) {
 		}
 	}()
 	for !u.stopped() && ctx.Err() == nil {
+		sched, ok := u.paced(ctx)
+		if !ok {
+			return
+		}
 		start, end, kind, tries, err := u.runTimed(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		t, measured := tpcc.TxnType(kind), u.measured(end)
+		if !sched.IsZero() {
+			u.lagged(start.Sub(sched), measured)
+			start = sched // the latency counts from the schedule, as pgbench -R's
+		}
 		if tries > 1 {
 			if measured {
 				u.stats.retries[t] += int64(tries - 1)

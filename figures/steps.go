@@ -19,6 +19,14 @@ var (
 	Reconnects        = Figure{"reconnects", "reconnects", Count}
 )
 
+// A paced step's schedule lag (run --rate, pgbench -R): how long after
+// its scheduled start a transaction began, the mean and the largest over
+// the measured interval; 0 when the step was not paced.
+var (
+	ScheduleLag    = Figure{"schedule_lag_ms", "lag ms", Ms}
+	ScheduleLagMax = Figure{"schedule_lag_max_ms", "max lag ms", Ms}
+)
+
 // The database server's counters over a step (store.DBCounters): Name is
 // the stored column and CSV heading; their JSON keys under a step's "db"
 // drop the "db_".

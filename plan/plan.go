@@ -112,6 +112,9 @@ type Autopilot struct {
 	// DriverProcs is the driver's GOMAXPROCS during steps (0: adaptive),
 	// as run's --driver-procs.
 	DriverProcs int `yaml:"driver_procs" want:"a whole number of Ps; write e.g. driver_procs: 2, or 0 for adaptive"`
+	// Rate paces a pgbench workload's users to this many transactions per
+	// second in all (0: back to back), as run's --rate.
+	Rate float64 `yaml:"rate" want:"a number of transactions per second; write e.g. rate: 500, or 0 for none"`
 	// DriverLoops is how many loops run a pgbench workload's users (0:
 	// one per 16, -1: a goroutine per user), as run's --driver-loops.
 	DriverLoops int `yaml:"driver_loops" want:"a whole number of loops; write e.g. driver_loops: 4, 0 for one per 16 users or -1 for none"`
@@ -163,7 +166,7 @@ type Autopilot struct {
 // warehouses).
 func (a Autopilot) RunOptions() scenario.RunOptions {
 	spec := driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
-		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect}
+		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect, Rate: a.Rate}
 	o := scenario.RunOptions{
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: a.Repeats, RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},

@@ -149,6 +149,9 @@ func (p *Plan) Validate() yamlfile.Errors {
 	}
 	if p.Fit != nil {
 		p.Fit.validate(c, names, p.CostModel, p.Autopilot.users, p.Autopilot.workload != nil)
+		if p.Autopilot.Rate > 0 {
+			c.field(p.Autopilot.at, "autopilot", "rate", "does not fit: fit finds the configuration whose users, running back to back, reach the target; drop rate, or the fit section (sweeps show a paced workload's latency by configuration)")
+		}
 	}
 	if p.Report.Output == "" && p.Name != "" {
 		p.Report.Output = p.Name + ".html"

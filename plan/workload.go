@@ -13,6 +13,7 @@ import (
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/workload"
+	"github.com/rightsize/rightsize/scenario"
 )
 
 // What a plan's build makes (Build.Kind).
@@ -125,6 +126,9 @@ func (p *Plan) validateWorkload(c *checker) {
 		c.option(a.at, "autopilot", "workload", err)
 	}
 	a.workload = w
+	if err == nil {
+		c.option(a.at, "autopilot", "rate", scenario.RateOf(a.Rate, w != nil))
+	}
 	b.kind = p.buildKind(c, specs)
 	if w != nil {
 		a.checkTPCCKeys(c)

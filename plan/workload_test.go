@@ -28,6 +28,7 @@ func TestWorkloadKeys(t *testing.T) {
 	}{
 		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
 		{"a script with its init", "{init: init.sql}", `{users: "1", duration: 10s, workload: a.sql, define: {x: 1}, scale: 3, random_seed: 7}`, BuildInit, "a@1", "TPS"},
 		{"a script on the database as it is", "{workload: a.sql}", `{users: "1", duration: 10s}`, BuildNone, "a@1", "TPS"},
@@ -55,6 +56,9 @@ func TestWorkloadKeys(t *testing.T) {
 			}
 			if o1.Workload == nil || o1.Workload == o2.Workload || o1.Workload == w {
 				t.Errorf("run options' workloads %p %p of %p: want a fresh copy each", o1.Workload, o2.Workload, w)
+			}
+			if want := p.Autopilot.Rate; o1.Rate != want || (strings.Contains(c.autopilot, "rate") && want != 50) {
+				t.Errorf("run options' rate %g, want the autopilot's %g", o1.Rate, want)
 			}
 		})
 	}
@@ -94,6 +98,12 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"no build at all", "name: s\nautopilot: {users: \"1\", duration: 10s}\n" + confs, []string{
 			"build.warehouses: missing: how many warehouses to build",
+		}},
+		{"a rate with TPC-C", "name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, rate: 50}\n" + confs, []string{
+			"autopilot.rate: paces a pgbench workload",
+		}},
+		{"a rate with a fit", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, rate: 50}\n" + confs + "fit: {configuration: a, target_tps: 5, cpus: [1]}\n", []string{
+			"autopilot.rate: does not fit",
 		}},
 		{"no such figure, bad define", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, figure: x, define: {1x: 2}}\n" + confs, []string{
 			"autopilot.figure: x: no such script; the workload's are tpcb-like",

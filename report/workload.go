@@ -50,8 +50,42 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	}
 	fmt.Fprintf(w, "\n  transactions per second, overall and per script:\n")
 	writeTable(w, head, rows, right)
+	writePaced(w, run, ws)
 	writeStatements(w, analysis.WorkloadStatements(steps))
 	return true
+}
+
+// pacedRate is the rate run --rate paced run's workload to (0: unpaced).
+func pacedRate(run store.Run) float64 {
+	r, _ := strconv.ParseFloat(run.Env[store.EnvRate], 64)
+	return r
+}
+
+// pacedNote says what a paced run's latencies and lag are.
+const pacedNote = "latencies count from each transaction's scheduled start (one Poisson schedule the users share, as pgbench -R); " +
+	"schedule lag: how long after it a transaction started"
+
+// writePaced prints a paced run's rate asked and kept and its schedule
+// lag at each number of users, and the steps that fell behind.
+func writePaced(w io.Writer, run store.Run, ws []analysis.WorkloadStep) {
+	rate := pacedRate(run)
+	if rate <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n  paced at %s TPS (--rate): %s:\n", fmtFloat(rate, 1), pacedNote)
+	var rows [][]string
+	var behind []string
+	for _, s := range ws {
+		rows = append(rows, []string{strconv.Itoa(s.Users), fmtFloat(rate, 1), fmtFloat(s.TPS, 1), fmtMs(s.ScheduleLagMs), fmtMs(s.ScheduleLagMaxMs)})
+		if s.Behind(rate) {
+			behind = append(behind, fmt.Sprintf("%d users (%s TPS)", s.Users, fmtFloat(s.TPS, 1)))
+		}
+	}
+	writeTable(w, []string{"users", "asked TPS", "TPS", "lag ms", "max lag ms"}, rows, []bool{true, true, true, true, true})
+	if len(behind) > 0 {
+		fmt.Fprintf(w, "  ! behind the schedule at %s: the users could not keep %s TPS (fewer transactions than a Poisson schedule explains), so the lag grew\n",
+			strings.Join(behind, ", "), fmtFloat(rate, 1))
+	}
 }
 
 // statementHead is the head of a table of statements' latencies.
@@ -111,7 +145,33 @@ func renderWorkloads(p *Page) {
 	}
 	p.Table(Table{Caption: "workloads that are not TPC-C: no validity verdict; their figure of merit is transactions per second",
 		Head: []string{"run", "workload", "users", "TPS", "TPS per script"}, Rows: rows})
+	renderPaced(p)
 	renderStatements(p)
+}
+
+// renderPaced shows each paced run's rate asked and kept and its
+// schedule lag at each number of users.
+func renderPaced(p *Page) {
+	var rows []Row
+	for i, rd := range p.Runs {
+		rate := pacedRate(rd.Run)
+		if rate <= 0 {
+			continue
+		}
+		for _, s := range analysis.WorkloadTPS(rd.Steps) {
+			kept := Num(fmtFloat(s.TPS, 1))
+			if s.Behind(rate) {
+				kept.Class += " warn"
+				kept.Title = "behind the schedule: fewer transactions than a Poisson schedule explains"
+			}
+			rows = append(rows, Row{Cells: []Cell{Txt(p.Labels[i]), Num(strconv.Itoa(s.Users)), Num(fmtFloat(rate, 1)), kept,
+				Num(fmtMs(s.ScheduleLagMs)), Num(fmtMs(s.ScheduleLagMaxMs))}})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p.Table(Table{Caption: "paced runs (--rate): " + pacedNote, Head: []string{"run", "users", "asked TPS", "TPS", "lag ms", "max lag ms"}, Rows: rows})
 }
 
 // renderStatements shows each workload run's statements' latencies at

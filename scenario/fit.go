@@ -68,6 +68,9 @@ func RunFit(ctx context.Context, st *store.Store, t *registry.Target, o FitOptio
 	if err := o.Run.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Run.Rate > 0 {
+		return nil, badOptions{OptionError{"rate", "does not fit: fit finds the configuration whose users, running back to back, reach the target; drop --rate (sweep a paced workload to see its latency by configuration)"}}
+	}
 	if t.Server == nil {
 		return nil, bad("fit restarts the server for each candidate: use a managed target (--target %s), not %s", registry.ManagedForms(), t.Name)
 	}

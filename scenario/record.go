@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"time"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rightsize/rightsize/analysis"
@@ -24,6 +26,9 @@ func encodeHist(h *hdrhistogram.Histogram) store.HdrHist {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// durMs is d in milliseconds.
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // TxnSummary returns the store summary of one transaction type's stats.
 func TxnSummary(t tpcc.TxnType, s driver.TxnStats) store.TxnSummary {
@@ -50,6 +55,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		MeasureStart: res.MeasureStart, MeasureEnd: res.MeasureEnd, Partial: res.Partial,
 		TPM: res.TPM(), NOPM: res.NOPM(), DriverCPUUsPerTxn: res.DriverCPUPerTxn(), ServerCPUUsPerTxn: res.ServerCPUPerTxn(),
 		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects,
+		ScheduleLagMs: durMs(res.ScheduleLag), ScheduleLagMaxMs: durMs(res.ScheduleLagMax),
 		OrderLines: res.OrderLines, RemoteOrderLines: res.RemoteOrderLines, RemotePayments: res.RemotePayments}
 	s.TPMPerUser = s.TPM / float64(res.Users)
 	e := r.Ending

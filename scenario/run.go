@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -90,6 +91,9 @@ func (o *RunOptions) Validate() error {
 	if errs := o.specProblems(); len(errs) > 0 {
 		return badOptions{errs[0]}
 	}
+	if err := RateOf(o.Rate, o.Workload != nil); err != nil {
+		return badOptions{err}
+	}
 	if o.Warehouses != 0 {
 		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
 			return badOptions{err}
@@ -99,6 +103,17 @@ func (o *RunOptions) Validate() error {
 		return err
 	}
 	return o.validateWorkers()
+}
+
+// RateOf is the problem of a rate (--rate, a plan's autopilot.rate) for a
+// run of a pgbench workload or of TPC-C (nil when none): only a pgbench
+// workload is paced by a rate. (A plan knows its workload after its
+// autopilot's keys are checked, so this is not one of CheckSpec's.)
+func RateOf(rate float64, workload bool) error {
+	if rate > 0 && !workload {
+		return OptionError{"rate", "paces a pgbench workload (add --workload tpcb or --workload FILE): TPC-C's users are paced by its keying and think times (--keying-thinking)"}
+	}
+	return nil
 }
 
 // OptionError is a run option with a bad value: Option is its flag's
@@ -149,6 +164,12 @@ func (o *RunOptions) specProblems() []OptionError {
 	}
 	if _, err := engine.ParseIsolation(string(o.Isolation)); err != nil {
 		add("isolation", "%q is not spec or read-committed", o.Isolation)
+	}
+	switch {
+	case o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0):
+		add("rate", "must be a number of transactions per second, or 0 for none (got %g)", o.Rate)
+	case o.Rate > 0 && o.Workers > 0:
+		add("rate", "is not split among workers: run a paced workload from one process (drop --worker and --workers)")
 	}
 	return errs
 }
@@ -378,7 +399,7 @@ func (r *runner) create(ctx context.Context) error {
 		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
 	prewarmEnv(env, r.warmed)
-	workloadEnv(env, o.Workload)
+	workloadEnv(env, o.Workload, o.Rate)
 	r.oomBefore = t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(r.mode),
 		Warehouses: r.meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(r.iso), Users: o.Users, Rampup: o.Rampup,

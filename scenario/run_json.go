@@ -122,6 +122,7 @@ var stepKeys = []stepKey{
 	{"txn", func(s StepReport) any { return txnReports(s.Txn) }},
 	column(analysis.ColDriverCPUPerTx), positive(analysis.ColServerCPUPerTx),
 	column(analysis.ColMeasuredSeconds), column(analysis.ColSkippedDeliveries), column(analysis.ColReconnects),
+	positive(analysis.ColScheduleLag), positive(analysis.ColScheduleLagMax),
 	{"partial", func(s StepReport) any { return s.Partial }},
 	column(analysis.ColRepeats),
 	spread(analysis.ColTPM, "cv", statCV), spread(analysis.ColNOPM, "cv", statCV),

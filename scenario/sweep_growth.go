@@ -122,11 +122,11 @@ func groupOf(r store.Run) string {
 
 // growthKey is what runs whose ratios stand for r's share: the host, the
 // engine and its version, the target, the mode, the workload and how its
-// users key and think and isolate (not the warehouses, users, settings or
-// caps).
+// users key and think and isolate and the rate pacing them (not the
+// warehouses, users, settings or caps).
 func growthKey(r store.Run) string {
 	parts := []string{r.Source, r.Target, r.Engine + " " + r.EngineVersion, r.Mode, strconv.FormatBool(r.KeyingThinking), r.Isolation}
-	for _, k := range []string{"host.name", "host.cpu_model", store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure} {
+	for _, k := range []string{"host.name", "host.cpu_model", store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure, store.EnvRate} {
 		parts = append(parts, k+"="+r.Env[k])
 	}
 	return strings.Join(parts, "\n")

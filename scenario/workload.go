@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/rightsize/rightsize/analysis"
@@ -64,10 +65,13 @@ func (r *runner) prepareWorkload(ctx context.Context) error {
 }
 
 // workloadEnv records a workload that is not TPC-C in the run's
-// environment.
-func workloadEnv(env map[string]string, w driver.Workload) {
+// environment, with the rate that paced it (run --rate).
+func workloadEnv(env map[string]string, w driver.Workload, rate float64) {
 	if w == nil {
 		return
+	}
+	if rate > 0 {
+		env[store.EnvRate] = strconv.FormatFloat(rate, 'g', -1, 64)
 	}
 	env[store.EnvWorkload], env[store.EnvWorkloadScripts] = "custom", ""
 	if d, ok := w.(describedWorkload); ok {

@@ -253,6 +253,9 @@ CREATE TABLE step_statements (
   hist       {{BLOB}},
   PRIMARY KEY (step_id, seq)
 )`},
+	{11, "schedule lag", `
+ALTER TABLE steps ADD COLUMN schedule_lag_ms {{FLOAT}} NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN schedule_lag_max_ms {{FLOAT}} NOT NULL DEFAULT 0`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -172,6 +172,10 @@ type Step struct {
 	SkippedDeliveries int64 `json:"skipped_deliveries"`
 	// Reconnects counts reconnections after lost connections.
 	Reconnects int64 `json:"reconnects"`
+	// ScheduleLagMs and ScheduleLagMaxMs are a paced step's mean and
+	// largest schedule lag, ms (Run.Rate; 0 when not paced).
+	ScheduleLagMs    float64 `json:"schedule_lag_ms"`
+	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
 	// OrderLines and RemoteOrderLines count the lines of the completed
 	// New-Orders and those supplied by another warehouse; RemotePayments
 	// counts the completed Payments of a customer of another warehouse.

@@ -45,6 +45,7 @@ func stepFigureFields(st *Step) []field {
 		{"partial", &st.Partial}, {figures.TPM.Name, &st.TPM}, {figures.NOPM.Name, &st.NOPM}, {figures.TPMPerUser.Name, &st.TPMPerUser},
 		{figures.DriverCPUPerTxn.Name, &st.DriverCPUUsPerTxn}, {figures.ServerCPUPerTxn.Name, &st.ServerCPUUsPerTxn},
 		{figures.SkippedDeliveries.Name, &st.SkippedDeliveries}, {figures.Reconnects.Name, &st.Reconnects},
+		{figures.ScheduleLag.Name, &st.ScheduleLagMs}, {figures.ScheduleLagMax.Name, &st.ScheduleLagMaxMs},
 	}
 	fs = append(fs, hostFields(st.Host.Columns())...)
 	fs = append(fs, hostFields(st.Procs.Columns())...)

@@ -10,6 +10,10 @@ const (
 	// EnvWorkloadFigure names the script whose rate is the figure of
 	// merit (--figure); absent: every script's.
 	EnvWorkloadFigure = "workload.figure"
+	// EnvRate is the rate, in transactions per second, that run --rate
+	// paced the workload's users to (pgbench -R); absent: unpaced, each
+	// user's transactions back to back.
+	EnvRate = "workload.rate"
 )
 
 // Workload is the workload r ran: "" for TPC-C, else its name and its

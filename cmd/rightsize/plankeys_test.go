@@ -29,7 +29,7 @@ var runKeys = map[string]string{
 	"io-limit": "configurations.io", "wal-dir": "configurations.wal_dir", "cgroup-parent": "configurations.cgroup_parent",
 	"caps":     "configurations.caps",
 	"workload": "autopilot.workload", "define": "autopilot.define", "random-seed": "autopilot.random_seed",
-	"scale": "autopilot.scale", "figure": "autopilot.figure",
+	"scale": "autopilot.scale", "figure": "autopilot.figure", "rate": "autopilot.rate",
 }
 
 // commandKeys are the plan keys of each command's own flags (over

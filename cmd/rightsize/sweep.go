@@ -104,6 +104,9 @@ func exampleOf(kind string) string {
 }
 
 func sweepWith(cmd *cobra.Command, tf targetFlags, so scenario.SweepOptions, rf runFlags, predict bool) error {
+	if predict && so.Run.Rate > 0 {
+		return badInput(errors.New("--predict predicts users that run back to back: drop --rate (a paced run's throughput is its rate; compare the values' latency instead)"))
+	}
 	return withStore(cmd, func(st *store.Store) error {
 		so.Run.Version, so.Run.Commit = version, commit
 		c, err := tf.config(false, 2, so.Run)

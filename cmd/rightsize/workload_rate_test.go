@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/store"
+)
+
+// TestEmbeddedPacedRun: run --rate paces a pgbench workload on the
+// embedded server: its users complete about the rate asked, each step
+// stores its schedule lag and the run its rate, and results show says
+// both; a rate the users cannot keep is said to fall behind. --rate is
+// refused, exit 2, where it cannot be honoured: TPC-C, a negative rate,
+// sweep --predict and fit.
+func TestEmbeddedPacedRun(t *testing.T) {
+	ctx := context.Background()
+	args := builtTPCB(t, "paced-")
+	with := func(a ...string) []string { return append(a, args...) }
+	loc := tempStore(t)
+	out, errOut, code := cli(t, ctx, with("run", "--workload", "select-only", "--rate", "150", "--users", "2", "--rampup", "1s", "--duration", "4s",
+		"--label", "paced", "--json", "--store", loc)...)
+	if code != 0 {
+		t.Fatalf("run --rate: exit %d\n%s%s", code, out, errOut)
+	}
+	var res struct {
+		RunID string `json:"run_id"`
+		Steps []struct {
+			Lag    float64 `json:"schedule_lag_ms"`
+			LagMax float64 `json:"schedule_lag_max_ms"`
+		} `json:"steps"`
+		Workload struct {
+			Steps []struct {
+				TPS float64 `json:"tps"`
+			} `json:"steps"`
+		} `json:"workload"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Steps) != 1 || len(res.Workload.Steps) != 1 {
+		t.Fatalf("run --json: %v\n%s", err, out)
+	}
+	// 600 transactions asked in 4 s: a Poisson count's standard deviation
+	// is 4 %, so ±25 % fails only a run that did not keep the rate
+	if tps := res.Workload.Steps[0].TPS; math.Abs(tps-150)/150 > 0.25 {
+		t.Errorf("paced at 150 TPS: %.1f TPS", tps)
+	}
+	if s := res.Steps[0]; s.Lag <= 0 || s.LagMax < s.Lag {
+		t.Errorf("schedule lag %.3f ms, max %.3f ms: want the lag measured", s.Lag, s.LagMax)
+	}
+	if st := firstStep(t, loc, res.RunID); st.ScheduleLagMs != res.Steps[0].Lag || st.ScheduleLagMaxMs != res.Steps[0].LagMax {
+		t.Errorf("stored lag %.3f (max %.3f), want --json's", st.ScheduleLagMs, st.ScheduleLagMaxMs)
+	}
+	show, errOut, code := cli(t, ctx, "results", "show", "paced", "--store", loc)
+	if code != 0 || !strings.Contains(show, "paced at 150.0 TPS (--rate)") || !strings.Contains(show, "asked TPS") || strings.Contains(show, "behind the schedule") {
+		t.Errorf("results show of a paced run: exit %d\n%s%s", code, show, errOut)
+	}
+	if env := runEnv(t, loc, res.RunID); env[store.EnvRate] != "150" {
+		t.Errorf("stored rate %q, want 150", env[store.EnvRate])
+	}
+	out, errOut, code = cli(t, ctx, with("run", "--workload", "select-only", "--rate", "1000000", "--users", "1", "--rampup", "500ms", "--duration", "2s", "--store", loc)...)
+	if code != 0 || !strings.Contains(out, "! behind the schedule at 1 users") {
+		t.Errorf("a rate beyond the users: exit %d, want it said to fall behind\n%s%s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--rate", "10", "--duration", "1s"}, "--rate paces a pgbench workload"},
+		{[]string{"run", "--workload", "tpcb", "--rate", "-1", "--duration", "1s"}, "--rate must be a number of transactions per second"},
+		{[]string{"sweep", "cpus", "--values", "1", "--workload", "tpcb", "--rate", "10", "--predict"}, "--predict predicts users that run back to back"},
+		{[]string{"fit", "--workload", "tpcb", "--rate", "10", "--target-tps", "1", "--cpus", "1", "--cost", writeCostFile(t, fitCosts), "--config", "vm",
+			"--duration", "1s"}, "--rate does not fit"},
+	} {
+		out, errOut, code := cli(t, ctx, with(append(c.args, "--store", loc)...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
+}
+
+// runEnv is the stored environment of run runID in the store at loc.
+func runEnv(t *testing.T, loc, runID string) map[string]string {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, _, err := st.LoadRun(context.Background(), runID)
+	if err != nil {
+		t.Fatalf("load run %s: %v", runID, err)
+	}
+	return run.Env
+}
