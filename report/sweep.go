@@ -40,6 +40,15 @@ type Sweep struct {
 	// script" or a script's name: scenario.SweepResult.Figure), which the
 	// points' NOPM and New-Order latencies then hold; "" for TPC-C.
 	Figure string
+	// Rate is the transactions per second a paced sweep's runs were paced
+	// to (scenario.SweepResult.Rate; 0: not paced).
+	Rate float64
+}
+
+// PacedSweepNote is what a sweep paced at rate says of its values.
+func PacedSweepNote(rate float64) string {
+	return fmt.Sprintf("paced at %s TPS (--rate): each value's users keep that rate while they can, so the values differ by their latency (p90, p99); "+
+		"a value whose users fell behind the schedule completed fewer (its run says so)", fmtFloat(rate, 1))
 }
 
 // heads are the names the sweep's views give the points' NOPM, their
@@ -73,6 +82,9 @@ func renderSweep(p *Page, s *Sweep) error {
 		p.Text(k)
 	}
 	p.Textf("Sweep %s %s (%s): one run per value, over the same built database.", s.Kind, s.ID, s.Status)
+	if s.Rate > 0 {
+		p.Text(PacedSweepNote(s.Rate) + ".")
+	}
 	if s.DBBytes > 0 {
 		p.Textf("Database size: %.0f MiB.", float64(s.DBBytes)/(1<<20))
 	}

@@ -322,6 +322,21 @@ type SweepResult struct {
 	// which the points' NOPM and New-Order latencies then hold (per minute:
 	// "every script" or the --figure script's name); "" for TPC-C.
 	Figure string `json:"figure,omitempty"`
+	// Rate, in a sweep of a paced pgbench workload (run --rate), is the
+	// transactions per second its runs were paced to: the values then
+	// differ by their latency while their users keep the rate.
+	Rate float64 `json:"rate,omitempty"`
+}
+
+// sweepRate is SweepResult.Rate of a sweep's runs.
+func sweepRate(runs []*store.Run) float64 {
+	for _, r := range runs {
+		if r != nil {
+			rate, _ := strconv.ParseFloat(r.Env[store.EnvRate], 64)
+			return rate
+		}
+	}
+	return 0
 }
 
 // sweepFigure is SweepResult.Figure of a sweep's runs.
@@ -657,7 +672,7 @@ func LoadSweepResult(ctx context.Context, st *store.Store, idOrLabel string, thr
 		}
 		res.Points = append(res.Points, p)
 	}
-	res.Figure = sweepFigure(runs)
+	res.Figure, res.Rate = sweepFigure(runs), sweepRate(runs)
 	res.KneeRule = KneeRuleOf(res.Figure)
 	res.Knee, res.KneeFound, res.KneeNote = kneeJudged(res.Points, threshold, meritName(res.Figure))
 	if sw.Kind == "cpus" {

@@ -38,6 +38,12 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 		}
 		return nil
 	}
+	if r.Rate > 0 {
+		for i := range r.Points {
+			r.Points[i].PredictNote = "not predicted: the runs were paced (--rate), and the model predicts users that run back to back"
+		}
+		return nil
+	}
 	var base *capacity.Demands
 	var curve []capacity.CachePoint
 	for i := range r.Points {

@@ -211,6 +211,9 @@ func writeSweep(w io.Writer, r *scenario.SweepResult) {
 		fig, p90, p99 = "FIG/min", "p90 ms", "p99 ms"
 		fmt.Fprintf(w, "  figure of merit: the transactions per minute of %s (FIG/min; TPS = FIG/min / 60)\n", r.Figure)
 	}
+	if r.Rate > 0 {
+		fmt.Fprintf(w, "  %s\n", report.PacedSweepNote(r.Rate))
+	}
 	fmt.Fprintf(w, "  %-3s %-*s %-9s %5s %9s %9s %10s %10s %11s %12s  %s\n", "", vw, "VALUE", "STATUS", "USERS", "TPM", fig,
 		p90, p99, "blk rd/txn", "disk rd MB/s", "RUN")
 	for i, p := range r.Points {
@@ -277,7 +280,7 @@ func reportSweep(cmd *cobra.Command, st *store.Store, key string) (*report.Sweep
 	}
 	v := &report.Sweep{ID: r.ID, Label: r.Label, Kind: r.Kind, Status: r.Status, Threshold: r.Threshold, Rule: r.KneeRule,
 		DBBytes: r.DBBytes, Knee: r.Knee, KneeFound: r.KneeFound, KneeNote: r.KneeNote, RunLabel: scenario.RunLabel(r.Kind, r.ID, r.Label), Points: r.Points,
-		Figure: r.Figure}
+		Figure: r.Figure, Rate: r.Rate}
 	if d := r.DriverShare; d != nil {
 		v.DriverNote, v.DriverKneeNote = d.Note()+".", d.KneeNote()
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -93,4 +96,35 @@ func runEnv(t *testing.T, loc, runID string) map[string]string {
 		t.Fatalf("load run %s: %v", runID, err)
 	}
 	return run.Env
+}
+
+// TestEmbeddedPacedSweep: a sweep of a paced workload stores its rate,
+// says that its values differ by their latency, and predicts nothing (the
+// model predicts users that run back to back), in its text and report.
+func TestEmbeddedPacedSweep(t *testing.T) {
+	needCgroups(t)
+	ctx := context.Background()
+	args := builtTPCB(t, "pacedsweep-")
+	with := func(a ...string) []string { return append(a, args...) }
+	loc := tempStore(t)
+	out, errOut, code := cli(t, ctx, with("sweep", "cpus", "--values", "1,0.5", "--workload", "select-only", "--rate", "100", "--users", "2",
+		"--rampup", "500ms", "--duration", "2s", "--label", "psw", "--json", "--store", loc)...)
+	if code != 0 {
+		t.Fatalf("sweep --rate: exit %d\n%s%s", code, out, errOut)
+	}
+	var res scenario.SweepResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Rate != 100 || len(res.Points) != 2 {
+		t.Fatalf("sweep --json: rate %g, %v\n%s", res.Rate, err, out)
+	}
+	show, errOut, code := cli(t, ctx, with("sweep", "cpus", "--resume", "psw", "--workload", "select-only", "--rate", "100", "--store", loc)...)
+	if code != 0 || !strings.Contains(show, "paced at 100.0 TPS (--rate)") {
+		t.Errorf("a paced sweep's text: exit %d\n%s%s", code, show, errOut)
+	}
+	page := filepath.Join(t.TempDir(), "psw.html")
+	if out, errOut, code := cli(t, ctx, "report", "--sweep", "psw", "--store", loc, "-o", page); code != 0 {
+		t.Fatalf("report --sweep: exit %d\n%s%s", code, out, errOut)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "paced at 100.0 TPS") || strings.Contains(string(html), "predicted") {
+		t.Errorf("a paced sweep's report: want it said paced and no predictions (%v)", err)
+	}
 }
