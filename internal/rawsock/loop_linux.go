@@ -40,6 +40,7 @@ type Loop struct {
 	conns      []*FDConn   // by token-1
 	done       atomic.Bool // Run's context ended
 	events     [128]unix.EpollEvent
+	ts         unix.Timespec // a timed wait's timeout (epoll_pwait2)
 
 	mu     sync.Mutex // guards closed against wake
 	closed bool
@@ -132,8 +133,25 @@ func (l *Loop) Run(ctx context.Context) {
 // P back from an ordinary system call and then poll every 20 µs, stays
 // asleep. Its signals (preemption, a stop of the world) end the wait with
 // EINTR.
+//
+// A timed wait ends when its sleeper's time comes, to the microsecond,
+// through epoll_pwait2 (Linux 5.11) and its timespec, as pgbench's ppoll
+// does: a paced user (run --rate) starts on its schedule rather than on
+// the next whole millisecond. Kernels without it round up to one.
 func (l *Loop) wait() int {
-	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(l.timeout()), 0, 0)
+	d := l.timeout()
+	var r uintptr
+	var e syscall.Errno
+	if d > 0 && pwait2.Load() {
+		l.ts = unix.NsecToTimespec(int64(d))
+		r, _, e = syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
+		if e == syscall.ENOSYS {
+			pwait2.Store(false)
+			return 0
+		}
+	} else {
+		r, _, e = syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(msOf(d)), 0, 0)
+	}
 	switch e {
 	case 0:
 		return int(r)
@@ -147,14 +165,27 @@ func (l *Loop) wait() int {
 // that a change of the clock delays neither by more.
 const maxWait = 5 * time.Millisecond
 
-// timeout is the wait's, in whole milliseconds rounded up: until the
-// first sleeper or socket deadline ends, at most maxWait; -1 (none) when
-// nothing is timed. An untimed wait still ends for all that concerns the
+// pwait2 tells the kernel has epoll_pwait2; the first ENOSYS clears it.
+var pwait2 atomic.Bool
+
+func init() { pwait2.Store(true) }
+
+// msOf is timeout d as epoll_pwait takes it: whole milliseconds rounded
+// up, -1 for none.
+func msOf(d time.Duration) int {
+	if d < 0 {
+		return -1
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// timeout is the wait's: until the first sleeper or socket deadline
+// ends, at most maxWait; -1 (none) when nothing is timed. An untimed wait still ends for all that concerns the
 // loop: its sockets' events; the eventfd, which Run's context, a deadline
 // set and a socket's Close write to; the runtime's preemption signals
 // (EINTR). A timeout would arm a timer at each wait, which on a virtual
 // machine costs an exit to the hypervisor per round trip.
-func (l *Loop) timeout() int {
+func (l *Loop) timeout() time.Duration {
 	if l.done.Load() {
 		return 0
 	}
@@ -171,11 +202,7 @@ func (l *Loop) timeout() int {
 			first = t
 		}
 	}
-	d := first - time.Now().UnixNano()
-	if d <= 0 {
-		return 0
-	}
-	return int((d + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+	return time.Duration(max(first-time.Now().UnixNano(), 0))
 }
 
 // resumeDue resumes the coroutines whose wait ended by now: a Sleep's
