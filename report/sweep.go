@@ -74,7 +74,9 @@ func (sweepSection) Render(p *Page) error {
 	return renderSweep(p, p.Sweep)
 }
 
-func renderSweep(p *Page, s *Sweep) error {
+// sweepIntro is the sweep's answer (its knee) and what it measured: the
+// runs, a paced sweep's rate, the database's size and its prewarming.
+func sweepIntro(p *Page, s *Sweep) {
 	if k := kneeText(s); k != "" {
 		if s.DriverKneeNote != "" {
 			k += " * " + s.DriverKneeNote + "."
@@ -91,6 +93,10 @@ func renderSweep(p *Page, s *Sweep) error {
 	if w := prewarmedText(p, s); w != "" {
 		p.Text(w)
 	}
+}
+
+func renderSweep(p *Page, s *Sweep) error {
+	sweepIntro(p, s)
 	merit, p90Head, p99Head, latency := s.heads()
 	head := []string{s.Kind, "status", "users", "TPM", merit, p90Head, p99Head, "blocks read per txn", "disk read MB/s", "run"}
 	var rows []Row

@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/rightsize/rightsize/figures"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -32,5 +36,43 @@ func TestNOPMNames(t *testing.T) {
 				t.Errorf("got %q, %q; want %q, %q", title, unit, c.title, c.unit)
 			}
 		})
+	}
+}
+
+// TestPacedViews: a paced run's summary and report show the rate asked,
+// the TPS kept and the schedule lag per users step, and name the step
+// whose users fell behind the schedule (500 of the 1,000 transactions
+// 10 s at 100 TPS asks), not the one that kept it.
+func TestPacedViews(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	step := func(users int, n int64, lag, lagMax float64) store.Step {
+		return store.Step{Repeat: 1, Users: users, Start: t0, MeasureStart: t0, MeasureEnd: t0.Add(10 * time.Second),
+			ScheduleLagMs: lag, ScheduleLagMaxMs: lagMax, Txn: []store.TxnSummary{{Type: "tpcb-like", Txn: figures.Txn{Count: n}}}}
+	}
+	rd := RunData{Run: store.Run{ID: "r1", Env: map[string]string{store.EnvWorkload: "tpcb", store.EnvWorkloadScripts: "tpcb-like@1", store.EnvRate: "100"}},
+		Steps: []store.Step{step(1, 1000, 0.25, 3.5), step(2, 500, 812, 4900)}}
+	var text bytes.Buffer
+	WriteWorkload(&text, rd.Run, rd.Steps)
+	out := text.String()
+	for _, want := range []string{"paced at 100.0 TPS (--rate)", "asked TPS", "0.250", "812", "! behind the schedule at 2 users (50.0 TPS)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "1 users (") {
+		t.Errorf("the step that kept the rate is said to be behind:\n%s", out)
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, []RunData{rd}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if h := page.String(); !strings.Contains(h, "paced runs (--rate)") || strings.Count(h, "behind the schedule: fewer transactions") != 1 {
+		t.Errorf("report: want the paced runs table with one step behind")
+	}
+	rd.Run.Env[store.EnvRate] = ""
+	text.Reset()
+	WriteWorkload(&text, rd.Run, rd.Steps)
+	if strings.Contains(text.String(), "paced") {
+		t.Errorf("an unpaced run's summary says paced:\n%s", text.String())
 	}
 }
