@@ -105,14 +105,24 @@ func hostBusy(t *testing.T, loc, runID string) float64 {
 // firstStep is a stored run's first step.
 func firstStep(t *testing.T, loc, runID string) store.Step {
 	t.Helper()
+	_, steps := storedRun(t, loc, runID)
+	if len(steps) == 0 {
+		t.Fatalf("run %s has no step", runID)
+	}
+	return steps[0]
+}
+
+// storedRun is run runID and its steps, from the store at loc.
+func storedRun(t *testing.T, loc, runID string) (store.Run, []store.Step) {
+	t.Helper()
 	st, err := store.Open(context.Background(), loc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	_, steps, err := st.LoadRun(context.Background(), runID)
-	if err != nil || len(steps) == 0 {
+	run, steps, err := st.LoadRun(context.Background(), runID)
+	if err != nil {
 		t.Fatalf("load run %s: %v", runID, err)
 	}
-	return steps[0]
+	return *run, steps
 }

@@ -59,8 +59,8 @@ func TestEmbeddedPacedRun(t *testing.T) {
 	if code != 0 || !strings.Contains(show, "paced at 150.0 TPS (--rate)") || !strings.Contains(show, "asked TPS") || strings.Contains(show, "behind the schedule") {
 		t.Errorf("results show of a paced run: exit %d\n%s%s", code, show, errOut)
 	}
-	if env := runEnv(t, loc, res.RunID); env[store.EnvRate] != "150" {
-		t.Errorf("stored rate %q, want 150", env[store.EnvRate])
+	if run, _ := storedRun(t, loc, res.RunID); run.Env[store.EnvRate] != "150" {
+		t.Errorf("stored rate %q, want 150", run.Env[store.EnvRate])
 	}
 	out, errOut, code = cli(t, ctx, with("run", "--workload", "select-only", "--rate", "1000000", "--users", "1", "--rampup", "500ms", "--duration", "1s", "--store", loc)...)
 	if code != 0 || !strings.Contains(out, "! behind the schedule at 1 users") {
@@ -81,21 +81,6 @@ func TestEmbeddedPacedRun(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
 		}
 	}
-}
-
-// runEnv is the stored environment of run runID in the store at loc.
-func runEnv(t *testing.T, loc, runID string) map[string]string {
-	t.Helper()
-	st, err := store.Open(context.Background(), loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	run, _, err := st.LoadRun(context.Background(), runID)
-	if err != nil {
-		t.Fatalf("load run %s: %v", runID, err)
-	}
-	return run.Env
 }
 
 // TestEmbeddedPacedSweep: a sweep of a paced workload stores its rate,
