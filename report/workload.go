@@ -55,12 +55,6 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	return true
 }
 
-// pacedRate is the rate run --rate paced run's workload to (0: unpaced).
-func pacedRate(run store.Run) float64 {
-	r, _ := strconv.ParseFloat(run.Env[store.EnvRate], 64)
-	return r
-}
-
 // pacedNote says what a paced run's latencies and lag are.
 const pacedNote = "latencies count from each transaction's scheduled start (one Poisson schedule the users share, as pgbench -R); " +
 	"schedule lag: how long after it a transaction started"
@@ -68,7 +62,7 @@ const pacedNote = "latencies count from each transaction's scheduled start (one 
 // writePaced prints a paced run's rate asked and kept and its schedule
 // lag at each number of users, and the steps that fell behind.
 func writePaced(w io.Writer, run store.Run, ws []analysis.WorkloadStep) {
-	rate := pacedRate(run)
+	rate := run.Rate()
 	if rate <= 0 {
 		return
 	}
@@ -154,7 +148,7 @@ func renderWorkloads(p *Page) {
 func renderPaced(p *Page) {
 	var rows []Row
 	for i, rd := range p.Runs {
-		rate := pacedRate(rd.Run)
+		rate := rd.Run.Rate()
 		if rate <= 0 {
 			continue
 		}

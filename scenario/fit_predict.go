@@ -129,7 +129,7 @@ func (ps predictSpec) options(ctx context.Context, st *store.Store, cr fit.Crite
 	if err := ps.sameFigure(run, cr); err != nil {
 		return o, bad("--from %s: %v", ps.From, err)
 	}
-	if run.Env[store.EnvRate] != "" {
+	if run.Rate() > 0 {
 		return o, bad("--from %s: a run paced with --rate cannot teach the model: its users waited for their schedule, which the model would take for the server's response time; give a run without --rate", ps.From)
 	}
 	c, err := candidateOfRun(run)

@@ -332,8 +332,7 @@ type SweepResult struct {
 func sweepRate(runs []*store.Run) float64 {
 	for _, r := range runs {
 		if r != nil {
-			rate, _ := strconv.ParseFloat(r.Env[store.EnvRate], 64)
-			return rate
+			return r.Rate()
 		}
 	}
 	return 0

@@ -1,5 +1,7 @@
 package store
 
+import "strconv"
+
 // The environment keys of a run of a workload that is not TPC-C (absent
 // for TPC-C): its name (tpcb, scripts) and its scripts with their
 // weights ("tpcb-like@1"). Its steps' transaction types are the scripts'
@@ -30,4 +32,11 @@ func (r *Run) WorkloadMerit() (Merit, bool) {
 		return Merit{}, false
 	}
 	return Merit{Txn: r.Env[EnvWorkloadFigure], PerMinute: "TPM"}, true
+}
+
+// Rate is the transactions per second run --rate paced r's workload to
+// (EnvRate), 0 when it ran unpaced.
+func (r *Run) Rate() float64 {
+	rate, _ := strconv.ParseFloat(r.Env[EnvRate], 64)
+	return rate
 }
