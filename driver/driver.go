@@ -8,6 +8,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -175,6 +176,41 @@ func (p Progress) Remaining() time.Duration { return max(p.Phase-p.Elapsed, 0) }
 // StepConfig.ReconnectTimeout.
 var ErrServerLost = errors.New("lost the database server: virtual users could not reconnect")
 
+// A Fataler is an error of a Workload's transaction after which no user
+// can go on (a pgbench script's meta-command failing, where pgbench
+// aborts its client): the step ends at once, partial, with a
+// *ScriptError, rather than counting the same error at full speed.
+type Fataler interface {
+	error
+	Fatal() bool
+}
+
+// ScriptError ends a step whose user met a Fataler.
+type ScriptError struct {
+	User int
+	Err  error
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("user %d stopped the step: %v (the script cannot go on here, as pgbench aborts its client; fix the script)", e.User+1, e.Err)
+}
+
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// fatal reports whether err is a Fataler that says so.
+func fatal(err error) bool {
+	var f Fataler
+	return errors.As(err, &f) && f.Fatal()
+}
+
+// end ends the step with err, unless another user ended it first.
+func (u *user) end(err error) {
+	select {
+	case u.ended <- err:
+	default:
+	}
+}
+
 // TxnStats are the figures of one transaction type over the measured interval.
 type TxnStats struct {
 	Count     int64 // completed, including rolled-back New-Orders
@@ -326,7 +362,7 @@ type user struct {
 	stats      *userStats
 	win        *measureWindow
 	stop       chan struct{}
-	lost       chan struct{}
+	ended      chan error // a user that ends the step says why here
 	term       *tpcc.Terminal
 	// wu is the user of a Workload (nil for TPC-C's term and exec).
 	wu User
@@ -593,10 +629,7 @@ func (u *user) reconnect(ctx context.Context) bool {
 			return true
 		}
 		if time.Now().After(deadline) {
-			select {
-			case u.lost <- struct{}{}:
-			default:
-			}
+			u.end(ErrServerLost)
 			return false
 		}
 		if !u.sleep(ctx, min(backoff, time.Until(deadline)+time.Millisecond)) {

@@ -57,7 +57,7 @@ type step struct {
 	win          *measureWindow
 	seconds      int // the step's whole seconds at the caps
 	halt         chan struct{}
-	lost         chan struct{}
+	ended        chan error
 	runCtx       context.Context // the users' and workers': cancelled 2 s after halt
 	cancel       context.CancelFunc
 	users        sync.WaitGroup
@@ -151,7 +151,7 @@ func (s *step) start() {
 	s.rec = s.newRecorder(stepStart)
 	s.stats = newUserStats(cfg.Users, s.rec.kinds)
 	s.halt = make(chan struct{})
-	s.lost = make(chan struct{}, 1)
+	s.ended = make(chan error, 1)
 	s.runCtx, s.cancel = context.WithCancel(context.Background())
 	s.drain = make(chan struct{})
 	if len(s.workerExecs) > 0 {
@@ -161,7 +161,7 @@ func (s *step) start() {
 	for i := range cfg.Users {
 		u := &user{
 			id: i, cfg: cfg, tgt: s.tgt, pool: s.pool, deliveries: s.queue, rec: s.rec, stats: &s.stats[i],
-			win: s.win, stop: s.halt, lost: s.lost,
+			win: s.win, stop: s.halt, ended: s.ended,
 			backoff: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 		}
 		if cfg.Workload != nil {
@@ -246,8 +246,8 @@ func (c *clock) stop() {
 }
 
 // loop is the step's own goroutine while the users run: it ends the
-// ramp-up and the measurement (by the clock, a StepControl, Ctrl-C or a
-// lost server), rotates the latency windows, reports progress and ticks
+// ramp-up and the measurement (by the clock, a StepControl, Ctrl-C, a
+// lost server or a user's fatal script error), rotates the latency windows, reports progress and ticks
 // the procs governor.
 func (s *step) loop(ctx context.Context) {
 	c := s.newClock()
@@ -267,8 +267,8 @@ func (s *step) loop(ctx context.Context) {
 		case <-ctx.Done():
 			s.res.Partial = true
 			ended = true
-		case <-s.lost:
-			s.res.Partial, s.res.Err = true, ErrServerLost
+		case err := <-s.ended:
+			s.res.Partial, s.res.Err = true, err
 			ended = true
 		case now := <-c.procs:
 			s.gov.tick(now)

@@ -146,3 +146,48 @@ func TestWorkloadStatements(t *testing.T) {
 		}
 	}
 }
+
+// fatalErr is an error no transaction can go on after (a Fataler).
+type fatalErr struct{}
+
+func (fatalErr) Error() string { return "s.sql:2: division by zero" }
+func (fatalErr) Fatal() bool   { return true }
+
+// fatalUser fails fatally on its third transaction.
+type fatalUser struct{ cycleUser }
+
+func (u *fatalUser) Run(ctx context.Context) (int, int, error) {
+	if u.n == 2 {
+		u.n++
+		return 0, 1, fatalErr{}
+	}
+	return u.cycleUser.Run(ctx)
+}
+
+type fatalWorkload struct{ cycleWorkload }
+
+func (w fatalWorkload) NewUser(context.Context, Target, UserConfig) (User, error) {
+	return &fatalUser{cycleUser{kinds: len(w.kinds)}}, nil
+}
+
+// TestWorkloadFatalEndsStep: a user's Fataler ends the step at once,
+// partial, with a ScriptError naming the user and the script's error
+// (pgbench aborts its client there), where an ordinary error is counted
+// and the users go on (TestWorkloadStep): the 30 s step ends within
+// seconds, the error counted once per user that met it.
+func TestWorkloadFatalEndsStep(t *testing.T) {
+	wl := fatalWorkload{cycleWorkload{kinds: []string{"a"}, figure: -1}}
+	start := time.Now()
+	res, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 2, Seed: 1,
+		Spec: Spec{Rampup: 0, Duration: 30 * time.Second, Workload: wl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *ScriptError
+	if took := time.Since(start); took > 15*time.Second || !res.Partial || !errors.As(res.Err, &se) || !strings.Contains(res.Err.Error(), "s.sql:2: division by zero") {
+		t.Fatalf("step took %s, partial %v, err %v: want it ended at once with the script's error", took, res.Partial, res.Err)
+	}
+	if e := res.Kinds[0]; e.Errors < 1 || e.Errors > 2 || e.FirstError != "s.sql:2: division by zero" {
+		t.Errorf("errors %d, first %q: want the fatal error counted", e.Errors, e.FirstError)
+	}
+}

@@ -14,7 +14,7 @@ const (
 	EndSteady      = "steady"      // ramp-up: steady state detected
 	EndPrecision   = "precision"   // measurement: the interval reached the precision asked
 	EndMax         = "max"         // the cap was reached first
-	EndInterrupted = "interrupted" // Ctrl-C or a lost server
+	EndInterrupted = "interrupted" // Ctrl-C, a lost server or a script error
 )
 
 // Warm-up rule settings.

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rightsize/rightsize/internal/pgtest"
 	"github.com/rightsize/rightsize/store"
 )
 
@@ -191,5 +193,30 @@ func TestWorkloadBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
 		}
+	}
+}
+
+// TestWorkloadScriptErrorEndsRun: a meta-command that fails as the script
+// runs (a division by zero no check sees before: client_id varies) ends
+// the run at once, where it counted the same error at full speed for the
+// whole step: partial (exit 1), saying which user, the script's place and
+// the fix, and the error stored with the step.
+func TestWorkloadScriptErrorEndsRun(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	div := filepath.Join(t.TempDir(), "div.sql")
+	write(t, div, "\\set x 1 / (:client_id - :client_id)\nSELECT :x;\n")
+	st := tempStore(t)
+	start := time.Now()
+	out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--workload", div, "--users", "2",
+		"--rampup", "0s", "--duration", "30s", "--progress-interval", "0", "--store", st, "--label", "div")
+	if took := time.Since(start); code != 1 || took > 20*time.Second ||
+		!strings.Contains(errOut, "div.sql:1: division by zero (the script cannot go on here, as pgbench aborts its client; fix the script)") ||
+		!strings.Contains(errOut, "stopped the step: ") || !strings.Contains(errOut, "(partial)") {
+		t.Fatalf("a script that divides by zero: exit %d after %s, want 1 at once naming the place\n%s%s", code, took, out, errOut)
+	}
+	run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID)
+	if run.Status != store.StatusPartial || len(steps) != 1 || len(steps[0].Txn) != 1 || steps[0].Txn[0].Errors < 1 ||
+		!strings.HasSuffix(steps[0].Txn[0].FirstError, "div.sql:1: division by zero") || steps[0].MeasureEndHow != "interrupted" {
+		t.Errorf("stored run %s, steps %+v: want partial with the error", run.Status, steps)
 	}
 }

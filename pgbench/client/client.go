@@ -111,6 +111,14 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
+// Fatal says whether no transaction can go on after the error: a
+// meta-command's (an expression that fails, such as a division by zero,
+// or a variable unset), which pgbench aborts its client on. An SQL error
+// is counted and the client goes on; a cancelled wait is the step's end.
+func (e *CommandError) Fatal() bool {
+	return !e.SQL && !errors.Is(e.Err, context.Canceled) && !errors.Is(e.Err, context.DeadlineExceeded)
+}
+
 func retryable(err error) bool {
 	var ce *CommandError
 	return errors.As(err, &ce) && ce.Retryable()
