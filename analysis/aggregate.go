@@ -73,6 +73,10 @@ type StepAggregate struct {
 	// ScheduleLagMaxMs the largest (a paced run's; 0 otherwise).
 	ScheduleLagMs    float64 `json:"schedule_lag_ms"`
 	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
+	// LateTxns and SkippedTxns are sums over the repeats of the
+	// transactions over the run's latency limit (store.Step's).
+	LateTxns    int64 `json:"late_txns"`
+	SkippedTxns int64 `json:"skipped_txns"`
 	// Validity is valid when every repeat's step was, with the union of
 	// their violations; nil when no repeat has a verdict.
 	Validity *store.Validity `json:"validity,omitempty"`
@@ -175,6 +179,8 @@ func aggregateGroup(idx int, all []*store.Step) StepAggregate {
 		a.SkippedDeliveries += st.SkippedDeliveries
 		a.Reconnects += st.Reconnects
 		a.ScheduleLagMaxMs = max(a.ScheduleLagMaxMs, st.ScheduleLagMaxMs)
+		a.LateTxns += st.LateTxns
+		a.SkippedTxns += st.SkippedTxns
 	}
 	a.ScheduleLagMs = mean(func(s *store.Step) float64 { return s.ScheduleLagMs })
 	a.Validity = mergeValidity(group)

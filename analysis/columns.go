@@ -46,6 +46,8 @@ var (
 	ColReconnects        = stepColumn(figures.Reconnects, func(a *StepAggregate) float64 { return float64(a.Reconnects) })
 	ColScheduleLag       = stepColumn(figures.ScheduleLag, func(a *StepAggregate) float64 { return a.ScheduleLagMs })
 	ColScheduleLagMax    = stepColumn(figures.ScheduleLagMax, func(a *StepAggregate) float64 { return a.ScheduleLagMaxMs })
+	ColLateTxns          = stepColumn(figures.LateTxns, func(a *StepAggregate) float64 { return float64(a.LateTxns) })
+	ColSkippedTxns       = stepColumn(figures.SkippedTxns, func(a *StepAggregate) float64 { return float64(a.SkippedTxns) })
 	ColMeasuredSeconds   = Column{Name: "measured_seconds", Head: "measured s", Unit: figures.Count, Value: func(a *StepAggregate) float64 { return a.MeasuredSeconds }}
 )
 

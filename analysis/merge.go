@@ -34,6 +34,8 @@ func MergeWorkerSteps(runID string, parts []*store.Step) store.Step {
 		m.RemoteOrderLines += p.RemoteOrderLines
 		m.RemotePayments += p.RemotePayments
 		m.Reconnects += p.Reconnects
+		m.LateTxns += p.LateTxns
+		m.SkippedTxns += p.SkippedTxns
 		if p.Start.Before(m.Start) {
 			m.Start = p.Start
 		}

@@ -23,6 +23,20 @@ type WorkloadStep struct {
 	// when run --rate did not pace it.
 	ScheduleLagMs    float64 `json:"schedule_lag_ms,omitempty"`
 	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms,omitempty"`
+	// Late and Skipped are the repeats' transactions over the run's
+	// latency limit: completed late, and (paced) skipped, never sent.
+	Late    int64 `json:"late_txns,omitempty"`
+	Skipped int64 `json:"skipped_txns,omitempty"`
+}
+
+// LatePct is the share of the transactions that were late or skipped
+// (pgbench -L's two counts over those it processed), %.
+func (s WorkloadStep) LatePct() float64 {
+	n := s.Transactions + s.Skipped
+	if n == 0 {
+		return 0
+	}
+	return 100 * float64(s.Late+s.Skipped) / float64(n)
 }
 
 // Behind reports whether a step paced at rate transactions per second
@@ -59,12 +73,15 @@ func WorkloadTPS(steps []store.Step) []WorkloadStep {
 		l.Transactions += n
 		l.ScheduleLagMs += s.ScheduleLagMs * float64(n)
 		l.ScheduleLagMaxMs = max(l.ScheduleLagMaxMs, s.ScheduleLagMaxMs)
+		l.Late += s.LateTxns
+		l.Skipped += s.SkippedTxns
 	}
 	slices.Sort(users)
 	out := make([]WorkloadStep, 0, len(users))
 	for _, u := range users {
 		l := lags[u]
-		ws := WorkloadStep{Users: u, Scripts: map[string]float64{}, Seconds: secs[u], Transactions: l.Transactions, ScheduleLagMaxMs: l.ScheduleLagMaxMs}
+		ws := WorkloadStep{Users: u, Scripts: map[string]float64{}, Seconds: secs[u], Transactions: l.Transactions, ScheduleLagMaxMs: l.ScheduleLagMaxMs,
+			Late: l.Late, Skipped: l.Skipped}
 		if l.Transactions > 0 {
 			ws.ScheduleLagMs = l.ScheduleLagMs / float64(l.Transactions)
 		}

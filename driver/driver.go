@@ -65,6 +65,12 @@ type Spec struct {
 	// counts from its scheduled start, and how late it started is its
 	// schedule lag (StepResult.ScheduleLag). 0: as fast as the users go.
 	Rate float64
+	// LatencyLimit, when above 0, counts the Workload's transactions
+	// whose latency exceeds it (StepResult.Late), as pgbench -L does;
+	// with Rate, a transaction whose scheduled start is further behind
+	// than the limit when a user is free for it is not sent but counted
+	// skipped (StepResult.Skipped): it could not have met the limit.
+	LatencyLimit time.Duration
 }
 
 // DefaultReconnectTimeout is Spec.ReconnectTimeout's default, also run's
@@ -266,6 +272,11 @@ type StepResult struct {
 	// when Spec.Rate paced them (0 otherwise): how long after its
 	// scheduled start each began, as pgbench -R reports it.
 	ScheduleLag, ScheduleLagMax time.Duration
+	// Late counts the transactions completed in the measured interval
+	// whose latency exceeded Spec.LatencyLimit, and Skipped those whose
+	// scheduled start in it was further behind than the limit, which were
+	// not sent (pgbench -L with -R); 0 without a limit.
+	Late, Skipped int64
 
 	// OrderLines and RemoteOrderLines count the lines of completed
 	// New-Orders and those supplied by another warehouse; RemotePayments
@@ -344,7 +355,9 @@ type userStats struct {
 	// the measured paced transactions' schedule lag (Spec.Rate)
 	lagSum, lagMax time.Duration
 	lagN           int64
-	_              [64]byte
+	// over Spec.LatencyLimit: completed late, and skipped (never sent)
+	late, dropped int64
+	_             [64]byte
 }
 
 type user struct {

@@ -44,6 +44,20 @@ func (u *user) paced(ctx context.Context) (time.Time, bool) {
 	return at, u.sleep(ctx, time.Until(at))
 }
 
+// tooLate reports whether a paced transaction is already further behind
+// its schedule than Spec.LatencyLimit, and if so counts it skipped: as
+// pgbench -L with -R, it is not sent, since it cannot meet the limit.
+func (u *user) tooLate(sched time.Time) bool {
+	lim := u.cfg.LatencyLimit
+	if sched.IsZero() || lim <= 0 || time.Since(sched) <= lim {
+		return false
+	}
+	if u.measured(sched) {
+		u.stats.dropped++
+	}
+	return true
+}
+
 // lagged counts a paced transaction's schedule lag (start − schedule).
 func (u *user) lagged(lag time.Duration, measured bool) {
 	if !measured {

@@ -66,3 +66,49 @@ func TestPacedWorkloadStep(t *testing.T) {
 		t.Errorf("TPC-C with a rate: %v, want it refused", err)
 	}
 }
+
+// slowWorkload's users take a millisecond a transaction.
+type slowWorkload struct{ cycleWorkload }
+
+func (w slowWorkload) NewUser(context.Context, Target, UserConfig) (User, error) {
+	return &slowUser{}, nil
+}
+
+type slowUser struct{}
+
+func (*slowUser) Run(ctx context.Context) (int, int, error) {
+	return 0, 1, Sleep(ctx, time.Millisecond)
+}
+func (*slowUser) Close(context.Context) error { return nil }
+
+// TestLatencyLimit: as pgbench -L, a transaction over the limit counts
+// late (every one of 1 ms transactions against 500 µs, none against 1 s);
+// paced beyond what the users can do, one already further behind its
+// schedule than the limit is skipped, not sent; TPC-C refuses a limit.
+func TestLatencyLimit(t *testing.T) {
+	wl := slowWorkload{cycleWorkload{kinds: []string{"a"}, figure: -1}}
+	step := func(rate float64, limit time.Duration) *StepResult {
+		res, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 1, Seed: 3,
+			Spec: Spec{Rampup: 100 * time.Millisecond, Duration: time.Second, Workload: wl, Rate: rate, LatencyLimit: limit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := step(0, 500*time.Microsecond); res.Completed() == 0 || res.Late != res.Completed() || res.Skipped != 0 {
+		t.Errorf("1 ms transactions against 500µs: %d late, %d skipped of %d; want every one late, none skipped", res.Late, res.Skipped, res.Completed())
+	}
+	if res := step(0, time.Second); res.Late != 0 || res.Skipped != 0 {
+		t.Errorf("against 1s: %d late, %d skipped; want none", res.Late, res.Skipped)
+	}
+	// 5,000 a second asked of one user who does at most 1,000: most
+	// transactions are behind by more than 20 ms and skipped
+	res := step(5000, 20*time.Millisecond)
+	if res.Skipped < 2*res.Completed() || res.ScheduleLagMax > 40*time.Millisecond {
+		t.Errorf("paced beyond the user: %d skipped, %d completed, max lag %v; want most skipped and the lag held near the limit", res.Skipped, res.Completed(), res.ScheduleLagMax)
+	}
+	if _, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 1, Spec: Spec{Duration: time.Second, LatencyLimit: time.Second}}); err == nil ||
+		!strings.Contains(err.Error(), "--latency-limit is a pgbench workload's") {
+		t.Errorf("TPC-C with a latency limit: %v, want it refused", err)
+	}
+}

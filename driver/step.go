@@ -396,6 +396,7 @@ func (s *step) collect() {
 	for i := range s.stats {
 		u := &s.stats[i]
 		lagSum, lagN, res.ScheduleLagMax = lagSum+u.lagSum, lagN+u.lagN, max(res.ScheduleLagMax, u.lagMax)
+		res.Late, res.Skipped = res.Late+u.late, res.Skipped+u.dropped
 		res.Txn[tpcc.NewOrderTxn].Rollbacks += u.rollbacks
 		res.SkippedDeliveries += u.skipped
 		res.Reconnects += u.reconnects

@@ -49,8 +49,11 @@ type User interface {
 // checkWorkload refuses TPC-C's options with a Workload.
 func checkWorkload(cfg *StepConfig) error {
 	if cfg.Workload == nil {
-		if cfg.Rate > 0 {
+		switch {
+		case cfg.Rate > 0:
 			return errors.New("--rate paces a pgbench workload: TPC-C's users are paced by its keying and think times (--keying-thinking)")
+		case cfg.LatencyLimit > 0:
+			return errors.New("--latency-limit is a pgbench workload's (pgbench -L): TPC-C's response times are judged by its own limits (New-Order p90, the validity verdict)")
 		}
 		return nil
 	}
@@ -158,6 +161,9 @@ func (u *user) runWorkload(ctx context.Context) {
 		if !ok {
 			return
 		}
+		if u.tooLate(sched) {
+			continue
+		}
 		start, end, kind, tries, err := u.runTimed(ctx)
 		if ctx.Err() != nil {
 			return
@@ -187,6 +193,9 @@ func (u *user) runWorkload(ctx context.Context) {
 		u.rec.record(u.id, t, end.Sub(start), end, measured)
 		if measured {
 			u.stats.count[t]++
+			if lim := u.cfg.LatencyLimit; lim > 0 && end.Sub(start) > lim {
+				u.stats.late++
+			}
 			if st, ok := u.wu.(StatementTimer); ok && u.rec.stmts != nil {
 				u.rec.stmts.record(u.id, kind, st.Statements())
 			}

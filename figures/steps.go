@@ -27,6 +27,14 @@ var (
 	ScheduleLagMax = Figure{"schedule_lag_max_ms", "max lag ms", Ms}
 )
 
+// A step's transactions over its latency limit (run --latency-limit,
+// pgbench -L): those completed late, and, when paced, those skipped (not
+// sent, already too far behind their schedule); 0 without a limit.
+var (
+	LateTxns    = Figure{"late_txns", "late", Count}
+	SkippedTxns = Figure{"skipped_txns", "skipped", Count}
+)
+
 // The database server's counters over a step (store.DBCounters): Name is
 // the stored column and CSV heading; their JSON keys under a step's "db"
 // drop the "db_".

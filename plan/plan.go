@@ -115,6 +115,9 @@ type Autopilot struct {
 	// Rate paces a pgbench workload's users to this many transactions per
 	// second in all (0: back to back), as run's --rate.
 	Rate float64 `yaml:"rate" want:"a number of transactions per second; write e.g. rate: 500, or 0 for none"`
+	// LatencyLimit counts a pgbench workload's transactions over it (and,
+	// paced, skips those already too late), as run's --latency-limit.
+	LatencyLimit string `yaml:"latency_limit"`
 	// DriverLoops is how many loops run a pgbench workload's users (0:
 	// one per 16, -1: a goroutine per user), as run's --driver-loops.
 	DriverLoops int `yaml:"driver_loops" want:"a whole number of loops; write e.g. driver_loops: 4, 0 for one per 16 users or -1 for none"`
@@ -155,6 +158,7 @@ type Autopilot struct {
 
 	users                                  []int
 	rampup, duration, reconnect, waitEvery time.Duration
+	latencyLimit                           time.Duration
 	answer                                 Answer
 	workload                               *workload.Workload // nil: TPC-C
 }
@@ -166,7 +170,8 @@ type Autopilot struct {
 // warehouses).
 func (a Autopilot) RunOptions() scenario.RunOptions {
 	spec := driver.Spec{Rampup: a.rampup, Duration: a.duration, Mode: a.Mode, KeyingThinking: a.KeyingThinking,
-		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect, Rate: a.Rate}
+		Connections: a.Connections, Delivery: a.Delivery, ReconnectTimeout: a.reconnect, Rate: a.Rate,
+		LatencyLimit: a.latencyLimit}
 	o := scenario.RunOptions{
 		RunSpec: scenario.RunSpec{Spec: spec, Users: a.users, Repeats: a.Repeats, RebuildBetweenRepeats: a.RebuildBetweenRepeats,
 			Seed: a.Seed, NoWaits: a.NoWaits, WaitInterval: a.waitEvery},

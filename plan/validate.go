@@ -269,6 +269,7 @@ func (a *Autopilot) validate(c *checker, given bool, at yamlfile.Pos) {
 	}
 	a.reconnect = c.duration(a.at, "autopilot", "reconnect_timeout", a.ReconnectTimeout, driver.DefaultReconnectTimeout, true)
 	a.waitEvery = c.duration(a.at, "autopilot", "wait_interval", a.WaitInterval, waits.DefaultInterval, true)
+	a.latencyLimit = c.duration(a.at, "autopilot", "latency_limit", a.LatencyLimit, 0, true)
 	a.validateAnswer(c)
 	if !a.at.Has("repeats") {
 		a.Repeats = a.answer.RepeatsMax

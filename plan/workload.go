@@ -128,6 +128,7 @@ func (p *Plan) validateWorkload(c *checker) {
 	a.workload = w
 	if err == nil {
 		c.option(a.at, "autopilot", "rate", scenario.RateOf(a.Rate, w != nil))
+		c.option(a.at, "autopilot", "latency_limit", scenario.LatencyLimitOf(a.latencyLimit, w != nil))
 	}
 	b.kind = p.buildKind(c, specs)
 	if w != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/yamlfile"
 )
@@ -28,7 +29,7 @@ func TestWorkloadKeys(t *testing.T) {
 	}{
 		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
-		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
 		{"a script with its init", "{init: init.sql}", `{users: "1", duration: 10s, workload: a.sql, define: {x: 1}, scale: 3, random_seed: 7}`, BuildInit, "a@1", "TPS"},
 		{"a script on the database as it is", "{workload: a.sql}", `{users: "1", duration: 10s}`, BuildNone, "a@1", "TPS"},
@@ -59,6 +60,9 @@ func TestWorkloadKeys(t *testing.T) {
 			}
 			if want := p.Autopilot.Rate; o1.Rate != want || (strings.Contains(c.autopilot, "rate") && want != 50) {
 				t.Errorf("run options' rate %g, want the autopilot's %g", o1.Rate, want)
+			}
+			if lim := o1.LatencyLimit; (lim == 20*time.Millisecond) != strings.Contains(c.autopilot, "latency_limit: 20ms") {
+				t.Errorf("run options' latency limit %s, want the autopilot's", lim)
 			}
 		})
 	}
@@ -101,6 +105,12 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"a rate with TPC-C", "name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, rate: 50}\n" + confs, []string{
 			"autopilot.rate: paces a pgbench workload",
+		}},
+		{"a latency limit with TPC-C", "name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, latency_limit: 50ms}\n" + confs, []string{
+			"autopilot.latency_limit: counts a pgbench workload's late transactions",
+		}},
+		{"a latency limit not a duration", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, latency_limit: fast}\n" + confs, []string{
+			"autopilot.latency_limit: \"fast\" is not a duration",
 		}},
 		{"a rate with a fit", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, rate: 50}\n" + confs + "fit: {configuration: a, target_tps: 5, cpus: [1]}\n", []string{
 			"autopilot.rate: does not fit",

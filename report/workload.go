@@ -51,6 +51,7 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	fmt.Fprintf(w, "\n  transactions per second, overall and per script:\n")
 	writeTable(w, head, rows, right)
 	writePaced(w, run, ws)
+	writeLatencyLimit(w, run, ws)
 	writeStatements(w, analysis.WorkloadStatements(steps))
 	return true
 }
@@ -77,8 +78,12 @@ func writePaced(w io.Writer, run store.Run, ws []analysis.WorkloadStep) {
 	}
 	writeTable(w, []string{"users", "asked TPS", "TPS", "lag ms", "max lag ms"}, rows, []bool{true, true, true, true, true})
 	if len(behind) > 0 {
-		fmt.Fprintf(w, "  ! behind the schedule at %s: the users could not keep %s TPS (fewer transactions than a Poisson schedule explains), so the lag grew\n",
-			strings.Join(behind, ", "), fmtFloat(rate, 1))
+		so := "so the lag grew"
+		if run.LatencyLimit() > 0 {
+			so = "so the transactions already later than the latency limit were skipped"
+		}
+		fmt.Fprintf(w, "  ! behind the schedule at %s: the users could not keep %s TPS (fewer transactions than a Poisson schedule explains), %s\n",
+			strings.Join(behind, ", "), fmtFloat(rate, 1), so)
 	}
 }
 
@@ -140,6 +145,7 @@ func renderWorkloads(p *Page) {
 	p.Table(Table{Caption: "workloads that are not TPC-C: no validity verdict; their figure of merit is transactions per second",
 		Head: []string{"run", "workload", "users", "TPS", "TPS per script"}, Rows: rows})
 	renderPaced(p)
+	renderLatencyLimit(p)
 	renderStatements(p)
 }
 

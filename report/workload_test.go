@@ -76,3 +76,39 @@ func TestPacedViews(t *testing.T) {
 		t.Errorf("an unpaced run's summary says paced:\n%s", text.String())
 	}
 }
+
+// TestLatencyLimitViews: a run with a latency limit shows, in its summary
+// and the report, each step's transactions, late, skipped and the share
+// of both (pgbench -L's counts); one without a limit shows none.
+func TestLatencyLimitViews(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	step := func(users int, n, late, skipped int64) store.Step {
+		return store.Step{Repeat: 1, Users: users, Start: t0, MeasureStart: t0, MeasureEnd: t0.Add(10 * time.Second),
+			LateTxns: late, SkippedTxns: skipped, Txn: []store.TxnSummary{{Type: "tpcb-like", Txn: figures.Txn{Count: n}}}}
+	}
+	env := map[string]string{store.EnvWorkload: "tpcb", store.EnvWorkloadScripts: "tpcb-like@1", store.EnvLatencyLimit: "50ms", store.EnvRate: "100"}
+	rd := RunData{Run: store.Run{ID: "r1", Env: env}, Steps: []store.Step{step(1, 1000, 10, 0), step(2, 600, 200, 400)}}
+	var text bytes.Buffer
+	WriteWorkload(&text, rd.Run, rd.Steps)
+	out := text.String()
+	// 2 users: 200 late and 400 skipped of 1,000 processed: 60 %
+	for _, want := range []string{"latency limit 50ms (--latency-limit, as pgbench -L)", "skipped, not sent", "1,000", "60.00", "1.00",
+		"so the transactions already later than the latency limit were skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, []RunData{rd}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if h := page.String(); !strings.Contains(h, "latency limit 50ms (--latency-limit, as pgbench -L)") || !strings.Contains(h, "60.00") {
+		t.Errorf("report: want the latency limit table")
+	}
+	delete(env, store.EnvLatencyLimit)
+	text.Reset()
+	WriteWorkload(&text, rd.Run, rd.Steps)
+	if strings.Contains(text.String(), "latency limit") {
+		t.Errorf("a run without a limit shows one:\n%s", text.String())
+	}
+}

@@ -56,6 +56,7 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		TPM: res.TPM(), NOPM: res.NOPM(), DriverCPUUsPerTxn: res.DriverCPUPerTxn(), ServerCPUUsPerTxn: res.ServerCPUPerTxn(),
 		SkippedDeliveries: res.SkippedDeliveries, Reconnects: res.Reconnects,
 		ScheduleLagMs: durMs(res.ScheduleLag), ScheduleLagMaxMs: durMs(res.ScheduleLagMax),
+		LateTxns: res.Late, SkippedTxns: res.Skipped,
 		OrderLines: res.OrderLines, RemoteOrderLines: res.RemoteOrderLines, RemotePayments: res.RemotePayments}
 	s.TPMPerUser = s.TPM / float64(res.Users)
 	e := r.Ending

@@ -94,6 +94,9 @@ func (o *RunOptions) Validate() error {
 	if err := RateOf(o.Rate, o.Workload != nil); err != nil {
 		return badOptions{err}
 	}
+	if err := LatencyLimitOf(o.LatencyLimit, o.Workload != nil); err != nil {
+		return badOptions{err}
+	}
 	if o.Warehouses != 0 {
 		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
 			return badOptions{err}
@@ -112,6 +115,17 @@ func (o *RunOptions) Validate() error {
 func RateOf(rate float64, workload bool) error {
 	if rate > 0 && !workload {
 		return OptionError{"rate", "paces a pgbench workload (add --workload tpcb or --workload FILE): TPC-C's users are paced by its keying and think times (--keying-thinking)"}
+	}
+	return nil
+}
+
+// LatencyLimitOf is the problem of a latency limit (--latency-limit, a
+// plan's autopilot.latency_limit) for a run of a pgbench workload or of
+// TPC-C (nil when none): only a pgbench workload's transactions are
+// counted against one, as pgbench -L counts them.
+func LatencyLimitOf(limit time.Duration, workload bool) error {
+	if limit > 0 && !workload {
+		return OptionError{"latency-limit", "counts a pgbench workload's late transactions (add --workload tpcb or --workload FILE), as pgbench -L: TPC-C's response times are judged by its own limits (New-Order p90, the validity verdict)"}
 	}
 	return nil
 }
@@ -170,6 +184,9 @@ func (o *RunOptions) specProblems() []OptionError {
 		add("rate", "must be a number of transactions per second, or 0 for none (got %g)", o.Rate)
 	case o.Rate > 0 && o.Workers > 0:
 		add("rate", "is not split among workers: run a paced workload from one process (drop --worker and --workers)")
+	}
+	if o.LatencyLimit < 0 {
+		add("latency-limit", "must be a duration above 0, such as 50ms, or 0 for none (got %s)", o.LatencyLimit)
 	}
 	return errs
 }
@@ -399,7 +416,7 @@ func (r *runner) create(ctx context.Context) error {
 		env[store.EnvDelivery] = store.DeliveryDeferred
 	}
 	prewarmEnv(env, r.warmed)
-	workloadEnv(env, o.Workload, o.Rate)
+	workloadEnv(env, o.Workload, o.Rate, o.LatencyLimit)
 	r.oomBefore = t.ServerOOMKills()
 	run := &store.Run{Label: o.Label, Target: t.Name, Engine: t.Engine(), EngineVersion: env["engine.version"], Mode: string(r.mode),
 		Warehouses: r.meta.Warehouses, Seed: o.Seed, KeyingThinking: o.KeyingThinking, Isolation: string(r.iso), Users: o.Users, Rampup: o.Rampup,

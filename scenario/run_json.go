@@ -123,6 +123,7 @@ var stepKeys = []stepKey{
 	column(analysis.ColDriverCPUPerTx), positive(analysis.ColServerCPUPerTx),
 	column(analysis.ColMeasuredSeconds), column(analysis.ColSkippedDeliveries), column(analysis.ColReconnects),
 	positive(analysis.ColScheduleLag), positive(analysis.ColScheduleLagMax),
+	positive(analysis.ColLateTxns), positive(analysis.ColSkippedTxns),
 	{"partial", func(s StepReport) any { return s.Partial }},
 	column(analysis.ColRepeats),
 	spread(analysis.ColTPM, "cv", statCV), spread(analysis.ColNOPM, "cv", statCV),

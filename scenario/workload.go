@@ -65,13 +65,17 @@ func (r *runner) prepareWorkload(ctx context.Context) error {
 }
 
 // workloadEnv records a workload that is not TPC-C in the run's
-// environment, with the rate that paced it (run --rate).
-func workloadEnv(env map[string]string, w driver.Workload, rate float64) {
+// environment, with the rate that paced it (run --rate) and the latency
+// limit its transactions were counted against (run --latency-limit).
+func workloadEnv(env map[string]string, w driver.Workload, rate float64, limit time.Duration) {
 	if w == nil {
 		return
 	}
 	if rate > 0 {
 		env[store.EnvRate] = strconv.FormatFloat(rate, 'g', -1, 64)
+	}
+	if limit > 0 {
+		env[store.EnvLatencyLimit] = limit.String()
 	}
 	env[store.EnvWorkload], env[store.EnvWorkloadScripts] = "custom", ""
 	if d, ok := w.(describedWorkload); ok {

@@ -176,6 +176,11 @@ type Step struct {
 	// largest schedule lag, ms (Run.Rate; 0 when not paced).
 	ScheduleLagMs    float64 `json:"schedule_lag_ms"`
 	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
+	// LateTxns counts the measured transactions over the run's latency
+	// limit (Run.LatencyLimit) and SkippedTxns the paced ones skipped,
+	// too far behind their schedule to meet it; 0 without a limit.
+	LateTxns    int64 `json:"late_txns"`
+	SkippedTxns int64 `json:"skipped_txns"`
 	// OrderLines and RemoteOrderLines count the lines of the completed
 	// New-Orders and those supplied by another warehouse; RemotePayments
 	// counts the completed Payments of a customer of another warehouse.

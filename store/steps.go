@@ -46,6 +46,7 @@ func stepFigureFields(st *Step) []field {
 		{figures.DriverCPUPerTxn.Name, &st.DriverCPUUsPerTxn}, {figures.ServerCPUPerTxn.Name, &st.ServerCPUUsPerTxn},
 		{figures.SkippedDeliveries.Name, &st.SkippedDeliveries}, {figures.Reconnects.Name, &st.Reconnects},
 		{figures.ScheduleLag.Name, &st.ScheduleLagMs}, {figures.ScheduleLagMax.Name, &st.ScheduleLagMaxMs},
+		{figures.LateTxns.Name, &st.LateTxns}, {figures.SkippedTxns.Name, &st.SkippedTxns},
 	}
 	fs = append(fs, hostFields(st.Host.Columns())...)
 	fs = append(fs, hostFields(st.Procs.Columns())...)

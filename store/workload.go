@@ -1,6 +1,9 @@
 package store
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // The environment keys of a run of a workload that is not TPC-C (absent
 // for TPC-C): its name (tpcb, scripts) and its scripts with their
@@ -16,6 +19,9 @@ const (
 	// paced the workload's users to (pgbench -R); absent: unpaced, each
 	// user's transactions back to back.
 	EnvRate = "workload.rate"
+	// EnvLatencyLimit is run --latency-limit's limit (pgbench -L), a Go
+	// duration ("50ms"); absent: none.
+	EnvLatencyLimit = "workload.latency_limit"
 )
 
 // Workload is the workload r ran: "" for TPC-C, else its name and its
@@ -39,4 +45,11 @@ func (r *Run) WorkloadMerit() (Merit, bool) {
 func (r *Run) Rate() float64 {
 	rate, _ := strconv.ParseFloat(r.Env[EnvRate], 64)
 	return rate
+}
+
+// LatencyLimit is the limit run --latency-limit counted r's late and
+// skipped transactions against (EnvLatencyLimit), 0 without one.
+func (r *Run) LatencyLimit() time.Duration {
+	d, _ := time.ParseDuration(r.Env[EnvLatencyLimit])
+	return d
 }

@@ -45,6 +45,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Var(deliveryValue(&f.o.Delivery), "delivery", "interactive (Delivery in the user's own transaction, as HammerDB runs it) or deferred (queued for delivery workers, TPC-C clause 2.7.2)")
 	cmd.Flags().IntVar(&f.o.Connections, "connections", 0, "connections the users of a step share, as a TP monitor multiplexes terminals (0: one per user); for keyed users, idle most of the time")
 	cmd.Flags().Uint64Var(&f.o.Seed, "seed", 0, "seed of the transaction inputs (default: random)")
+	cmd.Flags().DurationVar(&f.o.LatencyLimit, "latency-limit", 0, "count a pgbench workload's transactions whose latency exceeds this (such as 50ms) as late, as pgbench -L; with --rate, one already further behind its schedule than the limit is not sent but counted skipped (0: none)")
 	cmd.Flags().Float64Var(&f.o.Rate, "rate", 0, "pace a pgbench workload's users to this many transactions per second in all, as pgbench -R: one Poisson schedule they share; latency counts from each transaction's scheduled start, and how late it started is its schedule lag (0: back to back)")
 	cmd.Flags().IntVarP(&f.o.Warehouses, "warehouses", "w", 0, "expected warehouse count of the schema (error if it differs)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object instead of the text summary")

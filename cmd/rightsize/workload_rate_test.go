@@ -71,6 +71,8 @@ func TestEmbeddedPacedRun(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--rate", "10", "--duration", "1s"}, "--rate paces a pgbench workload"},
+		{[]string{"run", "--latency-limit", "50ms", "--duration", "1s"}, "--latency-limit counts a pgbench workload's late transactions"},
+		{[]string{"run", "--workload", "tpcb", "--latency-limit", "-1s", "--duration", "1s"}, "--latency-limit must be a duration above 0"},
 		{[]string{"run", "--workload", "tpcb", "--rate", "-1", "--duration", "1s"}, "--rate must be a number of transactions per second"},
 		{[]string{"sweep", "cpus", "--values", "1", "--workload", "tpcb", "--rate", "10", "--predict"}, "--predict predicts users that run back to back"},
 		{[]string{"fit", "--workload", "tpcb", "--rate", "10", "--target-tps", "1", "--cpus", "1", "--cost", writeCostFile(t, fitCosts), "--config", "vm",
@@ -79,6 +81,50 @@ func TestEmbeddedPacedRun(t *testing.T) {
 		out, errOut, code := cli(t, ctx, with(append(c.args, "--store", loc)...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
+	checkLatencyLimit(t, loc, with)
+}
+
+// checkLatencyLimit: --latency-limit counts, as pgbench -L, every
+// transaction over it late (1µs: each one), and with --rate skips those
+// already further behind their schedule; the run stores its limit, each
+// step its counts, and results show says them.
+func checkLatencyLimit(t *testing.T, loc string, with func(...string) []string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range []struct {
+		label string
+		args  []string
+	}{
+		{"late", nil}, {"late-paced", []string{"--rate", "5000"}},
+	} {
+		out, errOut, code := cli(t, ctx, with(append([]string{"run", "--workload", "select-only", "--latency-limit", "1us", "--users", "1",
+			"--rampup", "0s", "--duration", "1s", "--label", c.label, "--json", "--store", loc}, c.args...)...)...)
+		var res struct {
+			RunID string `json:"run_id"`
+			Steps []struct {
+				Late    int64 `json:"late_txns"`
+				Skipped int64 `json:"skipped_txns"`
+				Txn     map[string]struct {
+					Count int64 `json:"count"`
+				} `json:"txn"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || len(res.Steps) != 1 || len(res.Steps[0].Txn) != 1 {
+			t.Fatalf("run --latency-limit 1us %v: exit %d, %v\n%s%s", c.args, code, err, out, errOut)
+		}
+		s := res.Steps[0]
+		if n := s.Txn["select-only"].Count; n == 0 || s.Late != n || (c.args == nil) != (s.Skipped == 0) {
+			t.Errorf("%s: %d late, %d skipped of %d completed; want every completed one late, and skipped ones only when paced", c.label, s.Late, s.Skipped, n)
+		}
+		run, steps := storedRun(t, loc, res.RunID)
+		if run.Env[store.EnvLatencyLimit] != "1µs" || steps[0].LateTxns != s.Late || steps[0].SkippedTxns != s.Skipped {
+			t.Errorf("%s: stored limit %q, late %d, skipped %d; want 1µs and --json's", c.label, run.Env[store.EnvLatencyLimit], steps[0].LateTxns, steps[0].SkippedTxns)
+		}
+		show, _, code := cli(t, ctx, "results", "show", c.label, "--store", loc)
+		if code != 0 || !strings.Contains(show, "latency limit 1µs (--latency-limit, as pgbench -L)") || (c.args != nil) != strings.Contains(show, "skipped, not sent") {
+			t.Errorf("results show of %s: exit %d\n%s", c.label, code, show)
 		}
 	}
 }
