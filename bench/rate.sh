@@ -8,6 +8,9 @@
 # counting from the scheduled start, as pgbench -R counts them), then the
 # medians per client and rate.
 #   bench/rate.sh [scale=10] [clients=4] [duration=10s] [rounds=3] [rates="500 2000"]
+# LIMIT=MS adds a latency limit to both (pgbench -L MS, rightsize
+# --latency-limit MSms) and prints each one's late share (of the completed
+# transactions) and skipped share (of all), as pgbench defines them.
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
 # pgbench; as root the server runs as PG_USER (default postgres).
 # 2026-11-30 on the 2-core VM, quiet, 4 clients at scale 10. Before the
@@ -19,9 +22,16 @@
 #             rightsize 503.0, 0.111, 0.910
 #   2000 TPS  pgbench 1995.0, 0.753, 1.963
 #             rightsize 2013.6, 0.596, 1.742
+# With a limit, LIMIT=2 bench/rate.sh 10 4 10s 2 "2000 5000" (the server
+# I/O-bound, its TPS falling from round to round), late % and skipped %
+# per interleaved pair:
+#   2000 TPS  pgbench 65.97/18.70, 81.89/35.02; rightsize 59.06/16.05, 70.56/28.27
+#   5000 TPS  pgbench 99.12/74.62, 99.61/90.26; rightsize 99.04/78.44, 99.67/91.49
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-10s}; ROUNDS=${4:-3}; RATES=${5:-500 2000}
+PGB_L=(); RS_L=()
+if [ -n "${LIMIT:-}" ]; then PGB_L=(-L "$LIMIT"); RS_L=(--latency-limit "${LIMIT}ms"); fi
 . bench/lib.sh
 bench_tmp rate
 go build -o "$TMP/rs" ./cmd/rightsize
@@ -35,7 +45,7 @@ psql_() { psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "$1" >/d
 for R in $RATES; do
   for round in $(seq "$ROUNDS"); do
     psql_ CHECKPOINT
-    as_pg "$PG_BIN/pgbench" -n -M prepared -c "$C" -R "$R" -T "$SECS" -h 127.0.0.1 -p "$PORT" -U postgres -b tpcb-like postgres >"$TMP/pgb" 2>&1 ||
+    as_pg "$PG_BIN/pgbench" -n -M prepared -c "$C" -R "$R" "${PGB_L[@]}" -T "$SECS" -h 127.0.0.1 -p "$PORT" -U postgres -b tpcb-like postgres >"$TMP/pgb" 2>&1 ||
       { echo "pgbench failed:"; tail -3 "$TMP/pgb"; exit 1; }
     python3 - "$TMP/pgb" "$R" "$round" >>"$TMP/rows" <<'PY'
 import re, sys
@@ -43,10 +53,14 @@ t = open(sys.argv[1]).read()
 tps = float(re.search(r"tps = ([0-9.]+)", t).group(1))
 lag = float(re.search(r"schedule lag: avg ([0-9.]+)", t).group(1))
 lat = float(re.search(r"latency average = ([0-9.]+)", t).group(1))
-print(sys.argv[2], sys.argv[3], "pgbench", tps, lag, lat)
+m = re.search(r"latency limit: ([0-9]+)/([0-9]+)", t)
+late = 100.0 * int(m.group(1)) / max(int(m.group(2)), 1) if m else 0.0
+m = re.search(r"transactions skipped: [0-9]+ \(([0-9.]+)%", t)
+skip = float(m.group(1)) if m else 0.0
+print(sys.argv[2], sys.argv[3], "pgbench", tps, lag, lat, late, skip)
 PY
     psql_ CHECKPOINT
-    "$TMP/rs" run --target "$DB" --workload tpcb --users "$C" --rate "$R" --rampup 0s --duration "$D" --no-waits --label "r$R-$round" \
+    "$TMP/rs" run --target "$DB" --workload tpcb --users "$C" --rate "$R" "${RS_L[@]}" --rampup 0s --duration "$D" --no-waits --label "r$R-$round" \
       --store "$TMP/st.db" >"$TMP/rs.out" 2>&1 || { echo "rightsize failed:"; tail -3 "$TMP/rs.out"; exit 1; }
     "$TMP/rs" results show "r$R-$round" --json --store "$TMP/st.db" >"$TMP/rs.json"
     python3 - "$TMP/rs.json" "$R" "$round" >>"$TMP/rows" <<'PY'
@@ -54,20 +68,23 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 s, w = d["steps"][0], d["workload"]["steps"][0]
 t = s["txn"][0]
-print(sys.argv[2], sys.argv[3], "rightsize", w["tps"], s["schedule_lag_ms"], t["mean_ms"])
+late, skipped = s.get("late_txns", 0), s.get("skipped_txns", 0)
+n = sum(x["count"] for x in s["txn"])
+print(sys.argv[2], sys.argv[3], "rightsize", w["tps"], s["schedule_lag_ms"], t["mean_ms"],
+      100.0 * late / max(n, 1), 100.0 * skipped / max(n + skipped, 1))
 PY
   done
 done
 python3 - "$TMP/rows" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-print("%6s %5s %-10s %9s %9s %11s" % ("rate", "round", "client", "TPS", "lag ms", "latency ms"))
+print("%6s %5s %-10s %9s %9s %11s %7s %9s" % ("rate", "round", "client", "TPS", "lag ms", "latency ms", "late %", "skipped %"))
 for r in rows:
-    print("%6s %5s %-10s %9.1f %9.3f %11.3f" % (r[0], r[1], r[2], float(r[3]), float(r[4]), float(r[5])))
+    print("%6s %5s %-10s %9.1f %9.3f %11.3f %7.2f %9.2f" % (r[0], r[1], r[2], *map(float, r[3:8])))
 print("medians:")
 for rate in dict.fromkeys(r[0] for r in rows):
     for c in ("pgbench", "rightsize"):
         sel = [r for r in rows if r[0] == rate and r[2] == c]
-        med = [statistics.median(float(r[i]) for r in sel) for i in (3, 4, 5)]
-        print("%6s %5s %-10s %9.1f %9.3f %11.3f" % (rate, "", c, *med))
+        med = [statistics.median(float(r[i]) for r in sel) for i in (3, 4, 5, 6, 7)]
+        print("%6s %5s %-10s %9.1f %9.3f %11.3f %7.2f %9.2f" % (rate, "", c, *med))
 PY
