@@ -64,6 +64,8 @@ type Spec struct {
 	// schedule the users share (see pacer). A transaction's latency then
 	// counts from its scheduled start, and how late it started is its
 	// schedule lag (StepResult.ScheduleLag). 0: as fast as the users go.
+	// When workers drive the step (StepConfig.AllUsers), each paces its
+	// users' share of it (rateShare).
 	Rate float64
 	// LatencyLimit, when above 0, counts the Workload's transactions
 	// whose latency exceeds it (StepResult.Late), as pgbench -L does;

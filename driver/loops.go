@@ -81,7 +81,7 @@ func attach(wu User, l *rawsock.Loop) error {
 // GOMAXPROCS is raised (procsFloor) before they start.
 func (s *step) startWorkloadUsers(users []*user) {
 	if s.cfg.Rate > 0 {
-		pace := newPacer(s.cfg.Rate, time.Now(), s.cfg.Seed)
+		pace := newPacer(s.cfg.rateShare(), time.Now(), s.cfg.Seed)
 		for _, u := range users {
 			u.pace = pace
 		}

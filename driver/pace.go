@@ -20,6 +20,18 @@ type pacer struct {
 	rng  *rand.Rand
 }
 
+// rateShare is this process's share of Spec.Rate: all of it, or, when
+// workers drive the step (AllUsers), its users' share, as pgbench -R
+// splits its rate among its threads: the workers' schedules, independent
+// Poisson processes (each worker's seed its own), add up to one of the
+// whole rate.
+func (c *StepConfig) rateShare() float64 {
+	if c.AllUsers > 0 && c.Users < c.AllUsers {
+		return c.Rate * float64(c.Users) / float64(c.AllUsers)
+	}
+	return c.Rate
+}
+
 // newPacer is the schedule of rate transactions per second from start.
 func newPacer(rate float64, start time.Time, seed uint64) *pacer {
 	return &pacer{next: start, mean: float64(time.Second) / rate, rng: rand.New(rand.NewPCG(seed, 0x5ca1ab1e))}

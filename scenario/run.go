@@ -182,8 +182,6 @@ func (o *RunOptions) specProblems() []OptionError {
 	switch {
 	case o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0):
 		add("rate", "must be a number of transactions per second, or 0 for none (got %g)", o.Rate)
-	case o.Rate > 0 && o.Workers > 0:
-		add("rate", "is not split among workers: run a paced workload from one process (drop --worker and --workers)")
 	}
 	if o.LatencyLimit < 0 {
 		add("latency-limit", "must be a duration above 0, such as 50ms, or 0 for none (got %s)", o.LatencyLimit)

@@ -15,7 +15,6 @@ import (
 	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/registry"
-	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
 	"github.com/rightsize/rightsize/worker"
 )
@@ -60,9 +59,6 @@ and run --workload from there.`,
 			ro, err := rf.options(cmd)
 			if err != nil {
 				return err
-			}
-			if ro.Rate > 0 {
-				return badInput(scenario.OptionError{Option: "rate", Problem: "is not split among workers: run a paced workload from one process (rightsize run --rate)"})
 			}
 			o.StoreDSN = storeLocation(cmd)
 			if !store.IsPostgres(o.StoreDSN) {

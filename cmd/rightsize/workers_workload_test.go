@@ -138,8 +138,65 @@ func TestWorkersTPCB(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT string_agg(DISTINCT client_id::text, ',' ORDER BY client_id::text) FROM rs_clients").Scan(&ids); err != nil || ids != "0,1,2,3" {
 		t.Errorf("the clients' :client_id %q, %v; want 0,1,2,3 (two workers of two users each)", ids, err)
 	}
+	checkPacedWorkers(t, dsn, storeDSN)
 	out, errOut, code := cli(t, ctx, "results", "show", "--store", storeDSN, "tpcb2")
 	if code != 0 || !strings.Contains(out, "workload tpcb: tpcb-like@1,b@1") {
 		t.Errorf("results show of the merged run: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// checkPacedWorkers: --rate with two workers, 2 and 1 of 3 users, paces
+// each to its users' share (200 and 100 of 300 TPS, as pgbench -R splits
+// its rate among threads): the merged step keeps about 300, each worker
+// about its share; the merged run says the rate asked.
+func checkPacedWorkers(t *testing.T, dsn, storeDSN string) {
+	t.Helper()
+	ctx := context.Background()
+	var procs []*osexec.Cmd
+	var outs []fmt.Stringer
+	for i := range 2 {
+		p, out := startCLI(t, "run", "--target", dsn, "--store", storeDSN, "--worker", fmt.Sprintf("%d/2", i), "--run-id", "paced2",
+			"--workload", "select-only", "--users", "3", "--rate", "300", "--rampup", "500ms", "--duration", "4s",
+			"--progress-interval", "0", "--worker-wait", "30s")
+		procs, outs = append(procs, p), append(outs, out)
+	}
+	for i, p := range procs {
+		if code := exitOf(p.Wait()); code != 0 {
+			t.Fatalf("paced worker %d exited %d:\n%s", i, code, outs[i])
+		}
+	}
+	st, err := store.Open(ctx, storeDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, steps, err := st.LoadRun(ctx, "paced2")
+	if err != nil || len(steps) != 1 || r.Rate() != 300 {
+		t.Fatalf("paced merged run %+v, %d steps, %v: want one step at rate 300", r, len(steps), err)
+	}
+	// 1,200 transactions asked: a Poisson count's sd is 2.9 %
+	completed := func(s store.Step) (n int64) {
+		for _, x := range s.Txn {
+			n += x.Count
+		}
+		return n
+	}
+	tps := func(s store.Step) float64 { return float64(completed(s)) / s.Measured().Seconds() }
+	if got := tps(steps[0]); math.Abs(got-300)/300 > 0.2 {
+		t.Errorf("merged: %.1f TPS, want about 300", got)
+	}
+	workers, err := st.Workers(ctx, "paced2")
+	if err != nil || len(workers) != 2 {
+		t.Fatalf("paced workers %v, %v", workers, err)
+	}
+	for _, w := range workers {
+		_, ws, err := st.LoadRun(ctx, w.WorkerRunID)
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("paced worker %d: %v", w.Worker, err)
+		}
+		share := 300 * float64(ws[0].Users) / 3
+		if got := tps(ws[0]); math.Abs(got-share)/share > 0.35 {
+			t.Errorf("worker %d with %d users: %.1f TPS, want about %.0f (its share)", w.Worker, ws[0].Users, got, share)
+		}
 	}
 }
