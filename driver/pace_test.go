@@ -102,9 +102,11 @@ func TestLatencyLimit(t *testing.T) {
 		t.Errorf("against 1s: %d late, %d skipped; want none", res.Late, res.Skipped)
 	}
 	// 5,000 a second asked of one user who does at most 1,000: most
-	// transactions are behind by more than 20 ms and skipped
+	// transactions are behind by more than 20 ms and skipped, and the lag
+	// stays near the limit (unlimited, it grows to about 0.9 s in 1.1 s;
+	// 200 ms leaves room for a busy machine's preemption)
 	res := step(5000, 20*time.Millisecond)
-	if res.Skipped < 2*res.Completed() || res.ScheduleLagMax > 40*time.Millisecond {
+	if res.Skipped < 2*res.Completed() || res.ScheduleLagMax > 200*time.Millisecond {
 		t.Errorf("paced beyond the user: %d skipped, %d completed, max lag %v; want most skipped and the lag held near the limit", res.Skipped, res.Completed(), res.ScheduleLagMax)
 	}
 	if _, err := RunStep(context.Background(), idleTarget{}, StepConfig{Users: 1, Spec: Spec{Duration: time.Second, LatencyLimit: time.Second}}); err == nil ||

@@ -24,7 +24,7 @@ func (v *Verdict) judgeOverall(rounds []map[string]roundFigures, th report.Thres
 	v.Overall = Step{}
 	limits := [3]float64{report.NotGated, th.MaxRegression, th.MaxLatencyRegression}
 	var gated []int
-	for i := range figureNames {
+	for i := range v.names {
 		f, ok := v.figure(rounds, i, 0)
 		if !ok {
 			continue
@@ -79,7 +79,7 @@ func (f *Figure) gate(limit float64) {
 // than its threshold (0: not known).
 func (v *Verdict) detectable(n int) float64 {
 	for _, f := range v.Overall.Figures {
-		if f.Figure != FigureNOPM {
+		if f.Figure != v.names[1] {
 			continue
 		}
 		d := steady.MinDetectable(f.ScatterPct/100, n, Alpha/float64(v.family), Power, 1)
@@ -161,8 +161,8 @@ func (v *Verdict) DetectableLine() string {
 	if v.DetectablePct <= 0 {
 		return "the rounds did not scatter: the smallest regression they could detect cannot be told"
 	}
-	s := fmt.Sprintf("this comparison could detect a change of %.0f %% or more in NOPM over all steps (%g %% power at the rounds' scatter of %.1f %%, one-sided %g %%)",
-		math.Ceil(v.DetectablePct), Power*100, v.scatter(), Alpha*100)
+	s := fmt.Sprintf("this comparison could detect a change of %.0f %% or more in %s over all steps (%g %% power at the rounds' scatter of %.1f %%, one-sided %g %%)",
+		math.Ceil(v.DetectablePct), v.names[1], Power*100, v.scatter(), Alpha*100)
 	if more := 2 * v.Rounds; v.Rounds < 10 {
 		s += fmt.Sprintf("; %d rounds would detect %.0f %%", more, math.Ceil(v.detectable(more)))
 	}
@@ -171,7 +171,7 @@ func (v *Verdict) DetectableLine() string {
 
 func (v *Verdict) scatter() float64 {
 	for _, f := range v.Overall.Figures {
-		if f.Figure == FigureNOPM {
+		if f.Figure == v.names[1] {
 			return f.ScatterPct
 		}
 	}

@@ -81,6 +81,9 @@ func (o Options) Validate() error {
 	if o.Label == "" {
 		return fmt.Errorf("%w: no label for the legs", ErrBadOptions)
 	}
+	if o.Run.Workload != nil && (o.A.Target.PGVersion != o.B.Target.PGVersion || o.A.Target.DataDir != o.B.Target.DataDir) {
+		return fmt.Errorf("%w: --a-pg-version/--b-pg-version with --workload: a side of its own data directory would run without the workload's tables (ab builds only TPC-C's there); build the workload in each version's data directory (build --workload --pg-version V --data-dir DIR) and compare their runs with rightsize compare", ErrBadOptions)
+	}
 	return nil
 }
 
@@ -194,6 +197,9 @@ func (r *runner) open(ctx context.Context, s Side) error {
 // version has a data directory of its own without it), later legs restore
 // it. A target that cannot restore runs on the database as it is.
 func (r *runner) ready(ctx context.Context, s Side) error {
+	if r.o.Run.Workload != nil {
+		return r.readyAsIs(ctx, s)
+	}
 	m, err := scenario.ReadySchema(ctx, r.t)
 	if r.built == nil {
 		if err != nil {
@@ -216,6 +222,28 @@ func (r *runner) ready(ctx context.Context, s Side) error {
 	}
 	if err := r.t.Unthrottled(func() error { return restorer.Snapshot(ctx) }); err != nil {
 		return fmt.Errorf("snapshot the built database: %w", err)
+	}
+	r.snapshot[key] = true
+	return nil
+}
+
+// readyAsIs is ready for a pgbench workload, whose database is the one
+// the target holds (build --workload tpcb or --init, or as it is): the
+// first leg snapshots it where the engine can and later legs restore
+// that, so that every leg starts from the same data (a snapshot an
+// earlier build left may be of another workload's database: not used).
+// A target that cannot restore runs on the database as it is.
+func (r *runner) readyAsIs(ctx context.Context, s Side) error {
+	restorer, ok := r.t.DB.(scenario.Restorer)
+	if !ok {
+		return nil
+	}
+	key := s.Spec + "\x00" + s.Target.DataDir
+	if r.snapshot[key] {
+		return r.t.Unthrottled(func() error { return restorer.Restore(ctx) })
+	}
+	if err := r.t.Unthrottled(func() error { return restorer.Snapshot(ctx) }); err != nil {
+		return fmt.Errorf("snapshot the workload's database: %w", err)
 	}
 	r.snapshot[key] = true
 	return nil

@@ -103,6 +103,12 @@ type Verdict struct {
 	Failures []string `json:"failures"`
 	// Line is the closing line.
 	Line string `json:"verdict"`
+	// Figure names a pgbench workload's figure of merit ("TPM of every
+	// script", "TPM of SCRIPT"); "" for TPC-C (NOPM, New-Order p90).
+	Figure string `json:"figure,omitempty"`
+	// names are the figures judged: TPM (""  when it is the merit itself),
+	// the merit and its transactions' p90.
+	names [3]string
 	// family is the number of figures the gate decides on (at least 1).
 	family int
 }
@@ -114,18 +120,22 @@ type roundFigures map[int][3]float64 // TPM, NOPM, New-Order p90 (0: none)
 // rounds' paired ratios; th gates as compare's thresholds do.
 func Judge(ctx context.Context, st *store.Store, label string, legs []Leg, th report.Thresholds) (*Verdict, error) {
 	byRound := map[int]map[string]roundFigures{}
+	merit, workload := tpcc.Merit, false
 	for _, l := range legs {
 		if l.Status != store.StatusComplete {
 			continue
 		}
-		_, steps, err := st.LoadRun(ctx, l.RunID)
+		run, steps, err := st.LoadRun(ctx, l.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("load the run of round %d, %s: %w", l.Round, l.Side, err)
+		}
+		if m, ok := run.WorkloadMerit(); ok {
+			merit, workload = m, true
 		}
 		if byRound[l.Round] == nil {
 			byRound[l.Round] = map[string]roundFigures{}
 		}
-		byRound[l.Round][l.Side] = figuresOf(analysis.Aggregate(steps))
+		byRound[l.Round][l.Side] = figuresOf(analysis.Aggregate(steps), merit)
 	}
 	var rounds []map[string]roundFigures
 	for r := 1; r <= len(legs); r++ {
@@ -133,15 +143,34 @@ func Judge(ctx context.Context, st *store.Store, label string, legs []Leg, th re
 			rounds = append(rounds, m)
 		}
 	}
-	return judge(label, legs, rounds, th)
+	names, figure := figureNames, ""
+	if workload {
+		names, figure = workloadNames(merit), merit.Name()
+	}
+	v, err := judge(label, legs, rounds, th, names)
+	if v != nil {
+		v.Figure = figure
+	}
+	return v, err
 }
 
-// judge judges the complete rounds' figures.
-func judge(label string, legs []Leg, rounds []map[string]roundFigures, th report.Thresholds) (*Verdict, error) {
+// workloadNames are the figures judged for a pgbench workload's merit m:
+// TPM (none when m counts every script: it is the TPM), m, its p90.
+func workloadNames(m store.Merit) [3]string {
+	tpm := FigureTPM
+	if m.All() {
+		tpm = ""
+	}
+	return [3]string{tpm, m.Name(), "p90 ms"}
+}
+
+// judge judges the complete rounds' figures, named names (figureNames
+// for TPC-C).
+func judge(label string, legs []Leg, rounds []map[string]roundFigures, th report.Thresholds, names [3]string) (*Verdict, error) {
 	if len(rounds) < 2 {
 		return nil, fmt.Errorf("%d complete rounds: at least 2 are needed to judge B against A", len(rounds))
 	}
-	v := &Verdict{Label: label, Rounds: len(rounds), Legs: legs, Confidence: 1 - 2*Alpha, Alpha: Alpha, Users: commonUsers(rounds)}
+	v := &Verdict{Label: label, Rounds: len(rounds), Legs: legs, Confidence: 1 - 2*Alpha, Alpha: Alpha, Users: commonUsers(rounds), names: names}
 	if len(v.Users) == 0 {
 		return nil, fmt.Errorf("the legs measured no users count in common")
 	}
@@ -151,15 +180,16 @@ func judge(label string, legs []Leg, rounds []map[string]roundFigures, th report
 	return v, nil
 }
 
-// figuresOf are a run's figures per users count.
-func figuresOf(aggs []analysis.StepAggregate) roundFigures {
+// figuresOf are a run's figures per users count: TPM, the merit m's rate
+// (NOPM's column) and its transactions' p90.
+func figuresOf(aggs []analysis.StepAggregate, m store.Merit) roundFigures {
 	out := roundFigures{}
 	for _, a := range aggs {
 		if a.Partial {
 			continue
 		}
 		var p90 float64
-		if t := tpcc.Merit.Counted(a.Txn); t != nil {
+		if t := m.Counted(a.Txn); t != nil {
 			p90 = t.P90Ms
 		}
 		out[a.Users] = [3]float64{a.TPM.Mean, a.NOPM.Mean, p90}
@@ -214,7 +244,10 @@ func (v *Verdict) figure(rounds []map[string]roundFigures, i, u int) (Figure, bo
 	if !okA || !okB {
 		return Figure{}, false
 	}
-	f := Figure{Figure: figureNames[i], HigherIsBetter: i != 2, A: a, B: b, Verdict: report.NotDistinguishable}
+	if v.names[i] == "" {
+		return Figure{}, false
+	}
+	f := Figure{Figure: v.names[i], HigherIsBetter: i != 2, A: a, B: b, Verdict: report.NotDistinguishable}
 	r, err := steady.PairedRatioTest(a, b, v.Confidence)
 	if err != nil {
 		return Figure{}, false
@@ -248,14 +281,14 @@ func (f *Figure) direction() string {
 func (v *Verdict) judgeSteps(rounds []map[string]roundFigures) {
 	for _, u := range v.Users {
 		s := Step{Users: u}
-		for i := range figureNames {
+		for i := range v.names {
 			if f, ok := v.figure(rounds, i, u); ok {
 				s.Figures = append(s.Figures, f)
 			}
 		}
 		v.Steps = append(v.Steps, s)
 	}
-	for _, name := range figureNames {
+	for _, name := range v.names {
 		var fs []*Figure
 		var ps []float64
 		for k := range v.Steps {

@@ -44,7 +44,7 @@ func TestJudge(t *testing.T) {
 		{"not gated", []float64{0.5, 0.5, 0.51, 0.49}, report.Thresholds{MaxRegression: report.NotGated, MaxLatencyRegression: report.NotGated}, true, report.Worse},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := judge("x", nil, rounds(drift, c.ratio), c.th)
+			v, err := judge("x", nil, rounds(drift, c.ratio), c.th, figureNames)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
-	if _, err := judge("x", nil, rounds(drift[:1], []float64{1}), gate); err == nil {
+	if _, err := judge("x", nil, rounds(drift[:1], []float64{1}), gate, figureNames); err == nil {
 		t.Error("one round judged")
 	}
 }
@@ -73,11 +73,11 @@ func TestJudge(t *testing.T) {
 func TestDetectable(t *testing.T) {
 	gate := report.Thresholds{MaxRegression: 0.05, MaxLatencyRegression: report.NotGated}
 	ratio := []float64{1.08, 0.92, 1.08, 0.92, 1.08, 0.92}
-	v3, err := judge("x", nil, rounds([]float64{1e4, 1e4, 1e4}, ratio[:3]), gate)
+	v3, err := judge("x", nil, rounds([]float64{1e4, 1e4, 1e4}, ratio[:3]), gate, figureNames)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v6, err := judge("x", nil, rounds([]float64{1e4, 1e4, 1e4, 1e4, 1e4, 1e4}, ratio), gate)
+	v6, err := judge("x", nil, rounds([]float64{1e4, 1e4, 1e4, 1e4, 1e4, 1e4}, ratio), gate, figureNames)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestGateRates(t *testing.T) {
 				a[r] = 50000 * math.Exp(0.3*rng.NormFloat64()+sigma/math.Sqrt2*rng.NormFloat64())
 				ratio[r] = (1 - effect) * math.Exp(sigma/math.Sqrt2*(rng.NormFloat64()-rng.NormFloat64()))
 			}
-			v, err := judge("sim", nil, rounds(a, ratio), gate)
+			v, err := judge("sim", nil, rounds(a, ratio), gate, figureNames)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestGateVerdictLine(t *testing.T) {
 		{"3 % worse", []float64{0.99, 0.95, 0.985, 0.955}, "worse, not shown beyond the 2.5 % allowed (p "},
 		{"10 % worse", []float64{0.89, 0.91, 0.90, 0.895}, "worse by more than the 2.5 % allowed (p "},
 	} {
-		v, err := judge("x", nil, rounds(drift, c.ratio), report.Thresholds{MaxRegression: 0.025, MaxLatencyRegression: report.NotGated})
+		v, err := judge("x", nil, rounds(drift, c.ratio), report.Thresholds{MaxRegression: 0.025, MaxLatencyRegression: report.NotGated}, figureNames)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func (f *workloadFlags) isTPCC() bool {
 	return len(f.specs) == 0 || len(f.specs) == 1 && f.specs[0] == "tpcc"
 }
 
-var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "neighbour": true, "job": true}
+var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, "neighbour": true, "job": true, "ab": true}
 
 // workload returns the pgbench workload the flags of command name (nil:
 // TPC-C; workload.FromSpecs). A script that does not parse is an error
@@ -62,7 +62,7 @@ func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
 	}
 	tpcc := f.isTPCC()
 	if !tpcc && !workloadCommands[command] {
-		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit, neighbour or k8s job", strings.Join(f.specs, " --workload "), command)
+		return nil, fmt.Errorf("--workload %s: %s measures TPC-C only for now (its figures are NOPM); measure a pgbench workload with run (its workers too), sweep, fit, neighbour, ab or k8s job", strings.Join(f.specs, " --workload "), command)
 	}
 	return workload.FromSpecs(f.specs, o)
 }

@@ -179,7 +179,6 @@ func TestWorkloadBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"ab", "--workload", "tpcb"}, "ab measures TPC-C only"},
 		{[]string{"run", "--define", "x=1"}, "are for pgbench workloads"},
 		{[]string{"fit", "--workload", "tpcb", "--target-nopm", "5", "--cpus", "1"}, "--target-nopm is TPC-C's: a pgbench workload's target is --target-tps N"},
 		{[]string{"fit", "--workload", "tpcb", "--cpus", "1"}, "--target-tps must be a positive number"},
