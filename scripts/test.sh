@@ -26,12 +26,15 @@ MEASURING='^(TestSweepPredictsCPUs|TestSweepPredictsWriteBandwidth|TestSweepPred
 logs=$(mktemp -d /tmp/rightsize-make-test.XXXXXX)
 "$GO" test -count=1 -timeout 45m ./test/v2guest > "$logs/guest" 2>&1 &
 guest=$!
-trap 'kill $guest 2>/dev/null; rm -rf "$logs"' EXIT
+# the guest's go test is stopped if this script ends before it (its pid
+# is forgotten once waited for: pids are reused)
+trap '[ -n "$guest" ] && kill "$guest" 2>/dev/null; rm -rf "$logs"' EXIT
 
 "$GO" test -count=1 -timeout 45m -skip "$MEASURING" $("$GO" list ./... | grep -v /test/v2guest) 2>&1 | tee "$logs/packages"
 rc1=${PIPESTATUS[0]}
-wait $guest
+wait "$guest"
 rc2=$?
+guest=""
 cat "$logs/guest"
 
 "$GO" test -count=1 -timeout 45m -run "$MEASURING" ./cmd/rightsize 2>&1 | tee "$logs/measuring"
