@@ -211,7 +211,8 @@ func fatal(err error) bool {
 	return errors.As(err, &f) && f.Fatal()
 }
 
-// end ends the step with err, unless another user ended it first.
+// end ends the step with err, unless another user ended it first (a lost
+// server; a Fataler, met in failed).
 func (u *user) end(err error) {
 	select {
 	case u.ended <- err:
@@ -529,6 +530,10 @@ func (u *user) failed(ctx context.Context, t tpcc.TxnType, err error, measured b
 	u.rec.errors.Add(1)
 	if u.stats.firstErr[t] == nil {
 		u.stats.firstErr[t] = err
+	}
+	if fatal(err) {
+		u.end(&ScriptError{User: u.id, Err: err})
+		return false
 	}
 	if u.tgt.Classify(err) == engine.ErrConnection {
 		u.closeConn()

@@ -180,11 +180,6 @@ func (u *user) runWorkload(ctx context.Context) {
 			u.rec.retries.Add(int64(tries - 1))
 		}
 		if err != nil {
-			if fatal(err) {
-				u.failed(ctx, t, err, measured)
-				u.end(&ScriptError{User: u.id, Err: err})
-				return
-			}
 			if !u.failed(ctx, t, err, measured) {
 				return
 			}

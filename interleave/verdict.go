@@ -145,23 +145,14 @@ func Judge(ctx context.Context, st *store.Store, label string, legs []Leg, th re
 	}
 	names, figure := figureNames, ""
 	if workload {
-		names, figure = workloadNames(merit), merit.Name()
+		figure = merit.Name()
+		names = report.WorkloadFigureNames(figure)
 	}
 	v, err := judge(label, legs, rounds, th, names)
 	if v != nil {
 		v.Figure = figure
 	}
 	return v, err
-}
-
-// workloadNames are the figures judged for a pgbench workload's merit m:
-// TPM (none when m counts every script: it is the TPM), m, its p90.
-func workloadNames(m store.Merit) [3]string {
-	tpm := FigureTPM
-	if m.All() {
-		tpm = ""
-	}
-	return [3]string{tpm, m.Name(), "p90 ms"}
 }
 
 // judge judges the complete rounds' figures, named names (figureNames

@@ -37,6 +37,19 @@ func windowType(steps []store.Step, m store.Merit) string {
 	return typ
 }
 
+// WorkloadFigureNames are the names of TPC-C's TPM, NOPM and New-Order
+// p90 for a pgbench workload whose figure of merit is named figure
+// (store.Merit.Name): TPM ("" when the merit counts every script: it is
+// the TPM itself, not judged twice), the merit and its p90. compare and
+// ab name a workload's figures by it.
+func WorkloadFigureNames(figure string) [3]string {
+	tpm := FigureTPM
+	if figure == store.FigureEveryScript {
+		tpm = ""
+	}
+	return [3]string{tpm, figure, "p90 ms"}
+}
+
 // nameFigures renames a workload comparison's figures after its merit
 // (NOPM is the workload's figure per minute, the latencies its own); a
 // TPC-C comparison keeps its names. When every script counts, the merit is
@@ -47,11 +60,12 @@ func (c *Comparison) nameFigures(v *Verdicts) {
 		return
 	}
 	v.Figure = c.Figure
-	names := map[string]string{FigureNOPM: c.Figure, FigureP90: "p90 ms", FigureP99: "p99 ms"}
+	n := WorkloadFigureNames(c.Figure)
+	names := map[string]string{FigureNOPM: n[1], FigureP90: n[2], FigureP99: "p99 ms"}
 	rename := func(fs []FigureVerdict) []FigureVerdict {
 		out := fs[:0]
 		for _, f := range fs {
-			if f.Figure == FigureTPM && c.Figure == store.FigureEveryScript {
+			if f.Figure == FigureTPM && n[0] == "" {
 				continue
 			}
 			if n, ok := names[f.Figure]; ok {
