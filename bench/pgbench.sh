@@ -17,6 +17,8 @@
 # and client the medians and rightsize's ratios to pgbench's, and the
 # ratios of each round's runs with their median.
 #   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
+# PROTOCOL (default prepared) is how both send their statements: pgbench
+# -M PROTOCOL, rightsize --protocol PROTOCOL (prepared, extended, simple).
 # RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
 # as many Ps as pgbench -j has threads, instead of the adaptive count).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
@@ -134,6 +136,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
 CLIENTS=${CLIENTS:-rightsize rightsize-jc pgbench pgbench-j1}
+PROTOCOL=${PROTOCOL:-prepared}
 . bench/lib.sh
 bench_tmp pgbench
 go build -o "$TMP/rs" ./cmd/rightsize
@@ -158,14 +161,14 @@ run_one() {
   if [ "${3%%-*}" = pgbench ]; then
     local j=$C; [ "$3" = pgbench-j1 ] && j=1
     [ "$2" = tpcb ] && args=(-b tpcb-like) || args=(-f "$TMP/select.sql@9" -f "$TMP/update.sql@1")
-    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M prepared -c "$C" -j "$j" -T "$SECS" \
+    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M "$PROTOCOL" -c "$C" -j "$j" -T "$SECS" \
       -h 127.0.0.1 -p "$PORT" -U postgres "${args[@]}" postgres >"$TMP/out" 2>&1 || { echo "pgbench failed:"; tail -3 "$TMP/out"; return 0; }
     cp "$TMP/pgb/cpu" "$TMP/cpu"
   else
     [ "$2" = tpcb ] && args=(--workload tpcb) || args=(--workload "$TMP/select.sql@9" --workload "$TMP/update.sql@1")
     [ "$3" = rightsize-jc ] && args+=(--driver-loops "$C")
     /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
-      --no-waits ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
+      --no-waits --protocol "$PROTOCOL" ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
   fi
   python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" "$(( $(server_ticks) - t0 ))" "$(getconf CLK_TCK)" <<'PY'
 import json, re, sys
@@ -187,7 +190,7 @@ print("%-5s %-8s %-10s %10.1f %14.1f %14.1f %10d %7d" % (rnd, wl, client, tps, s
 PY
 }
 
-echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D, protocol $PROTOCOL; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-8s %-10s %10s %14s %14s %10s %7s\n' round workload client TPS "client µs/txn" "server µs/txn" txns failed
 runs=()
 for wl in tpcb custom; do for client in $CLIENTS; do runs+=("$wl $client"); done; done

@@ -115,7 +115,7 @@ func (p *Plan) validateWorkload(c *checker) {
 	for i := range specs {
 		specs[i] = p.scriptSpec(specs[i])
 	}
-	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure})
+	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure, Protocol: a.Protocol})
 	var serr *script.Error
 	switch {
 	case errors.As(err, &serr):
@@ -230,7 +230,7 @@ func (a *Autopilot) checkTPCCKeys(c *checker) {
 		}
 	}
 	if a.Mode != "" {
-		msg("mode", "mode is TPC-C's: the scripts' statements are prepared as pgbench -M prepared")
+		msg("mode", "mode is TPC-C's: say how the scripts' statements are sent with protocol (prepared, extended, simple), as pgbench -M")
 	}
 	if a.Isolation != "" && a.Isolation != engine.IsolationSpec {
 		msg("isolation", "isolation is TPC-C's: the scripts set their own")

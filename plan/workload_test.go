@@ -29,7 +29,7 @@ func TestWorkloadKeys(t *testing.T) {
 	}{
 		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
-		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
 		{"a script with its init", "{init: init.sql}", `{users: "1", duration: 10s, workload: a.sql, define: {x: 1}, scale: 3, random_seed: 7}`, BuildInit, "a@1", "TPS"},
 		{"a script on the database as it is", "{workload: a.sql}", `{users: "1", duration: 10s}`, BuildNone, "a@1", "TPS"},
@@ -64,6 +64,9 @@ func TestWorkloadKeys(t *testing.T) {
 			if lim := o1.LatencyLimit; (lim == 20*time.Millisecond) != strings.Contains(c.autopilot, "latency_limit: 20ms") {
 				t.Errorf("run options' latency limit %s, want the autopilot's", lim)
 			}
+			if m := o1.Workload.(interface{ Mode() string }).Mode(); (m == "simple") != strings.Contains(c.autopilot, "protocol: simple") {
+				t.Errorf("run options' workload sends its statements %s, want the autopilot's protocol", m)
+			}
 		})
 	}
 }
@@ -94,7 +97,7 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"the workload's keys with TPC-C", "name: s\nbuild: {warehouses: 1, scale: 2}\nautopilot: {users: \"1\", duration: 10s, figure: a}\n" + confs + "fit: {configuration: a, target_tps: 5, cpus: [1]}\n", []string{
 			"build.scale: is for a pgbench workload's build",
-			"autopilot.workload: define, random_seed, scale and figure are for pgbench workloads",
+			"autopilot.workload: define, random_seed, scale, figure and protocol are for pgbench workloads",
 			"fit.target_tps: is a pgbench workload's target",
 		}},
 		{"a TPC-C build for scripts", "name: s\nbuild: {workload: tpcc, warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb}\n" + confs, []string{
@@ -108,6 +111,9 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"a latency limit with TPC-C", "name: s\nbuild: {warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, latency_limit: 50ms}\n" + confs, []string{
 			"autopilot.latency_limit: counts a pgbench workload's late transactions",
+		}},
+		{"no such protocol", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, protocol: binary}\n" + confs, []string{
+			"autopilot.protocol: unknown protocol \"binary\": give prepared, extended, simple (as pgbench -M)",
 		}},
 		{"a latency limit not a duration", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, latency_limit: fast}\n" + confs, []string{
 			"autopilot.latency_limit: \"fast\" is not a duration",

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,9 @@ type predictSpec struct {
 	// Workload names the fit's pgbench workload and its scripts as a run
 	// records them ("tpcb: tpcb-like@1"; "" TPC-C): From must have run it.
 	Workload string `json:"workload,omitempty"`
+	// Protocol is how the fit's workload sends its statements (its run
+	// mode, pgbench -M), "" for TPC-C: From must have sent them so too.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // newPredictSpec is the model's settings for a new fit on a server with
@@ -45,6 +49,9 @@ type predictSpec struct {
 func newPredictSpec(base caps.Caps, o FitOptions) predictSpec {
 	ps := predictSpec{Base: configOfCaps(base, runtime.NumCPU()), DriverCPUs: base.DriverCPUs, From: o.From, MeasureAll: o.MeasureAll,
 		Workload: describeWorkload(o.Run.Workload)}
+	if m, ok := o.Run.Workload.(modedWorkload); ok {
+		ps.Protocol = m.Mode()
+	}
 	if o.Run.Workload == nil { // TPC-C's warehouses and mode only
 		ps.Base.Warehouses, ps.Base.Mode = o.Run.Warehouses, string(o.Run.Mode)
 	}
@@ -153,6 +160,9 @@ func (ps predictSpec) sameFigure(run *store.Run, cr fit.Criteria) error {
 	}
 	if ran != ps.Workload {
 		return fmt.Errorf("it ran %s and the fit runs %s: learn from a run of the fit's workload", workloadWords(ran), workloadWords(ps.Workload))
+	}
+	if ps.Protocol != "" && cmp.Or(run.Mode, string(ScriptMode)) != ps.Protocol {
+		return fmt.Errorf("it sent its statements as pgbench -M %s and the fit sends them as -M %s: learn from a run of the same --protocol", cmp.Or(run.Mode, string(ScriptMode)), ps.Protocol)
 	}
 	if m, ok := run.WorkloadMerit(); ok && cr.Merit != nil && m.Txn != cr.Merit.Txn {
 		return fmt.Errorf("its figure of merit is %s and the fit's %s: learn from a run of the same --figure", meritWords(m), meritWords(*cr.Merit))

@@ -30,10 +30,17 @@ func workloadReport(run *store.Run, steps []store.Step) *WorkloadReport {
 	return analysis.Workload(run, steps)
 }
 
-// ScriptMode is the mode recorded for a run of pgbench scripts: their SQL
-// is prepared once per connection and executed with parameters, as
-// pgbench -M prepared.
+// ScriptMode is the mode recorded for a run of pgbench scripts that does
+// not name its protocol: their SQL is prepared once per connection and
+// executed with parameters, as pgbench -M prepared.
 const ScriptMode engine.Mode = "prepared"
+
+// modedWorkload is a driver.Workload that names how it sends its
+// statements (pgbench/workload.Workload: pgbench -M's protocol), what the
+// run records as its mode.
+type modedWorkload interface {
+	Mode() string
+}
 
 // prepareWorkload is prepare for a workload other than TPC-C: no TPC-C
 // schema, run constants, modes or isolation (the scripts' SQL runs at the
@@ -43,12 +50,15 @@ const ScriptMode engine.Mode = "prepared"
 func (r *runner) prepareWorkload(ctx context.Context) error {
 	o, t := &r.o, r.t
 	if o.Mode != "" {
-		return bad("--mode is TPC-C's: a pgbench workload prepares its statements as pgbench -M prepared; drop --mode")
+		return bad("--mode is TPC-C's: choose how a pgbench workload sends its statements with --protocol (prepared, extended, simple), as pgbench -M; drop --mode")
 	}
 	if o.Isolation != "" && o.Isolation != engine.IsolationSpec {
 		return bad("--isolation is TPC-C's: a pgbench workload's scripts set their own; drop --isolation")
 	}
 	r.mode, r.iso = ScriptMode, engine.IsolationReadCommitted
+	if m, ok := o.Workload.(modedWorkload); ok {
+		r.mode = engine.Mode(m.Mode())
+	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}

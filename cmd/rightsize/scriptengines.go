@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/pgbench/client"
 	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/registry"
 )
@@ -29,6 +30,9 @@ func checkScriptEngine(cmd *cobra.Command, w *workload.Workload) error {
 		if err := s.Unsupported(e.Scripts, e.Name); err != nil {
 			return badInput(fmt.Errorf("%w; run this script on %s", err, scriptEngines()))
 		}
+	}
+	if w.Protocol != client.Prepared && e.Name != "postgres" {
+		return badInput(fmt.Errorf("--protocol %s: %s runs a pgbench workload's statements prepared only; drop --protocol, or run it on postgres", w.Protocol, e.Name))
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type workloadFlags struct {
 	randomSeed uint64
 	scale      int
 	figure     string
+	protocol   string
 }
 
 func (f *workloadFlags) register(cmd *cobra.Command) {
@@ -33,6 +34,7 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Uint64Var(&f.randomSeed, "random-seed", 0, "seed of the pgbench scripts' random functions, every step the same as pgbench --random-seed (default: --seed's, different each step)")
 	cmd.Flags().IntVar(&f.scale, "scale", 0, "the scripts' :scale (default: the rows of pgbench_branches with tpcb and the built-ins, else 1)")
 	cmd.Flags().StringVar(&f.figure, "figure", "", "the script whose transactions per second are the figure of merit (default: every script's)")
+	cmd.Flags().StringVar(&f.protocol, "protocol", "", "how a pgbench workload sends its statements, as pgbench -M: prepared (parsed once per connection; the default), extended (parsed every time) or simple (the values written into the query's text); PostgreSQL runs all three, the other engines prepared")
 }
 
 // workloadCommands are the commands that measure a pgbench workload on
@@ -49,7 +51,7 @@ var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, 
 // naming FILE:LINE:COLUMN. Only the commands of workloadCommands measure
 // one (their figure is the workload's merit: store.Run.WorkloadMerit).
 func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
-	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure}
+	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure, Protocol: f.protocol}
 	if len(f.defines) > 0 {
 		o.Defines = map[string]string{}
 	}

@@ -187,11 +187,46 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
 		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
 		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
+		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure and --protocol are for pgbench workloads"},
+		{[]string{"run", "--workload", a, "--protocol", "binary"}, `--protocol: unknown protocol "binary": give prepared, extended, simple (as pgbench -M)`},
 	} {
 		out, errOut, code := cli(t, context.Background(), append(c.args, "--store", tempStore(t), "--target", "postgres://127.0.0.1:1/none")...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
 		}
+	}
+}
+
+// TestWorkloadProtocol runs a script that divides by zero only where its
+// connection holds a named statement: with --protocol simple every
+// transaction succeeds and the run records mode simple; prepared (the
+// default) errs in each. On SQLite, --protocol simple is refused.
+func TestWorkloadProtocol(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	named := filepath.Join(t.TempDir(), "named.sql")
+	write(t, named, "SELECT count(*) AS named FROM pg_prepared_statements \\gset\nSELECT CASE WHEN :named > 0 THEN 1 / 0 END;\n")
+	st := tempStore(t)
+	for _, c := range []struct {
+		protocol, mode string
+		errs           bool
+	}{{"simple", "simple", false}, {"extended", "extended", false}, {"", "prepared", true}} {
+		out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--workload", named, "--protocol", c.protocol, "--users", "1",
+			"--rampup", "0s", "--duration", "1s", "--progress-interval", "0", "--no-waits", "--store", st, "--label", "p-"+c.mode)
+		if code != 0 || !strings.Contains(out, c.mode+" mode") {
+			t.Fatalf("--protocol %q: exit %d, want 0 and %q\n%s%s", c.protocol, code, c.mode+" mode", out, errOut)
+		}
+		run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID) // the newest
+		if len(steps) != 1 || len(steps[0].Txn) != 1 {
+			t.Fatalf("--protocol %q: %d steps stored", c.protocol, len(steps))
+		}
+		if x := steps[0].Txn[0]; run.Mode != c.mode || (x.Count > 0) == c.errs || (x.Errors > 0) != c.errs {
+			t.Errorf("--protocol %q: stored mode %q, %d transactions, %d errors: want mode %s, errors %v", c.protocol, run.Mode, x.Count, x.Errors, c.mode, c.errs)
+		}
+	}
+	lite := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	_, errOut, code := cli(t, context.Background(), "run", "--target", lite, "--workload", named, "--protocol", "simple", "--store", st)
+	if want := "--protocol simple: sqlite runs a pgbench workload's statements prepared only; drop --protocol, or run it on postgres"; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("sqlite --protocol simple: exit %d, want 2 and %q\n%s", code, want, errOut)
 	}
 }
 

@@ -91,6 +91,12 @@ func (w *wire) bind(stmt string, buf []byte, ends []int, bin bool) {
 // of the reply, which next then parses.
 func (w *wire) flush() error {
 	w.out = append(w.out, 'S', 0, 0, 0, 4)
+	return w.exchange()
+}
+
+// exchange writes the messages in out at once; through an exchanger it
+// also reads the start of the reply, which next then parses.
+func (w *wire) exchange() error {
 	var err error
 	if w.x != nil && w.compact() {
 		var n int
@@ -116,14 +122,12 @@ func (w *wire) compact() bool {
 	return len(w.in) < cap(w.in)
 }
 
-// query writes sql as a simple Query.
+// query writes sql as a simple Query (it needs no Sync).
 func (w *wire) query(sql string) error {
 	w.out = append(w.out[:0], 'Q', 0, 0, 0, 0)
 	w.out = append(append(w.out, sql...), 0)
 	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
-	_, err := w.hc.Conn.Write(w.out)
-	w.out = w.out[:0]
-	return err
+	return w.exchange()
 }
 
 // next returns the next message's type and body; the body stays valid

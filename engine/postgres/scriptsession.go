@@ -18,7 +18,8 @@ import (
 // per execution one write of Bind (text parameters, text results),
 // Describe when the row is kept, Execute and Sync, and the reply parsed
 // in place. It is pgbench -M prepared's protocol without pgconn's
-// per-call work.
+// per-call work; ExecUnnamed and SimpleQuery are -M extended's and
+// simple's.
 type ScriptSession struct {
 	s    session
 	tx   byte  // transaction status of the last ReadyForQuery
@@ -105,9 +106,55 @@ func (ss *ScriptSession) Exec(ctx context.Context, name string, params [][]byte,
 	if err := ss.s.ready(ctx, name); err != nil {
 		return 0, err
 	}
+	ss.s.w.out = ss.s.w.out[:0]
+	return ss.execute(ctx, name, name, params, keep)
+}
+
+// ExecUnnamed parses sql as the unnamed statement and executes it, in one
+// message with Exec's (pgbench -M extended; pgbench/client's
+// ExtendedSession).
+func (ss *ScriptSession) ExecUnnamed(ctx context.Context, sql string, params [][]byte, keep bool) (int64, error) {
+	if err := ss.s.ready(ctx, "statement"); err != nil {
+		return 0, err
+	}
 	w := ss.s.w
-	w.out = append(w.out[:0], 'B', 0, 0, 0, 0, 0) // length, unnamed portal
-	w.out = append(append(w.out, name...), 0)
+	w.out = append(w.out[:0], 'P', 0, 0, 0, 0, 0) // length, unnamed statement
+	w.out = append(append(w.out, sql...), 0)
+	w.int16(0) // parameter types: inferred
+	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
+	return ss.execute(ctx, "statement", "", params, keep)
+}
+
+// SimpleQuery sends sql as one simple Query, its values in its text
+// (pgbench -M simple; pgbench/client's SimpleSession); keep is Exec's.
+func (ss *ScriptSession) SimpleQuery(ctx context.Context, sql []byte, keep bool) (int64, error) {
+	if err := ss.s.ready(ctx, "query"); err != nil {
+		return 0, err
+	}
+	w := ss.s.w
+	w.out = append(w.out[:0], 'Q', 0, 0, 0, 0)
+	w.out = append(append(w.out, sql...), 0)
+	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
+	if keep {
+		ss.cols, ss.last = ss.cols[:0], ss.last[:0]
+	}
+	if err := w.exchange(); err != nil {
+		return 0, ss.s.lost(ctx, "query", err)
+	}
+	ss.rows = 0
+	err := ss.reply(ctx, "query", keep)
+	return ss.rows, err
+}
+
+// execute appends Bind of statement stmt (text parameters, nil: NULL;
+// text results), Describe when the row is kept, Execute and Sync to the
+// messages to send, sends them and reads the reply; what names the call
+// in errors.
+func (ss *ScriptSession) execute(ctx context.Context, what, stmt string, params [][]byte, keep bool) (int64, error) {
+	w := ss.s.w
+	at := len(w.out)
+	w.out = append(w.out, 'B', 0, 0, 0, 0, 0) // length, unnamed portal
+	w.out = append(append(w.out, stmt...), 0)
 	w.int16(0) // parameter formats: all text
 	w.int16(len(params))
 	for _, p := range params {
@@ -119,17 +166,17 @@ func (ss *ScriptSession) Exec(ctx context.Context, name string, params [][]byte,
 		w.out = append(w.out, p...)
 	}
 	w.int16(0) // result formats: all text
-	binary.BigEndian.PutUint32(w.out[1:], uint32(len(w.out)-1))
+	binary.BigEndian.PutUint32(w.out[at+1:], uint32(len(w.out)-at-1))
 	if keep {
 		w.out = append(w.out, 'D', 0, 0, 0, 6, 'P', 0) // describe the unnamed portal
 		ss.cols, ss.last = ss.cols[:0], ss.last[:0]
 	}
 	w.out = append(w.out, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // unnamed portal, all rows
 	if err := w.flush(); err != nil {
-		return 0, ss.s.lost(ctx, name, err)
+		return 0, ss.s.lost(ctx, what, err)
 	}
 	ss.rows = 0
-	err := ss.reply(ctx, name, keep)
+	err := ss.reply(ctx, what, keep)
 	return ss.rows, err
 }
 
@@ -149,7 +196,10 @@ func (ss *ScriptSession) reply(ctx context.Context, name string, keep bool) erro
 			if keep && pgErr == nil {
 				pgErr = ss.keepRow(body)
 			}
-		case 'T': // RowDescription
+		case 'T': // RowDescription: a simple query's comes unasked
+			if !keep {
+				continue
+			}
 			if err := ss.columns(body); err != nil {
 				return ss.s.lost(ctx, name, err)
 			}

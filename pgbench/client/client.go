@@ -30,6 +30,9 @@ type Config struct {
 	// serialization failure or a deadlock (pgbench --max-tries; 0 or 1:
 	// no retry).
 	MaxTries int
+	// Protocol is how statements are sent (pgbench -M; the zero value is
+	// Prepared).
+	Protocol Protocol
 	// Debug receives debug()'s values (nil: dropped).
 	Debug func(script, command int, v expr.Value)
 }
@@ -46,6 +49,7 @@ type Client struct {
 	names    [][]string // the statements' names, P_script_command
 	params   [][]byte
 	arena    []byte // the parameters' bytes
+	query    []byte // Simple's statement text
 	times    []time.Duration
 	cur      [2]int // script and command running, for debug()
 }
@@ -65,6 +69,9 @@ func New(sess Session, cfg Config) (*Client, error) {
 	}
 	if len(cfg.Scripts) == 0 || c.total == 0 {
 		return nil, errors.New("no script to run: give at least one script with a weight over 0")
+	}
+	if !supports(sess, cfg.Protocol) {
+		return nil, fmt.Errorf("protocol %s: this engine's sessions run prepared statements only (PostgreSQL's run every protocol)", cfg.Protocol)
 	}
 	v := vars{}
 	for name, value := range cfg.Defines {
@@ -296,13 +303,6 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command) error {
 // sql executes SQL command pc of script i, preparing it on first use.
 func (c *Client) sql(ctx context.Context, i, pc int) error {
 	cmd := &c.cfg.Scripts[i].Commands[pc]
-	name := c.names[i][pc]
-	if !c.prepared[i][pc] {
-		if err := c.sess.Prepare(ctx, name, c.text(cmd)); err != nil {
-			return err
-		}
-		c.prepared[i][pc] = true
-	}
 	c.params, c.arena = c.params[:0], c.arena[:0]
 	for _, p := range cmd.Params {
 		start := len(c.arena)
@@ -313,7 +313,7 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 		}
 		c.params = append(c.params, c.arena[start:len(c.arena):len(c.arena)])
 	}
-	rows, err := c.sess.Exec(ctx, name, c.params, cmd.Store != script.NoStore)
+	rows, err := c.send(ctx, i, pc, cmd, cmd.Store != script.NoStore)
 	if err != nil || cmd.Store == script.NoStore {
 		return err
 	}

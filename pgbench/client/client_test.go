@@ -148,22 +148,29 @@ const balancesQuery = `select concat_ws(' / ',
 	(select string_agg(format('%s %s', bid, bbalance), ',' order by bid) from pgbench_branches))`
 
 // TestSameTransactionsAsPgbench runs one client of tpcb-like@1 +
-// simple-update@2 for 60 transactions here and in pgbench -M prepared
-// with the same --random-seed on two copies of the database: the same
-// scripts chosen and the same random values give the same rows.
-func TestSameTransactionsAsPgbench(t *testing.T) { forEachSession(t, testSameTransactionsAsPgbench) }
+// simple-update@2 for 60 transactions here and in pgbench -M PROTOCOL
+// with the same --random-seed on two copies of the database, in each
+// protocol: the same scripts chosen and the same random values give the
+// same rows.
+func TestSameTransactionsAsPgbench(t *testing.T) {
+	for _, p := range []Protocol{Prepared, Extended, Simple} {
+		t.Run(p.String(), func(t *testing.T) {
+			forEachSession(t, func(t *testing.T, open opener) { testSameTransactionsAsPgbench(t, open, p) })
+		})
+	}
+}
 
-func testSameTransactionsAsPgbench(t *testing.T, open opener) {
+func testSameTransactionsAsPgbench(t *testing.T, open opener, p Protocol) {
 	pgbench := pgtest.Pgbench(t)
 	ours, theirs := tpcbDatabase(t), tpcbDatabase(t)
 	const seed, txns = 4242, 60
-	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-j", "1", "-t", fmt.Sprint(txns),
+	out, err := exec.Command(pgbench, "-n", "-M", p.String(), "-c", "1", "-j", "1", "-t", fmt.Sprint(txns),
 		fmt.Sprintf("--random-seed=%d", seed), "-b", "tpcb-like@1", "-b", "simple-update@2", theirs).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 2)}
-	c := newClient(t, open, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0]})
+	c := newClient(t, open, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0], Protocol: p})
 	for range txns {
 		if o := c.Run(context.Background()); o.Err != nil {
 			t.Fatal(o.Err)

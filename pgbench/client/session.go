@@ -50,7 +50,30 @@ func (s *PgSession) Prepare(ctx context.Context, name, sql string) error {
 
 // Exec executes the statement prepared as name.
 func (s *PgSession) Exec(ctx context.Context, name string, params [][]byte, keep bool) (int64, error) {
-	rr := s.Conn.ExecPrepared(ctx, name, params, nil, nil)
+	return s.read(s.Conn.ExecPrepared(ctx, name, params, nil, nil), keep)
+}
+
+// ExecUnnamed runs sql unnamed with params (ExtendedSession).
+func (s *PgSession) ExecUnnamed(ctx context.Context, sql string, params [][]byte, keep bool) (int64, error) {
+	return s.read(s.Conn.ExecParams(ctx, sql, params, nil, nil, nil), keep)
+}
+
+// SimpleQuery runs sql as one simple query (SimpleSession).
+func (s *PgSession) SimpleQuery(ctx context.Context, sql []byte, keep bool) (int64, error) {
+	mrr := s.Conn.Exec(ctx, string(sql))
+	var rows int64
+	for mrr.NextResult() {
+		n, err := s.read(mrr.ResultReader(), keep)
+		if rows += n; err != nil {
+			_ = mrr.Close()
+			return rows, err
+		}
+	}
+	return rows, mrr.Close()
+}
+
+// read counts rr's rows, with keep keeping its columns and last row.
+func (s *PgSession) read(rr *pgconn.ResultReader, keep bool) (int64, error) {
 	var rows int64
 	if keep {
 		s.cols = s.cols[:0]

@@ -9,6 +9,7 @@ package script
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rightsize/rightsize/pgbench/expr"
@@ -47,10 +48,13 @@ type Command struct {
 
 	// SQL: the statement with $1..$n for Params, the variables bound to
 	// them in order (QSQL: with ? placeholders, for MySQL and SQLite);
-	// Store and Prefix say where \gset or \aset put the row.
+	// Pieces: its text around the variables (one more than Params), what
+	// pgbench -M simple puts their values between. Store and Prefix say
+	// where \gset or \aset put the row.
 	SQL    string
 	QSQL   string
 	Params []string
+	Pieces []string
 	Store  Store
 	Prefix string
 
@@ -149,13 +153,13 @@ func (p *parseState) sql(pc piece) error {
 	if pc.combined {
 		return p.errorAt(off, "combined queries (\\;) cannot be prepared: write each statement as its own command")
 	}
-	stmt, params := bindParams(text, false)
-	qstmt, _ := bindParams(text, true)
+	pieces, params := splitVars(text)
 	if len(params) > 255 {
 		return p.errorAt(off, "statement has too many arguments (maximum is 255)")
 	}
 	line, col := position(p.src, off)
-	p.cmds = append(p.cmds, Command{Kind: SQL, Line: line, Col: col, Text: firstLine(text), SQL: stmt, QSQL: qstmt, Params: params})
+	p.cmds = append(p.cmds, Command{Kind: SQL, Line: line, Col: col, Text: firstLine(text),
+		SQL: joinParams(pieces, false), QSQL: joinParams(pieces, true), Params: params, Pieces: pieces})
 	return nil
 }
 
@@ -185,12 +189,12 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// bindParams replaces each :name in sql by $1, $2, ... as pgbench's
-// parseQuery does (everywhere in the text, quoted or not; "::" is a cast)
-// and returns the variables in order; with qmark each becomes ? instead.
-func bindParams(sql string, qmark bool) (string, []string) {
+// splitVars splits sql at each :name, as pgbench's parseQuery and
+// assignVariables find them (everywhere in the text, quoted or not; "::"
+// is a cast): the text around the variables, one piece more than their
+// names, in order.
+func splitVars(sql string) (pieces, names []string) {
 	var b strings.Builder
-	var params []string
 	for i := 0; i < len(sql); {
 		j := strings.IndexByte(sql[i:], ':')
 		if j < 0 {
@@ -209,15 +213,28 @@ func bindParams(sql string, qmark bool) (string, []string) {
 			i = k
 			continue
 		}
-		params = append(params, sql[j+1:j+1+n])
-		if qmark {
-			b.WriteByte('?')
-		} else {
-			fmt.Fprintf(&b, "$%d", len(params))
-		}
+		pieces, names = append(pieces, b.String()), append(names, sql[j+1:j+1+n])
+		b.Reset()
 		i = j + 1 + n
 	}
-	return b.String(), params
+	return append(pieces, b.String()), names
+}
+
+// joinParams joins splitVars' pieces with $1, $2, ... between them (the
+// statement pgbench -M prepared and extended send), or with qmark ?.
+func joinParams(pieces []string, qmark bool) string {
+	var b strings.Builder
+	for k, p := range pieces {
+		if k > 0 {
+			if qmark {
+				b.WriteByte('?')
+			} else {
+				b.WriteString("$" + strconv.Itoa(k))
+			}
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // varNameLen is the length of the variable name at the start of s: a

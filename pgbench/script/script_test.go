@@ -60,6 +60,11 @@ UPDATE t SET x = :acc_abalance + :big WHERE id = :aid;
 		upd.QSQL != "UPDATE t SET x = ? + ? WHERE id = ?;" {
 		t.Errorf("update %q %q %v", upd.SQL, upd.QSQL, upd.Params)
 	}
+	// -M simple's text: the values go between the pieces, :: stays a cast
+	if !reflect.DeepEqual(upd.Pieces, []string{"UPDATE t SET x = ", " + ", " WHERE id = ", ";"}) ||
+		len(sel.Pieces) != 3 || !strings.HasPrefix(sel.Pieces[1], "?'") || !strings.Contains(sel.Pieces[1], "now()::date") {
+		t.Errorf("pieces %q, %q", upd.Pieces, sel.Pieces)
+	}
 	if c := s.Commands[6]; c.Store != Aset || c.SQL != "SELECT $$a;b$$ AS c " {
 		t.Errorf("aset command %q store %d", c.SQL, c.Store)
 	}

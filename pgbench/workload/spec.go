@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rightsize/rightsize/pgbench/client"
 	"github.com/rightsize/rightsize/pgbench/script"
 )
 
@@ -28,11 +29,14 @@ type Options struct {
 	Scale      int
 	RandomSeed uint64
 	Figure     string
+	// Protocol is how the statements are sent, pgbench -M's name
+	// (prepared, extended, simple; "": prepared).
+	Protocol string
 }
 
 // zero tells whether no option is given.
 func (o Options) zero() bool {
-	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0
+	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0 && o.Protocol == ""
 }
 
 // FromSpecs returns the workload that --workload's values specs name
@@ -45,7 +49,7 @@ func (o Options) zero() bool {
 func FromSpecs(specs []string, o Options) (*Workload, error) {
 	if len(specs) == 0 || len(specs) == 1 && specs[0] == "tpcc" {
 		if !o.zero() {
-			return nil, errors.New("--define, --random-seed, --scale and --figure are for pgbench workloads: add --workload tpcb or --workload FILE")
+			return nil, errors.New("--define, --random-seed, --scale, --figure and --protocol are for pgbench workloads: add --workload tpcb or --workload FILE")
 		}
 		return nil, nil
 	}
@@ -72,6 +76,11 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 		return nil, fmt.Errorf("--scale must be at least 1 (got %d)", o.Scale)
 	}
 	w.Scale, w.RandomSeed, w.FigureScript = o.Scale, o.RandomSeed, o.Figure
+	p, err := client.ParseProtocol(o.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("--protocol: %w", err)
+	}
+	w.Protocol = p
 	if o.Figure != "" && w.Figure() < 0 {
 		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", o.Figure, strings.Join(w.Kinds(), ", "))
 	}
@@ -95,7 +104,7 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 // client never changes them).
 func (w *Workload) Fresh() *Workload {
 	c := New(w.Name, w.Scripts)
-	c.Scale, c.Defines, c.RandomSeed, c.FigureScript = w.Scale, w.Defines, w.RandomSeed, w.FigureScript
+	c.Scale, c.Defines, c.RandomSeed, c.FigureScript, c.Protocol = w.Scale, w.Defines, w.RandomSeed, w.FigureScript, w.Protocol
 	return c
 }
 

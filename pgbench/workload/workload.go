@@ -45,6 +45,8 @@ type Workload struct {
 	// FigureScript names the script whose TPS is the figure of merit
 	// ("": every script's).
 	FigureScript string
+	// Protocol is how the users send the statements (pgbench -M).
+	Protocol client.Protocol
 
 	kinds []string
 	once  sync.Once
@@ -110,6 +112,9 @@ func (w *Workload) Describe() (string, string) {
 	return w.Name, strings.Join(parts, ",")
 }
 
+// Mode is the protocol's name, what the run records as its mode.
+func (w *Workload) Mode() string { return w.Protocol.String() }
+
 // NewUser implements driver.Workload: a client of the scripts on a new
 // session of db.
 func (w *Workload) NewUser(ctx context.Context, db driver.Target, cfg driver.UserConfig) (driver.User, error) {
@@ -128,7 +133,7 @@ func (w *Workload) NewUser(ctx context.Context, db driver.Target, cfg driver.Use
 	}
 	seed := cmpSeed(w.RandomSeed, cfg.Seed)
 	c, err := client.New(sess, client.Config{Scripts: w.Scripts, ID: cfg.ID, Scale: w.Scale, Defines: w.Defines,
-		Seed: client.Seeds(seed, cfg.Users)[cfg.ID], MaxTries: cfg.MaxTries})
+		Seed: client.Seeds(seed, cfg.Users)[cfg.ID], MaxTries: cfg.MaxTries, Protocol: w.Protocol})
 	if err != nil {
 		_ = sess.Close(context.Background())
 		return nil, err
