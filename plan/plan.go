@@ -146,15 +146,16 @@ type Autopilot struct {
 	// Workload is what the users run: tpcc (the default), tpcb,
 	// simple-update, select-only or pgbench script files (relative to
 	// the plan), each with @WEIGHT, one or a list, as run's --workload;
-	// left out, the build's workload. Define, Scale, RandomSeed, Figure
-	// and Protocol are run's --define (a mapping), --scale,
-	// --random-seed, --figure and --protocol.
+	// left out, the build's workload. Define, Scale, RandomSeed, Figure,
+	// Protocol and MaxTries are run's --define (a mapping), --scale,
+	// --random-seed, --figure, --protocol and --max-tries.
 	Workload   Specs             `yaml:"workload"`
 	Define     map[string]string `yaml:"define" want:"a mapping of variables; write e.g. define: {nbranches: 10}"`
 	Scale      int               `yaml:"scale" want:"a whole number, 1 or more; write e.g. scale: 10"`
 	RandomSeed uint64            `yaml:"random_seed" want:"a whole number, 0 or more; write e.g. random_seed: 42"`
 	Figure     string            `yaml:"figure"`
 	Protocol   string            `yaml:"protocol"`
+	MaxTries   int               `yaml:"max_tries" want:"a whole number, 1 or more; write e.g. max_tries: 1"`
 	at         yamlfile.At
 
 	users                                  []int

@@ -115,7 +115,7 @@ func (p *Plan) validateWorkload(c *checker) {
 	for i := range specs {
 		specs[i] = p.scriptSpec(specs[i])
 	}
-	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure, Protocol: a.Protocol})
+	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure, Protocol: a.Protocol, MaxTries: a.MaxTries})
 	var serr *script.Error
 	switch {
 	case errors.As(err, &serr):
@@ -126,6 +126,9 @@ func (p *Plan) validateWorkload(c *checker) {
 		c.option(a.at, "autopilot", "workload", err)
 	}
 	a.workload = w
+	if a.at.Has("max_tries") && a.MaxTries < 1 {
+		c.field(a.at, "autopilot", "max_tries", fmt.Sprintf("must be at least 1 (got %d): the most times a transaction runs, its first try included", a.MaxTries))
+	}
 	if err == nil {
 		c.option(a.at, "autopilot", "rate", scenario.RateOf(a.Rate, w != nil))
 		c.option(a.at, "autopilot", "latency_limit", scenario.LatencyLimitOf(a.latencyLimit, w != nil))

@@ -29,7 +29,7 @@ func TestWorkloadKeys(t *testing.T) {
 	}{
 		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
-		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple, max_tries: 1}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
 		{"a script with its init", "{init: init.sql}", `{users: "1", duration: 10s, workload: a.sql, define: {x: 1}, scale: 3, random_seed: 7}`, BuildInit, "a@1", "TPS"},
 		{"a script on the database as it is", "{workload: a.sql}", `{users: "1", duration: 10s}`, BuildNone, "a@1", "TPS"},
@@ -67,6 +67,9 @@ func TestWorkloadKeys(t *testing.T) {
 			if m := o1.Workload.(interface{ Mode() string }).Mode(); (m == "simple") != strings.Contains(c.autopilot, "protocol: simple") {
 				t.Errorf("run options' workload sends its statements %s, want the autopilot's protocol", m)
 			}
+			if n := o1.Workload.(interface{ MaxTries() int }).MaxTries(); (n == 1) != strings.Contains(c.autopilot, "max_tries: 1") {
+				t.Errorf("run options' workload runs a transaction at most %d times, want the autopilot's max_tries", n)
+			}
 		})
 	}
 }
@@ -97,7 +100,7 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"the workload's keys with TPC-C", "name: s\nbuild: {warehouses: 1, scale: 2}\nautopilot: {users: \"1\", duration: 10s, figure: a}\n" + confs + "fit: {configuration: a, target_tps: 5, cpus: [1]}\n", []string{
 			"build.scale: is for a pgbench workload's build",
-			"autopilot.workload: define, random_seed, scale, figure and protocol are for pgbench workloads",
+			"autopilot.workload: define, random_seed, scale, figure, protocol and max_tries are for pgbench workloads",
 			"fit.target_tps: is a pgbench workload's target",
 		}},
 		{"a TPC-C build for scripts", "name: s\nbuild: {workload: tpcc, warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb}\n" + confs, []string{
@@ -114,6 +117,9 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"no such protocol", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, protocol: binary}\n" + confs, []string{
 			"autopilot.protocol: unknown protocol \"binary\": give prepared, extended, simple (as pgbench -M)",
+		}},
+		{"no tries", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, max_tries: 0}\n" + confs, []string{
+			"autopilot.max_tries: must be at least 1 (got 0)",
 		}},
 		{"a latency limit not a duration", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, latency_limit: fast}\n" + confs, []string{
 			"autopilot.latency_limit: \"fast\" is not a duration",

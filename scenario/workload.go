@@ -42,6 +42,12 @@ type modedWorkload interface {
 	Mode() string
 }
 
+// triedWorkload is a driver.Workload that bounds its own retries
+// (pgbench/workload.Workload: --max-tries; 0: the step's).
+type triedWorkload interface {
+	MaxTries() int
+}
+
 // prepareWorkload is prepare for a workload other than TPC-C: no TPC-C
 // schema, run constants, modes or isolation (the scripts' SQL runs at the
 // server's default isolation, recorded as read-committed); the workload
@@ -90,6 +96,9 @@ func workloadEnv(env map[string]string, w driver.Workload, rate float64, limit t
 	env[store.EnvWorkload], env[store.EnvWorkloadScripts] = "custom", ""
 	if d, ok := w.(describedWorkload); ok {
 		env[store.EnvWorkload], env[store.EnvWorkloadScripts] = d.Describe()
+	}
+	if t, ok := w.(triedWorkload); ok && t.MaxTries() > 0 {
+		env[store.EnvMaxTries] = strconv.Itoa(t.MaxTries())
 	}
 	if f := w.Figure(); f >= 0 && f < len(w.Kinds()) {
 		env[store.EnvWorkloadFigure] = w.Kinds()[f]

@@ -22,6 +22,10 @@ const (
 	// EnvLatencyLimit is run --latency-limit's limit (pgbench -L), a Go
 	// duration ("50ms"); absent: none.
 	EnvLatencyLimit = "workload.latency_limit"
+	// EnvMaxTries is run --max-tries (pgbench --max-tries): how many times
+	// a transaction may run when it fails with a serialization failure or
+	// a deadlock; absent: the driver's default, 11.
+	EnvMaxTries = "workload.max_tries"
 )
 
 // Workload is the workload r ran: "" for TPC-C, else its name and its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/execute"
 	"github.com/rightsize/rightsize/pgbench/script"
@@ -26,6 +27,8 @@ type workloadFlags struct {
 	scale      int
 	figure     string
 	protocol   string
+	maxTries   int
+	triesFlag  *pflag.Flag // --max-tries, to tell 0 given from not given
 }
 
 func (f *workloadFlags) register(cmd *cobra.Command) {
@@ -35,6 +38,8 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.scale, "scale", 0, "the scripts' :scale (default: the rows of pgbench_branches with tpcb and the built-ins, else 1)")
 	cmd.Flags().StringVar(&f.figure, "figure", "", "the script whose transactions per second are the figure of merit (default: every script's)")
 	cmd.Flags().StringVar(&f.protocol, "protocol", "", "how a pgbench workload sends its statements, as pgbench -M: prepared (parsed once per connection; the default), extended (parsed every time) or simple (the values written into the query's text); PostgreSQL runs all three, the other engines prepared")
+	cmd.Flags().IntVar(&f.maxTries, "max-tries", 0, "the most times a pgbench workload's transaction runs when it fails with a serialization failure or a deadlock, its first try included, as pgbench --max-tries (1: no retry, pgbench's default; default 11)")
+	f.triesFlag = cmd.Flags().Lookup("max-tries")
 }
 
 // workloadCommands are the commands that measure a pgbench workload on
@@ -51,7 +56,7 @@ var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, 
 // naming FILE:LINE:COLUMN. Only the commands of workloadCommands measure
 // one (their figure is the workload's merit: store.Run.WorkloadMerit).
 func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
-	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure, Protocol: f.protocol}
+	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure, Protocol: f.protocol, MaxTries: f.maxTries}
 	if len(f.defines) > 0 {
 		o.Defines = map[string]string{}
 	}
@@ -61,6 +66,9 @@ func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
 			return nil, fmt.Errorf("--define: %w", err)
 		}
 		o.Defines[k] = v
+	}
+	if f.triesFlag != nil && f.triesFlag.Changed && f.maxTries < 1 {
+		return nil, fmt.Errorf("--max-tries must be at least 1 (got %d): the most times a transaction runs, its first try included (pgbench's 0, no bound, is not offered: give a number)", f.maxTries)
 	}
 	tpcc := f.isTPCC()
 	if !tpcc && !workloadCommands[command] {

@@ -187,7 +187,8 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
 		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
 		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
-		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure and --protocol are for pgbench workloads"},
+		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads"},
+		{[]string{"run", "--workload", a, "--max-tries", "0"}, "--max-tries must be at least 1 (got 0): the most times a transaction runs, its first try included"},
 		{[]string{"run", "--workload", a, "--protocol", "binary"}, `--protocol: unknown protocol "binary": give prepared, extended, simple (as pgbench -M)`},
 	} {
 		out, errOut, code := cli(t, context.Background(), append(c.args, "--store", tempStore(t), "--target", "postgres://127.0.0.1:1/none")...)
@@ -227,6 +228,40 @@ func TestWorkloadProtocol(t *testing.T) {
 	_, errOut, code := cli(t, context.Background(), "run", "--target", lite, "--workload", named, "--protocol", "simple", "--store", st)
 	if want := "--protocol simple: sqlite runs a pgbench workload's statements prepared only; drop --protocol, or run it on postgres"; code != 2 || !strings.Contains(errOut, want) {
 		t.Errorf("sqlite --protocol simple: exit %d, want 2 and %q\n%s", code, want, errOut)
+	}
+}
+
+// TestWorkloadMaxTries runs a script whose every transaction fails with a
+// serialization failure: --max-tries N runs each N times (N-1 retries per
+// failed transaction, none with 1, as pgbench's default), the default 11,
+// and the run records the bound it was given.
+func TestWorkloadMaxTries(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	fail := filepath.Join(t.TempDir(), "fail.sql")
+	write(t, fail, "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = 'serialization_failure'; END $$;\n")
+	st := tempStore(t)
+	for _, c := range []struct {
+		flag  string
+		tries int64
+	}{{"1", 1}, {"3", 3}, {"", 11}} {
+		args := []string{"run", "--target", dsn, "--workload", fail, "--users", "1", "--rampup", "0s", "--duration", "1s",
+			"--progress-interval", "0", "--no-waits", "--store", st}
+		if c.flag != "" {
+			args = append(args, "--max-tries", c.flag)
+		}
+		out, errOut, code := cli(t, context.Background(), args...)
+		if code != 0 {
+			t.Fatalf("--max-tries %q: exit %d\n%s%s", c.flag, code, out, errOut)
+		}
+		run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID) // the newest
+		if len(steps) != 1 || len(steps[0].Txn) != 1 {
+			t.Fatalf("--max-tries %q: %d steps stored", c.flag, len(steps))
+		}
+		x := steps[0].Txn[0]
+		// the step's end may cut the last transaction's retries short
+		if lo, hi := (c.tries-1)*(x.Errors-1), (c.tries-1)*x.Errors; x.Errors < 10 || x.Retries < lo || x.Retries > hi || run.Env[store.EnvMaxTries] != c.flag {
+			t.Errorf("--max-tries %q: %d failed, %d retries (want %d..%d), recorded %q", c.flag, x.Errors, x.Retries, lo, hi, run.Env[store.EnvMaxTries])
+		}
 	}
 }
 

@@ -32,11 +32,15 @@ type Options struct {
 	// Protocol is how the statements are sent, pgbench -M's name
 	// (prepared, extended, simple; "": prepared).
 	Protocol string
+	// MaxTries, when above 0, is how many times a transaction may run
+	// when it fails with a serialization failure or a deadlock (pgbench
+	// --max-tries; 1: no retry); 0: the step's (11).
+	MaxTries int
 }
 
 // zero tells whether no option is given.
 func (o Options) zero() bool {
-	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0 && o.Protocol == ""
+	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0 && o.Protocol == "" && o.MaxTries == 0
 }
 
 // FromSpecs returns the workload that --workload's values specs name
@@ -49,7 +53,7 @@ func (o Options) zero() bool {
 func FromSpecs(specs []string, o Options) (*Workload, error) {
 	if len(specs) == 0 || len(specs) == 1 && specs[0] == "tpcc" {
 		if !o.zero() {
-			return nil, errors.New("--define, --random-seed, --scale, --figure and --protocol are for pgbench workloads: add --workload tpcb or --workload FILE")
+			return nil, errors.New("--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads: add --workload tpcb or --workload FILE")
 		}
 		return nil, nil
 	}
@@ -81,6 +85,10 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 		return nil, fmt.Errorf("--protocol: %w", err)
 	}
 	w.Protocol = p
+	if o.MaxTries < 0 {
+		return nil, fmt.Errorf("--max-tries must be at least 1 (got %d): the most times a transaction runs, its first try included", o.MaxTries)
+	}
+	w.Tries = o.MaxTries
 	if o.Figure != "" && w.Figure() < 0 {
 		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", o.Figure, strings.Join(w.Kinds(), ", "))
 	}
@@ -104,7 +112,7 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 // client never changes them).
 func (w *Workload) Fresh() *Workload {
 	c := New(w.Name, w.Scripts)
-	c.Scale, c.Defines, c.RandomSeed, c.FigureScript, c.Protocol = w.Scale, w.Defines, w.RandomSeed, w.FigureScript, w.Protocol
+	c.Scale, c.Defines, c.RandomSeed, c.FigureScript, c.Protocol, c.Tries = w.Scale, w.Defines, w.RandomSeed, w.FigureScript, w.Protocol, w.Tries
 	return c
 }
 

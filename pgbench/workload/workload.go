@@ -6,6 +6,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -47,6 +48,10 @@ type Workload struct {
 	FigureScript string
 	// Protocol is how the users send the statements (pgbench -M).
 	Protocol client.Protocol
+	// Tries, when above 0, is how many times a transaction may run when
+	// it fails with a serialization failure or a deadlock (pgbench
+	// --max-tries), in place of the step's driver.UserConfig.MaxTries.
+	Tries int
 
 	kinds []string
 	once  sync.Once
@@ -112,6 +117,9 @@ func (w *Workload) Describe() (string, string) {
 	return w.Name, strings.Join(parts, ",")
 }
 
+// MaxTries is Tries, what the run records (0: the step's).
+func (w *Workload) MaxTries() int { return w.Tries }
+
 // Mode is the protocol's name, what the run records as its mode.
 func (w *Workload) Mode() string { return w.Protocol.String() }
 
@@ -133,7 +141,7 @@ func (w *Workload) NewUser(ctx context.Context, db driver.Target, cfg driver.Use
 	}
 	seed := cmpSeed(w.RandomSeed, cfg.Seed)
 	c, err := client.New(sess, client.Config{Scripts: w.Scripts, ID: cfg.ID, Scale: w.Scale, Defines: w.Defines,
-		Seed: client.Seeds(seed, cfg.Users)[cfg.ID], MaxTries: cfg.MaxTries, Protocol: w.Protocol})
+		Seed: client.Seeds(seed, cfg.Users)[cfg.ID], MaxTries: cmp.Or(w.Tries, cfg.MaxTries), Protocol: w.Protocol})
 	if err != nil {
 		_ = sess.Close(context.Background())
 		return nil, err
