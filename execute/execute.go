@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rightsize/rightsize/pgbench/tpcb"
 	"github.com/rightsize/rightsize/registry"
 	"github.com/rightsize/rightsize/scenario"
 	"github.com/rightsize/rightsize/store"
@@ -47,6 +48,9 @@ type Build struct {
 	// TablesNone (the database as it is).
 	Tables string
 	Scale  int
+	// Layout is how TablesTPCB stores pgbench's tables (fill factor,
+	// partitions), as pgbench -i's options.
+	Layout tpcb.Layout
 	Init   string
 }
 

@@ -28,9 +28,9 @@ type scriptExecer interface {
 
 // ensureWorkloadDatabase makes t hold a pgbench workload's database
 // (b.Tables TablesTPCB or TablesInit): restored from the snapshot when
-// there is one and it holds the build (pgbench's tables at the scale,
-// untouched; an init's snapshot is taken as it is), else built and
-// snapshot where the engine can.
+// there is one and it holds the build (pgbench's tables at the scale and
+// in the layout, untouched; an init's snapshot is taken as it is), else
+// built and snapshot where the engine can.
 func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, say func(string, ...any)) error {
 	restorer, canRestore := t.DB.(scenario.Restorer)
 	if canRestore {
@@ -39,7 +39,7 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 				if err := t.Unthrottled(func() error { return restorer.Restore(ctx) }); err != nil {
 					return fmt.Errorf("restore the built database: %w", err)
 				}
-				if b.Tables == TablesInit || tpcbBuilt(ctx, t, b.Scale) == nil {
+				if b.Tables == TablesInit || tpcbBuilt(ctx, t, b.Scale, b.Layout) == nil {
 					say("the built database restored")
 					return nil
 				}
@@ -58,7 +58,7 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 			loaders = runtime.NumCPU()
 		}
 		say("building pgbench's tables at scale %d", b.Scale)
-		if _, err := tpcb.Build(ctx, pc.ConnectPg, tpcb.Config{Scale: b.Scale, Loaders: loaders}); err != nil {
+		if _, err := tpcb.Build(ctx, pc.ConnectPg, tpcb.Config{Scale: b.Scale, Loaders: loaders, Layout: b.Layout}); err != nil {
 			return fmt.Errorf("build tpcb at scale %d: %w", b.Scale, err)
 		}
 	case TablesInit:
@@ -75,8 +75,9 @@ func ensureWorkloadDatabase(ctx context.Context, t *registry.Target, b Build, sa
 }
 
 // tpcbBuilt checks that t holds pgbench's tables at scale as built: the
-// scale's rows, every balance equal to the history's deltas.
-func tpcbBuilt(ctx context.Context, t *registry.Target, scale int) error {
+// scale's rows, every balance equal to the history's deltas, stored as
+// layout says.
+func tpcbBuilt(ctx context.Context, t *registry.Target, scale int, layout tpcb.Layout) error {
 	pc, ok := t.DB.(pgConnector)
 	if !ok {
 		return fmt.Errorf("not PostgreSQL")
@@ -92,6 +93,9 @@ func tpcbBuilt(ctx context.Context, t *registry.Target, scale int) error {
 	}
 	if tot.History != 0 {
 		return fmt.Errorf("pgbench_history has %d rows: run since its build", tot.History)
+	}
+	if l, err := tpcb.ReadLayout(ctx, conn); err != nil || l != layout.Normal() {
+		return fmt.Errorf("stored as %s, not %s (%v)", l, layout, err)
 	}
 	return tot.Check(scale)
 }

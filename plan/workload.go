@@ -12,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/internal/yamlfile"
 	"github.com/rightsize/rightsize/pgbench/script"
+	"github.com/rightsize/rightsize/pgbench/tpcb"
 	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/scenario"
 )
@@ -54,6 +55,12 @@ func (s *Specs) UnmarshalYAML(n *yaml.Node) error {
 // Kind is what the build makes: BuildTPCC, BuildTPCB, BuildInit or
 // BuildNone (set by Validate).
 func (b Build) Kind() string { return b.kind }
+
+// Layout is how a tpcb build stores pgbench's tables (fillfactor,
+// partitions, partition_method).
+func (b Build) Layout() tpcb.Layout {
+	return tpcb.Layout{FillFactor: b.FillFactor, Partitions: b.Partitions, PartitionMethod: b.PartitionMethod}
+}
 
 // InitPath is build.init's file, relative to the plan's directory ("" without one).
 func (p *Plan) InitPath() string { return p.relative(p.Build.Init) }
@@ -178,7 +185,7 @@ func (p *Plan) buildKind(c *checker, specs []string) string {
 		} else if b.Warehouses < 1 {
 			c.field(b.at, "build", "warehouses", "must be at least 1")
 		}
-		for _, k := range []string{"scale", "init"} {
+		for _, k := range []string{"scale", "init", "fillfactor", "partitions", "partition_method"} {
 			if b.at.Has(k) {
 				c.field(b.at, "build", k, "is for a pgbench workload's build (build.workload: tpcb or a script file); TPC-C's build has warehouses")
 			}
@@ -199,11 +206,17 @@ func (p *Plan) buildKind(c *checker, specs []string) string {
 		if b.at.Has("init") {
 			c.field(b.at, "build", "init", "is a script workload's: tpcb builds pgbench's own tables")
 		}
+		c.option(b.at, "build", "fillfactor", b.Layout().Check())
 		p.checkTPCBEngines(c)
 		return kind
 	}
 	if b.at.Has("scale") {
 		c.field(b.at, "build", "scale", "is tpcb's: a script workload's tables come from build.init (give the scripts' :scale as autopilot.scale)")
+	}
+	for _, k := range []string{"fillfactor", "partitions", "partition_method"} {
+		if b.at.Has(k) {
+			c.field(b.at, "build", k, "is tpcb's: it lays out pgbench's tables (build.workload: tpcb)")
+		}
 	}
 	if b.Init != "" {
 		if _, err := os.Stat(p.InitPath()); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/yamlfile"
+	"github.com/rightsize/rightsize/pgbench/tpcb"
 )
 
 // TestWorkloadKeys: a plan's build and autopilot say a pgbench workload as
@@ -27,7 +28,7 @@ func TestWorkloadKeys(t *testing.T) {
 		name, build, autopilot string
 		kind, scripts, figure  string
 	}{
-		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2, fillfactor: 90, partitions: 4, partition_method: hash}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple, max_tries: 1}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
@@ -43,6 +44,9 @@ func TestWorkloadKeys(t *testing.T) {
 			}
 			if p.Build.Kind() != c.kind || p.Autopilot.FigureName() != c.figure {
 				t.Errorf("build %s, figure %s; want %s, %s", p.Build.Kind(), p.Autopilot.FigureName(), c.kind, c.figure)
+			}
+			if l := p.Build.Layout(); (l == tpcb.Layout{FillFactor: 90, Partitions: 4, PartitionMethod: "hash"}) != strings.Contains(c.build, "partitions: 4") {
+				t.Errorf("build layout %+v, want the build's", l)
 			}
 			o1, o2 := p.Autopilot.RunOptions(), p.Autopilot.RunOptions()
 			if c.scripts == "" {
@@ -117,6 +121,15 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"no such protocol", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, protocol: binary}\n" + confs, []string{
 			"autopilot.protocol: unknown protocol \"binary\": give prepared, extended, simple (as pgbench -M)",
+		}},
+		{"a layout with TPC-C", "name: s\nbuild: {warehouses: 1, fillfactor: 90}\nautopilot: {users: \"1\", duration: 10s}\n" + confs, []string{
+			"build.fillfactor: is for a pgbench workload's build",
+		}},
+		{"a bad partition method", "name: s\nbuild: {workload: tpcb, partitions: 2, partition_method: list}\nautopilot: {users: \"1\", duration: 10s}\n" + confs, []string{
+			"build.partition_method: list: give range or hash",
+		}},
+		{"a layout for a script's tables", "name: s\nbuild: {init: init.sql, partitions: 2}\nautopilot: {users: \"1\", duration: 10s, workload: bad.sql}\n" + confs, []string{
+			"build.partitions: is tpcb's: it lays out pgbench's tables",
 		}},
 		{"no tries", "name: s\nbuild: {workload: tpcb}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb, max_tries: 0}\n" + confs, []string{
 			"autopilot.max_tries: must be at least 1 (got 0)",

@@ -170,7 +170,7 @@ func (r *runner) configOf(c *plan.Configuration) (execute.Config, error) {
 	}
 	b := r.p.Build
 	return execute.Config{Name: c.Name, Spec: spec, Target: opt, Run: r.baseRunOptions(c.Name),
-		Build: execute.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders, Tables: b.Kind(), Scale: b.Scale, Init: r.p.InitPath()}}, nil
+		Build: execute.Build{Warehouses: b.Warehouses, Seed: b.Seed, Loaders: b.Loaders, Tables: b.Kind(), Scale: b.Scale, Layout: b.Layout(), Init: r.p.InitPath()}}, nil
 }
 
 // built is the study's policy for a configuration's database: built where

@@ -83,8 +83,9 @@ type pgConnector interface {
 	ConnectPg(ctx context.Context) (*pgconn.PgConn, error)
 }
 
-// buildTPCB builds pgbench's tables at scale into an open target.
-func buildTPCB(cmd *cobra.Command, t *registry.Target, scale, loaders int) error {
+// buildTPCB builds pgbench's tables at scale, stored as layout says,
+// into an open target.
+func buildTPCB(cmd *cobra.Command, t *registry.Target, scale, loaders int, layout tpcb.Layout) error {
 	pc, ok := t.DB.(pgConnector)
 	if !ok {
 		return badInput(fmt.Errorf("--workload tpcb builds on PostgreSQL only (this target is %s)", t.Engine()))
@@ -92,12 +93,16 @@ func buildTPCB(cmd *cobra.Command, t *registry.Target, scale, loaders int) error
 	if scale < 1 {
 		return badInput(fmt.Errorf("--scale must be at least 1 (got %d)", scale))
 	}
-	res, err := tpcb.Build(cmd.Context(), pc.ConnectPg, tpcb.Config{Scale: scale, Loaders: loaders})
+	res, err := tpcb.Build(cmd.Context(), pc.ConnectPg, tpcb.Config{Scale: scale, Loaders: loaders, Layout: layout})
 	if err != nil {
 		return fmt.Errorf("build the tpcb tables at scale %d: %w", scale, err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "built tpcb at scale %d: %d rows in %.1f s (load %.1f s, vacuum %.1f s, keys %.1f s)\n",
-		scale, res.Rows, (res.Load + res.Vacuum + res.Keys).Seconds(), res.Load.Seconds(), res.Vacuum.Seconds(), res.Keys.Seconds())
+	laid := ""
+	if layout != (tpcb.Layout{}) {
+		laid = " (" + layout.String() + ")"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "built tpcb at scale %d%s: %d rows in %.1f s (load %.1f s, vacuum %.1f s, keys %.1f s)\n",
+		scale, laid, res.Rows, (res.Load + res.Vacuum + res.Keys).Seconds(), res.Load.Seconds(), res.Vacuum.Seconds(), res.Keys.Seconds())
 	return nil
 }
 
@@ -146,6 +151,7 @@ type dataWorkloadFlags struct {
 	workload string
 	scale    int
 	init     string
+	layout   tpcb.Layout
 }
 
 func (f *dataWorkloadFlags) register(cmd *cobra.Command, build bool) {
@@ -153,6 +159,9 @@ func (f *dataWorkloadFlags) register(cmd *cobra.Command, build bool) {
 	if build {
 		cmd.Flags().IntVar(&f.scale, "scale", 1, "with --workload tpcb: pgbench's scale (100,000 accounts each)")
 		cmd.Flags().StringVar(&f.init, "init", "", "with --workload FILE: an SQL file that creates and fills the scripts' tables, run as it is")
+		cmd.Flags().IntVar(&f.layout.FillFactor, "fillfactor", 0, "with --workload tpcb: the fill factor of pgbench's tables, 10 to 100, as pgbench -i -F (default 100)")
+		cmd.Flags().IntVar(&f.layout.Partitions, "partitions", 0, "with --workload tpcb: partition pgbench_accounts into this many tables by aid, as pgbench -i --partitions (default 0: none)")
+		cmd.Flags().StringVar(&f.layout.PartitionMethod, "partition-method", "", "with --partitions: range (the default) or hash, as pgbench -i --partition-method")
 	}
 }
 
@@ -174,6 +183,9 @@ func (f *dataWorkloadFlags) tpcb() (bool, error) {
 // did (or failed).
 func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders int) (done bool, err error) {
 	ok, err := f.tpcb()
+	if !ok && err == nil && f.layout != (tpcb.Layout{}) {
+		return true, badInput(fmt.Errorf("--fillfactor, --partitions and --partition-method lay out pgbench's tables: add --workload tpcb"))
+	}
 	if !ok && err == nil && f.init != "" && f.workload != "tpcc" {
 		return true, f.buildInit(cmd, tf)
 	}
@@ -183,6 +195,9 @@ func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders i
 	if loaders < 1 {
 		return true, badInput(fmt.Errorf("--loaders must be at least 1 (got %d)", loaders))
 	}
+	if err := f.layout.Check(); err != nil {
+		return true, badInput(err)
+	}
 	if err := checkTPCBEngine(tf.spec); err != nil {
 		return true, err
 	}
@@ -191,7 +206,7 @@ func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders i
 		return true, err
 	}
 	defer t.Close()
-	return true, buildTPCB(cmd, t, f.scale, loaders)
+	return true, buildTPCB(cmd, t, f.scale, loaders, f.layout)
 }
 
 // check checks tpcb's tables when the flags say so; done says whether it

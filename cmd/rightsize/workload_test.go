@@ -187,6 +187,9 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
 		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
 		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
+		{[]string{"build", "--fillfactor", "90"}, "--fillfactor, --partitions and --partition-method lay out pgbench's tables: add --workload tpcb"},
+		{[]string{"build", "--workload", "tpcb", "--partition-method", "hash"}, "--partition-method hash partitions nothing: give --partitions N too"},
+		{[]string{"build", "--workload", "tpcb", "--fillfactor", "5"}, "--fillfactor 5: give 10 to 100"},
 		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads"},
 		{[]string{"run", "--workload", a, "--max-tries", "0"}, "--max-tries must be at least 1 (got 0): the most times a transaction runs, its first try included"},
 		{[]string{"run", "--workload", a, "--protocol", "binary"}, `--protocol: unknown protocol "binary": give prepared, extended, simple (as pgbench -M)`},
@@ -195,6 +198,34 @@ func TestWorkloadBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, errOut)
 		}
+	}
+}
+
+// TestTPCBLayout builds pgbench's tables with pgbench -i's layout
+// options (two hash partitions of pgbench_accounts, fill factor 90): the
+// build says so, the tables check, and tpcb runs on them.
+func TestTPCBLayout(t *testing.T) {
+	dsn, ctx := pgtest.NewDatabase(t), context.Background()
+	out, errOut, code := cli(t, ctx, "build", "--workload", "tpcb", "--scale", "1", "--partitions", "2", "--partition-method", "hash", "--fillfactor", "90", "--target", dsn)
+	if code != 0 || !strings.Contains(out, "built tpcb at scale 1 (fill factor 90, 2 hash partitions): 100011 rows") {
+		t.Fatalf("build with a layout: exit %d\n%s%s", code, out, errOut)
+	}
+	conn, err := pgxConnect(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	err = conn.QueryRow(ctx, "select string_agg(relname || ' ' || array_to_string(reloptions, ','), '; ' order by relname) from pg_class where relname like 'pgbench_accounts_%' and relkind = 'r'").Scan(&got)
+	conn.Close(ctx)
+	if err != nil || got != "pgbench_accounts_1 fillfactor=90; pgbench_accounts_2 fillfactor=90" {
+		t.Errorf("partitions %q (%v)", got, err)
+	}
+	if out, errOut, code = cli(t, ctx, "check", "--workload", "tpcb", "--target", dsn); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, errOut)
+	}
+	rep := runJSON(t, "run", "--target", dsn, "--workload", "tpcb", "--users", "2", "--rampup", "0s", "--duration", "1s", "--no-waits", "--store", tempStore(t))
+	if x := rep.Steps[0].Txn["tpcb-like"]; x.Count == 0 || x.Errors != 0 {
+		t.Errorf("tpcb on partitioned accounts: %+v", x)
 	}
 }
 

@@ -55,3 +55,28 @@ func (t Totals) Check(scale int) error {
 	}
 	return nil
 }
+
+// ReadLayout reads how the database conn is connected to stores pgbench's
+// tables (Layout.Normal's form): the tellers' fill factor, which pgbench
+// -i gives every table with storage, and pgbench_accounts' partitions.
+func ReadLayout(ctx context.Context, conn *pgconn.PgConn) (Layout, error) {
+	const q = `select coalesce((select option_value from pg_options_to_table((select reloptions from pg_class where oid = 'pgbench_tellers'::regclass))
+			where option_name = 'fillfactor'), '100'),
+		(select count(*) from pg_inherits where inhparent = 'pgbench_accounts'::regclass)::text,
+		coalesce((select case partstrat when 'r' then 'range' when 'h' then 'hash' else partstrat::text end
+			from pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), '')`
+	res := conn.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+	if res.Err != nil {
+		return Layout{}, fmt.Errorf("read the TPC-B tables' layout: %w", res.Err)
+	}
+	var l Layout
+	var err error
+	if l.FillFactor, err = strconv.Atoi(string(res.Rows[0][0])); err == nil {
+		l.Partitions, err = strconv.Atoi(string(res.Rows[0][1]))
+	}
+	l.PartitionMethod = string(res.Rows[0][2])
+	if err != nil {
+		return Layout{}, fmt.Errorf("read the TPC-B tables' layout: %w", err)
+	}
+	return l, nil
+}

@@ -5,9 +5,11 @@
 package tpcb
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,9 +21,62 @@ import (
 
 // Config is a build.
 type Config struct {
-	Scale      int // branches; 100,000 accounts each
-	Loaders    int // parallel connections (at least 1)
-	FillFactor int // 10..100, 0 means pgbench's 100
+	Scale   int // branches; 100,000 accounts each
+	Loaders int // parallel connections (at least 1)
+	Layout
+}
+
+// Layout is how pgbench's tables are stored, as pgbench -i's options say.
+type Layout struct {
+	FillFactor int // 10..100, 0 means pgbench's 100 (-F)
+	// Partitions, when above 0, partitions pgbench_accounts by aid into
+	// this many tables by PartitionMethod, range ("" too) or hash
+	// (--partitions, --partition-method).
+	Partitions      int
+	PartitionMethod string
+}
+
+// Normal is l with its defaults written out, as ReadLayout reads them.
+func (l Layout) Normal() Layout {
+	l.FillFactor = cmp.Or(l.FillFactor, 100)
+	if l.Partitions > 0 {
+		l.PartitionMethod = cmp.Or(l.PartitionMethod, "range")
+	}
+	return l
+}
+
+// String says l as pgbench -i's options.
+func (l Layout) String() string {
+	l = l.Normal()
+	s := fmt.Sprintf("fill factor %d", l.FillFactor)
+	if l.Partitions > 0 {
+		s += fmt.Sprintf(", %d %s partitions", l.Partitions, l.PartitionMethod)
+	}
+	return s
+}
+
+// check says what is wrong with c.
+func (c Config) check() error {
+	if c.Scale < 1 {
+		return fmt.Errorf("scale %d: it must be at least 1", c.Scale)
+	}
+	return c.Layout.Check()
+}
+
+// Check says what is wrong with l, naming build's flag (pgbench -i's
+// option of the same name).
+func (l Layout) Check() error {
+	switch {
+	case l.FillFactor != 0 && (l.FillFactor < 10 || l.FillFactor > 100):
+		return fmt.Errorf("--fillfactor %d: give 10 to 100 (per cent of each page filled, pgbench -i -F)", l.FillFactor)
+	case l.Partitions < 0:
+		return fmt.Errorf("--partitions %d: give 0 (none) or more", l.Partitions)
+	case l.PartitionMethod != "" && l.PartitionMethod != "range" && l.PartitionMethod != "hash":
+		return fmt.Errorf("--partition-method %s: give range or hash", l.PartitionMethod)
+	case l.PartitionMethod != "" && l.Partitions == 0:
+		return fmt.Errorf("--partition-method %s partitions nothing: give --partitions N too", l.PartitionMethod)
+	}
+	return nil
 }
 
 // Result is what a build did.
@@ -39,22 +94,49 @@ const bigScale = 20000
 // Tables are pgbench's tables in the order pgbench creates them.
 var Tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
 
-// DDL is the CREATE TABLE statements of pgbench -i at scale and fill factor.
-func DDL(scale, fillFactor int) []string {
-	if fillFactor == 0 {
-		fillFactor = 100
-	}
+// DDL is the CREATE TABLE statements of pgbench -i for cfg: its scale,
+// fill factor and partitions.
+func DDL(cfg Config) []string {
+	fillFactor := cmp.Or(cfg.FillFactor, 100)
 	aid := "int"
-	if scale >= bigScale {
+	if cfg.Scale >= bigScale {
 		aid = "bigint"
 	}
 	with := fmt.Sprintf(" with (fillfactor=%d)", fillFactor)
-	return []string{
+	accounts := with
+	if cfg.Partitions > 0 { // a partitioned table has no storage of its own
+		accounts = " partition by " + cmp.Or(cfg.PartitionMethod, "range") + " (aid)"
+	}
+	return append([]string{
 		"create table pgbench_history(tid int,bid int,aid " + aid + ",delta int,mtime timestamp,filler char(22))",
 		"create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84))" + with,
-		"create table pgbench_accounts(aid " + aid + " not null,bid int,abalance int,filler char(84))" + with,
+		"create table pgbench_accounts(aid " + aid + " not null,bid int,abalance int,filler char(84))" + accounts,
 		"create table pgbench_branches(bid int not null,bbalance int,filler char(88))" + with,
+	}, partitionDDL(cfg, with)...)
+}
+
+// partitionDDL creates pgbench_accounts' partitions as pgbench's
+// createPartitions does: by range, equal spans of aid with the first
+// from minvalue and the last to maxvalue; by hash, remainders 0..n-1.
+func partitionDDL(cfg Config, with string) []string {
+	n := int64(cfg.Partitions)
+	span := (script.Accounts*int64(cfg.Scale) + n - 1) / max(n, 1)
+	var out []string
+	for p := int64(1); p <= n; p++ {
+		bound := fmt.Sprintf("with (modulus %d, remainder %d)", n, p-1)
+		if cmp.Or(cfg.PartitionMethod, "range") == "range" {
+			from, to := "minvalue", "maxvalue"
+			if p > 1 {
+				from = strconv.FormatInt((p-1)*span+1, 10)
+			}
+			if p < n {
+				to = strconv.FormatInt(p*span+1, 10)
+			}
+			bound = "from (" + from + ") to (" + to + ")"
+		}
+		out = append(out, fmt.Sprintf("create table pgbench_accounts_%d partition of pgbench_accounts for values %s%s", p, bound, with))
 	}
+	return out
 }
 
 // Connect opens one connection to the database being built.
@@ -63,11 +145,8 @@ type Connect func(ctx context.Context) (*pgconn.PgConn, error)
 // Build drops pgbench's tables if they exist and builds them at cfg.Scale.
 func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
 	var res Result
-	if cfg.Scale < 1 {
-		return res, fmt.Errorf("scale %d: it must be at least 1", cfg.Scale)
-	}
-	if cfg.FillFactor != 0 && (cfg.FillFactor < 10 || cfg.FillFactor > 100) {
-		return res, fmt.Errorf("fill factor %d: it must be from 10 to 100", cfg.FillFactor)
+	if err := cfg.check(); err != nil {
+		return res, err
 	}
 	cfg.Loaders = max(1, cfg.Loaders)
 	t0 := time.Now()
@@ -91,7 +170,7 @@ func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
 // dropAndLoad drops pgbench's tables, creates them and loads their rows.
 func dropAndLoad(ctx context.Context, connect Connect, cfg Config) error {
 	err := withConn(ctx, connect, func(c *pgconn.PgConn) error {
-		stmts := append([]string{"drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}, DDL(cfg.Scale, cfg.FillFactor)...)
+		stmts := append([]string{"drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}, DDL(cfg)...)
 		for _, s := range stmts {
 			if err := c.Exec(ctx, s).Close(); err != nil {
 				return fmt.Errorf("%s: %w", s, err)

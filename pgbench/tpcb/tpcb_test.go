@@ -29,6 +29,9 @@ var facts = []string{
 	`select md5(string_agg(t::text, ',' order by aid)) from pgbench_accounts t`,
 	`select count(*)::text || ' ' || coalesce(sum(octet_length(filler)), 0) from pgbench_accounts`,
 	`select count(*)::text from pgbench_history`,
+	`select coalesce(string_agg(format('%s %s', relname, pg_get_expr(relpartbound, oid)), '; ' order by relname), '') from pg_class
+	   where relname like 'pgbench%' and relispartition`,
+	`select coalesce(pg_get_partkeydef('pgbench_accounts'::regclass), '')`,
 }
 
 func readFacts(t *testing.T, dsn string) []string {
@@ -49,33 +52,63 @@ func readFacts(t *testing.T, dsn string) []string {
 }
 
 // TestBuildEqualsPgbenchInit builds scale 2 with 3 loaders and compares it
-// with what pgbench -i -s 2 builds.
+// with what pgbench -i -s 2 builds, with pgbench's layout options too
+// (-F, --partitions, --partition-method); ReadLayout reads each back.
 func TestBuildEqualsPgbenchInit(t *testing.T) {
 	pgbench := pgtest.Pgbench(t)
-	ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
-	res, err := Build(context.Background(), connector(ours), Config{Scale: 2, Loaders: 3})
+	for _, c := range []struct {
+		layout Layout
+		flags  []string
+	}{
+		{Layout{}, nil},
+		{Layout{FillFactor: 90}, []string{"-F", "90"}},
+		{Layout{Partitions: 3}, []string{"--partitions", "3"}},
+		{Layout{Partitions: 2, PartitionMethod: "hash", FillFactor: 80}, []string{"--partitions", "2", "--partition-method", "hash", "-F", "80"}},
+		{Layout{Partitions: 1, PartitionMethod: "range"}, []string{"--partitions", "1", "--partition-method", "range"}},
+	} {
+		t.Run(c.layout.String(), func(t *testing.T) {
+			ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+			res, err := Build(context.Background(), connector(ours), Config{Scale: 2, Loaders: 3, Layout: c.layout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rows != 2+20+200000 {
+				t.Errorf("%d rows loaded, want %d", res.Rows, 2+20+200000)
+			}
+			if out, err := exec.Command(pgbench, append(append([]string{"-i", "-q", "-s", "2"}, c.flags...), theirs)...).CombinedOutput(); err != nil {
+				t.Fatalf("pgbench -i: %v\n%s", err, out)
+			}
+			a, b := readFacts(t, ours), readFacts(t, theirs)
+			for i := range facts {
+				if a[i] != b[i] {
+					t.Errorf("%s:\n ours    %s\n pgbench %s", facts[i], a[i], b[i])
+				}
+			}
+			if a[6] != "200000 16800000" {
+				t.Errorf("accounts and filler bytes %q, want 200000 rows of 84 bytes", a[6])
+			}
+			checkLayout(t, ours, c.layout)
+		})
+	}
+}
+
+// checkLayout reads dsn's layout: it must be want's.
+func checkLayout(t *testing.T, dsn string, want Layout) {
+	t.Helper()
+	conn, err := pgconn.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Rows != 2+20+200000 {
-		t.Errorf("%d rows loaded, want %d", res.Rows, 2+20+200000)
-	}
-	if out, err := exec.Command(pgbench, "-i", "-q", "-s", "2", theirs).CombinedOutput(); err != nil {
-		t.Fatalf("pgbench -i: %v\n%s", err, out)
-	}
-	a, b := readFacts(t, ours), readFacts(t, theirs)
-	for i := range facts {
-		if a[i] != b[i] {
-			t.Errorf("%s:\n ours    %s\n pgbench %s", facts[i], a[i], b[i])
-		}
-	}
-	if a[6] != "200000 16800000" {
-		t.Errorf("accounts and filler bytes %q, want 200000 rows of 84 bytes", a[6])
+	defer conn.Close(context.Background())
+	if got, err := ReadLayout(context.Background(), conn); err != nil || got != want.Normal() {
+		t.Errorf("layout read %+v (%v), want %+v", got, err, want.Normal())
 	}
 }
 
 func TestBuildRejects(t *testing.T) {
-	for _, cfg := range []Config{{Scale: 0}, {Scale: 1, FillFactor: 5}, {Scale: 1, FillFactor: 101}} {
+	for _, cfg := range []Config{{Scale: 0}, {Scale: 1, Layout: Layout{FillFactor: 5}}, {Scale: 1, Layout: Layout{FillFactor: 101}},
+		{Scale: 1, Layout: Layout{Partitions: -1}}, {Scale: 1, Layout: Layout{Partitions: 2, PartitionMethod: "list"}},
+		{Scale: 1, Layout: Layout{PartitionMethod: "hash"}}} {
 		if _, err := Build(context.Background(), nil, cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
