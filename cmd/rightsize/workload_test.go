@@ -247,11 +247,8 @@ func TestWorkloadProtocol(t *testing.T) {
 		if code != 0 || !strings.Contains(out, c.mode+" mode") {
 			t.Fatalf("--protocol %q: exit %d, want 0 and %q\n%s%s", c.protocol, code, c.mode+" mode", out, errOut)
 		}
-		run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID) // the newest
-		if len(steps) != 1 || len(steps[0].Txn) != 1 {
-			t.Fatalf("--protocol %q: %d steps stored", c.protocol, len(steps))
-		}
-		if x := steps[0].Txn[0]; run.Mode != c.mode || (x.Count > 0) == c.errs || (x.Errors > 0) != c.errs {
+		run, x := newestScript(t, st)
+		if run.Mode != c.mode || (x.Count > 0) == c.errs || (x.Errors > 0) != c.errs {
 			t.Errorf("--protocol %q: stored mode %q, %d transactions, %d errors: want mode %s, errors %v", c.protocol, run.Mode, x.Count, x.Errors, c.mode, c.errs)
 		}
 	}
@@ -260,6 +257,17 @@ func TestWorkloadProtocol(t *testing.T) {
 	if want := "--protocol simple: sqlite runs a pgbench workload's statements prepared only; drop --protocol, or run it on postgres"; code != 2 || !strings.Contains(errOut, want) {
 		t.Errorf("sqlite --protocol simple: exit %d, want 2 and %q\n%s", code, want, errOut)
 	}
+}
+
+// newestScript is the newest run in the store st, and its one step's one
+// script's figures.
+func newestScript(t *testing.T, st string) (store.Run, store.TxnSummary) {
+	t.Helper()
+	run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID)
+	if len(steps) != 1 || len(steps[0].Txn) != 1 {
+		t.Fatalf("run %s: %d steps stored, want 1 of one script", run.ID, len(steps))
+	}
+	return run, steps[0].Txn[0]
 }
 
 // TestWorkloadMaxTries runs a script whose every transaction fails with a
@@ -284,11 +292,7 @@ func TestWorkloadMaxTries(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--max-tries %q: exit %d\n%s%s", c.flag, code, out, errOut)
 		}
-		run, steps := storedRun(t, st, mustRuns(storeAt(t, st))[0].ID) // the newest
-		if len(steps) != 1 || len(steps[0].Txn) != 1 {
-			t.Fatalf("--max-tries %q: %d steps stored", c.flag, len(steps))
-		}
-		x := steps[0].Txn[0]
+		run, x := newestScript(t, st)
 		// the step's end may cut the last transaction's retries short
 		if lo, hi := (c.tries-1)*(x.Errors-1), (c.tries-1)*x.Errors; x.Errors < 10 || x.Retries < lo || x.Retries > hi || run.Env[store.EnvMaxTries] != c.flag {
 			t.Errorf("--max-tries %q: %d failed, %d retries (want %d..%d), recorded %q", c.flag, x.Errors, x.Retries, lo, hi, run.Env[store.EnvMaxTries])
