@@ -74,12 +74,15 @@ type Build struct {
 	// Scale is pgbench's scale of a tpcb build (default 1), as build's
 	// --scale.
 	Scale int `yaml:"scale" want:"a whole number, 1 or more; write e.g. scale: 10"`
-	// FillFactor, Partitions and PartitionMethod lay out a tpcb build's
-	// tables, as build's --fillfactor, --partitions and
-	// --partition-method (pgbench -i's options).
+	// FillFactor, Partitions, PartitionMethod, UnloggedTables and
+	// ForeignKeys lay out a tpcb build's tables, as build's --fillfactor,
+	// --partitions, --partition-method, --unlogged-tables and
+	// --foreign-keys (pgbench -i's options).
 	FillFactor      int    `yaml:"fillfactor" want:"a whole number, 10 to 100; write e.g. fillfactor: 90"`
 	Partitions      int    `yaml:"partitions" want:"a whole number, 0 or more; write e.g. partitions: 4"`
 	PartitionMethod string `yaml:"partition_method"`
+	UnloggedTables  bool   `yaml:"unlogged_tables" want:"true or false"`
+	ForeignKeys     bool   `yaml:"foreign_keys" want:"true or false"`
 	// Init is an SQL file, relative to the plan, that creates and fills a
 	// script workload's tables, run as it is (build's --init).
 	Init string `yaml:"init"`

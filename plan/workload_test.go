@@ -28,7 +28,7 @@ func TestWorkloadKeys(t *testing.T) {
 		name, build, autopilot string
 		kind, scripts, figure  string
 	}{
-		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2, fillfactor: 90, partitions: 4, partition_method: hash}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2, fillfactor: 90, partitions: 4, partition_method: hash, unlogged_tables: true, foreign_keys: true}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple, max_tries: 1}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
@@ -45,7 +45,7 @@ func TestWorkloadKeys(t *testing.T) {
 			if p.Build.Kind() != c.kind || p.Autopilot.FigureName() != c.figure {
 				t.Errorf("build %s, figure %s; want %s, %s", p.Build.Kind(), p.Autopilot.FigureName(), c.kind, c.figure)
 			}
-			if l := p.Build.Layout(); (l == tpcb.Layout{FillFactor: 90, Partitions: 4, PartitionMethod: "hash"}) != strings.Contains(c.build, "partitions: 4") {
+			if l := p.Build.Layout(); (l == tpcb.Layout{FillFactor: 90, Partitions: 4, PartitionMethod: "hash", Unlogged: true, ForeignKeys: true}) != strings.Contains(c.build, "partitions: 4") {
 				t.Errorf("build layout %+v, want the build's", l)
 			}
 			o1, o2 := p.Autopilot.RunOptions(), p.Autopilot.RunOptions()

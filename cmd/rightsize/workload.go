@@ -162,6 +162,8 @@ func (f *dataWorkloadFlags) register(cmd *cobra.Command, build bool) {
 		cmd.Flags().IntVar(&f.layout.FillFactor, "fillfactor", 0, "with --workload tpcb: the fill factor of pgbench's tables, 10 to 100, as pgbench -i -F (default 100)")
 		cmd.Flags().IntVar(&f.layout.Partitions, "partitions", 0, "with --workload tpcb: partition pgbench_accounts into this many tables by aid, as pgbench -i --partitions (default 0: none)")
 		cmd.Flags().StringVar(&f.layout.PartitionMethod, "partition-method", "", "with --partitions: range (the default) or hash, as pgbench -i --partition-method")
+		cmd.Flags().BoolVar(&f.layout.Unlogged, "unlogged-tables", false, "with --workload tpcb: create pgbench's tables unlogged (no WAL; a crash empties them), as pgbench -i --unlogged-tables")
+		cmd.Flags().BoolVar(&f.layout.ForeignKeys, "foreign-keys", false, "with --workload tpcb: add pgbench's foreign keys, as pgbench -i --foreign-keys")
 	}
 }
 
@@ -184,7 +186,7 @@ func (f *dataWorkloadFlags) tpcb() (bool, error) {
 func (f *dataWorkloadFlags) build(cmd *cobra.Command, tf *targetFlags, loaders int) (done bool, err error) {
 	ok, err := f.tpcb()
 	if !ok && err == nil && f.layout != (tpcb.Layout{}) {
-		return true, badInput(fmt.Errorf("--fillfactor, --partitions and --partition-method lay out pgbench's tables: add --workload tpcb"))
+		return true, badInput(fmt.Errorf("--fillfactor, --partitions, --partition-method, --unlogged-tables and --foreign-keys lay out pgbench's tables: add --workload tpcb"))
 	}
 	if !ok && err == nil && f.init != "" && f.workload != "tpcc" {
 		return true, f.buildInit(cmd, tf)

@@ -187,7 +187,8 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--workload", "tpcc"}, "--workload tpcc runs alone"},
 		{[]string{"run", "--workload", filepath.Join(dir, "missing.sql")}, "read script"},
 		{[]string{"build", "--workload", a}, "build and check know tpcc and tpcb"},
-		{[]string{"build", "--fillfactor", "90"}, "--fillfactor, --partitions and --partition-method lay out pgbench's tables: add --workload tpcb"},
+		{[]string{"build", "--fillfactor", "90"}, "--fillfactor, --partitions, --partition-method, --unlogged-tables and --foreign-keys lay out pgbench's tables: add --workload tpcb"},
+		{[]string{"build", "--unlogged-tables"}, "lay out pgbench's tables: add --workload tpcb"},
 		{[]string{"build", "--workload", "tpcb", "--partition-method", "hash"}, "--partition-method hash partitions nothing: give --partitions N too"},
 		{[]string{"build", "--workload", "tpcb", "--fillfactor", "5"}, "--fillfactor 5: give 10 to 100"},
 		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads"},
@@ -202,12 +203,14 @@ func TestWorkloadBadInput(t *testing.T) {
 }
 
 // TestTPCBLayout builds pgbench's tables with pgbench -i's layout
-// options (two hash partitions of pgbench_accounts, fill factor 90): the
-// build says so, the tables check, and tpcb runs on them.
+// options (two hash partitions of pgbench_accounts, fill factor 90,
+// unlogged, with foreign keys): the build says so, the tables check, and
+// tpcb runs on them.
 func TestTPCBLayout(t *testing.T) {
 	dsn, ctx := pgtest.NewDatabase(t), context.Background()
-	out, errOut, code := cli(t, ctx, "build", "--workload", "tpcb", "--scale", "1", "--partitions", "2", "--partition-method", "hash", "--fillfactor", "90", "--target", dsn)
-	if code != 0 || !strings.Contains(out, "built tpcb at scale 1 (fill factor 90, 2 hash partitions): 100011 rows") {
+	out, errOut, code := cli(t, ctx, "build", "--workload", "tpcb", "--scale", "1", "--partitions", "2", "--partition-method", "hash", "--fillfactor", "90",
+		"--unlogged-tables", "--foreign-keys", "--target", dsn)
+	if code != 0 || !strings.Contains(out, "built tpcb at scale 1 (fill factor 90, 2 hash partitions, unlogged, foreign keys): 100011 rows") {
 		t.Fatalf("build with a layout: exit %d\n%s%s", code, out, errOut)
 	}
 	conn, err := pgxConnect(dsn)

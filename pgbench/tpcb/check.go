@@ -57,14 +57,17 @@ func (t Totals) Check(scale int) error {
 }
 
 // ReadLayout reads how the database conn is connected to stores pgbench's
-// tables (Layout.Normal's form): the tellers' fill factor, which pgbench
-// -i gives every table with storage, and pgbench_accounts' partitions.
+// tables (Layout.Normal's form): the tellers' fill factor and persistence,
+// which pgbench -i gives every table, pgbench_accounts' partitions, and
+// whether the history has its foreign keys.
 func ReadLayout(ctx context.Context, conn *pgconn.PgConn) (Layout, error) {
 	const q = `select coalesce((select option_value from pg_options_to_table((select reloptions from pg_class where oid = 'pgbench_tellers'::regclass))
 			where option_name = 'fillfactor'), '100'),
 		(select count(*) from pg_inherits where inhparent = 'pgbench_accounts'::regclass)::text,
 		coalesce((select case partstrat when 'r' then 'range' when 'h' then 'hash' else partstrat::text end
-			from pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), '')`
+			from pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), ''),
+		(select relpersistence = 'u' from pg_class where oid = 'pgbench_tellers'::regclass)::text,
+		exists (select 1 from pg_constraint where conrelid = 'pgbench_history'::regclass and contype = 'f')::text`
 	res := conn.ExecParams(ctx, q, nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		return Layout{}, fmt.Errorf("read the TPC-B tables' layout: %w", res.Err)
@@ -75,6 +78,7 @@ func ReadLayout(ctx context.Context, conn *pgconn.PgConn) (Layout, error) {
 		l.Partitions, err = strconv.Atoi(string(res.Rows[0][1]))
 	}
 	l.PartitionMethod = string(res.Rows[0][2])
+	l.Unlogged, l.ForeignKeys = string(res.Rows[0][3]) == "true", string(res.Rows[0][4]) == "true"
 	if err != nil {
 		return Layout{}, fmt.Errorf("read the TPC-B tables' layout: %w", err)
 	}

@@ -34,6 +34,12 @@ type Layout struct {
 	// (--partitions, --partition-method).
 	Partitions      int
 	PartitionMethod string
+	// Unlogged creates every table unlogged (--unlogged-tables: no WAL,
+	// emptied by a crash).
+	Unlogged bool
+	// ForeignKeys adds pgbench's foreign keys after the primary keys
+	// (--foreign-keys, pgbench -i's step f).
+	ForeignKeys bool
 }
 
 // Normal is l with its defaults written out, as ReadLayout reads them.
@@ -51,6 +57,12 @@ func (l Layout) String() string {
 	s := fmt.Sprintf("fill factor %d", l.FillFactor)
 	if l.Partitions > 0 {
 		s += fmt.Sprintf(", %d %s partitions", l.Partitions, l.PartitionMethod)
+	}
+	if l.Unlogged {
+		s += ", unlogged"
+	}
+	if l.ForeignKeys {
+		s += ", foreign keys"
 	}
 	return s
 }
@@ -107,12 +119,22 @@ func DDL(cfg Config) []string {
 	if cfg.Partitions > 0 { // a partitioned table has no storage of its own
 		accounts = " partition by " + cmp.Or(cfg.PartitionMethod, "range") + " (aid)"
 	}
+	create := cfg.create()
 	return append([]string{
-		"create table pgbench_history(tid int,bid int,aid " + aid + ",delta int,mtime timestamp,filler char(22))",
-		"create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84))" + with,
-		"create table pgbench_accounts(aid " + aid + " not null,bid int,abalance int,filler char(84))" + accounts,
-		"create table pgbench_branches(bid int not null,bbalance int,filler char(88))" + with,
+		create + " pgbench_history(tid int,bid int,aid " + aid + ",delta int,mtime timestamp,filler char(22))",
+		create + " pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84))" + with,
+		create + " pgbench_accounts(aid " + aid + " not null,bid int,abalance int,filler char(84))" + accounts,
+		create + " pgbench_branches(bid int not null,bbalance int,filler char(88))" + with,
 	}, partitionDDL(cfg, with)...)
+}
+
+// create begins each CREATE TABLE: "create table", or "create unlogged
+// table".
+func (l Layout) create() string {
+	if l.Unlogged {
+		return "create unlogged table"
+	}
+	return "create table"
 }
 
 // partitionDDL creates pgbench_accounts' partitions as pgbench's
@@ -134,7 +156,7 @@ func partitionDDL(cfg Config, with string) []string {
 			}
 			bound = "from (" + from + ") to (" + to + ")"
 		}
-		out = append(out, fmt.Sprintf("create table pgbench_accounts_%d partition of pgbench_accounts for values %s%s", p, bound, with))
+		out = append(out, fmt.Sprintf("%s pgbench_accounts_%d partition of pgbench_accounts for values %s%s", cfg.create(), p, bound, with))
 	}
 	return out
 }
@@ -163,6 +185,9 @@ func Build(ctx context.Context, connect Connect, cfg Config) (Result, error) {
 	res.Vacuum = time.Since(t1)
 	t2 := time.Now()
 	err = parallelSQL(ctx, connect, cfg.Loaders, keySQL)
+	if err == nil && cfg.ForeignKeys { // one at a time: three are on pgbench_history
+		err = parallelSQL(ctx, connect, 1, foreignKeySQL)
+	}
 	res.Keys = time.Since(t2)
 	return res, err
 }
@@ -190,6 +215,15 @@ func dropAndLoad(ctx context.Context, connect Connect, cfg Config) error {
 
 var vacuumSQL = []string{"vacuum analyze pgbench_branches", "vacuum analyze pgbench_tellers",
 	"vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history"}
+
+// foreignKeySQL are pgbench -i's foreign keys (its step f).
+var foreignKeySQL = []string{
+	"alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) references pgbench_branches",
+	"alter table pgbench_accounts add constraint pgbench_accounts_bid_fkey foreign key (bid) references pgbench_branches",
+	"alter table pgbench_history add constraint pgbench_history_bid_fkey foreign key (bid) references pgbench_branches",
+	"alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) references pgbench_tellers",
+	"alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) references pgbench_accounts",
+}
 
 var keySQL = []string{"alter table pgbench_branches add primary key (bid)",
 	"alter table pgbench_tellers add primary key (tid)", "alter table pgbench_accounts add primary key (aid)"}

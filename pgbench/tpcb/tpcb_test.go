@@ -32,6 +32,9 @@ var facts = []string{
 	`select coalesce(string_agg(format('%s %s', relname, pg_get_expr(relpartbound, oid)), '; ' order by relname), '') from pg_class
 	   where relname like 'pgbench%' and relispartition`,
 	`select coalesce(pg_get_partkeydef('pgbench_accounts'::regclass), '')`,
+	`select string_agg(format('%s %s', relname, relpersistence), '; ' order by relname) from pg_class where relname like 'pgbench%'`,
+	`select coalesce(string_agg(format('%s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid)), '; ' order by conname), '') from pg_constraint
+	   where conrelid::regclass::text like 'pgbench%'`,
 }
 
 func readFacts(t *testing.T, dsn string) []string {
@@ -65,6 +68,8 @@ func TestBuildEqualsPgbenchInit(t *testing.T) {
 		{Layout{Partitions: 3}, []string{"--partitions", "3"}},
 		{Layout{Partitions: 2, PartitionMethod: "hash", FillFactor: 80}, []string{"--partitions", "2", "--partition-method", "hash", "-F", "80"}},
 		{Layout{Partitions: 1, PartitionMethod: "range"}, []string{"--partitions", "1", "--partition-method", "range"}},
+		{Layout{Unlogged: true, ForeignKeys: true}, []string{"--unlogged-tables", "--foreign-keys"}},
+		{Layout{Partitions: 2, Unlogged: true, ForeignKeys: true}, []string{"--partitions", "2", "--unlogged-tables", "--foreign-keys"}},
 	} {
 		t.Run(c.layout.String(), func(t *testing.T) {
 			ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
