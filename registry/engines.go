@@ -68,7 +68,7 @@ func postgresEngine() Engine {
 		Backup:   backup.Postgres,
 		CPUProbe: cpu.PLpgSQLLoop,
 		Prewarm:  true,
-		Scripts:  script.MetaCommands,
+		Scripts:  script.AllMetaCommands,
 	}
 }
 

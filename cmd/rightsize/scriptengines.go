@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/pgbench/client"
+	"github.com/rightsize/rightsize/pgbench/script"
 	"github.com/rightsize/rightsize/pgbench/workload"
 	"github.com/rightsize/rightsize/registry"
 )
@@ -24,11 +25,11 @@ func checkScriptEngine(cmd *cobra.Command, w *workload.Workload) error {
 		return nil // the target's own error comes when it opens
 	}
 	if e.Scripts == nil {
-		return badInput(fmt.Errorf("--workload: %s runs no pgbench scripts; run them on %s", e.Name, scriptEngines()))
+		return badInput(fmt.Errorf("--workload: %s runs no pgbench scripts; run them on %s", e.Name, scriptEngines(nil)))
 	}
 	for _, s := range w.Scripts {
 		if err := s.Unsupported(e.Scripts, e.Name); err != nil {
-			return badInput(fmt.Errorf("%w; run this script on %s", err, scriptEngines()))
+			return badInput(fmt.Errorf("%w; run this script on %s", err, scriptEngines(s)))
 		}
 	}
 	if w.Protocol != client.Prepared && e.Name != "postgres" {
@@ -37,11 +38,12 @@ func checkScriptEngine(cmd *cobra.Command, w *workload.Workload) error {
 	return nil
 }
 
-// scriptEngines names the engines that run every meta-command.
-func scriptEngines() string {
+// scriptEngines names the engines that run scripts, and with s, every
+// meta-command of s.
+func scriptEngines(s *script.Script) string {
 	var names []string
 	for _, e := range registry.Engines() {
-		if e.Scripts != nil {
+		if e.Scripts != nil && (s == nil || s.Unsupported(e.Scripts, e.Name) == nil) {
 			names = append(names, e.Name)
 		}
 	}

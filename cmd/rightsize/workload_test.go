@@ -262,6 +262,32 @@ func TestWorkloadProtocol(t *testing.T) {
 	}
 }
 
+// TestWorkloadPipeline runs a script with a pipeline on PostgreSQL in
+// each protocol that pipelines; the simple protocol and SQLite, which
+// cannot, are refused before anything runs, at the \startpipeline.
+func TestWorkloadPipeline(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	piped := filepath.Join(t.TempDir(), "piped.sql")
+	write(t, piped, "\\set x random(1, 100)\n\\startpipeline\nSELECT :x;\nSELECT :x + 1;\n\\syncpipeline\nSELECT 2;\n\\endpipeline\n")
+	st := tempStore(t)
+	for _, p := range []string{"prepared", "extended"} {
+		out, errOut, code := cli(t, context.Background(), "run", "--target", dsn, "--workload", piped, "--protocol", p, "--users", "2",
+			"--rampup", "0s", "--duration", "1s", "--progress-interval", "0", "--no-waits", "--store", st)
+		if _, x := newestScript(t, st); code != 0 || x.Count == 0 || x.Errors != 0 {
+			t.Errorf("--protocol %s: exit %d, %d transactions, %d errors\n%s%s", p, code, x.Count, x.Errors, out, errOut)
+		}
+	}
+	for _, c := range []struct{ target, protocol, want string }{
+		{dsn, "simple", piped + ":2:1: \\startpipeline cannot run with --protocol simple: a pipeline is the extended query protocol's; give --protocol prepared or extended"},
+		{"sqlite:" + filepath.Join(t.TempDir(), "x.db"), "", piped + ":2:1: \\startpipeline: sqlite cannot run it; run this script on postgres\n"},
+	} {
+		_, errOut, code := cli(t, context.Background(), "run", "--target", c.target, "--workload", piped, "--protocol", c.protocol, "--store", st)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s %s: exit %d, want 2 and %q\n%s", c.target, c.protocol, code, c.want, errOut)
+		}
+	}
+}
+
 // newestScript is the newest run in the store st, and its one step's one
 // script's figures.
 func newestScript(t *testing.T, st string) (store.Run, store.TxnSummary) {

@@ -28,6 +28,9 @@ type ScriptSession struct {
 	last [][]byte
 	row  []byte        // the kept row's bytes, last's values point into it
 	loop *rawsock.Loop // the loop the socket waits in (Attach), or nil
+	// syncs counts the synchronisation points queued in an open pipeline
+	// (Queue, SyncPipeline); its messages wait in the wire's out buffer.
+	syncs int
 }
 
 // NewScriptSession connects to dsn and takes the connection over.
@@ -151,6 +154,19 @@ func (ss *ScriptSession) SimpleQuery(ctx context.Context, sql []byte, keep bool)
 // messages to send, sends them and reads the reply; what names the call
 // in errors.
 func (ss *ScriptSession) execute(ctx context.Context, what, stmt string, params [][]byte, keep bool) (int64, error) {
+	ss.bindExecute(stmt, params, keep)
+	if err := ss.s.w.flush(); err != nil {
+		return 0, ss.s.lost(ctx, what, err)
+	}
+	ss.rows = 0
+	err := ss.reply(ctx, what, keep)
+	return ss.rows, err
+}
+
+// bindExecute appends Bind of statement stmt (text parameters, nil:
+// NULL; text results), Describe when the row is kept, and Execute to the
+// messages to send.
+func (ss *ScriptSession) bindExecute(stmt string, params [][]byte, keep bool) {
 	w := ss.s.w
 	at := len(w.out)
 	w.out = append(w.out, 'B', 0, 0, 0, 0, 0) // length, unnamed portal
@@ -172,12 +188,6 @@ func (ss *ScriptSession) execute(ctx context.Context, what, stmt string, params 
 		ss.cols, ss.last = ss.cols[:0], ss.last[:0]
 	}
 	w.out = append(w.out, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // unnamed portal, all rows
-	if err := w.flush(); err != nil {
-		return 0, ss.s.lost(ctx, what, err)
-	}
-	ss.rows = 0
-	err := ss.reply(ctx, what, keep)
-	return ss.rows, err
 }
 
 // reply reads the server's messages up to ReadyForQuery: rows counted,
@@ -277,4 +287,60 @@ func (ss *ScriptSession) Rollback(ctx context.Context) error {
 		return ss.s.lost(ctx, "rollback", err)
 	}
 	return ss.reply(ctx, "rollback", false)
+}
+
+// Queue appends the execution of statement name (or, with sql, of the
+// unnamed statement parsed from it) to the open pipeline: nothing is
+// sent until EndPipeline (pgbench/client's PipelineSession).
+func (ss *ScriptSession) Queue(name, sql string, params [][]byte) {
+	w := ss.s.w
+	if sql != "" {
+		at := len(w.out)
+		w.out = append(w.out, 'P', 0, 0, 0, 0, 0) // length, unnamed statement
+		w.out = append(append(w.out, sql...), 0)
+		w.int16(0) // parameter types: inferred
+		binary.BigEndian.PutUint32(w.out[at+1:], uint32(len(w.out)-at-1))
+		name = ""
+	}
+	ss.bindExecute(name, params, false)
+}
+
+// SyncPipeline appends a Sync to the open pipeline (\syncpipeline): the
+// statements before it are committed or failed apart from those after.
+func (ss *ScriptSession) SyncPipeline() {
+	ss.s.w.out = append(ss.s.w.out, 'S', 0, 0, 0, 4)
+	ss.syncs++
+}
+
+// EndPipeline sends the pipeline's messages with a last Sync, in one
+// write, and reads every reply up to the last ReadyForQuery; it returns
+// the first error the server raised (after one, the server skips the
+// statements up to the next Sync).
+func (ss *ScriptSession) EndPipeline(ctx context.Context) error {
+	n := ss.syncs + 1
+	ss.syncs = 0
+	if err := ss.s.ready(ctx, "pipeline"); err != nil {
+		ss.s.w.out = ss.s.w.out[:0]
+		return err
+	}
+	if err := ss.s.w.flush(); err != nil {
+		return ss.s.lost(ctx, "pipeline", err)
+	}
+	var first error
+	for range n {
+		err := ss.reply(ctx, "pipeline", false)
+		if ss.s.w.broken != nil {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// DropPipeline forgets the open pipeline's messages, none of them sent.
+func (ss *ScriptSession) DropPipeline() {
+	ss.s.w.out = ss.s.w.out[:0]
+	ss.syncs = 0
 }

@@ -50,6 +50,7 @@ type Client struct {
 	params   [][]byte
 	arena    []byte // the parameters' bytes
 	query    []byte // Simple's statement text
+	piped    bool   // a pipeline is open (\startpipeline)
 	times    []time.Duration
 	cur      [2]int // script and command running, for debug()
 }
@@ -69,6 +70,9 @@ func New(sess Session, cfg Config) (*Client, error) {
 	}
 	if len(cfg.Scripts) == 0 || c.total == 0 {
 		return nil, errors.New("no script to run: give at least one script with a weight over 0")
+	}
+	if _, ok := sess.(PipelineSession); !ok && usesPipeline(cfg.Scripts) {
+		return nil, errNotPipelined
 	}
 	if !supports(sess, cfg.Protocol) {
 		return nil, fmt.Errorf("protocol %s: this engine's sessions run prepared statements only (PostgreSQL's run every protocol)", cfg.Protocol)
@@ -200,23 +204,35 @@ func (c *Client) runOnce(ctx context.Context, i int, start time.Time) (time.Time
 		c.times[pc] += end.Sub(t)
 		t = end
 		if err != nil {
-			var ce *elifError
-			if errors.As(err, &ce) {
-				pc, err = ce.at, ce.err
-			}
-			cmd := &s.Commands[pc]
-			var cerr error = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL, Err: err}
-			if c.sess.InTransaction() {
-				if rerr := c.sess.Rollback(context.WithoutCancel(ctx)); rerr != nil {
-					cerr = errors.Join(cerr, fmt.Errorf("rollback after the error: %w", rerr))
-				}
-				t = time.Now() // a retry's first command starts after the rollback
-			}
-			return t, cerr
+			return c.fail(ctx, i, pc, t, err)
 		}
 		pc = next
 	}
+	if err := c.pipelineLeftOpen(); err != nil {
+		return c.fail(ctx, i, len(s.Commands)-1, t, err)
+	}
 	return t, nil
+}
+
+// fail ends a run of script i at command pc, at time t, with err: an
+// open pipeline forgotten and an open transaction block rolled back. It
+// returns when the run ended and err as a *CommandError.
+func (c *Client) fail(ctx context.Context, i, pc int, t time.Time, err error) (time.Time, error) {
+	s := c.cfg.Scripts[i]
+	var ce *elifError
+	if errors.As(err, &ce) {
+		pc, err = ce.at, ce.err
+	}
+	cmd := &s.Commands[pc]
+	var cerr error = &CommandError{Script: s.Name, Command: pc, Line: cmd.Line, SQL: cmd.Kind == script.SQL || isSQLError(err), Err: err}
+	c.dropPipeline()
+	if c.sess.InTransaction() {
+		if rerr := c.sess.Rollback(context.WithoutCancel(ctx)); rerr != nil {
+			cerr = errors.Join(cerr, fmt.Errorf("rollback after the error: %w", rerr))
+		}
+		t = time.Now() // a retry's first command starts after the rollback
+	}
+	return t, cerr
 }
 
 // step runs command pc of script i and returns the next command's index.
@@ -236,6 +252,8 @@ func (c *Client) step(ctx context.Context, i, pc int) (int, error) {
 		return pc + 1, c.sleep(ctx, cmd)
 	case script.If:
 		return c.branch(i, pc)
+	case script.StartPipeline, script.SyncPipeline, script.EndPipeline:
+		return pc + 1, c.pipeline(ctx, i, pc, cmd)
 	case script.Elif, script.Else: // the branch before ran: skip to \endif
 		return cmd.End + 1, nil
 	}
@@ -312,6 +330,10 @@ func (c *Client) sql(ctx context.Context, i, pc int) error {
 			continue
 		}
 		c.params = append(c.params, c.arena[start:len(c.arena):len(c.arena)])
+	}
+	if c.piped { // its result is read at \endpipeline
+		c.queue(i, pc, cmd)
+		return nil
 	}
 	rows, err := c.send(ctx, i, pc, cmd, cmd.Store != script.NoStore)
 	if err != nil || cmd.Store == script.NoStore {

@@ -53,10 +53,10 @@ func blankLen(s string, i int) int {
 var refused = map[string]string{
 	"shell":         "\\shell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL",
 	"setshell":      "\\setshell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL with \\gset",
-	"startpipeline": "\\startpipeline is not supported: run the statements without a pipeline",
-	"endpipeline":   "\\endpipeline is not supported: run the statements without a pipeline",
-	"syncpipeline":  "\\syncpipeline is not supported: run the statements without a pipeline",
 }
+
+// pipelineKinds are the pipeline meta-commands, which take no argument.
+var pipelineKinds = map[string]Kind{"startpipeline": StartPipeline, "syncpipeline": SyncPipeline, "endpipeline": EndPipeline}
 
 // meta adds the backslash command pc (or merges \gset and \aset into the
 // SQL command before it).
@@ -84,10 +84,12 @@ func (p *parseState) meta(pc piece) error {
 			return p.errorAt(at, "missing condition in \\%s", name)
 		}
 		return p.withExpr(c, pc, ws[1].off)
-	case "else", "endif":
+	case "else", "endif", "startpipeline", "syncpipeline", "endpipeline":
 		c.Kind = Else
 		if name == "endif" {
 			c.Kind = Endif
+		} else if k, ok := pipelineKinds[name]; ok {
+			c.Kind = k
 		}
 		if len(ws) > 1 {
 			return p.errorAt(ws[1].off, "unexpected argument to \\%s", name)
@@ -252,4 +254,40 @@ func numberLen(s string) int {
 		n++
 	}
 	return n
+}
+
+// pipelines checks the script's pipelines in the order its commands are
+// written, as pgbench finds them running straight through: each
+// \startpipeline ended by an \endpipeline before another starts and
+// before the script ends, \syncpipeline only inside one, and no \gset or
+// \aset inside one (its row is not read until \endpipeline). A pipeline
+// across \if branches is checked as the client runs it.
+func (p *parseState) pipelines() error {
+	open := -1 // the \startpipeline in effect
+	for i := range p.cmds {
+		c := &p.cmds[i]
+		var msg string
+		switch {
+		case c.Kind == StartPipeline && open >= 0:
+			msg = "\\startpipeline: already in a pipeline (the one started at line " + strconv.Itoa(p.cmds[open].Line) + "); end it with \\endpipeline first"
+		case (c.Kind == SyncPipeline || c.Kind == EndPipeline) && open < 0:
+			msg = c.Text + ": not in a pipeline; start one with \\startpipeline"
+		case c.Kind == SQL && c.Store != NoStore && open >= 0:
+			msg = "\\gset and \\aset cannot be used in a pipeline: the row is read only at \\endpipeline; move the query out of the pipeline"
+		}
+		if msg != "" {
+			return &Error{File: p.name, Line: c.Line, Col: c.Col, Msg: msg}
+		}
+		switch c.Kind {
+		case StartPipeline:
+			open = i
+		case EndPipeline:
+			open = -1
+		}
+	}
+	if open >= 0 {
+		c := p.cmds[open]
+		return &Error{File: p.name, Line: c.Line, Col: c.Col, Msg: "\\startpipeline is never ended: end the pipeline with \\endpipeline before the script ends"}
+	}
+	return nil
 }

@@ -27,6 +27,13 @@ const (
 	Elif
 	Else
 	Endif
+	// StartPipeline, SyncPipeline and EndPipeline are \startpipeline,
+	// \syncpipeline and \endpipeline: the SQL commands between them are
+	// sent without waiting for their results, which are read at
+	// \endpipeline (pipeline mode, the extended query protocol's).
+	StartPipeline
+	SyncPipeline
+	EndPipeline
 )
 
 // Store says where an SQL command's result row goes.
@@ -116,6 +123,9 @@ func Parse(name, src string) (*Script, error) {
 		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "empty command list: the script has no command"}
 	}
 	if err := p.conditionals(); err != nil {
+		return nil, err
+	}
+	if err := p.pipelines(); err != nil {
 		return nil, err
 	}
 	return &Script{Name: name, Weight: 1, Commands: p.cmds}, nil

@@ -96,7 +96,12 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT 1;\n  \\bogus 1\n", "bad.sql:2:3: invalid command \\bogus"},
 		{"\\shell echo 1\n", "bad.sql:1:1: \\shell is not supported"},
 		{"\\setshell x echo 1\n", "bad.sql:1:1: \\setshell is not supported"},
-		{"\\startpipeline\n", "bad.sql:1:1: \\startpipeline is not supported"},
+		{"\\startpipeline\n", "bad.sql:1:1: \\startpipeline is never ended: end the pipeline with \\endpipeline before the script ends"},
+		{"\\startpipeline\nSELECT 1;\n\\startpipeline\n\\endpipeline\n\\endpipeline\n", "bad.sql:3:1: \\startpipeline: already in a pipeline (the one started at line 1)"},
+		{"\\endpipeline\n", "bad.sql:1:1: \\endpipeline: not in a pipeline; start one with \\startpipeline"},
+		{"SELECT 1;\n\\syncpipeline\n", "bad.sql:2:1: \\syncpipeline: not in a pipeline"},
+		{"\\startpipeline\nSELECT 1 AS x \\gset\n\\endpipeline\n", "bad.sql:2:1: \\gset and \\aset cannot be used in a pipeline"},
+		{"\\startpipeline now\n\\endpipeline\n", "bad.sql:1:16: unexpected argument to \\startpipeline"},
 		{"\\sleep\n", "bad.sql:1:1: missing argument"},
 		{"\\sleep 1 2 3\n", "bad.sql:1:12: too many arguments"},
 		{"\\sleep abc\n", "bad.sql:1:8: invalid sleep time \"abc\""},
@@ -129,7 +134,8 @@ func TestParseErrors(t *testing.T) {
 
 // refusedHere are scripts pgbench runs and rightsize refuses, or that
 // pgbench rejects only when it runs them (\set 1x: at the assignment).
-var refusedHere = []string{"\\shell", "\\setshell", "\\startpipeline", "\\;", "\\set 1x"}
+// A pipeline's mistakes pgbench finds only as it runs the script.
+var refusedHere = []string{"\\shell", "\\setshell", "pipeline", "\\;", "\\set 1x"}
 
 // agreeWithPgbench checks that pgbench, when the machine has it, also
 // rejects the script src, on the same line when it names one. pgbench

@@ -2,9 +2,17 @@ package script
 
 import "slices"
 
-// MetaCommands are the meta-commands Parse accepts, without their
-// backslash: what an engine that runs every one of them declares.
+// MetaCommands are the meta-commands every engine that runs scripts runs,
+// without their backslash.
 var MetaCommands = []string{"set", "sleep", "gset", "aset", "if", "elif", "else", "endif"}
+
+// PipelineCommands are the pipeline meta-commands, which only an engine
+// with a pipelined protocol runs (PostgreSQL's extended query protocol).
+var PipelineCommands = []string{"startpipeline", "syncpipeline", "endpipeline"}
+
+// AllMetaCommands are every meta-command Parse accepts: what PostgreSQL
+// declares.
+var AllMetaCommands = append(slices.Clip(MetaCommands), PipelineCommands...)
 
 // metaName is the meta-command command c runs ("" for plain SQL).
 func (c *Command) metaName() string {
@@ -21,6 +29,12 @@ func (c *Command) metaName() string {
 		return "else"
 	case Endif:
 		return "endif"
+	case StartPipeline:
+		return "startpipeline"
+	case SyncPipeline:
+		return "syncpipeline"
+	case EndPipeline:
+		return "endpipeline"
 	}
 	switch c.Store {
 	case Gset:

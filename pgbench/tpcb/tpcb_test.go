@@ -33,7 +33,7 @@ var facts = []string{
 	   where relname like 'pgbench%' and relispartition`,
 	`select coalesce(pg_get_partkeydef('pgbench_accounts'::regclass), '')`,
 	`select string_agg(format('%s %s', relname, relpersistence), '; ' order by relname) from pg_class where relname like 'pgbench%'`,
-	`select coalesce(string_agg(format('%s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid)), '; ' order by conname), '') from pg_constraint
+	`select coalesce(string_agg(format('%s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid)), '; ' order by conname, conrelid::regclass::text), '') from pg_constraint
 	   where conrelid::regclass::text like 'pgbench%'`,
 }
 

@@ -85,6 +85,9 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 		return nil, fmt.Errorf("--protocol: %w", err)
 	}
 	w.Protocol = p
+	if err := pipelinedSimply(scripts, p); err != nil {
+		return nil, err
+	}
 	if o.MaxTries < 0 {
 		return nil, fmt.Errorf("--max-tries must be at least 1 (got %d): the most times a transaction runs, its first try included", o.MaxTries)
 	}
@@ -137,4 +140,21 @@ func loadScript(spec string) (*script.Script, bool, error) {
 	}
 	s, err := script.LoadFile(spec)
 	return s, false, err
+}
+
+// pipelinedSimply refuses a pipeline with the simple protocol, at its
+// \startpipeline, as pgbench does: a pipeline is the extended protocol's.
+func pipelinedSimply(scripts []*script.Script, p client.Protocol) error {
+	if p != client.Simple {
+		return nil
+	}
+	for _, s := range scripts {
+		for _, c := range s.Commands {
+			if c.Kind == script.StartPipeline {
+				return &script.Error{File: s.Name, Line: c.Line, Col: c.Col,
+					Msg: "\\startpipeline cannot run with --protocol simple: a pipeline is the extended query protocol's; give --protocol prepared or extended"}
+			}
+		}
+	}
+	return nil
 }
