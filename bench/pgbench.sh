@@ -19,6 +19,8 @@
 #   bench/pgbench.sh [scale=10] [clients=4] [duration=30s] [rounds=3]
 # PROTOCOL (default prepared) is how both send their statements: pgbench
 # -M PROTOCOL, rightsize --protocol PROTOCOL (prepared, extended, simple).
+# PIPELINE=1 sends the custom workload's update transaction as one
+# pipeline (\startpipeline ... \endpipeline; not with PROTOCOL=simple).
 # RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
 # as many Ps as pgbench -j has threads, instead of the adaptive count).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
@@ -146,7 +148,11 @@ SECS=$(python3 -c "import sys; d=sys.argv[1]; print(int(float(d[:-1]) * {'s': 1,
 "$TMP/rs" build --workload tpcb --scale "$S" --target "$DB" >"$TMP/build.log" 2>&1 ||
   { echo "build failed:"; tail -5 "$TMP/build.log"; exit 1; }
 printf '\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >"$TMP/select.sql"
-printf '\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n' >"$TMP/update.sql"
+if [ -n "${PIPELINE:-}" ]; then # update's transaction in one pipeline
+  printf '\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)\n\\startpipeline\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n\\endpipeline\n' >"$TMP/update.sql"
+else
+  printf '\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n' >"$TMP/update.sql"
+fi
 chmod 644 "$TMP"/*.sql
 mkdir "$TMP/pgb" && { [ "$(id -u)" != 0 ] || chown "$PG_USER" "$TMP/pgb"; } # pgbench's /usr/bin/time writes there
 
@@ -190,7 +196,7 @@ print("%-5s %-8s %-10s %10.1f %14.1f %14.1f %10d %7d" % (rnd, wl, client, tps, s
 PY
 }
 
-echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D, protocol $PROTOCOL; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D, protocol $PROTOCOL${PIPELINE:+, update pipelined}; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-8s %-10s %10s %14s %14s %10s %7s\n' round workload client TPS "client µs/txn" "server µs/txn" txns failed
 runs=()
 for wl in tpcb custom; do for client in $CLIENTS; do runs+=("$wl $client"); done; done
