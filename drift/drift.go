@@ -35,7 +35,7 @@ var notConfiguration = map[string]bool{"baseline": true, "confidence": true, "da
 // a configuration: the host, the engine and its settings, the caps, how
 // the driver connected.
 var configEnv = []string{"host.name", "host.cpu_model", "engine", "engine.version", "caps.asked", "setting.", "driver.",
-	store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure, store.EnvRate, store.EnvLatencyLimit, store.EnvMaxTries}
+	store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure, store.EnvRate, store.EnvLatencyLimit, store.EnvMaxTries, store.EnvConnect}
 
 // ConfigKey is what runs of one configuration on one host share: the
 // target, engine and version, mode, warehouses, keying and isolation, the

@@ -156,8 +156,9 @@ type Autopilot struct {
 	// simple-update, select-only or pgbench script files (relative to
 	// the plan), each with @WEIGHT, one or a list, as run's --workload;
 	// left out, the build's workload. Define, Scale, RandomSeed, Figure,
-	// Protocol and MaxTries are run's --define (a mapping), --scale,
-	// --random-seed, --figure, --protocol and --max-tries.
+	// Protocol, MaxTries and Connect are run's --define (a mapping),
+	// --scale, --random-seed, --figure, --protocol, --max-tries and
+	// --connect.
 	Workload   Specs             `yaml:"workload"`
 	Define     map[string]string `yaml:"define" want:"a mapping of variables; write e.g. define: {nbranches: 10}"`
 	Scale      int               `yaml:"scale" want:"a whole number, 1 or more; write e.g. scale: 10"`
@@ -165,6 +166,7 @@ type Autopilot struct {
 	Figure     string            `yaml:"figure"`
 	Protocol   string            `yaml:"protocol"`
 	MaxTries   int               `yaml:"max_tries" want:"a whole number, 1 or more; write e.g. max_tries: 1"`
+	Connect    bool              `yaml:"connect" want:"true or false"`
 	at         yamlfile.At
 
 	users                                  []int

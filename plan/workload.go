@@ -123,7 +123,7 @@ func (p *Plan) validateWorkload(c *checker) {
 	for i := range specs {
 		specs[i] = p.scriptSpec(specs[i])
 	}
-	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure, Protocol: a.Protocol, MaxTries: a.MaxTries})
+	w, err := workload.FromSpecs(specs, workload.Options{Defines: a.Define, Scale: a.Scale, RandomSeed: a.RandomSeed, Figure: a.Figure, Protocol: a.Protocol, MaxTries: a.MaxTries, Connect: a.Connect})
 	var serr *script.Error
 	switch {
 	case errors.As(err, &serr):

@@ -30,7 +30,7 @@ func TestWorkloadKeys(t *testing.T) {
 	}{
 		{"build tpcb, autopilot follows", "{workload: tpcb, scale: 2, fillfactor: 90, partitions: 4, partition_method: hash, unlogged_tables: true, foreign_keys: true}", `{users: "1", duration: 10s}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"autopilot tpcb, build follows", "{}", `{users: "1", duration: 10s, workload: tpcb}`, BuildTPCB, "tpcb-like@1", "TPS"},
-		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple, max_tries: 1}`, BuildTPCB, "tpcb-like@1", "TPS"},
+		{"a paced workload", "{workload: tpcb}", `{users: "1", duration: 10s, workload: tpcb, rate: 50, latency_limit: 20ms, protocol: simple, max_tries: 1, connect: true}`, BuildTPCB, "tpcb-like@1", "TPS"},
 		{"a script on pgbench's tables", "{workload: tpcb}", `{users: "1", duration: 10s, workload: [a.sql@9, select-only@1], figure: a}`, BuildTPCB, "a@9,select-only@1", "TPS of a"},
 		{"a script with its init", "{init: init.sql}", `{users: "1", duration: 10s, workload: a.sql, define: {x: 1}, scale: 3, random_seed: 7}`, BuildInit, "a@1", "TPS"},
 		{"a script on the database as it is", "{workload: a.sql}", `{users: "1", duration: 10s}`, BuildNone, "a@1", "TPS"},
@@ -71,6 +71,9 @@ func TestWorkloadKeys(t *testing.T) {
 			if m := o1.Workload.(interface{ Mode() string }).Mode(); (m == "simple") != strings.Contains(c.autopilot, "protocol: simple") {
 				t.Errorf("run options' workload sends its statements %s, want the autopilot's protocol", m)
 			}
+			if cn := o1.Workload.(interface{ Connects() bool }).Connects(); cn != strings.Contains(c.autopilot, "connect: true") {
+				t.Errorf("run options' workload connects per transaction %v, want the autopilot's connect", cn)
+			}
 			if n := o1.Workload.(interface{ MaxTries() int }).MaxTries(); (n == 1) != strings.Contains(c.autopilot, "max_tries: 1") {
 				t.Errorf("run options' workload runs a transaction at most %d times, want the autopilot's max_tries", n)
 			}
@@ -104,7 +107,7 @@ func TestWorkloadProblems(t *testing.T) {
 		}},
 		{"the workload's keys with TPC-C", "name: s\nbuild: {warehouses: 1, scale: 2}\nautopilot: {users: \"1\", duration: 10s, figure: a}\n" + confs + "fit: {configuration: a, target_tps: 5, cpus: [1]}\n", []string{
 			"build.scale: is for a pgbench workload's build",
-			"autopilot.workload: define, random_seed, scale, figure, protocol and max_tries are for pgbench workloads",
+			"autopilot.workload: define, random_seed, scale, figure, protocol, max_tries and connect are for pgbench workloads",
 			"fit.target_tps: is a pgbench workload's target",
 		}},
 		{"a TPC-C build for scripts", "name: s\nbuild: {workload: tpcc, warehouses: 1}\nautopilot: {users: \"1\", duration: 10s, workload: tpcb}\n" + confs, []string{

@@ -48,6 +48,12 @@ type triedWorkload interface {
 	MaxTries() int
 }
 
+// connectingWorkload is a driver.Workload that may give each transaction
+// a new connection (pgbench/workload.Workload: --connect).
+type connectingWorkload interface {
+	Connects() bool
+}
+
 // prepareWorkload is prepare for a workload other than TPC-C: no TPC-C
 // schema, run constants, modes or isolation (the scripts' SQL runs at the
 // server's default isolation, recorded as read-committed); the workload
@@ -99,6 +105,9 @@ func workloadEnv(env map[string]string, w driver.Workload, rate float64, limit t
 	}
 	if t, ok := w.(triedWorkload); ok && t.MaxTries() > 0 {
 		env[store.EnvMaxTries] = strconv.Itoa(t.MaxTries())
+	}
+	if c, ok := w.(connectingWorkload); ok && c.Connects() {
+		env[store.EnvConnect] = "true"
 	}
 	if f := w.Figure(); f >= 0 && f < len(w.Kinds()) {
 		env[store.EnvWorkloadFigure] = w.Kinds()[f]

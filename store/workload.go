@@ -26,6 +26,9 @@ const (
 	// a transaction may run when it fails with a serialization failure or
 	// a deadlock; absent: the driver's default, 11.
 	EnvMaxTries = "workload.max_tries"
+	// EnvConnect is "true" when run --connect gave each transaction a new
+	// connection (pgbench -C); absent: one connection per user.
+	EnvConnect = "workload.connect"
 )
 
 // Workload is the workload r ran: "" for TPC-C, else its name and its

@@ -30,7 +30,7 @@ var runKeys = map[string]string{
 	"caps":     "configurations.caps",
 	"workload": "autopilot.workload", "define": "autopilot.define", "random-seed": "autopilot.random_seed",
 	"scale": "autopilot.scale", "figure": "autopilot.figure", "rate": "autopilot.rate",
-	"latency-limit": "autopilot.latency_limit", "protocol": "autopilot.protocol", "max-tries": "autopilot.max_tries",
+	"latency-limit": "autopilot.latency_limit", "protocol": "autopilot.protocol", "max-tries": "autopilot.max_tries", "connect": "autopilot.connect",
 }
 
 // commandKeys are the plan keys of each command's own flags (over

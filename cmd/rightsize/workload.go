@@ -29,6 +29,7 @@ type workloadFlags struct {
 	protocol   string
 	maxTries   int
 	triesFlag  *pflag.Flag // --max-tries, to tell 0 given from not given
+	connect    bool
 }
 
 func (f *workloadFlags) register(cmd *cobra.Command) {
@@ -40,6 +41,7 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.protocol, "protocol", "", "how a pgbench workload sends its statements, as pgbench -M: prepared (parsed once per connection; the default), extended (parsed every time) or simple (the values written into the query's text); PostgreSQL runs all three, the other engines prepared")
 	cmd.Flags().IntVar(&f.maxTries, "max-tries", 0, "the most times a pgbench workload's transaction runs when it fails with a serialization failure or a deadlock, its first try included, as pgbench --max-tries (1: no retry, pgbench's default; default 11)")
 	f.triesFlag = cmd.Flags().Lookup("max-tries")
+	cmd.Flags().BoolVar(&f.connect, "connect", false, "give each of a pgbench workload's transactions a new connection, as pgbench -C: the connecting is not in the latency but lowers the TPS, and on a managed server the CPU per transaction includes each backend's start")
 }
 
 // workloadCommands are the commands that measure a pgbench workload on
@@ -56,7 +58,7 @@ var workloadCommands = map[string]bool{"run": true, "sweep": true, "fit": true, 
 // naming FILE:LINE:COLUMN. Only the commands of workloadCommands measure
 // one (their figure is the workload's merit: store.Run.WorkloadMerit).
 func (f *workloadFlags) workload(command string) (*workload.Workload, error) {
-	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure, Protocol: f.protocol, MaxTries: f.maxTries}
+	o := workload.Options{Scale: f.scale, RandomSeed: f.randomSeed, Figure: f.figure, Protocol: f.protocol, MaxTries: f.maxTries, Connect: f.connect}
 	if len(f.defines) > 0 {
 		o.Defines = map[string]string{}
 	}

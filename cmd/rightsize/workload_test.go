@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,7 +192,7 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"build", "--unlogged-tables"}, "lay out pgbench's tables: add --workload tpcb"},
 		{[]string{"build", "--workload", "tpcb", "--partition-method", "hash"}, "--partition-method hash partitions nothing: give --partitions N too"},
 		{[]string{"build", "--workload", "tpcb", "--fillfactor", "5"}, "--fillfactor 5: give 10 to 100"},
-		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads"},
+		{[]string{"run", "--protocol", "simple"}, "--define, --random-seed, --scale, --figure, --protocol, --max-tries and --connect are for pgbench workloads"},
 		{[]string{"run", "--workload", a, "--max-tries", "0"}, "--max-tries must be at least 1 (got 0): the most times a transaction runs, its first try included"},
 		{[]string{"run", "--workload", a, "--protocol", "binary"}, `--protocol: unknown protocol "binary": give prepared, extended, simple (as pgbench -M)`},
 	} {
@@ -284,6 +285,44 @@ func TestWorkloadPipeline(t *testing.T) {
 		_, errOut, code := cli(t, context.Background(), "run", "--target", c.target, "--workload", piped, "--protocol", c.protocol, "--store", st)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s %s: exit %d, want 2 and %q\n%s", c.target, c.protocol, code, c.want, errOut)
+		}
+	}
+}
+
+// TestWorkloadConnect records each transaction's backend: with --connect
+// each is a new one (the statements prepared again on it), as pgbench -C,
+// and the run says so; without it, one per user.
+func TestWorkloadConnect(t *testing.T) {
+	dsn, ctx := pgtest.NewDatabase(t), context.Background()
+	conn, err := pgxConnect(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TABLE pids (pid int)"); err != nil {
+		t.Fatal(err)
+	}
+	pid := filepath.Join(t.TempDir(), "pid.sql")
+	write(t, pid, "\\set x 1\nINSERT INTO pids VALUES (pg_backend_pid() + :x - 1);\n")
+	st := tempStore(t)
+	for _, connect := range []bool{true, false} {
+		if _, err := conn.Exec(ctx, "TRUNCATE pids"); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := cli(t, ctx, "run", "--target", dsn, "--workload", pid, "--users", "2", "--rampup", "0s", "--duration", "1s",
+			"--progress-interval", "0", "--no-waits", "--store", st, fmt.Sprintf("--connect=%v", connect))
+		run, x := newestScript(t, st)
+		var rows, backends int
+		if err := conn.QueryRow(ctx, "SELECT count(*), count(DISTINCT pid) FROM pids").Scan(&rows, &backends); err != nil {
+			t.Fatal(err)
+		}
+		// a backend's pid may come again after it exits; never on a connection kept
+		few := backends >= rows*9/10 && rows > 20
+		if !connect {
+			few = backends == 2
+		}
+		if code != 0 || x.Errors != 0 || !few || (run.Env[store.EnvConnect] == "true") != connect {
+			t.Errorf("--connect=%v: exit %d, %d errors, %d rows by %d backends, recorded %q\n%s%s", connect, code, x.Errors, rows, backends, run.Env[store.EnvConnect], out, errOut)
 		}
 	}
 }

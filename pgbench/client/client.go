@@ -94,6 +94,17 @@ func New(sess Session, cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// SetSession moves the client to sess for its next transactions (pgbench
+// -C's new connection): its variables and random state stay, its
+// statements are prepared again on sess.
+func (c *Client) SetSession(sess Session) {
+	c.sess = sess
+	for _, p := range c.prepared {
+		clear(p)
+	}
+	c.piped = false
+}
+
 // Outcome is one transaction (one run of one script).
 type Outcome struct {
 	Script  int

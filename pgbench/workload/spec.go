@@ -36,11 +36,13 @@ type Options struct {
 	// when it fails with a serialization failure or a deadlock (pgbench
 	// --max-tries; 1: no retry); 0: the step's (11).
 	MaxTries int
+	// Connect gives each transaction a new connection (pgbench -C).
+	Connect bool
 }
 
 // zero tells whether no option is given.
 func (o Options) zero() bool {
-	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0 && o.Protocol == "" && o.MaxTries == 0
+	return len(o.Defines) == 0 && o.RandomSeed == 0 && o.Figure == "" && o.Scale == 0 && o.Protocol == "" && o.MaxTries == 0 && !o.Connect
 }
 
 // FromSpecs returns the workload that --workload's values specs name
@@ -53,7 +55,7 @@ func (o Options) zero() bool {
 func FromSpecs(specs []string, o Options) (*Workload, error) {
 	if len(specs) == 0 || len(specs) == 1 && specs[0] == "tpcc" {
 		if !o.zero() {
-			return nil, errors.New("--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads: add --workload tpcb or --workload FILE")
+			return nil, errors.New("--define, --random-seed, --scale, --figure, --protocol, --max-tries and --connect are for pgbench workloads: add --workload tpcb or --workload FILE")
 		}
 		return nil, nil
 	}
@@ -91,7 +93,7 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 	if o.MaxTries < 0 {
 		return nil, fmt.Errorf("--max-tries must be at least 1 (got %d): the most times a transaction runs, its first try included", o.MaxTries)
 	}
-	w.Tries = o.MaxTries
+	w.Tries, w.Connect = o.MaxTries, o.Connect
 	if o.Figure != "" && w.Figure() < 0 {
 		return nil, fmt.Errorf("--figure %s: no such script; the workload's are %s", o.Figure, strings.Join(w.Kinds(), ", "))
 	}
@@ -115,7 +117,7 @@ func FromSpecs(specs []string, o Options) (*Workload, error) {
 // client never changes them).
 func (w *Workload) Fresh() *Workload {
 	c := New(w.Name, w.Scripts)
-	c.Scale, c.Defines, c.RandomSeed, c.FigureScript, c.Protocol, c.Tries = w.Scale, w.Defines, w.RandomSeed, w.FigureScript, w.Protocol, w.Tries
+	c.Scale, c.Defines, c.RandomSeed, c.FigureScript, c.Protocol, c.Tries, c.Connect = w.Scale, w.Defines, w.RandomSeed, w.FigureScript, w.Protocol, w.Tries, w.Connect
 	return c
 }
 

@@ -31,10 +31,10 @@ func TestFromSpecs(t *testing.T) {
 		{"tpcc is TPC-C", []string{"tpcc"}, Options{}, "", ""},
 		{"tpcb", []string{"tpcb"}, Options{}, "tpcb: tpcb-like@1", ""},
 		{"a file and a built-in, weighted", []string{a + "@9", "select-only@1"}, Options{Figure: "a"}, "tpcb: a@9,select-only@1", ""},
-		{"a file", []string{a}, Options{Defines: map[string]string{"x": "1"}, Scale: 2, RandomSeed: 3, Protocol: "simple", MaxTries: 1}, "scripts: a@1", ""},
-		{"options with TPC-C", nil, Options{Scale: 2}, "", "--define, --random-seed, --scale, --figure, --protocol and --max-tries are for pgbench workloads"},
+		{"a file", []string{a}, Options{Defines: map[string]string{"x": "1"}, Scale: 2, RandomSeed: 3, Protocol: "simple", MaxTries: 1, Connect: true}, "scripts: a@1", ""},
+		{"options with TPC-C", nil, Options{Scale: 2}, "", "--define, --random-seed, --scale, --figure, --protocol, --max-tries and --connect are for pgbench workloads"},
 		{"negative tries", []string{"tpcb"}, Options{MaxTries: -1}, "", "--max-tries must be at least 1 (got -1)"},
-		{"a protocol with TPC-C", nil, Options{Protocol: "simple"}, "", "--protocol and --max-tries are for pgbench workloads"},
+		{"a protocol with TPC-C", nil, Options{Protocol: "simple"}, "", "--protocol, --max-tries and --connect are for pgbench workloads"},
 		{"no such protocol", []string{"tpcb"}, Options{Protocol: "binary"}, "", `--protocol: unknown protocol "binary"`},
 		{"tpcc in a mix", []string{"tpcb", "tpcc"}, Options{}, "", "--workload tpcc runs alone"},
 		{"no such figure", []string{"tpcb"}, Options{Figure: "x"}, "", "--figure x: no such script; the workload's are tpcb-like"},
@@ -68,7 +68,7 @@ func TestFromSpecs(t *testing.T) {
 			}
 			f := w.Fresh()
 			if f == w || f.Scale != c.o.Scale || f.RandomSeed != c.o.RandomSeed || f.FigureScript != c.o.Figure || len(f.Defines) != len(c.o.Defines) ||
-				f.Mode() != cmp.Or(c.o.Protocol, "prepared") || f.MaxTries() != c.o.MaxTries ||
+				f.Mode() != cmp.Or(c.o.Protocol, "prepared") || f.MaxTries() != c.o.MaxTries || f.Connects() != c.o.Connect ||
 				strings.Join(f.Kinds(), ",") != strings.Join(w.Kinds(), ",") {
 				t.Errorf("Fresh %+v of %+v", f, w)
 			}

@@ -52,6 +52,10 @@ type Workload struct {
 	// it fails with a serialization failure or a deadlock (pgbench
 	// --max-tries), in place of the step's driver.UserConfig.MaxTries.
 	Tries int
+	// Connect gives each transaction a new connection, as pgbench -C
+	// (--connect): the connecting is not in the transaction's latency,
+	// but its time is the user's, so it lowers the TPS.
+	Connect bool
 
 	kinds []string
 	once  sync.Once
@@ -117,6 +121,9 @@ func (w *Workload) Describe() (string, string) {
 	return w.Name, strings.Join(parts, ",")
 }
 
+// Connects is Connect, what the run records.
+func (w *Workload) Connects() bool { return w.Connect }
+
 // MaxTries is Tries, what the run records (0: the step's).
 func (w *Workload) MaxTries() int { return w.Tries }
 
@@ -146,7 +153,11 @@ func (w *Workload) NewUser(ctx context.Context, db driver.Target, cfg driver.Use
 		_ = sess.Close(context.Background())
 		return nil, err
 	}
-	return &user{c: c, sess: sess}, nil
+	u := &user{c: c, sess: sess}
+	if w.Connect {
+		u.renew = op.OpenScriptSession
+	}
+	return u, nil
 }
 
 func cmpSeed(a, b uint64) uint64 {
@@ -188,9 +199,21 @@ type user struct {
 	times []time.Duration // the last transaction's commands' times
 	// start and end are the last transaction's
 	start, end time.Time
+	// renew, with Workload.Connect, opens the session of each
+	// transaction after the first; loop is the driver's loop the
+	// sessions wait in (Attach), or nil.
+	renew func(context.Context) (Session, error)
+	loop  *rawsock.Loop
+	ran   bool
 }
 
 func (u *user) Run(ctx context.Context) (int, int, error) {
+	if u.renew != nil && u.ran {
+		if err := u.reconnect(ctx); err != nil {
+			return 0, 1, err
+		}
+	}
+	u.ran = true
 	o := u.c.Run(ctx)
 	u.times, u.start, u.end = o.Commands, o.Start, o.Start.Add(o.Latency)
 	return o.Script, o.Tries, o.Err
@@ -207,9 +230,34 @@ func (u *user) Close(ctx context.Context) error { return u.sess.Close(ctx) }
 // Attach implements driver.LoopUser: a session whose engine can wait in
 // the driver's loop (PostgreSQL's) moves there; others say no.
 func (u *user) Attach(l *rawsock.Loop) (bool, error) {
-	a, ok := u.sess.(interface{ Attach(*rawsock.Loop) error })
+	a, ok := u.sess.(attacher)
 	if !ok {
 		return false, nil
 	}
+	u.loop = l
 	return true, a.Attach(l)
+}
+
+// attacher is a session that can wait in the driver's loop.
+type attacher interface{ Attach(*rawsock.Loop) error }
+
+// reconnect closes the user's session and opens the next transaction's
+// (Workload.Connect, pgbench -C), in the driver's loop when the user is:
+// the client keeps its variables and random state and prepares its
+// statements again, as pgbench's does.
+func (u *user) reconnect(ctx context.Context) error {
+	_ = u.sess.Close(ctx)
+	sess, err := u.renew(ctx)
+	if err != nil {
+		return fmt.Errorf("connect for the next transaction (--connect): %w", err)
+	}
+	if a, ok := sess.(attacher); ok && u.loop != nil {
+		if err := a.Attach(u.loop); err != nil {
+			_ = sess.Close(context.Background())
+			return fmt.Errorf("connect for the next transaction (--connect): %w", err)
+		}
+	}
+	u.sess = sess
+	u.c.SetSession(sess)
+	return nil
 }
