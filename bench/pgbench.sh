@@ -21,6 +21,8 @@
 # -M PROTOCOL, rightsize --protocol PROTOCOL (prepared, extended, simple).
 # PIPELINE=1 sends the custom workload's update transaction as one
 # pipeline (\startpipeline ... \endpipeline; not with PROTOCOL=simple).
+# CONNECT=1 gives each transaction a new connection on both sides
+# (pgbench -C, rightsize --connect).
 # RS_ARGS adds flags to rightsize's runs (e.g. RS_ARGS="--driver-procs 4":
 # as many Ps as pgbench -j has threads, instead of the adaptive count).
 # PG_BIN (default /usr/lib/postgresql/15/bin) holds initdb, pg_ctl and
@@ -167,14 +169,14 @@ run_one() {
   if [ "${3%%-*}" = pgbench ]; then
     local j=$C; [ "$3" = pgbench-j1 ] && j=1
     [ "$2" = tpcb ] && args=(-b tpcb-like) || args=(-f "$TMP/select.sql@9" -f "$TMP/update.sql@1")
-    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M "$PROTOCOL" -c "$C" -j "$j" -T "$SECS" \
+    as_pg /usr/bin/time -o "$TMP/pgb/cpu" -f '%U %S' "$PG_BIN/pgbench" -n -M "$PROTOCOL" ${CONNECT:+-C} -c "$C" -j "$j" -T "$SECS" \
       -h 127.0.0.1 -p "$PORT" -U postgres "${args[@]}" postgres >"$TMP/out" 2>&1 || { echo "pgbench failed:"; tail -3 "$TMP/out"; return 0; }
     cp "$TMP/pgb/cpu" "$TMP/cpu"
   else
     [ "$2" = tpcb ] && args=(--workload tpcb) || args=(--workload "$TMP/select.sql@9" --workload "$TMP/update.sql@1")
     [ "$3" = rightsize-jc ] && args+=(--driver-loops "$C")
     /usr/bin/time -o "$TMP/cpu" -f '%U %S' "$TMP/rs" run --target "$DB" "${args[@]}" --users "$C" --rampup 0s --duration "$D" \
-      --no-waits --protocol "$PROTOCOL" ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
+      --no-waits --protocol "$PROTOCOL" ${CONNECT:+--connect} ${RS_ARGS:-} --json --store "$TMP/store.db" >"$TMP/out" 2>"$TMP/err" || { echo "rightsize failed:"; tail -3 "$TMP/err"; return 0; }
   fi
   python3 - "$TMP/out" "$TMP/cpu" "$1" "$2" "$3" "$(( $(server_ticks) - t0 ))" "$(getconf CLK_TCK)" <<'PY'
 import json, re, sys
@@ -185,7 +187,7 @@ text = open(out).read()
 if client.startswith("pgbench"):
     n = int(re.search(r"number of transactions actually processed: (\d+)", text).group(1))
     failed = int((re.search(r"number of failed transactions: (\d+)", text) or [0, 0])[1]) if "failed" in text else 0
-    tps = float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", text).group(1))
+    tps = float(re.search(r"tps = ([\d.]+) \((?:without initial connection time|including reconnection times)\)", text).group(1))
 else:
     d = json.loads(text)
     step = d["steps"][0]
@@ -196,7 +198,7 @@ print("%-5s %-8s %-10s %10.1f %14.1f %14.1f %10d %7d" % (rnd, wl, client, tps, s
 PY
 }
 
-echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D, protocol $PROTOCOL${PIPELINE:+, update pipelined}; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$PORT, scale $S, $C clients, $D, protocol $PROTOCOL${PIPELINE:+, update pipelined}${CONNECT:+, a connection per transaction}; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 printf '%-5s %-8s %-10s %10s %14s %14s %10s %7s\n' round workload client TPS "client µs/txn" "server µs/txn" txns failed
 runs=()
 for wl in tpcb custom; do for client in $CLIENTS; do runs+=("$wl $client"); done; done
