@@ -171,6 +171,14 @@ func testSameTransactionsAsPgbench(t *testing.T, open opener, p Protocol) {
 	}
 	scripts := []*script.Script{builtin(t, "tpcb-like", 1), builtin(t, "simple-update", 2)}
 	c := newClient(t, open, ours, Config{Scripts: scripts, Scale: 1, Seed: Seeds(seed, 1)[0], Protocol: p})
+	sameRowsAsPgbench(t, c, txns, ours, theirs)
+}
+
+// sameRowsAsPgbench runs txns transactions of c, one client on ours, and
+// compares the history, in the order it was written, and every balance
+// with theirs, where pgbench ran as one client.
+func sameRowsAsPgbench(t *testing.T, c *Client, txns int, ours, theirs string) {
+	t.Helper()
 	for range txns {
 		if o := c.Run(context.Background()); o.Err != nil {
 			t.Fatal(o.Err)

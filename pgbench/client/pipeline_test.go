@@ -53,19 +53,7 @@ func TestPipelineAsPgbench(t *testing.T) {
 			}
 			c := newClient(t, wire, ours, Config{Scripts: []*script.Script{parse(t, "piped.sql", pipelinedTPCB, 1)}, Scale: 1,
 				Seed: Seeds(seed, 1)[0], Protocol: p})
-			for range txns {
-				if o := c.Run(context.Background()); o.Err != nil {
-					t.Fatal(o.Err)
-				}
-			}
-			for _, q := range []string{
-				`select md5(string_agg(format('%s %s %s %s', tid, bid, aid, delta), ',' order by ctid)) from pgbench_history`,
-				balancesQuery,
-			} {
-				if a, b := queryString(t, ours, q), queryString(t, theirs, q); a != b {
-					t.Errorf("%s:\n ours    %s\n pgbench %s", q, a, b)
-				}
-			}
+			sameRowsAsPgbench(t, c, txns, ours, theirs)
 		})
 	}
 }
