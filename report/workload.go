@@ -28,6 +28,9 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	}
 	fmt.Fprintf(w, "\n  workload %s: %s (not TPC-C: its NOPM column is the figure of merit, %s transactions per minute; no consistency checks or validity verdict)\n",
 		name, scripts, of)
+	if note := clientNote(run); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
+	}
 	ws := analysis.WorkloadTPS(steps)
 	if len(ws) == 0 {
 		return true
@@ -54,6 +57,24 @@ func WriteWorkload(w io.Writer, run store.Run, steps []store.Step) bool {
 	writeLatencyLimit(w, run, ws)
 	writeStatements(w, analysis.WorkloadStatements(steps))
 	return true
+}
+
+// clientNote says how a workload's clients ran where it changes the
+// figures and is not the default: a new connection per transaction
+// (--connect) and the bound on tries (--max-tries); "" for neither.
+func clientNote(run store.Run) string {
+	var parts []string
+	if run.Env[store.EnvConnect] == "true" {
+		parts = append(parts, "each transaction on a new connection (--connect, as pgbench -C; connecting not in the latencies)")
+	}
+	switch n := run.Env[store.EnvMaxTries]; n {
+	case "":
+	case "1":
+		parts = append(parts, "no retry (--max-tries 1, as pgbench's default): a serialization failure or deadlock is an error")
+	default:
+		parts = append(parts, "at most "+n+" tries per transaction (--max-tries; a failure after them is an error)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // pacedNote says what a paced run's latencies and lag are.

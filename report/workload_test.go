@@ -108,7 +108,13 @@ func TestLatencyLimitViews(t *testing.T) {
 	delete(env, store.EnvLatencyLimit)
 	text.Reset()
 	WriteWorkload(&text, rd.Run, rd.Steps)
-	if strings.Contains(text.String(), "latency limit") {
+	if strings.Contains(text.String(), "latency limit") || strings.Contains(text.String(), "--connect") {
 		t.Errorf("a run without a limit shows one:\n%s", text.String())
+	}
+	env[store.EnvConnect], env[store.EnvMaxTries] = "true", "1"
+	text.Reset()
+	WriteWorkload(&text, rd.Run, rd.Steps)
+	if want := "  each transaction on a new connection (--connect, as pgbench -C; connecting not in the latencies); no retry (--max-tries 1, as pgbench's default): a serialization failure or deadlock is an error\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("the summary does not say how the clients ran: want %q\n%s", want, text.String())
 	}
 }
