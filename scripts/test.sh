@@ -21,7 +21,7 @@ GO=${GO:-go}
 # predictions against measurements, A/B and gate verdicts, the drift
 # between runs, auto's steady-state stop, fit's measured candidates and
 # the memory sweep's reads
-MEASURING='^(TestSweepPredictsCPUs|TestSweepPredictsWriteBandwidth|TestSweepPredictsMemoryFromOneSize|TestEmbeddedTPCBSweepPredicts|TestCalibrate|TestGateUnmeasuredDrift|TestABEmbedded|TestABVersions|TestABTwoTargets|TestGateEmbedded|TestEmbeddedTPCBGate|TestAutoEndsEarlyWhenQuiet|TestAutoRunsToCapWhenUnstable|TestFitMeasures|TestEmbeddedTPCBFit|TestSweepMemoryEmbedded)$'
+MEASURING='^(TestSweepPredictsCPUs|TestSweepPredictsWriteBandwidth|TestSweepPredictsMemoryFromOneSize|TestEmbeddedTPCBSweepPredicts|TestCalibrate|TestGateUnmeasuredDrift|TestABEmbedded|TestABVersions|TestABTwoTargets|TestABWorkload|TestGateEmbedded|TestEmbeddedTPCBGate|TestAutoEndsEarlyWhenQuiet|TestAutoRunsToCapWhenUnstable|TestFitMeasures|TestEmbeddedTPCBFit|TestSweepMemoryEmbedded)$'
 
 logs=$(mktemp -d /tmp/rightsize-make-test.XXXXXX)
 "$GO" test -count=1 -timeout 45m ./test/v2guest > "$logs/guest" 2>&1 &
