@@ -30,6 +30,12 @@ type DB struct {
 
 	procsMu    sync.Mutex
 	procsReady bool // the procedures are procVersion (ensureProcedures)
+
+	// scriptCfg is dsn parsed once for the script sessions (a user of
+	// run --connect opens one per transaction), each given a copy.
+	scriptCfg     *pgconn.Config
+	scriptCfgErr  error
+	scriptCfgOnce sync.Once
 }
 
 // Open connects to dsn with a pool of up to poolSize connections (loaders,

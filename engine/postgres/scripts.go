@@ -12,7 +12,11 @@ import (
 // OpenScriptSession opens a ScriptSession on the database, one virtual
 // user's of a pgbench workload (pgbench/workload.SessionOpener).
 func (db *DB) OpenScriptSession(ctx context.Context) (engine.ScriptSession, error) {
-	return NewScriptSession(ctx, db.dsn)
+	db.scriptCfgOnce.Do(func() { db.scriptCfg, db.scriptCfgErr = pgconn.ParseConfig(db.dsn) })
+	if db.scriptCfgErr != nil {
+		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", db.scriptCfgErr)
+	}
+	return connectScriptSession(ctx, db.scriptCfg.Copy())
 }
 
 // ConnectPg opens one plain connection to the database, for pgbench/tpcb's

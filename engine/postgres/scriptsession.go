@@ -39,6 +39,12 @@ func NewScriptSession(ctx context.Context, dsn string) (*ScriptSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", err)
 	}
+	return connectScriptSession(ctx, cfg)
+}
+
+// connectScriptSession connects by cfg, which it keeps, and takes the
+// connection over.
+func connectScriptSession(ctx context.Context, cfg *pgconn.Config) (*ScriptSession, error) {
 	cfg.DialFunc = rawsock.WrapDial(cfg.DialFunc)
 	pg, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
