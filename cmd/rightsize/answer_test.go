@@ -50,7 +50,12 @@ func TestAutoEndsEarlyWhenQuiet(t *testing.T) {
 	if s.RampupEnd != "steady" && s.RampupEnd != "max" {
 		t.Errorf("ramp-up ended %q, want steady or max", s.RampupEnd)
 	}
-	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 120*time.Second || m < 10*time.Second {
+	// the step ends at a control tick, a whole number of seconds after the
+	// one that began the measurement, each read when the loop handles it:
+	// the first read some microseconds late makes the interval that much
+	// short (9.999997 s was seen), so the floor is checked to a tick's
+	// jitter, not to the nanosecond
+	if m := s.Measured(); s.MeasureEndHow != "precision" || s.PrecisionPct <= 0 || s.PrecisionPct > 30 || m >= 120*time.Second || m < 10*time.Second-50*time.Millisecond {
 		t.Errorf("measurement %s after %s at ±%.1f %%: want the precision (±30 %%) reached between 10 s and the 120 s cap\n%s",
 			s.MeasureEndHow, m, s.PrecisionPct, out)
 	}
