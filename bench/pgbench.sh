@@ -136,6 +136,16 @@
 # transaction (rightsize as it is: 109 µs with its adaptive Ps, 157 with 6):
 # every Go thread that leaves a blocking wait must get a P back from the
 # scheduler. Not kept.
+# 2026-11-30 evening, quiet machine, 2 rounds, CLIENTS="rightsize
+# pgbench-j1" and 10 4 15s 2, rightsize's ratios to pgbench -j 1 (TPS,
+# client µs/txn):
+#   PROTOCOL=simple          tpcb 1.066 0.952   custom 0.989 0.990
+#   PROTOCOL=extended        tpcb 0.999 0.979   custom 1.032 0.962
+#   PIPELINE=1 (prepared)    tpcb 0.980 1.041   custom 0.991 1.000
+#   CONNECT=1 at 43e5643     tpcb 1.134 1.555   custom 1.140 1.430
+#   CONNECT=1 at d57b2a4     tpcb 1.222 1.399   custom 1.091 1.345
+# (the DSN parsed once for the script sessions in between; the rest of
+# --connect's client CPU is the dial, the startup and the takeover).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
