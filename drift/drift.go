@@ -34,8 +34,8 @@ var notConfiguration = map[string]bool{"baseline": true, "confidence": true, "da
 // configEnv are the Run.Env keys (and prefixes, ending in ".") that make
 // a configuration: the host, the engine and its settings, the caps, how
 // the driver connected.
-var configEnv = []string{"host.name", "host.cpu_model", "engine", "engine.version", "caps.asked", "setting.", "driver.",
-	store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure, store.EnvRate, store.EnvLatencyLimit, store.EnvMaxTries, store.EnvConnect}
+var configEnv = append([]string{"host.name", "host.cpu_model", "engine", "engine.version", "caps.asked", "setting.", "driver."},
+	store.WorkloadConfigKeys...)
 
 // ConfigKey is what runs of one configuration on one host share: the
 // target, engine and version, mode, warehouses, keying and isolation, the

@@ -56,8 +56,10 @@ func (s *Specs) UnmarshalYAML(n *yaml.Node) error {
 // BuildNone (set by Validate).
 func (b Build) Kind() string { return b.kind }
 
-// Layout is how a tpcb build stores pgbench's tables (fillfactor,
-// partitions, partition_method, unlogged_tables, foreign_keys).
+// layoutKeys are the build's keys of a tpcb layout (Layout).
+var layoutKeys = []string{"fillfactor", "partitions", "partition_method", "unlogged_tables", "foreign_keys"}
+
+// Layout is how a tpcb build stores pgbench's tables (layoutKeys).
 func (b Build) Layout() tpcb.Layout {
 	return tpcb.Layout{FillFactor: b.FillFactor, Partitions: b.Partitions, PartitionMethod: b.PartitionMethod,
 		Unlogged: b.UnloggedTables, ForeignKeys: b.ForeignKeys}
@@ -186,7 +188,7 @@ func (p *Plan) buildKind(c *checker, specs []string) string {
 		} else if b.Warehouses < 1 {
 			c.field(b.at, "build", "warehouses", "must be at least 1")
 		}
-		for _, k := range []string{"scale", "init", "fillfactor", "partitions", "partition_method", "unlogged_tables", "foreign_keys"} {
+		for _, k := range append([]string{"scale", "init"}, layoutKeys...) {
 			if b.at.Has(k) {
 				c.field(b.at, "build", k, "is for a pgbench workload's build (build.workload: tpcb or a script file); TPC-C's build has warehouses")
 			}
@@ -214,7 +216,7 @@ func (p *Plan) buildKind(c *checker, specs []string) string {
 	if b.at.Has("scale") {
 		c.field(b.at, "build", "scale", "is tpcb's: a script workload's tables come from build.init (give the scripts' :scale as autopilot.scale)")
 	}
-	for _, k := range []string{"fillfactor", "partitions", "partition_method", "unlogged_tables", "foreign_keys"} {
+	for _, k := range layoutKeys {
 		if b.at.Has(k) {
 			c.field(b.at, "build", k, "is tpcb's: it lays out pgbench's tables (build.workload: tpcb)")
 		}

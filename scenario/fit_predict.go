@@ -161,8 +161,8 @@ func (ps predictSpec) sameFigure(run *store.Run, cr fit.Criteria) error {
 	if ran != ps.Workload {
 		return fmt.Errorf("it ran %s and the fit runs %s: learn from a run of the fit's workload", workloadWords(ran), workloadWords(ps.Workload))
 	}
-	if ps.Protocol != "" && cmp.Or(run.Mode, string(ScriptMode)) != ps.Protocol {
-		return fmt.Errorf("it sent its statements as pgbench -M %s and the fit sends them as -M %s: learn from a run of the same --protocol", cmp.Or(run.Mode, string(ScriptMode)), ps.Protocol)
+	if sent := cmp.Or(run.Mode, string(ScriptMode)); ps.Protocol != "" && sent != ps.Protocol {
+		return fmt.Errorf("it sent its statements as pgbench -M %s and the fit sends them as -M %s: learn from a run of the same --protocol", sent, ps.Protocol)
 	}
 	if m, ok := run.WorkloadMerit(); ok && cr.Merit != nil && m.Txn != cr.Merit.Txn {
 		return fmt.Errorf("its figure of merit is %s and the fit's %s: learn from a run of the same --figure", meritWords(m), meritWords(*cr.Merit))

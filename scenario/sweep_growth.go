@@ -126,7 +126,7 @@ func groupOf(r store.Run) string {
 // warehouses, users, settings or caps).
 func growthKey(r store.Run) string {
 	parts := []string{r.Source, r.Target, r.Engine + " " + r.EngineVersion, r.Mode, strconv.FormatBool(r.KeyingThinking), r.Isolation}
-	for _, k := range []string{"host.name", "host.cpu_model", store.EnvWorkload, store.EnvWorkloadScripts, store.EnvWorkloadFigure, store.EnvRate, store.EnvLatencyLimit, store.EnvMaxTries, store.EnvConnect} {
+	for _, k := range append([]string{"host.name", "host.cpu_model"}, store.WorkloadConfigKeys...) {
 		parts = append(parts, k+"="+r.Env[k])
 	}
 	return strings.Join(parts, "\n")

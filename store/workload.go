@@ -31,6 +31,10 @@ const (
 	EnvConnect = "workload.connect"
 )
 
+// WorkloadConfigKeys are the environment keys of a workload that tell one
+// configuration from another (the drift's and the growth model's).
+var WorkloadConfigKeys = []string{EnvWorkload, EnvWorkloadScripts, EnvWorkloadFigure, EnvRate, EnvLatencyLimit, EnvMaxTries, EnvConnect}
+
 // Workload is the workload r ran: "" for TPC-C, else its name and its
 // scripts with their weights.
 func (r *Run) Workload() (name, scripts string) {

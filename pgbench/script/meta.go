@@ -51,8 +51,8 @@ func blankLen(s string, i int) int {
 }
 
 var refused = map[string]string{
-	"shell":         "\\shell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL",
-	"setshell":      "\\setshell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL with \\gset",
+	"shell":    "\\shell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL",
+	"setshell": "\\setshell is not supported: rightsize runs no shell commands from scripts; compute the value with \\set or in SQL with \\gset",
 }
 
 // pipelineKinds are the pipeline meta-commands, which take no argument.
