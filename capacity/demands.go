@@ -90,6 +90,14 @@ type Demands struct {
 	// (from outside its buffer pool) per transaction.
 	WALBytes   float64 `json:"wal_bytes"`
 	BlocksRead float64 `json:"blocks_read"`
+	// WindowSec is the step's measured window, seconds: a prediction's
+	// band counts the spread of a window as long (Band.Count).
+	WindowSec float64 `json:"window_s,omitempty"`
+	// WALCurve is the base's WAL against its transactions, second by
+	// second from its start (empty where not measured): a write bandwidth
+	// limit's prediction reads the WAL per transaction of the fewer
+	// transactions a limited step completes from it.
+	WALCurve WALCurve `json:"wal_curve,omitzero"`
 	// WALSyncs are the server's log flushes (syncs) per transaction, from
 	// its own counter (PostgreSQL 14+: pg_stat_wal's wal_sync); 0 where
 	// not measured. Fewer than one: a flush already grouped commits.
@@ -184,6 +192,7 @@ func FromStepOf(s store.Step, cfg Config, think time.Duration, m store.Merit) (D
 		d.WALBytes = float64(s.DB.WALBytes) / float64(n)
 		d.BlocksRead = float64(s.DB.BlocksRead) / float64(n)
 	}
+	d.WALCurve, d.WindowSec = walCurveOf(s), s.Measured().Seconds()
 	txn := perSecond(s)
 	d.CPUSec = spread(s.ServerCPUUsPerTxn/1e6, txn, s, func(h store.HostSample) float64 { return h.ServerCPUPct / 100 })
 	io := ioOf(&s.Host)

@@ -60,7 +60,12 @@
 //     under a bandwidth limit B, a queue of demand bytes/B; with no limit, a
 //     delay of I/Os × the measured device time per I/O. Under a write
 //     bandwidth limit the base did not have, the bytes are those that
-//     reach it (limitedWriteBytes): the log's bytes once, each WAL flush's
+//     reach it (limitedWriteBytes): the log's bytes once (on cgroup v2,
+//     where each step starts from a checkpoint, as many a transaction as
+//     the base logged over the transactions the limited step completes:
+//     WALCurve, the base's WAL second by second; after a checkpoint each
+//     page's first change logs its whole image, so a step held to few
+//     transactions logs more each), each WAL flush's
 //     page once for the commits it groups, the rest (checkpoint fsyncs,
 //     v2's writeback) as measured; a flush groups flushGroupShare (0.4,
 //     fitted to three measured points) of the network's queue at the

@@ -126,12 +126,8 @@ func (m *Model) Predict(c Config) Prediction {
 	if util >= Saturated {
 		p.Limit = name
 	}
-	p.Band = bandOf(m.base, c, oneMemory)
+	p.Band = bandOf(m.base, c, oneMemory).withCount(p.NOPM / 60 * m.base.WindowSec)
 	p.widen(p.Band)
-	if slices.Contains(p.Band.Kinds, KindBandwidthV2) { // not predicted: from a stall to the base's figure
-		p.TPMHigh, p.NOPMHigh = math.Max(p.TPMHigh, m.base.TPM.Mean), math.Max(p.NOPMHigh, m.base.TPM.Mean*share)
-		p.TPMLow, p.NOPMLow = 0, 0
-	}
 	if !sameConfig(c, m.base.Config) {
 		p.Notes = append(p.Notes, m.base.Caveats()...)
 	}
@@ -179,9 +175,6 @@ func (m *Model) notes(c Config, oneMemory bool, b Band) []string {
 		out = append(out, "reads per transaction taken as measured: one memory size measured, and the model cannot know how a pgbench workload's reads change with memory (TPC-C's miss-ratio curve is TPC-C's access skew); the band is wider")
 	case oneMemory:
 		out = append(out, "reads per transaction taken as measured: fewer than two memory sizes measured and no warehouse count for TPC-C's miss-ratio curve; the band is wider")
-	}
-	if slices.Contains(b.Kinds, KindBandwidthV2) {
-		out = append(out, "cgroup v2: a write bandwidth limit throttles the writeback of the pages the server dirties, charged to the group that owns each file (often not the server's), so how much it holds back varies from run to run, from nothing to a stall; not predicted: the band runs from 0 to the base's figure")
 	}
 	if slices.Contains(b.Kinds, KindVersion) {
 		out = append(out, "predicted from engine version "+m.base.Config.EngineVersion+"'s demands: none of "+c.EngineVersion+" measured; the band is wider")
@@ -245,9 +238,10 @@ func fitBackground(c calibrated, at func(calibrated) float64, x float64) calibra
 
 // scales are the base's reads and CPU per transaction scaled to another
 // cache size (ReadCurve; MissCurve may add reads instead, readsAdd per
-// transaction, where the base read too little to scale), and the commits a WAL flush groups under a write
-// bandwidth limit (0: as at the base; limitedWriteBytes).
-type scales struct{ reads, readsAdd, cpu, group float64 }
+// transaction, where the base read too little to scale), and under a
+// write bandwidth limit the commits a WAL flush groups (0: as at the
+// base) and the WAL per transaction (limitedWriteBytes).
+type scales struct{ reads, readsAdd, cpu, group, wal float64 }
 
 // unscaled is the base's own.
 var unscaled = scales{reads: 1, cpu: 1}
@@ -267,11 +261,14 @@ const flushGroupShare = 0.4
 // from one commit a flush.
 func (c calibrated) solve(cfg Config, sc scales, users int, think float64) solution {
 	if cfg.WriteBps > 0 && c.d.Config.WriteBps <= 0 {
-		sc.group = 1
+		sc.group, sc.wal = 1, c.d.WALBytes
 		for range 50 {
 			s := mva(c.stations(cfg, sc), users, think)
 			q := s.queue[LimitWriteBytes]
 			sc.group = (sc.group + max(1, q*flushGroupShare)) / 2
+			if wal, ok := c.d.walPerTxn(s.x * c.scale); ok {
+				sc.wal = (sc.wal + wal) / 2
+			}
 		}
 	}
 	s := mva(c.stations(cfg, sc), users, think)
@@ -295,7 +292,7 @@ func (c calibrated) stations(cfg Config, sc scales) []station {
 	readBytes := max(0, d.ReadBytes*readScale+sc.readsAdd*pageBytes)
 	writeBytes := d.WriteBytes
 	if sc.group > 0 {
-		writeBytes = limitedWriteBytes(d, sc.group)
+		writeBytes = limitedWriteBytes(d, sc.group, sc.wal)
 	}
 	st = append(st, ioStations(LimitReads, LimitReadBytes, reads, readBytes, cfg.ReadIOPS, cfg.ReadBps, d.IOSec)...)
 	st = append(st, ioStations(LimitWrites, LimitWriteBytes, writes, writeBytes, cfg.WriteIOPS, cfg.WriteBps, d.IOSec)...)

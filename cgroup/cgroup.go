@@ -61,10 +61,11 @@ func v1Name(c string) string {
 // WriteLimitNote says why a v1 write limit may not hold.
 const WriteLimitNote = "cgroup v1 charges buffered writeback to the root group: write limits apply only to direct and fsync-driven writes (PostgreSQL's WAL and checkpoints fsync; background writeback escapes)"
 
-// WriteLimitNoteV2 says why what a v2 write limit holds back varies from
-// run to run (bench/PREDICT.md, "cgroup v2, held out": the same 50K limit
-// measured 76 to 1,088 NOPM).
-const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the limited group: files whose pages another group cached first (such as a server's WAL segments written before this run) escape write limits, while a burst the group dirtied itself is written back at the limit, so what a write limit holds back varies from run to run, from almost nothing to a stall"
+// WriteLimitNoteV2 says what a v2 write limit throttles and what escapes
+// it (bench/PREDICT.md, "cgroup v2": before rightsize's managed
+// PostgreSQL settled its steps, the same 50K limit measured 76 to 1,088
+// NOPM).
+const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the limited group: files whose pages another group cached first escape write limits, while a burst the group dirtied itself is written back at the limit; a managed PostgreSQL checkpoints and drops its WAL's cached pages after restoring a step's database, so that what it writes in the step is its group's"
 
 // writeLimitNote is the note a write limit on a hierarchy of version v
 // carries ("" when asked limits no writes).

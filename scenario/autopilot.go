@@ -118,8 +118,11 @@ type StepRecord struct {
 	Host          telemetry.Summary  // over the measured interval
 	Counters      engine.Counters    // server counters' change over the measured interval
 	CountersOK    bool
-	Waits         *waits.Profile    // nil with NoWaits
-	Saturation    *waits.Saturation // nil without host samples
+	// WAL is the WAL written in each second of the step's PerSecondTxn
+	// (nil where the database cannot tell its WAL position).
+	WAL        []int64
+	Waits      *waits.Profile    // nil with NoWaits
+	Saturation *waits.Saturation // nil without host samples
 }
 
 // ErrNoRestore is returned when RebuildBetweenRepeats is asked of an engine
@@ -245,12 +248,15 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		before, beforeErr = a.DB.Counters(context.Background())
 		sw.start(ctx, a.waitInterval())
 	}
+	wal := startWAL(ctx, a.DB)
 	res, err := driver.RunStep(ctx, a.DB, cfg)
 	out.Waits = sw.stop(context.WithoutCancel(ctx))
 	if err != nil {
+		wal.stop(time.Time{}, 0)
 		out.err = err
 		return out
 	}
+	out.WAL = wal.stop(res.StepStart, len(res.PerSecondTxn))
 	after, afterErr := a.DB.Counters(context.Background())
 	if beforeErr == nil && afterErr == nil {
 		out.Counters = diffCounters(after, before)

@@ -92,7 +92,11 @@ func (r StepRecord) StoreStep(runID string) store.Step {
 		s.Txn = append(s.Txn, x)
 	}
 	for i := range res.PerSecondTxn {
-		s.Seconds = append(s.Seconds, store.Second{Offset: i, Txn: res.PerSecondTxn[i], NewOrders: res.PerSecondNewOrder[i]})
+		sec := store.Second{Offset: i, Txn: res.PerSecondTxn[i], NewOrders: res.PerSecondNewOrder[i]}
+		if i < len(r.WAL) {
+			sec.WALBytes = r.WAL[i]
+		}
+		s.Seconds = append(s.Seconds, sec)
 	}
 	for _, w := range res.Windows {
 		s.Windows = append(s.Windows, kindWindows(res, w)...)

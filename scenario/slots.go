@@ -28,8 +28,9 @@ const (
 )
 
 // ownConnections are the connections a run opens besides its users and the
-// pool connection open when the slots are counted: the wait sampler's.
-const ownConnections = 1
+// pool connection open when the slots are counted: the wait sampler's and
+// the WAL position's (walSampler).
+const ownConnections = 2
 
 // checkSlots fails (ErrBadOptions) when the largest step's users (or the
 // connections they share) and the run's own connections need more

@@ -48,7 +48,7 @@ func TestConnectionSlots(t *testing.T) {
 	if !errors.Is(err, ErrBadOptions) || res != nil {
 		t.Fatalf("Run = %v, %v; want ErrBadOptions and no result", res, err)
 	}
-	for _, want := range []string{"16 users need 17 connection slots", "max_connections 20", "add --set max_connections=21", "at most 15 users"} {
+	for _, want := range []string{"16 users need 18 connection slots", "max_connections 20", "add --set max_connections=22", "at most 14 users"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -58,28 +58,29 @@ func TestConnectionSlots(t *testing.T) {
 	}
 
 	shared := o
-	shared.Connections = 10 // 16 users on 10 connections need 11 slots
+	shared.Connections = 10 // 16 users on 10 connections need 12 slots
 	if res, err := Run(ctx, st, tg, shared); err != nil || res.Run.Env[store.EnvConnections] != "10" {
 		t.Fatalf("16 users sharing 10 connections: %v (env %v)", err, res.Run.Env[store.EnvConnections])
 	}
 	shared.Connections = 17
-	if _, err := Run(ctx, st, tg, shared); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "16 users need 17") {
+	if _, err := Run(ctx, st, tg, shared); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "16 users need 18") {
 		t.Fatalf("16 users on 17 connections (one each): %v, want the users' slots refused", err)
 	}
 
 	deferred := RunOptions{RunSpec: RunSpec{Users: []int{15}, Repeats: 1, Spec: driver.Spec{Delivery: "deferred", Duration: time.Second}}}
-	if _, err := Run(ctx, st, tg, deferred); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "15 users need 17 connection slots") {
+	if _, err := Run(ctx, st, tg, deferred); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "15 users need 18 connection slots") {
 		t.Fatalf("15 users with a delivery worker: %v, want its slot counted", err)
 	}
 	many := RunOptions{RunSpec: RunSpec{Users: []int{30}, Repeats: 1, Spec: driver.Spec{Connections: 18, Duration: time.Second}}}
-	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 19") ||
-		!strings.Contains(err.Error(), "or share at most 15 (--connections)") {
+	if _, err := Run(ctx, st, tg, many); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "18 shared connections need 20") ||
+		!strings.Contains(err.Error(), "or share at most 14 (--connections)") {
 		t.Fatalf("30 users sharing 18 connections: %v, want the connections' slots refused", err)
 	}
 
 	// connections closed a moment before the count (an earlier run's
-	// backends still exiting) hold slots only for that moment: 15 users
-	// need 16 of the 16 free, 3 are held and closed 300 ms into the check
+	// backends still exiting) hold slots only for that moment: 14 users
+	// need 16 of the 16 free (with the run's own two), 3 are held and
+	// closed 300 ms into the check
 	var held []tpcc.Executor
 	for range 3 {
 		e, err := tg.NewExecutor(ctx, engine.Procedures)
@@ -94,17 +95,17 @@ func TestConnectionSlots(t *testing.T) {
 			e.Close(ctx)
 		}
 	}()
-	fifteen := RunOptions{RunSpec: RunSpec{Users: []int{15}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}}
-	if _, err := Run(ctx, st, tg, fifteen); err != nil {
-		t.Fatalf("15 users with 3 slots freed 300 ms into the check: %v, want it to run", err)
+	fourteen := RunOptions{RunSpec: RunSpec{Users: []int{14}, Repeats: 1, Spec: driver.Spec{Duration: time.Second}}}
+	if _, err := Run(ctx, st, tg, fourteen); err != nil {
+		t.Fatalf("14 users with 3 slots freed 300 ms into the check: %v, want it to run", err)
 	}
 
-	opt.Settings["max_connections"] = "21" // the fix the error named
+	opt.Settings["max_connections"] = "22" // the fix the error named
 	if err := tg.Restart(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Run(ctx, st, tg, o); err != nil {
-		t.Fatalf("with max_connections 21: %v", err)
+		t.Fatalf("with max_connections 22: %v", err)
 	}
 
 	delete(opt.Settings, "max_connections")
@@ -130,8 +131,8 @@ func TestSlotNeed(t *testing.T) {
 		most, workers      int
 		wantNeed, wantFree int
 	}{
-		{"a run on its own counts the connections open", 80, 0, 81, 87},
-		{"workers count every worker's pool and sampler", 80, 4, 88, 97},
+		{"a run on its own counts the connections open", 80, 0, 82, 87},
+		{"workers count every worker's pool and samplers", 80, 4, 92, 97},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if need, free := slotNeed(s, tc.most, tc.workers); need != tc.wantNeed || free != tc.wantFree {

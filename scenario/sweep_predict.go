@@ -49,7 +49,10 @@ func (r *SweepResult) Predict(ctx context.Context, st *store.Store) error {
 	for i := range r.Points {
 		p := &r.Points[i]
 		if !p.Decides() {
-			if p.Status != "" {
+			switch {
+			case p.RunID != "" && p.Status == store.StatusComplete:
+				p.PredictNote = "not compared: the value's run measured no throughput in its window (0 per minute), against which an error has no meaning"
+			case p.Status != "":
 				p.PredictNote = "not compared: the value's run is " + p.Status
 			}
 			continue

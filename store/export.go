@@ -290,7 +290,7 @@ func statementsCSV(w *csv.Writer, r *Run, steps []Step) error {
 }
 
 func timeseriesCSV(w *csv.Writer, r *Run, steps []Step) error {
-	header := append(append([]string{}, stepKeyHeader...), "offset_s", "time_utc", "measured", "txn", "new_orders")
+	header := append(append([]string{}, stepKeyHeader...), "offset_s", "time_utc", "measured", "txn", "new_orders", "wal_bytes")
 	if err := w.Write(header); err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func timeseriesCSV(w *csv.Writer, r *Run, steps []Step) error {
 		for _, s := range st.Seconds {
 			at := st.Start.Add(time.Duration(s.Offset) * time.Second)
 			measured := !st.Start.IsZero() && !at.Before(st.MeasureStart) && at.Before(st.MeasureEnd)
-			rec := append(stepKey(r, st), strconv.Itoa(s.Offset), ct(at), cb(measured), ci(s.Txn), ci(s.NewOrders))
+			rec := append(stepKey(r, st), strconv.Itoa(s.Offset), ct(at), cb(measured), ci(s.Txn), ci(s.NewOrders), ci(s.WALBytes))
 			if err := w.Write(rec); err != nil {
 				return err
 			}

@@ -259,6 +259,8 @@ ALTER TABLE steps ADD COLUMN schedule_lag_max_ms {{FLOAT}} NOT NULL DEFAULT 0`},
 	{12, "latency limit", `
 ALTER TABLE steps ADD COLUMN late_txns BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN skipped_txns BIGINT NOT NULL DEFAULT 0`},
+	{13, "WAL per second", `
+ALTER TABLE step_seconds ADD COLUMN wal_bytes BIGINT NOT NULL DEFAULT 0`},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -290,6 +290,9 @@ type Second struct {
 	Txn int64 `json:"txn"`
 	// NewOrders is completed New-Orders in that second.
 	NewOrders int64 `json:"new_orders"`
+	// WALBytes is the WAL the server wrote in that second (PostgreSQL's
+	// insert position; 0 where not read).
+	WALBytes int64 `json:"wal_bytes,omitempty"`
 }
 
 // Window is the latency histogram of one transaction type over one window

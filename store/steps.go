@@ -66,7 +66,7 @@ func txnFields(t *TxnSummary) []field {
 }
 
 func secondFields(s *Second) []field {
-	return []field{{"offset_s", &s.Offset}, {"txn", &s.Txn}, {"new_orders", &s.NewOrders}}
+	return []field{{"offset_s", &s.Offset}, {"txn", &s.Txn}, {"new_orders", &s.NewOrders}, {"wal_bytes", &s.WALBytes}}
 }
 
 func windowFields(w *Window) []field {

@@ -111,8 +111,8 @@ if named bandwidth; then
   (echo $BASHPID > $CG/user.slice/session-5.scope/cgroup.procs && exec sleep 100000) & comp=$!
   mkdir -p /out/bandwidth
   for r in 1 2; do
-    echo "=== sweep io none,wbps=200K,wbps=50K --cpus 1 --predict, round $r"
-    as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
+    echo "=== sweep io none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict, round $r"
+    as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
       --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 30s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
     echo "    rc $?"; tail -2 /out/bandwidth/sweep-$r.err | sed 's/^/    /'
     for id in $(jq -r '.points[].run_id // empty' /out/bandwidth/sweep-$r.json); do
