@@ -146,6 +146,13 @@
 #   CONNECT=1 at d57b2a4     tpcb 1.222 1.399   custom 1.091 1.345
 # (the DSN parsed once for the script sessions in between; the rest of
 # --connect's client CPU is the dial, the startup and the takeover).
+# 2026-11-30/12-01 night, nothing else running, two sets of
+# CLIENTS="rightsize pgbench-j1" bench/pgbench.sh 10 4 30s 3 (at 097ad03,
+# then 5cd17ec), of -j 1, medians (median of the rounds' ratios):
+#   tpcb    TPS 1.065 (1.068), 1.007 (1.018); client µs/txn 0.986 (0.991), 1.018 (1.004)
+#   custom  TPS 0.995 (0.996), 1.020 (1.020); client µs/txn 0.936 (0.981), 0.983 (0.971)
+# The six rounds pooled (median of the round ratios): tpcb 1.032 / 0.994,
+# custom 1.012 / 0.977.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}

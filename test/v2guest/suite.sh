@@ -113,7 +113,7 @@ if named bandwidth; then
   for r in 1 2; do
     echo "=== sweep io none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict, round $r"
     as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
-      --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 30s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
+      --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 90s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
     echo "    rc $?"; tail -2 /out/bandwidth/sweep-$r.err | sed 's/^/    /'
     for id in $(jq -r '.points[].run_id // empty' /out/bandwidth/sweep-$r.json); do
       as root $CG/user.slice/session-5.scope /root/rs results show "$id" --json > /out/bandwidth/run-$id.json 2>/dev/null
