@@ -16,7 +16,7 @@ const (
 	// KindBandwidthV2 is a write bandwidth limit on cgroup v2: io.max
 	// throttles the writeback of the pages the server's group dirtied too
 	// (the WAL included, once each segment's pages are the group's:
-	// instance.DropWALCache), so a limit well below the base's rate holds
+	// instance.ConfinedPostgres.LiftIO), so a limit well below the base's rate holds
 	// the server to the log its transactions write, full-page images
 	// after the step's starting checkpoint included (WALCurve).
 	KindBandwidthV2 = "write bandwidth limit on cgroup v2"

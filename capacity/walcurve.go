@@ -19,23 +19,22 @@ type WALPoint struct {
 // where they are dearest; the curve says how much dearer.
 type WALCurve struct {
 	Points []WALPoint `json:"points,omitempty"`
-	// RampupSec and WindowSec are the base's ramp-up and measured window,
-	// seconds: a predicted step is taken to run the same.
+	// RampupSec is the base's ramp-up, seconds (its window is
+	// Demands.WindowSec): a predicted step is taken to run the same.
 	RampupSec float64 `json:"rampup_s,omitempty"`
-	WindowSec float64 `json:"window_s,omitempty"`
 }
 
 // walCurveOf is step s's WAL curve; empty where its seconds hold no WAL
 // (a store from before they did, an engine that cannot tell).
 func walCurveOf(s store.Step) WALCurve {
-	c := WALCurve{RampupSec: s.MeasureStart.Sub(s.Start).Seconds(), WindowSec: s.Measured().Seconds()}
+	c := WALCurve{RampupSec: s.MeasureStart.Sub(s.Start).Seconds()}
 	var p WALPoint
 	for _, sec := range s.Seconds {
 		p.Txns += float64(sec.Txn)
 		p.Bytes += float64(sec.WALBytes)
 		c.Points = append(c.Points, p)
 	}
-	if p.Bytes <= 0 || p.Txns <= 0 || c.WindowSec <= 0 {
+	if p.Bytes <= 0 || p.Txns <= 0 {
 		return WALCurve{}
 	}
 	return c
@@ -62,14 +61,14 @@ func (c WALCurve) at(n float64) float64 {
 }
 
 // perTxn is the WAL per transaction of a step like the base's run at x
-// transactions a second: over the transactions its window completes
-// (from x·RampupSec to x·(RampupSec+WindowSec)); ok is false without a
-// curve.
-func (c WALCurve) perTxn(x float64) (bytes float64, ok bool) {
-	if len(c.Points) == 0 || x <= 0 {
+// transactions a second with a window of window seconds: over the
+// transactions its window completes (from x·RampupSec to
+// x·(RampupSec+window)); ok is false without a curve.
+func (c WALCurve) perTxn(x, window float64) (bytes float64, ok bool) {
+	if len(c.Points) == 0 || x <= 0 || window <= 0 {
 		return 0, false
 	}
-	n0, n1 := x*c.RampupSec, x*(c.RampupSec+c.WindowSec)
+	n0, n1 := x*c.RampupSec, x*(c.RampupSec+window)
 	return (c.at(n1) - c.at(n0)) / (n1 - n0), true
 }
 
@@ -84,5 +83,5 @@ func (d Demands) walPerTxn(x float64) (float64, bool) {
 	if d.Config.CgroupVersion != 2 {
 		return 0, false
 	}
-	return d.WALCurve.perTxn(x)
+	return d.WALCurve.perTxn(x, d.WindowSec)
 }

@@ -12,7 +12,8 @@ import (
 // linear between its points, its last half's slope past its end), and a
 // limited step's WAL a transaction over its window.
 func TestWALCurve(t *testing.T) {
-	c := WALCurve{Points: []WALPoint{{100, 1e6}, {200, 1.5e6}, {300, 1.8e6}, {400, 2e6}}, RampupSec: 5, WindowSec: 20}
+	c := WALCurve{Points: []WALPoint{{100, 1e6}, {200, 1.5e6}, {300, 1.8e6}, {400, 2e6}}, RampupSec: 5}
+	const window = 20
 	for _, tc := range []struct {
 		n, want float64
 	}{
@@ -29,11 +30,11 @@ func TestWALCurve(t *testing.T) {
 		{"a slow step stays where the images are", 10, (1.65e6 - 5e5) / 200},
 		{"a fast one logs its records alone", 100, 2000},
 	} {
-		if got, ok := c.perTxn(tc.x); !ok || !near(got, tc.want, 1e-9) {
+		if got, ok := c.perTxn(tc.x, window); !ok || !near(got, tc.want, 1e-9) {
 			t.Errorf("%s: perTxn(%g) = %g, %v; want %g", tc.name, tc.x, got, ok, tc.want)
 		}
 	}
-	if _, ok := (WALCurve{}).perTxn(10); ok {
+	if _, ok := (WALCurve{}).perTxn(10, window); ok {
 		t.Error("an empty curve gave a WAL per transaction")
 	}
 }
@@ -44,8 +45,8 @@ func TestWALCurveOf(t *testing.T) {
 		Seconds: []store.Second{{Offset: 0, Txn: 10, WALBytes: 80000}, {Offset: 1, Txn: 20, WALBytes: 60000}, {Offset: 2, Txn: 20, WALBytes: 40000}}}
 	c := walCurveOf(s)
 	want := []WALPoint{{10, 80000}, {30, 140000}, {50, 180000}}
-	if len(c.Points) != len(want) || c.RampupSec != 2 || c.WindowSec != 3 {
-		t.Fatalf("walCurveOf = %+v, want points %v, ramp-up 2 s, window 3 s", c, want)
+	if len(c.Points) != len(want) || c.RampupSec != 2 {
+		t.Fatalf("walCurveOf = %+v, want points %v, ramp-up 2 s", c, want)
 	}
 	for i := range want {
 		if c.Points[i] != want[i] {

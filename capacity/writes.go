@@ -27,7 +27,7 @@ func limitedWriteBytes(d Demands, commits, wal float64) float64 {
 	switch {
 	case d.WALBytes <= 0:
 		return w
-	case w <= d.WALBytes: // the log escaped the counters in part: as much of more
+	case w <= d.WALBytes: // the log escaped the counters in part: as much more
 		return w * wal / d.WALBytes
 	}
 	if d.WriteIOs.Mean <= 0 || d.Config.WriteBps > 0 || commits <= 1 {

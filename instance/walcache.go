@@ -28,7 +28,7 @@ const settleTimeout = 10 * time.Minute
 
 // settle writes what the unmeasured work left dirty to disk (a CHECKPOINT
 // as the administrator) and drops the WAL's cached pages
-// (DropWALCache). On cgroup v2 a write limit throttles the writeback of
+// (dropWALCache). On cgroup v2 a write limit throttles the writeback of
 // every page the server's group dirtied: a restore (CREATE DATABASE, which
 // writes each page of the database through shared buffers and leaves
 // them to the checkpointer and the kernel) would otherwise be written
@@ -49,10 +49,10 @@ func (p *ConfinedPostgres) settle() error {
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("instance: checkpoint before the limits return: %w", err)
 	}
-	return p.DropWALCache()
+	return p.dropWALCache()
 }
 
-// DropWALCache drops the WAL segment files' clean pages from the page
+// dropWALCache drops the WAL segment files' clean pages from the page
 // cache. On cgroup v2 a dirty page's writeback is charged to the group
 // the page was first cached by, and a file's writeback follows the group
 // most of its pages belong to: a recycled segment still cached from an
@@ -64,7 +64,7 @@ func (p *ConfinedPostgres) settle() error {
 // group. The WAL is flushed at every commit (clean by then) and read
 // only by recovery and replication, so nothing the steps measure reads
 // it again.
-func (p *Postgres) DropWALCache() error {
+func (p *Postgres) dropWALCache() error {
 	dir := filepath.Join(p.dataDir, "pg_wal")
 	entries, err := os.ReadDir(dir)
 	if err != nil {

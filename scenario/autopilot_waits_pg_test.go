@@ -149,6 +149,18 @@ func TestWaitsPostgres(t *testing.T) {
 			t.Errorf("run --json why = %q", why)
 		}
 		t.Logf("verdict: %s; locks %+v; %d ticks, %d skipped", analysis.WhyOf(&steps[0]).Verdict.Text, p.Locks, p.Ticks, p.Skipped)
+		// the step's WAL second by second (walSampler): every second that
+		// completed transactions logged some
+		var logged int64
+		for _, sec := range steps[0].Seconds {
+			if sec.Txn > 0 && sec.WALBytes <= 0 {
+				t.Errorf("second %d: %d transactions and no WAL: %+v", sec.Offset, sec.Txn, steps[0].Seconds)
+			}
+			logged += sec.WALBytes
+		}
+		if logged <= 0 || logged < steps[0].DB.WALBytes {
+			t.Errorf("%d bytes of WAL over the step's seconds, %d over its window alone", logged, steps[0].DB.WALBytes)
+		}
 	})
 	t.Run("NoWaits", func(t *testing.T) {
 		steps := runSteps(t, tg, RunOptions{RunSpec: RunSpec{Users: []int{1}, NoWaits: true, Spec: driver.Spec{Duration: time.Second}}})

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
@@ -33,8 +32,7 @@ type walReading struct {
 type walSampler struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
-	reads  []walReading
+	reads  []walReading // appended by run alone, read once done is closed
 }
 
 // startWAL begins reading db's WAL position; nil when db cannot tell it
@@ -63,9 +61,7 @@ func (w *walSampler) run(ctx context.Context, read func(context.Context) (int64,
 	defer t.Stop()
 	for {
 		if pos, err := read(ctx); err == nil {
-			w.mu.Lock()
 			w.reads = append(w.reads, walReading{at: time.Now(), pos: pos})
-			w.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():

@@ -183,17 +183,13 @@ func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
 // WALPositions opens a connection of its own that reads the server's WAL
 // insert position in bytes (pg_current_wal_insert_lsn(): the WAL
 // generated so far, whether or not it has reached the disk yet), for a
-// step's WAL second by second; closeFn closes it. Its own, so that its
-// reads never make the pool open a connection the run's slot count did
-// not foresee.
+// step's WAL second by second; closeFn closes it. Its own
+// (samplerConn), so that its reads never make the pool open a connection
+// the run's slot count did not foresee.
 func (db *DB) WALPositions(ctx context.Context) (read func(context.Context) (int64, error), closeFn func(), err error) {
-	cfg, err := pgx.ParseConfig(db.dsn)
+	conn, err := db.samplerConn(ctx, "WAL position reader")
 	if err != nil {
 		return nil, nil, err
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("connect to read the WAL position: %w", err)
 	}
 	read = func(ctx context.Context) (int64, error) {
 		var pos int64

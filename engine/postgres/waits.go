@@ -31,19 +31,29 @@ var _ waits.Source = (*DB)(nil)
 // (pg_locks takes the lock manager's partition locks: read it less often).
 const lockEvery = 10
 
-// WaitSampler implements waits.Source.
-func (db *DB) WaitSampler(ctx context.Context, interval time.Duration) (waits.Sampler, error) {
+// samplerConn opens a connection of a sampler's own (what names it, in
+// application_name and errors) that reads the server while the users run:
+// with raw reads and writes, as the virtual users', since a syscall of
+// the idle driver would wake the runtime's sysmon thread at every read.
+func (db *DB) samplerConn(ctx context.Context, what string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(db.dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse PostgreSQL DSN: %w", err)
 	}
-	cfg.RuntimeParams["application_name"] = "rightsize wait sampler"
-	// Raw reads and writes, as the virtual users': a syscall of the idle
-	// driver would wake the runtime's sysmon thread 10 times a second.
+	cfg.RuntimeParams["application_name"] = "rightsize " + what
 	cfg.DialFunc = rawsock.WrapDial(cfg.DialFunc)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect the wait sampler: %w", oneLine(err))
+		return nil, fmt.Errorf("connect the %s: %w", what, oneLine(err))
+	}
+	return conn, nil
+}
+
+// WaitSampler implements waits.Source.
+func (db *DB) WaitSampler(ctx context.Context, interval time.Duration) (waits.Sampler, error) {
+	conn, err := db.samplerConn(ctx, "wait sampler")
+	if err != nil {
+		return nil, err
 	}
 	s := &pgWaits{interval: interval, counts: map[waitKey]float64{}}
 	if err := s.probe(ctx, conn); err != nil {
