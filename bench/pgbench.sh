@@ -153,6 +153,16 @@
 #   custom  TPS 0.995 (0.996), 1.020 (1.020); client µs/txn 0.936 (0.981), 0.983 (0.971)
 # The six rounds pooled (median of the round ratios): tpcb 1.032 / 0.994,
 # custom 1.012 / 0.977.
+# The summary now ends with the paired ratios' geometric mean and its
+# 95 % interval (Student's t on their logarithms, over the rounds): the
+# precision that holds across rounds. 2026-12-01 01:56-02:13 UTC, nothing
+# else running, CLIENTS="rightsize pgbench-j1" bench/pgbench.sh 10 4 30s 8
+# (at 2e10ac1), of -j 1:
+#   tpcb    TPS 1.063 (1.034-1.093), client µs/txn 0.962 (0.937-0.988)
+#   custom  TPS 1.006 (0.958-1.056), client µs/txn 0.984 (0.943-1.026)
+# With the night's six rounds (14 rounds, three sets, two sessions):
+#   tpcb    TPS 1.049 (1.027-1.072), client µs/txn 0.977 (0.958-0.998)
+#   custom  TPS 1.008 (0.983-1.033), client µs/txn 0.980 (0.957-1.003)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-10}; C=${2:-4}; D=${3:-30s}; ROUNDS=${4:-3}
@@ -227,7 +237,7 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 python3 - "$TMP/rows" $CLIENTS <<'PY'
-import statistics, sys
+import math, statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 clients = sys.argv[2:]
 print("\nmedians, and each rightsize's ratios to each pgbench's:")
@@ -244,6 +254,14 @@ for wl in ("tpcb", "custom"):
             (rt, rc, rsv), (pt, pc, ps) = med[rs], med[pg]
             print("  %-7s %-14s / %-10s TPS %.3f   client µs/txn %.3f   server µs/txn %.3f" % (
                 wl, rs, pg, rt / pt if pt else 0, rc / pc if pc else 0, rsv / ps if ps else 0))
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131]
+def interval(ratios):
+    # the paired ratios' geometric mean with Student's t interval on their
+    # logarithms: the precision that holds across rounds, not one run's
+    logs = [math.log(v) for v in ratios]
+    m, n = statistics.mean(logs), len(logs)
+    h = (T95[n - 2] if n - 2 < len(T95) else 1.96) * statistics.stdev(logs) / math.sqrt(n)
+    return "%.3f (%.3f-%.3f)" % (math.exp(m), math.exp(m - h), math.exp(m + h))
 print("\nper round (a round runs every client once, within minutes), rightsize's ratios and their median:")
 for wl in ("tpcb", "custom"):
     by = {(x[0], x[2]): x for x in rows if x[1] == wl}
@@ -255,4 +273,7 @@ for wl in ("tpcb", "custom"):
             if tps and cpu:
                 print("  %-7s %-14s / %-10s TPS %s -> %.3f   client µs/txn %s -> %.3f" % (wl, rs, pg,
                     " ".join("%.3f" % v for v in tps), statistics.median(tps), " ".join("%.3f" % v for v in cpu), statistics.median(cpu)))
+                if len(pairs) >= 3:
+                    print("  %-7s %-14s / %-10s geometric mean of the paired ratios, 95 %% interval: TPS %s   client µs/txn %s" % (
+                        wl, rs, pg, interval(tps), interval(cpu)))
 PY
