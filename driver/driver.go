@@ -135,6 +135,9 @@ type StepConfig struct {
 	// Control, when set, may end the ramp-up or the measurement before
 	// Rampup or Duration (which are then caps): see StepControl.
 	Control StepControl
+	// TxnLog, when set, gets every measured transaction of a Workload's
+	// users as it ends (pgbench -l); TPC-C's are not logged.
+	TxnLog TxnLog
 }
 
 // StepControl decides when a step's phases end (steady state reached,
@@ -390,6 +393,9 @@ type user struct {
 	// backoff draws the waits before retries (its own source, so that
 	// retries do not shift the transaction inputs).
 	backoff *rand.Rand
+	// logTxn, when StepConfig.TxnLog is set, logs wu's measured
+	// transactions.
+	logTxn func(TxnEntry)
 }
 
 // maxRetryBackoff caps the wait before a retry.

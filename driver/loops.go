@@ -86,6 +86,11 @@ func (s *step) startWorkloadUsers(users []*user) {
 			u.pace = pace
 		}
 	}
+	if s.cfg.TxnLog != nil {
+		for _, u := range users {
+			u.logTxn = s.cfg.TxnLog.User(u.userConfig().ID)
+		}
+	}
 	loops := newLoops(loopCount(s.cfg.Loops, len(users)))
 	used := make([]bool, len(loops))
 	for i, u := range users {

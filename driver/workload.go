@@ -162,6 +162,9 @@ func (u *user) runWorkload(ctx context.Context) {
 			return
 		}
 		if u.tooLate(sched) {
+			if u.logTxn != nil && u.measured(sched) {
+				u.logSkipped()
+			}
 			continue
 		}
 		start, end, kind, tries, err := u.runTimed(ctx)
@@ -169,6 +172,9 @@ func (u *user) runWorkload(ctx context.Context) {
 			return
 		}
 		t, measured := tpcc.TxnType(kind), u.measured(end)
+		if measured && u.logTxn != nil {
+			u.logDone(kind, sched, start, end, tries, err)
+		}
 		if !sched.IsZero() {
 			u.lagged(start.Sub(sched), measured)
 			start = sched // the latency counts from the schedule, as pgbench -R's

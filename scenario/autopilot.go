@@ -51,6 +51,9 @@ type RunSpec struct {
 	// then the maximum (--repeat-max).
 	RepeatAuto bool
 	MaxCV      float64
+	// TxnLog asks for each step's per-transaction log of a pgbench
+	// workload (run --log, as pgbench -l).
+	TxnLog TxnLogSpec
 }
 
 // Autopilot describes a sequence of steps repeated Repeats times.
@@ -189,6 +192,9 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 			if err := sink(ctx, rec.StepRecord); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("store step %d of repeat %d: %w", i+1, repeat, err)
 			}
+			if rec.logErr != nil {
+				return fmt.Errorf("step %d of repeat %d is stored, but not its --log: %w", i+1, repeat, rec.logErr)
+			}
 			if rec.Result.Partial {
 				if rec.Result.Err != nil {
 					return rec.Result.Err
@@ -213,12 +219,29 @@ func (a *Autopilot) Run(ctx context.Context, sink func(context.Context, StepReco
 type stepOutcome struct {
 	StepRecord
 	err error
+	// logErr is the step's transaction log's (the step is kept)
+	logErr error
 }
 
 func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, index, users int) stepOutcome {
-	out := stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}}
-	var before engine.Counters
-	var beforeErr error
+	cfg, ctl := a.stepConfig(repeat, index, users)
+	log, err := a.openTxnLog((repeat-1)*len(a.Users)+index, cfg.Seed)
+	if err != nil {
+		return stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}, err: err}
+	}
+	if log != nil {
+		cfg.TxnLog = log
+	}
+	out := a.measure(ctx, rec, repeat, index, cfg, ctl)
+	if log != nil {
+		out.logErr = log.Close()
+	}
+	return out
+}
+
+// stepConfig is the driver's configuration of a step, with the controller
+// that ends its phases (nil: fixed lengths).
+func (a *Autopilot) stepConfig(repeat, index, users int) (driver.StepConfig, *steady.Controller) {
 	cfg := driver.StepConfig{Spec: a.Spec, Users: users, Warehouses: a.Warehouses, Constants: a.Constants, Seed: a.Seed + uint64(repeat)<<20 + uint64(index),
 		AdaptiveProcs: a.AdaptiveProcs, Loops: a.Loops, HomeFirst: a.HomeFirst, HomeCount: a.HomeCount}
 	cfg.Seed += uint64(a.Worker) << 40
@@ -242,6 +265,15 @@ func (a *Autopilot) step(ctx context.Context, rec *telemetry.Recording, repeat, 
 		cfg.ServerCPU = func() time.Duration { d, _ := telemetry.ProcessTreeCPU(pid); return d }
 		cfg.ServerAlive = serverAlive(pid, a.ServerDataDir)
 	}
+	return cfg, ctl
+}
+
+// measure runs the step cfg describes with the server's counters, waits,
+// WAL and the host's telemetry around it.
+func (a *Autopilot) measure(ctx context.Context, rec *telemetry.Recording, repeat, index int, cfg driver.StepConfig, ctl *steady.Controller) stepOutcome {
+	out := stepOutcome{StepRecord: StepRecord{Repeat: repeat, Index: index}}
+	var before engine.Counters
+	var beforeErr error
 	// Counters are read when the ramp-up ends and when measuring stops.
 	sw := a.openWaits(ctx)
 	cfg.OnMeasureStart = func() {

@@ -97,6 +97,9 @@ func (o *RunOptions) Validate() error {
 	if err := LatencyLimitOf(o.LatencyLimit, o.Workload != nil); err != nil {
 		return badOptions{err}
 	}
+	if err := TxnLogOf(o.TxnLog, o.Workload != nil); err != nil {
+		return badOptions{err}
+	}
 	if o.Warehouses != 0 {
 		if err := tpcc.ValidateWarehouses(o.Warehouses); err != nil {
 			return badOptions{err}

@@ -32,6 +32,7 @@ type runFlags struct {
 	workers     workerFlags // run only
 	answer      answerFlags
 	workload    workloadFlags
+	txnLog      txnLogFlags // run only
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -126,6 +127,9 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
+			if err := rf.txnLog.apply(cmd, &o); err != nil {
+				return err
+			}
 			baseID, th, err := bf.check(cmd, o.Users)
 			if err != nil {
 				return err
@@ -152,6 +156,7 @@ in the results store (--store, default ./rightsize.db).
 	bf.register(cmd)
 	rf.workers.register(cmd)
 	cmd.Flags().StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9464 (default: off)")
+	rf.txnLog.register(cmd)
 	return cmd
 }
 

@@ -18,7 +18,7 @@ import (
 // stores its schedule lag and the run its rate, and results show says
 // both; a rate the users cannot keep is said to fall behind. --rate is
 // refused, exit 2, where it cannot be honoured: TPC-C, a negative rate,
-// sweep --predict and fit.
+// sweep --predict and fit; so are --log's options where they cannot be.
 func TestEmbeddedPacedRun(t *testing.T) {
 	ctx := context.Background()
 	args := builtTPCB(t, "paced-")
@@ -75,6 +75,11 @@ func TestEmbeddedPacedRun(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--latency-limit", "-1s", "--duration", "1s"}, "--latency-limit must be a duration above 0"},
 		{[]string{"run", "--workload", "tpcb", "--rate", "-1", "--duration", "1s"}, "--rate must be a number of transactions per second"},
 		{[]string{"sweep", "cpus", "--values", "1", "--workload", "tpcb", "--rate", "10", "--predict"}, "--predict predicts users that run back to back"},
+		{[]string{"run", "--log", "--duration", "1s"}, "--log writes a pgbench workload's per-transaction log"},
+		{[]string{"run", "--workload", "tpcb", "--sampling-rate", "0.5", "--duration", "1s"}, "--sampling-rate samples the per-transaction log: add --log"},
+		{[]string{"run", "--workload", "tpcb", "--log", "--sampling-rate", "2", "--duration", "1s"}, "--sampling-rate is the share of transactions logged"},
+		{[]string{"run", "--workload", "tpcb", "--log-prefix", "x", "--duration", "1s"}, "--log-prefix names the per-transaction logs: add --log"},
+		{[]string{"run", "--workload", "tpcb", "--log", "--log-prefix", "/nonexistent/x", "--duration", "1s"}, "its directory /nonexistent does not exist"},
 		{[]string{"fit", "--workload", "tpcb", "--rate", "10", "--target-tps", "1", "--cpus", "1", "--cost", writeCostFile(t, fitCosts), "--config", "vm",
 			"--duration", "1s"}, "--rate does not fit"},
 	} {
@@ -100,8 +105,9 @@ func checkLatencyLimit(t *testing.T, loc string, with func(...string) []string) 
 	}{
 		{"late", "1us", "1µs", nil}, {"late-paced", "1ms", "1ms", []string{"--rate", "100000"}},
 	} {
+		logs := t.TempDir()
 		out, errOut, code := cli(t, ctx, with(append([]string{"run", "--workload", "select-only", "--latency-limit", c.limit, "--users", "1",
-			"--rampup", "0s", "--duration", "1s", "--label", c.label, "--json", "--store", loc}, c.args...)...)...)
+			"--rampup", "0s", "--duration", "1s", "--label", c.label, "--json", "--store", loc, "--log", "--log-prefix", filepath.Join(logs, "tx")}, c.args...)...)...)
 		var res struct {
 			RunID string `json:"run_id"`
 			Steps []struct {
@@ -120,6 +126,7 @@ func checkLatencyLimit(t *testing.T, loc string, with func(...string) []string) 
 		if paced := c.args != nil; n == 0 || (!paced && s.Late != n) || (paced && s.Late > n) || paced != (s.Skipped > 0) {
 			t.Errorf("%s: %d late, %d skipped of %d completed; want every completed one late unpaced, and skipped ones only when paced", c.label, s.Late, s.Skipped, n)
 		}
+		checkTxnLog(t, logs, c.label, n, s.Skipped, c.args != nil)
 		run, steps := storedRun(t, loc, res.RunID)
 		if run.Env[store.EnvLatencyLimit] != c.shown || steps[0].LateTxns != s.Late || steps[0].SkippedTxns != s.Skipped {
 			t.Errorf("%s: stored limit %q, late %d, skipped %d; want %s and --json's", c.label, run.Env[store.EnvLatencyLimit], steps[0].LateTxns, steps[0].SkippedTxns, c.shown)
@@ -159,5 +166,40 @@ func TestEmbeddedPacedSweep(t *testing.T) {
 	}
 	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "paced at 100.0 TPS") || strings.Contains(string(html), "predicted") {
 		t.Errorf("a paced sweep's report: want it said paced and no predictions (%v)", err)
+	}
+}
+
+// checkTxnLog: run --log wrote one file for the step, a line for each
+// completed and each skipped transaction of the measured interval, with
+// pgbench -l's columns: the schedule lag where paced, the retries (the
+// default of 11 tries).
+func checkTxnLog(t *testing.T, dir, label string, completed, skipped int64, paced bool) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "tx.*.1"))
+	if len(files) != 1 {
+		t.Fatalf("%s --log: files %v, want one tx.PID.1", label, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := 7
+	if paced {
+		cols = 8
+	}
+	var done, skip int64
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		f := strings.Fields(line)
+		if len(f) != cols || f[0] != "0" || f[3] != "0" {
+			t.Fatalf("%s --log: line %q, want %d columns of client 0, script 0", label, line, cols)
+		}
+		if f[2] == "skipped" {
+			skip++
+		} else {
+			done++
+		}
+	}
+	if done != completed || skip != skipped {
+		t.Errorf("%s --log: %d completed and %d skipped lines, want the step's %d and %d", label, done, skip, completed, skipped)
 	}
 }

@@ -53,6 +53,9 @@ type Client struct {
 	piped    bool   // a pipeline is open (\startpipeline)
 	times    []time.Duration
 	cur      [2]int // script and command running, for debug()
+	// next is the script Next drew for the next transaction, plus one
+	// (0: none drawn yet)
+	next int
 }
 
 // New returns a client of sess. The scripts' weights must not all be 0.
@@ -169,10 +172,24 @@ func (c *Client) Choose() int {
 	}
 }
 
-// Run runs one transaction: a script chosen by weight, to its end or its
-// first error. After an error, an open transaction block is rolled back.
+// Next is the script the next Run runs, drawn now if not yet: pgbench
+// draws a transaction's script before it decides to skip it (-R with
+// -L), and every transaction it skips then is logged with the script of
+// the one that runs after them.
+func (c *Client) Next() int {
+	if c.next == 0 {
+		c.next = c.Choose() + 1
+	}
+	return c.next - 1
+}
+
+// Run runs one transaction: a script chosen by weight (or by Next), to
+// its end or its first error. After an error, an open transaction block
+// is rolled back.
 func (c *Client) Run(ctx context.Context) Outcome {
-	return c.RunScript(ctx, c.Choose())
+	i := c.Next()
+	c.next = 0
+	return c.RunScript(ctx, i)
 }
 
 // RunScript runs script i once, and again while it fails with a

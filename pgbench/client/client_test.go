@@ -257,3 +257,36 @@ func runClients(t *testing.T, cs []*Client, txns int, stats []*Stats) {
 		t.Fatal(err)
 	}
 }
+
+// TestNextIsWhatRunsNext: Next says the script the next Run runs, however
+// often it is asked, and asking changes nothing a client draws: a client
+// asked before every transaction runs the scripts one never asked runs.
+func TestNextIsWhatRunsNext(t *testing.T) {
+	dsn := tpcbDatabase(t)
+	open := sessions[1].open
+	scripts := []*script.Script{builtin(t, "select-only", 3), builtin(t, "simple-update", 1)}
+	cfg := Config{Scripts: scripts, Scale: 1, Seed: Seeds(99, 1)[0]}
+	plain, asked := newClient(t, open, dsn, cfg), newClient(t, open, dsn, cfg)
+	ran := map[int]int{}
+	for i := range 60 {
+		want := -1
+		for range i % 3 { // 0, 1 or 2 times
+			if n := asked.Next(); want >= 0 && n != want {
+				t.Fatalf("transaction %d: Next said %d, then %d", i, want, n)
+			} else {
+				want = n
+			}
+		}
+		a, b := plain.Run(context.Background()), asked.Run(context.Background())
+		if a.Err != nil || b.Err != nil {
+			t.Fatal(a.Err, b.Err)
+		}
+		if b.Script != a.Script || (want >= 0 && b.Script != want) {
+			t.Fatalf("transaction %d: ran script %d (Next said %d), the client never asked ran %d", i, b.Script, want, a.Script)
+		}
+		ran[a.Script]++
+	}
+	if len(ran) != 2 {
+		t.Errorf("scripts run %v: want both, or the test compares nothing", ran)
+	}
+}

@@ -219,6 +219,10 @@ func (u *user) Run(ctx context.Context) (int, int, error) {
 	return o.Script, o.Tries, o.Err
 }
 
+// Next implements driver.Chooser: the script the next transaction runs,
+// which a skipped one is logged with, as pgbench's.
+func (u *user) Next() int { return u.c.Next() }
+
 // Span implements driver.Timed: the last transaction's start and end.
 func (u *user) Span() (time.Time, time.Time) { return u.start, u.end }
 

@@ -1,0 +1,54 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rightsize/rightsize/txnlog"
+)
+
+// TxnLogSpec asks for a per-transaction log of each step of a pgbench
+// workload (run --log, --log-prefix, --sampling-rate; pgbench -l's).
+type TxnLogSpec struct {
+	// Prefix names the logs, PREFIX.PID.STEP ("": no log), STEP counting
+	// the run's steps from 1 over its repeats.
+	Prefix string
+	// SamplingRate is the share of transactions logged (0: all).
+	SamplingRate float64
+}
+
+// defaultMaxTries is a pgbench workload's tries when it sets none (the
+// driver's 10 retries and the first try).
+const defaultMaxTries = 11
+
+// TxnLogPath is step seq's (0-based) log of a process pid.
+func TxnLogPath(prefix string, pid, seq int) string {
+	return fmt.Sprintf("%s.%d.%d", prefix, pid, seq+1)
+}
+
+// openTxnLog creates step seq's log, nil when none is asked for.
+func (a *Autopilot) openTxnLog(seq int, seed uint64) (*txnlog.File, error) {
+	if a.TxnLog.Prefix == "" || a.Workload == nil {
+		return nil, nil
+	}
+	tries := defaultMaxTries
+	if t, ok := a.Workload.(triedWorkload); ok && t.MaxTries() > 0 {
+		tries = t.MaxTries()
+	}
+	opt := txnlog.Options{Lag: a.Rate > 0, Retries: tries != 1, SamplingRate: a.TxnLog.SamplingRate, Seed: seed}
+	return txnlog.Create(TxnLogPath(a.TxnLog.Prefix, os.Getpid(), seq), opt)
+}
+
+// TxnLogOf is the problem of a per-transaction log's options for a run of
+// a pgbench workload or of TPC-C (nil when none).
+func TxnLogOf(l TxnLogSpec, workload bool) error {
+	switch {
+	case l.SamplingRate != 0 && l.Prefix == "":
+		return OptionError{"sampling-rate", "samples the per-transaction log: add --log"}
+	case l.SamplingRate < 0 || l.SamplingRate > 1:
+		return OptionError{"sampling-rate", fmt.Sprintf("is the share of transactions logged: give one above 0 and at most 1, such as 0.01 (got %g)", l.SamplingRate)}
+	case l.Prefix != "" && !workload:
+		return OptionError{"log", "writes a pgbench workload's per-transaction log (add --workload tpcb or --workload FILE): TPC-C's transactions are kept in each step's histograms and per-second series (results export)"}
+	}
+	return nil
+}
