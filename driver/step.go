@@ -146,7 +146,7 @@ func (s *step) start() {
 	s.measureStart = stepStart.Add(cfg.Rampup)
 	s.measureEnd = s.measureStart.Add(cfg.Duration)
 	s.win = &measureWindow{}
-	s.win.set(s.measureStart, s.measureEnd)
+	s.setWindow()
 	s.seconds = int((cfg.Rampup + cfg.Duration) / time.Second)
 	s.rec = s.newRecorder(stepStart)
 	s.stats = newUserStats(cfg.Users, s.rec.kinds)
@@ -281,6 +281,15 @@ func (s *step) loop(ctx context.Context) {
 	}
 }
 
+// setWindow moves the measured interval the users read (and the
+// transaction log's) to measureStart..measureEnd.
+func (s *step) setWindow() {
+	s.win.set(s.measureStart, s.measureEnd)
+	if s.cfg.TxnLog != nil {
+		s.cfg.TxnLog.Window(s.measureStart, s.measureEnd)
+	}
+}
+
 // startMeasuring ends the ramp-up: the measured interval's CPU starts.
 func (s *step) startMeasuring() {
 	s.measuring = true
@@ -299,14 +308,14 @@ func (s *step) control(now time.Time, c *clock) bool {
 	case !s.measuring && s.cfg.Control.EndRampup(s.series.txn):
 		c.rampDone.Stop()
 		s.measureStart, s.measureEnd = now, now.Add(s.cfg.Duration)
-		s.win.set(s.measureStart, s.measureEnd)
+		s.setWindow()
 		c.end.Reset(s.cfg.Duration)
 		s.startMeasuring()
 	case s.measuring:
 		first := min(int((s.measureStart.Sub(stepStart)+time.Second/2)/time.Second), len(s.series.txn))
 		if s.cfg.Control.EndMeasure(s.series.txn[first:], s.series.newOrders[first:]) {
 			s.measureEnd = now
-			s.win.set(s.measureStart, s.measureEnd)
+			s.setWindow()
 			return true
 		}
 	}

@@ -9,6 +9,9 @@ type TxnLog interface {
 	// User is the log of the user numbered id (UserConfig.ID), called by
 	// that user's goroutine alone.
 	User(id int) func(TxnEntry)
+	// Window says where the measured interval lies: before the step's
+	// first transaction, and again whenever a StepControl moves it.
+	Window(start, end time.Time)
 }
 
 // TxnStatus is how a logged transaction ended.
@@ -35,6 +38,7 @@ type TxnEntry struct {
 	Lag   time.Duration
 	End   time.Time // when it ended (was skipped)
 	Tries int       // the tries made (a skipped one's 0)
+	Err   error     // a failed one's
 }
 
 // Chooser is a User that can say its next transaction's kind before
@@ -47,7 +51,7 @@ type Chooser interface {
 
 // logDone logs a finished (completed or failed) measured transaction.
 func (u *user) logDone(kind int, sched, start, end time.Time, tries int, err error) {
-	e := TxnEntry{Kind: kind, End: end, Tries: tries}
+	e := TxnEntry{Kind: kind, End: end, Tries: tries, Err: err}
 	switch {
 	case err != nil:
 		e.Status = TxnFailed

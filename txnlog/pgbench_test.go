@@ -96,3 +96,24 @@ func TestColumnsAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateColumnsAsPgbench: an aggregated line has the columns
+// pgbench's have (15, all numbers), plain and paced with retries.
+func TestAggregateColumnsAsPgbench(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ours := shape(string(appendInterval(nil, &interval{start: time.Now()})))
+	for _, args := range [][]string{
+		{"-T", "2", "--aggregate-interval", "1"},
+		{"-T", "2", "--aggregate-interval", "1", "-R", "100", "-L", "5", "--max-tries", "3"},
+	} {
+		lines := pgbenchLog(t, dsn, args...)
+		if len(lines) == 0 || lines[0] == "" {
+			t.Fatalf("pgbench %v wrote no interval", args)
+		}
+		for _, line := range lines {
+			if theirs := shape(line); theirs != ours {
+				t.Errorf("pgbench %v: line %q, ours %q", args, theirs, ours)
+			}
+		}
+	}
+}

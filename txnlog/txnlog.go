@@ -8,7 +8,8 @@
 // time_us are when the line was logged; schedule_lag (µs) is there when
 // the run is paced (--rate), retries when a transaction may be tried
 // more than once (--max-tries other than 1). A failed or skipped line's
-// lag is 0, as pgbench's.
+// lag is 0, as pgbench's. With Options.Aggregate a line per interval
+// instead, pgbench --aggregate-interval's (aggregate.go).
 package txnlog
 
 import (
@@ -33,6 +34,10 @@ type Options struct {
 	SamplingRate float64
 	// Seed seeds the sampling's draws (each user's its own stream).
 	Seed uint64
+	// Aggregate, when above 0, writes a line per interval of this length
+	// instead of one per transaction (pgbench --aggregate-interval; see
+	// aggregate.go); not with SamplingRate.
+	Aggregate time.Duration
 }
 
 // flushAt is how much a user's buffer holds before it is written.
@@ -47,6 +52,7 @@ type File struct {
 	f     *os.File
 	err   error // the first write's error
 	users []*userLog
+	agg   *aggregator // with Options.Aggregate
 }
 
 // Create makes the log at path, which must not exist yet (a log of an
@@ -55,6 +61,9 @@ func Create(path string, opt Options) (*File, error) {
 	if opt.SamplingRate < 0 || opt.SamplingRate > 1 {
 		return nil, fmt.Errorf("sampling rate %g: give a share above 0 and at most 1", opt.SamplingRate)
 	}
+	if opt.Aggregate < 0 || (opt.Aggregate > 0 && opt.SamplingRate > 0) {
+		return nil, fmt.Errorf("aggregate interval %s with sampling rate %g: aggregate every transaction, or sample a log of each", opt.Aggregate, opt.SamplingRate)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("transaction log %s exists (an earlier run's?): move it away or give another --log-prefix", path)
@@ -62,7 +71,24 @@ func Create(path string, opt Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create the transaction log: %w", err)
 	}
-	return &File{path: path, opt: opt, f: f}, nil
+	l := &File{path: path, opt: opt, f: f}
+	if opt.Aggregate > 0 {
+		l.agg = &aggregator{every: opt.Aggregate}
+	}
+	return l, nil
+}
+
+// Window implements driver.TxnLog: an aggregated log's intervals start
+// at the window's start and end with its end.
+func (l *File) Window(start, end time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.agg != nil && l.agg.cur == nil {
+		l.agg.start = start
+	}
+	if l.agg != nil {
+		l.agg.end = end
+	}
 }
 
 // Path is the log's file name.
@@ -79,6 +105,9 @@ type userLog struct {
 
 // User implements driver.TxnLog.
 func (l *File) User(id int) func(driver.TxnEntry) {
+	if l.agg != nil {
+		return l.addAggregated
+	}
 	u := &userLog{l: l, id: id, buf: make([]byte, 0, flushAt+256)}
 	if l.opt.SamplingRate > 0 {
 		u.sample = prng.New(l.opt.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15)
@@ -136,13 +165,18 @@ func appendLine(b []byte, id int, n int64, e driver.TxnEntry, opt Options) []byt
 
 // appendUs appends d in whole µs, rounded as pgbench's "%.0f".
 func appendUs(b []byte, d time.Duration) []byte {
-	return strconv.AppendInt(b, (int64(d)+500)/1000, 10)
+	return strconv.AppendInt(b, us(d), 10)
 }
 
 // write writes b whole, keeping the first error.
 func (l *File) write(b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.writeLocked(b)
+}
+
+// writeLocked is write with l.mu held.
+func (l *File) writeLocked(b []byte) {
 	if l.err != nil {
 		return
 	}
@@ -154,6 +188,10 @@ func (l *File) write(b []byte) {
 // Close writes what the users' buffers hold and closes the file; called
 // once the step's users are done. Its error is the first write's.
 func (l *File) Close() error {
+	if l.agg != nil {
+		l.agg.finish()
+		l.write(l.agg.buf)
+	}
 	for _, u := range l.users {
 		if len(u.buf) > 0 {
 			l.write(u.buf)

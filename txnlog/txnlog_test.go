@@ -137,3 +137,22 @@ func TestCreateRefuses(t *testing.T) {
 		t.Error("sampling rate 1.5 accepted")
 	}
 }
+
+// BenchmarkLogTxn is one logged transaction's cost to its user: a line
+// formatted into the user's buffer and, every 32 KB, written.
+func BenchmarkLogTxn(b *testing.B) {
+	l, err := Create(filepath.Join(b.TempDir(), "log"), Options{Lag: true, Retries: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := l.User(7)
+	e := driver.TxnEntry{Latency: 1234567 * time.Nanosecond, Lag: 89 * time.Microsecond, End: time.Now(), Tries: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		add(e)
+	}
+	b.StopTimer()
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -56,7 +56,7 @@ var notInPlans = map[string]string{
 	"dry-run":           "output: study validate prints the estimate and checks the plan without measuring",
 	"metrics-addr":      "watching, not measuring: live Prometheus metrics of one run process",
 	"log":               "output: run's per-transaction log files (pgbench -l)", "log-prefix": "output: run --log's file names",
-	"sampling-rate": "output: run --log's sampling",
+	"sampling-rate": "output: run --log's sampling", "aggregate-interval": "output: run --log's aggregated lines",
 	// names: a study labels its runs PLAN/CONFIGURATION
 	"label": "a study labels its runs name/CONFIGURATION (name:)",
 	// resuming: a rerun of the study resumes what its store holds by label

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,15 +14,17 @@ import (
 // txnLogFlags are run's per-transaction log flags, pgbench's -l,
 // --log-prefix and --sampling-rate.
 type txnLogFlags struct {
-	on       bool
-	prefix   string
-	sampling float64
+	on        bool
+	prefix    string
+	sampling  float64
+	aggregate int
 }
 
 func (f *txnLogFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.on, "log", "l", false, "write each measured transaction of a pgbench workload's steps to a file per step, PREFIX.PID.STEP, one line each in pgbench -l's format")
 	cmd.Flags().StringVar(&f.prefix, "log-prefix", "rightsize_log", "file name prefix of --log's files, a path (as pgbench --log-prefix)")
 	cmd.Flags().Float64Var(&f.sampling, "sampling-rate", 0, "with --log, the share of transactions logged, such as 0.01 (as pgbench --sampling-rate; default: all)")
+	cmd.Flags().IntVar(&f.aggregate, "aggregate-interval", 0, "with --log, a line per this many seconds of each step's measurement instead of one per transaction, in pgbench --aggregate-interval's format (0: none)")
 }
 
 // apply puts the log's options into o and checks them, and says where the
@@ -30,11 +33,14 @@ func (f *txnLogFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) error {
 	if cmd.Flags().Changed("log-prefix") && !f.on {
 		return badInput(fmt.Errorf("--log-prefix names the per-transaction logs: add --log"))
 	}
-	o.TxnLog = scenario.TxnLogSpec{SamplingRate: f.sampling}
+	if f.aggregate < 0 {
+		return badInput(fmt.Errorf("--aggregate-interval is a number of seconds, 1 or more (got %d)", f.aggregate))
+	}
+	o.TxnLog = scenario.TxnLogSpec{SamplingRate: f.sampling, Aggregate: time.Duration(f.aggregate) * time.Second}
 	if f.on {
 		o.TxnLog.Prefix = f.prefix
 	}
-	if err := scenario.TxnLogOf(o.TxnLog, o.Workload != nil); err != nil {
+	if err := scenario.TxnLogOf(o.TxnLog, o.Workload != nil, o.FixedDuration()); err != nil {
 		return badInput(err)
 	}
 	if !f.on {

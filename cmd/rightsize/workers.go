@@ -71,7 +71,7 @@ func (f *workerFlags) parse() (int, int, error) {
 // workerOnly are the flags that may differ between the workers of a run.
 var workerOnly = map[string]bool{"worker": true, "workers": true, "worker-wait": true, "metrics-addr": true, "progress-interval": true,
 	"json": true, "target": true, "store": true, "cpuprofile": true, "pg-bin": true, "data-dir": true,
-	"log": true, "log-prefix": true, "sampling-rate": true}
+	"log": true, "log-prefix": true, "sampling-rate": true, "aggregate-interval": true}
 
 // setup checks the worker flags and fills o's worker fields; the meeting
 // itself is made once the store is open (join).

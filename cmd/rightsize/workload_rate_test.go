@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,6 +81,9 @@ func TestEmbeddedPacedRun(t *testing.T) {
 		{[]string{"run", "--workload", "tpcb", "--log", "--sampling-rate", "2", "--duration", "1s"}, "--sampling-rate is the share of transactions logged"},
 		{[]string{"run", "--workload", "tpcb", "--log-prefix", "x", "--duration", "1s"}, "--log-prefix names the per-transaction logs: add --log"},
 		{[]string{"run", "--workload", "tpcb", "--log", "--log-prefix", "/nonexistent/x", "--duration", "1s"}, "its directory /nonexistent does not exist"},
+		{[]string{"run", "--workload", "tpcb", "--aggregate-interval", "1", "--duration", "1s"}, "--aggregate-interval aggregates the per-transaction log: add --log"},
+		{[]string{"run", "--workload", "tpcb", "--log", "--aggregate-interval", "1", "--sampling-rate", "0.5", "--duration", "2s"}, "drop --sampling-rate"},
+		{[]string{"run", "--workload", "tpcb", "--log", "--aggregate-interval", "2", "--duration", "3s"}, "must be a whole number of intervals, as pgbench -T's (such as 4s)"},
 		{[]string{"fit", "--workload", "tpcb", "--rate", "10", "--target-tps", "1", "--cpus", "1", "--cost", writeCostFile(t, fitCosts), "--config", "vm",
 			"--duration", "1s"}, "--rate does not fit"},
 	} {
@@ -89,6 +93,45 @@ func TestEmbeddedPacedRun(t *testing.T) {
 		}
 	}
 	checkLatencyLimit(t, loc, with)
+	checkAggregatedLog(t, loc, with)
+}
+
+// checkAggregatedLog: run --log --aggregate-interval 1 writes a line per
+// second of the measured 2 s, pgbench's 15 columns, counting every
+// transaction the step counted.
+func checkAggregatedLog(t *testing.T, loc string, with func(...string) []string) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "agg")
+	out, errOut, code := cli(t, context.Background(), with("run", "--workload", "select-only", "--users", "2", "--rampup", "0s", "--duration", "2s",
+		"--log", "--aggregate-interval", "1", "--log-prefix", prefix, "--json", "--store", loc)...)
+	var res struct {
+		Steps []struct {
+			Txn map[string]struct {
+				Count int64 `json:"count"`
+			} `json:"txn"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || len(res.Steps) != 1 {
+		t.Fatalf("run --aggregate-interval 1: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	files, _ := filepath.Glob(prefix + ".*.1")
+	if len(files) != 1 {
+		t.Fatalf("--aggregate-interval: files %v, want one", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var sum int64
+	for _, line := range lines {
+		f := strings.Fields(line)
+		n, err := strconv.ParseInt(f[min(1, len(f)-1)], 10, 64)
+		if len(f) != 15 || err != nil {
+			t.Fatalf("aggregated line %q: want 15 columns", line)
+		}
+		sum += n
+	}
+	if want := res.Steps[0].Txn["select-only"].Count; len(lines) != 2 || sum != want || want == 0 {
+		t.Errorf("%d aggregated lines counting %d transactions, want 2 lines counting the step's %d", len(lines), sum, want)
+	}
 }
 
 // checkLatencyLimit: --latency-limit counts, as pgbench -L, every

@@ -1,9 +1,13 @@
 package mysql
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 func TestAppendFloat(t *testing.T) {
@@ -60,5 +64,23 @@ func TestParseInt(t *testing.T) {
 	}
 	if _, err := parseInt("1.5"); err == nil {
 		t.Error("parseInt accepted 1.5")
+	}
+}
+
+// TestLockFailure: the script failures pgbench's aggregated log counts as
+// deadlocks are InnoDB's deadlocks and lock wait timeouts, nothing else.
+func TestLockFailure(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: erLockDeadlock}, true},
+		{fmt.Errorf("exec: %w", &mysql.MySQLError{Number: erLockWaitTimeout}), true},
+		{&mysql.MySQLError{Number: 1062}, false}, // duplicate key
+		{errors.New("conn closed"), false},
+	} {
+		if got := lockFailure(c.err); got != c.want {
+			t.Errorf("%v: deadlock %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -2,8 +2,11 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/sqlsession"
@@ -14,7 +17,8 @@ import (
 // the server with ? placeholders, deadlocks and lock wait timeouts
 // retried as pgbench retries deadlocks.
 func (db *DB) OpenScriptSession(ctx context.Context) (engine.ScriptSession, error) {
-	return sqlsession.Open(ctx, db.users, sqlsession.Rules{Retry: func(err error) bool { return classify(err) == engine.ErrRetry }})
+	return sqlsession.Open(ctx, db.users, sqlsession.Rules{Retry: func(err error) bool { return classify(err) == engine.ErrRetry },
+		Deadlock: lockFailure})
 }
 
 // ExecScript runs an SQL file as it is (several statements on one
@@ -29,4 +33,12 @@ func (db *DB) ExecScript(ctx context.Context, sql string) (time.Duration, error)
 	defer conn.Close()
 	_, err = conn.ExecContext(ctx, sql)
 	return time.Since(start), err
+}
+
+// lockFailure says whether err is a deadlock or a lock wait timeout (which
+// InnoDB also ends deadlocks with): a script's deadlock failure in
+// pgbench's aggregated log.
+func lockFailure(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == erLockDeadlock || me.Number == erLockWaitTimeout)
 }

@@ -18,8 +18,10 @@ import (
 // Rules are an engine's answers about its errors.
 type Rules struct {
 	// Retry says whether an error is a deadlock or serialization failure
-	// a new try of the script may not meet.
-	Retry func(error) bool
+	// a new try of the script may not meet; Deadlock, when set, which of
+	// them are deadlocks (the others count as serialization failures).
+	Retry    func(error) bool
+	Deadlock func(error) bool
 	// NoTransaction says whether ROLLBACK's error only says no
 	// transaction was open (SQLite's).
 	NoTransaction func(error) bool
@@ -192,14 +194,17 @@ func (s *Session) Close(context.Context) error {
 // wrap marks the errors the engine's rules say a new try may not meet.
 func (s *Session) wrap(err error) error {
 	if err != nil && s.rules.Retry != nil && s.rules.Retry(err) {
-		return &RetryError{Err: err}
+		return &RetryError{Err: err, deadlock: s.rules.Deadlock != nil && s.rules.Deadlock(err)}
 	}
 	return err
 }
 
 // RetryError is a deadlock or serialization failure: pgbench/client runs
 // the script again (--max-tries).
-type RetryError struct{ Err error }
+type RetryError struct {
+	Err      error
+	deadlock bool
+}
 
 func (e *RetryError) Error() string { return e.Err.Error() }
 
@@ -208,3 +213,6 @@ func (e *RetryError) Unwrap() error { return e.Err }
 
 // Retryable is true.
 func (e *RetryError) Retryable() bool { return true }
+
+// Deadlock says whether the engine's rules call it a deadlock.
+func (e *RetryError) Deadlock() bool { return e.deadlock }

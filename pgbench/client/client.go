@@ -156,6 +156,18 @@ func (e *CommandError) Retryable() bool {
 	return errors.As(e.Err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") || retryableElsewhere(e.Err)
 }
 
+// Deadlock says whether the error is a deadlock (PostgreSQL's 40P01, or
+// another engine's, engine/sqlsession.RetryError): pgbench's aggregated
+// log counts deadlock failures apart from serialization failures.
+func (e *CommandError) Deadlock() bool {
+	var pe *pgconn.PgError
+	if errors.As(e.Err, &pe) {
+		return pe.Code == "40P01"
+	}
+	var d interface{ Deadlock() bool }
+	return errors.As(e.Err, &d) && d.Deadlock()
+}
+
 // Choose draws the next script by weight, as pgbench's chooseScript.
 func (c *Client) Choose() int {
 	if len(c.cfg.Scripts) == 1 {

@@ -161,6 +161,27 @@ DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;
 	}
 }
 
+// TestFailureKinds: the server's deadlock (40P01) is a retryable
+// failure that is a deadlock, its serialization failure (40001) one that
+// is not, and another error neither (pgbench's aggregated log splits
+// them so).
+func TestFailureKinds(t *testing.T) { forEachSession(t, testFailureKinds) }
+
+func testFailureKinds(t *testing.T, open opener) {
+	dsn := pgtest.NewDatabase(t)
+	for _, c := range []struct {
+		code                string
+		retryable, deadlock bool
+	}{{"40P01", true, true}, {"40001", true, false}, {"22012", false, false}} {
+		s := parse(t, "f.sql", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '"+c.code+"'; END $$;\n", 1)
+		cl := newClient(t, open, dsn, Config{Scripts: []*script.Script{s}, Scale: 1, Seed: Seeds(1, 1)[0], MaxTries: 1})
+		var ce *CommandError
+		if o := cl.Run(context.Background()); !errors.As(o.Err, &ce) || ce.Retryable() != c.retryable || ce.Deadlock() != c.deadlock {
+			t.Errorf("SQLSTATE %s: error %v, want retryable %v, deadlock %v", c.code, o.Err, c.retryable, c.deadlock)
+		}
+	}
+}
+
 // customScript exercises the executor's paths: random functions, hashes,
 // doubles written into SQL, \gset values read back into expressions, \if
 // chains and \aset. Each transaction logs what it computed.
