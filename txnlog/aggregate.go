@@ -140,19 +140,23 @@ func (a *aggregator) next() {
 	a.cur = &interval{start: a.cur.start.Add(a.every)}
 }
 
-// finish writes the intervals left: the current one and any after it up
-// to the window's end (empty ones too, as pgbench writes an interval with
-// no transaction).
-func (a *aggregator) finish() {
+// finish writes the intervals left at now: the current one and any after
+// it up to the window's end, or to now when the step stopped before it
+// (empty ones too, as pgbench writes an interval with no transaction).
+func (a *aggregator) finish(now time.Time) {
 	if a.cur == nil {
 		if a.start.IsZero() {
 			return
 		}
 		a.cur = &interval{start: a.start}
 	}
+	limit := a.end
+	if limit.IsZero() || now.Before(limit) {
+		limit = now
+	}
 	for {
 		a.next()
-		if a.end.IsZero() || !a.cur.start.Before(a.end) {
+		if !a.cur.start.Before(limit) {
 			return
 		}
 	}

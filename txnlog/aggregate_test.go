@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +64,22 @@ func TestAggregate(t *testing.T) {
 func TestAggregateRefusesSampling(t *testing.T) {
 	if _, err := Create(filepath.Join(t.TempDir(), "x"), Options{Aggregate: time.Second, SamplingRate: 0.5}); err == nil {
 		t.Error("an aggregated, sampled log accepted")
+	}
+}
+
+// TestAggregateStoppedEarly: a step stopped before its window's end (Ctrl-C)
+// writes its intervals up to the stop, not empty ones to the planned end.
+func TestAggregateStoppedEarly(t *testing.T) {
+	l, err := Create(filepath.Join(t.TempDir(), "agg"), Options{Aggregate: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.f.Close() })
+	t0 := time.Unix(1796091440, 0)
+	l.Window(t0, t0.Add(60*time.Second))
+	l.User(0)(driver.TxnEntry{Latency: time.Millisecond, End: at(t0, 300), Tries: 1})
+	l.agg.finish(at(t0, 2500))
+	if got := strings.Count(string(l.agg.buf), "\n"); got != 3 {
+		t.Errorf("%d lines for a step stopped 2.5 s into its 60 s window, want 3:\n%s", got, l.agg.buf)
 	}
 }

@@ -189,7 +189,7 @@ func (l *File) writeLocked(b []byte) {
 // once the step's users are done. Its error is the first write's.
 func (l *File) Close() error {
 	if l.agg != nil {
-		l.agg.finish()
+		l.agg.finish(time.Now())
 		l.write(l.agg.buf)
 	}
 	for _, u := range l.users {
