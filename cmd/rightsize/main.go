@@ -4,16 +4,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"github.com/rightsize/rightsize/diskspace"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/diskspace"
 )
 
 // version and commit are set at build time with
@@ -36,7 +34,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func badInput(err error) error { return &exitError{code: 2, err: err} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	root := newRootCmd()
 	err := root.ExecuteContext(ctx)

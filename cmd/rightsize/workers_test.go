@@ -30,7 +30,9 @@ func TestHelperProcess(t *testing.T) {
 	}
 	root := newRootCmd()
 	root.SetArgs(strings.Split(args, "\n"))
-	err := root.ExecuteContext(context.Background())
+	ctx, stop := signalContext() // as main's
+	defer stop()
+	err := root.ExecuteContext(ctx)
 	if err != nil {
 		os.Stderr.WriteString("rightsize: " + err.Error() + "\n")
 		os.Exit(exitCode(err))
