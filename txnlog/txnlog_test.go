@@ -156,3 +156,20 @@ func BenchmarkLogTxn(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// TestWriteErrorKept: a log that cannot be written (a full disk: /dev/full)
+// says so at Close, naming the file, however many lines came after.
+func TestWriteErrorKept(t *testing.T) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	l := &File{path: "/dev/full", f: f}
+	add := l.User(0)
+	for range 3 * flushAt / 40 { // several flushes' worth
+		add(driver.TxnEntry{Latency: time.Millisecond, End: time.Now(), Tries: 1})
+	}
+	if err := l.Close(); err == nil || !strings.Contains(err.Error(), "write the transaction log /dev/full") || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Close: %v, want the full disk named", err)
+	}
+}

@@ -51,6 +51,11 @@ func (f *txnLogFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) error {
 		return badInput(fmt.Errorf("--log-prefix %s: its directory %s does not exist: create it or give another prefix", f.prefix, dir))
 	}
 	first, steps := scenario.TxnLogPath(f.prefix, os.Getpid(), 0), len(o.Users)*max(o.Repeats, 1)
+	for i := range steps { // the steps create theirs O_EXCL: refuse one that exists before anything runs
+		if p := scenario.TxnLogPath(f.prefix, os.Getpid(), i); fileExists(p) {
+			return badInput(fmt.Errorf("--log: %s exists (an earlier run's?): move it away or give another --log-prefix", p))
+		}
+	}
 	if steps == 1 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "per-transaction log (pgbench -l's format): %s\n", first)
 		return nil
@@ -58,4 +63,10 @@ func (f *txnLogFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "per-transaction logs (pgbench -l's format): %s to %s, one per step\n",
 		first, scenario.TxnLogPath(f.prefix, os.Getpid(), steps-1))
 	return nil
+}
+
+// fileExists says whether anything (a link too) is at path.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -94,6 +94,15 @@ func TestEmbeddedPacedRun(t *testing.T) {
 	}
 	checkLatencyLimit(t, loc, with)
 	checkAggregatedLog(t, loc, with)
+	// an earlier log at the name a step would take is refused, kept as it was
+	prefix := filepath.Join(t.TempDir(), "old")
+	if err := os.WriteFile(scenario.TxnLogPath(prefix, os.Getpid(), 0), []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = cli(t, ctx, with("run", "--workload", "select-only", "--log", "--log-prefix", prefix, "--duration", "1s", "--store", loc)...)
+	if b, _ := os.ReadFile(scenario.TxnLogPath(prefix, os.Getpid(), 0)); code != 2 || !strings.Contains(errOut, "exists (an earlier run's?)") || string(b) != "kept\n" {
+		t.Errorf("run --log onto an existing log: exit %d, the log now %q\n%s%s", code, b, out, errOut)
+	}
 }
 
 // checkAggregatedLog: run --log --aggregate-interval 1 writes a line per
