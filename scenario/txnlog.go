@@ -56,7 +56,7 @@ func TxnLogOf(l TxnLogSpec, workload bool, duration time.Duration) error {
 	case l.SamplingRate < 0 || l.SamplingRate > 1:
 		return OptionError{"sampling-rate", fmt.Sprintf("is the share of transactions logged: give one above 0 and at most 1, such as 0.01 (got %g)", l.SamplingRate)}
 	case l.Prefix != "" && !workload:
-		return OptionError{"log", "writes a pgbench workload's per-transaction log (add --workload tpcb or --workload FILE): TPC-C's transactions are kept in each step's histograms and per-second series (results export)"}
+		return OptionError{"log", "writes a pgbench workload's per-transaction log (add --workload tpcb or --workload FILE): TPC-C's latencies are kept in each step's histograms, per transaction type and per 10 s window"}
 	}
 	return nil
 }
