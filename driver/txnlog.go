@@ -32,7 +32,8 @@ type TxnEntry struct {
 	Kind   int // the Workload's kind (a pgbench script's number)
 	Status TxnStatus
 	// Latency is a completed transaction's, from its scheduled start
-	// when the step is paced (0 otherwise, as pgbench logs it).
+	// when the step is paced; 0 for a failed or skipped one, as pgbench
+	// logs them.
 	Latency time.Duration
 	// Lag is a paced, completed transaction's schedule lag.
 	Lag   time.Duration
