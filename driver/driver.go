@@ -75,6 +75,10 @@ type Spec struct {
 	LatencyLimit time.Duration
 }
 
+// DefaultMaxRetries is StepConfig.MaxRetries's default: a transaction
+// runs at most 11 times.
+const DefaultMaxRetries = 10
+
 // DefaultReconnectTimeout is Spec.ReconnectTimeout's default, also run's
 // --reconnect-timeout's and a plan's reconnect_timeout's.
 const DefaultReconnectTimeout = 30 * time.Second
@@ -90,7 +94,8 @@ type StepConfig struct {
 	Warehouses    int
 	Constants     tpcc.Constants // with CLastRun set
 	Seed          uint64
-	// MaxRetries bounds retries of one transaction (serialization failures, deadlocks).
+	// MaxRetries bounds retries of one transaction (serialization failures,
+	// deadlocks); 0: DefaultMaxRetries.
 	MaxRetries int
 	// ServerCPU, when set, returns the database server's cumulative CPU
 	// time; it is sampled at the same instants as the driver's own CPU.

@@ -82,7 +82,7 @@ func newStep(tgt Target, cfg StepConfig) (*step, error) {
 		return nil, fmt.Errorf("users must be at least 1 (got %d)", cfg.Users)
 	}
 	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 10
+		cfg.MaxRetries = DefaultMaxRetries
 	}
 	if cfg.ReconnectTimeout <= 0 {
 		cfg.ReconnectTimeout = DefaultReconnectTimeout

@@ -97,7 +97,7 @@ func (o *RunOptions) Validate() error {
 	if err := LatencyLimitOf(o.LatencyLimit, o.Workload != nil); err != nil {
 		return badOptions{err}
 	}
-	if err := TxnLogOf(o.TxnLog, o.Workload != nil, o.FixedDuration()); err != nil {
+	if err := txnLogOf(o.TxnLog, o.Workload != nil, o.fixedDuration()); err != nil {
 		return badOptions{err}
 	}
 	if o.Warehouses != 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rightsize/rightsize/driver"
 	"github.com/rightsize/rightsize/txnlog"
 )
 
@@ -21,10 +22,6 @@ type TxnLogSpec struct {
 	Aggregate time.Duration
 }
 
-// defaultMaxTries is a pgbench workload's tries when it sets none (the
-// driver's 10 retries and the first try).
-const defaultMaxTries = 11
-
 // TxnLogPath is step seq's (0-based) log of a process pid.
 func TxnLogPath(prefix string, pid, seq int) string {
 	return fmt.Sprintf("%s.%d.%d", prefix, pid, seq+1)
@@ -35,7 +32,7 @@ func (a *Autopilot) openTxnLog(seq int, seed uint64) (*txnlog.File, error) {
 	if a.TxnLog.Prefix == "" || a.Workload == nil {
 		return nil, nil
 	}
-	tries := defaultMaxTries
+	tries := driver.DefaultMaxRetries + 1 // a workload that sets none: the step's
 	if t, ok := a.Workload.(triedWorkload); ok && t.MaxTries() > 0 {
 		tries = t.MaxTries()
 	}
@@ -43,10 +40,10 @@ func (a *Autopilot) openTxnLog(seq int, seed uint64) (*txnlog.File, error) {
 	return txnlog.Create(TxnLogPath(a.TxnLog.Prefix, os.Getpid(), seq), opt)
 }
 
-// TxnLogOf is the problem of a per-transaction log's options for a run of
+// txnLogOf is the problem of a per-transaction log's options for a run of
 // a pgbench workload or of TPC-C, whose steps measure duration (0: until
 // a precision is reached), nil when none.
-func TxnLogOf(l TxnLogSpec, workload bool, duration time.Duration) error {
+func txnLogOf(l TxnLogSpec, workload bool, duration time.Duration) error {
 	if err := aggregateOf(l, duration); err != nil {
 		return err
 	}
@@ -82,9 +79,9 @@ func aggregateOf(l TxnLogSpec, duration time.Duration) error {
 	return nil
 }
 
-// FixedDuration is each step's measured duration, 0 when it ends at a
+// fixedDuration is each step's measured duration, 0 when it ends at a
 // precision (--duration auto).
-func (o *RunOptions) FixedDuration() time.Duration {
+func (o *RunOptions) fixedDuration() time.Duration {
 	if o.Answer.DurationAuto {
 		return 0
 	}

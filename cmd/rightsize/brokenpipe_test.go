@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,9 +25,8 @@ func TestBrokenPipeStopsLikeCtrlC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	c.Env = append(os.Environ(), "RIGHTSIZE_HELPER_ARGS="+strings.Join(append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "1m",
-		"--progress-interval", "1s", "--store", st}, args...), "\n"))
+	c := helperCommand(nil, append([]string{"run", "--users", "1", "--rampup", "1s", "--duration", "1m",
+		"--progress-interval", "1s", "--store", st}, args...)...)
 	c.Stdout, c.Stderr = w, w
 	if err := c.Start(); err != nil {
 		t.Fatal(err)

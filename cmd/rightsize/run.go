@@ -78,6 +78,9 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.RunOptions, error) {
 			return o, err
 		}
 	}
+	if o.TxnLog, err = f.txnLog.spec(cmd); err != nil {
+		return o, badInput(err)
+	}
 	if err := o.Validate(); err != nil {
 		return o, badInput(err)
 	}
@@ -127,7 +130,7 @@ in the results store (--store, default ./rightsize.db).
 			if err != nil {
 				return err
 			}
-			if err := rf.txnLog.apply(cmd, &o); err != nil {
+			if err := rf.txnLog.prepare(cmd, o); err != nil {
 				return err
 			}
 			baseID, th, err := bf.check(cmd, o.Users)

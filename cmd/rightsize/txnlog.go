@@ -27,22 +27,26 @@ func (f *txnLogFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.aggregate, "aggregate-interval", 0, "with --log, a line per this many seconds of each step's measurement instead of one per transaction, in pgbench --aggregate-interval's format (0: none)")
 }
 
-// apply puts the log's options into o and checks them, and says where the
-// logs go: nothing when --log is not given.
-func (f *txnLogFlags) apply(cmd *cobra.Command, o *scenario.RunOptions) error {
+// spec is the log's options as the flags say them, which
+// scenario.RunOptions.Validate checks with the others (zero for the
+// commands without these flags).
+func (f *txnLogFlags) spec(cmd *cobra.Command) (scenario.TxnLogSpec, error) {
 	if cmd.Flags().Changed("log-prefix") && !f.on {
-		return badInput(fmt.Errorf("--log-prefix names the per-transaction logs: add --log"))
+		return scenario.TxnLogSpec{}, fmt.Errorf("--log-prefix names the per-transaction logs: add --log")
 	}
 	if f.aggregate < 0 {
-		return badInput(fmt.Errorf("--aggregate-interval is a number of seconds, 1 or more (got %d)", f.aggregate))
+		return scenario.TxnLogSpec{}, fmt.Errorf("--aggregate-interval is a number of seconds, 1 or more (got %d)", f.aggregate)
 	}
-	o.TxnLog = scenario.TxnLogSpec{SamplingRate: f.sampling, Aggregate: time.Duration(f.aggregate) * time.Second}
+	l := scenario.TxnLogSpec{SamplingRate: f.sampling, Aggregate: time.Duration(f.aggregate) * time.Second}
 	if f.on {
-		o.TxnLog.Prefix = f.prefix
+		l.Prefix = f.prefix
 	}
-	if err := scenario.TxnLogOf(o.TxnLog, o.Workload != nil, o.FixedDuration()); err != nil {
-		return badInput(err)
-	}
+	return l, nil
+}
+
+// prepare checks where o's logs go and says it (nothing without --log):
+// the prefix's directory, and no earlier file at a step's name.
+func (f *txnLogFlags) prepare(cmd *cobra.Command, o scenario.RunOptions) error {
 	if !f.on {
 		return nil
 	}

@@ -50,15 +50,22 @@ func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 // name and arguments; none for startCLI's).
 func startCLIIn(t *testing.T, wrapper []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	argv := append(append(slices.Clone(wrapper), os.Args[0]), "-test.run=^TestHelperProcess$")
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env = append(os.Environ(), "RIGHTSIZE_HELPER_ARGS="+strings.Join(args, "\n"))
+	c := helperCommand(wrapper, args...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return c, &out
+}
+
+// helperCommand is rightsize with args as a process of its own (this test
+// binary's TestHelperProcess), run by wrapper when given; not started.
+func helperCommand(wrapper []string, args ...string) *exec.Cmd {
+	argv := append(append(slices.Clone(wrapper), os.Args[0]), "-test.run=^TestHelperProcess$")
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env = append(os.Environ(), "RIGHTSIZE_HELPER_ARGS="+strings.Join(args, "\n"))
+	return c
 }
 
 func exitOf(err error) int {

@@ -2,11 +2,8 @@ package mysql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/rightsize/rightsize/engine"
 	"github.com/rightsize/rightsize/engine/sqlsession"
@@ -17,8 +14,7 @@ import (
 // the server with ? placeholders, deadlocks and lock wait timeouts
 // retried as pgbench retries deadlocks.
 func (db *DB) OpenScriptSession(ctx context.Context) (engine.ScriptSession, error) {
-	return sqlsession.Open(ctx, db.users, sqlsession.Rules{Retry: func(err error) bool { return classify(err) == engine.ErrRetry },
-		Deadlock: lockFailure})
+	return sqlsession.Open(ctx, db.users, sqlsession.Rules{Retry: lockFailure, Deadlock: lockFailure})
 }
 
 // ExecScript runs an SQL file as it is (several statements on one
@@ -36,9 +32,6 @@ func (db *DB) ExecScript(ctx context.Context, sql string) (time.Duration, error)
 }
 
 // lockFailure says whether err is a deadlock or a lock wait timeout (which
-// InnoDB also ends deadlocks with): a script's deadlock failure in
-// pgbench's aggregated log.
-func lockFailure(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == erLockDeadlock || me.Number == erLockWaitTimeout)
-}
+// InnoDB also ends deadlocks with): the errors classify retries, each a
+// script's deadlock failure in pgbench's aggregated log.
+func lockFailure(err error) bool { return classify(err) == engine.ErrRetry }
