@@ -22,7 +22,12 @@
 #   PARTS=shapes [SHAPES=stmt,bw,iops,mem,u16,w2,w8] [ROUNDS=N] bench/predict.sh
 # w8c1 (8 warehouses from cpus 1 down to 0.25, the driver on a core of
 # its own) runs only when named in SHAPES.
-# PARTS (default grid,memory,shapes) picks the parts; SHAPE_DURATION
+# A write bandwidth limit on cgroup v2, in the qemu guest (test/v2guest,
+# its bandwidth layout: 2 warehouses, 4 users, cpus 1, 5 s + 90 s, a sweep
+# io none,wbps=1M,wbps=200K,wbps=50K --predict per round, predicted in the
+# guest), summarised the same way:
+#   PARTS=v2 [ROUNDS=N] bench/predict.sh
+# PARTS (default grid,memory,shapes; v2 only when named) picks the parts; SHAPE_DURATION
 # (default 20s) and SHAPE_RAMPUP (5s) time the shapes' steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +88,11 @@ if has shapes; then
         --repeat 1 --store "$STORE" "${SPG[@]}" --json > "$TMP/$label.json" || true
     done
   done
+fi
+if has v2; then
+  RIGHTSIZE_V2GUEST_ROUNDS=$ROUNDS RIGHTSIZE_V2GUEST_TIMEOUT=$((900 + ROUNDS * 900)) test/v2guest/run.sh "${KEEP:-$TMP}/v2" bandwidth >&2
+  go run ./bench/predict -grid "" -sweep-files "${KEEP:-$TMP}/v2/bandwidth/sweep-*.json"
+  [ "$PARTS" = v2 ] && exit 0
 fi
 echo "# $W warehouses, $U users, ramp-up $R, measured $D, one repeat, $ROUNDS round(s); memory on $MW warehouses; parts $PARTS"
 GRID=""; has grid && GRID=grid-none,grid-2000,grid-400

@@ -49,6 +49,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "rounds of the grid and the shapes: round r > 1 of sweep L is labelled L.r")
 	shapeList := flag.String("shapes", "", "sweeps (labels) each predicted from its first value alone (issue 48's shapes); \"\" none")
 	readList := flag.String("reads", "", "memory sweeps (labels) whose reads per transaction the miss curve predicts from the first value; \"\" none")
+	sweepGlob := flag.String("sweep-files", "", "sweep --predict --json files, a round each, summarised as the shapes are (the cgroup v2 guest's bandwidth sweeps); \"\" none")
 	costsFile := flag.String("write-costs", "", "write the cost file the grid's fits are priced with to this file and exit (bench/predict-tpcb.sh's real fit)")
 	flag.Parse()
 	if *costsFile != "" {
@@ -57,6 +58,12 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if *sweepGlob != "" {
+		if err := sweepFiles(*sweepGlob); err != nil {
+			fmt.Fprintln(os.Stderr, "predict:", err)
+			os.Exit(1)
+		}
 	}
 	if *readList != "" {
 		if err := runReads(context.Background(), *loc, strings.Split(*readList, ",")); err != nil {

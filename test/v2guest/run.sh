@@ -6,6 +6,8 @@
 # read-only over 9p under a tmpfs overlay. Results land in OUT (the
 # Go test TestGuest reads them). Needs qemu-system-x86, busybox-static and
 # the kernel package that scripts/install-test-deps.sh downloads.
+# RIGHTSIZE_V2GUEST_ROUNDS sets how many sweeps the bandwidth layout runs
+# (2 unless set).
 set -euo pipefail
 out=$(realpath -m "$1"); shift
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,7 +65,7 @@ accel="-accel tcg,thread=multi -cpu max"
 boot() {
   qemu-system-x86_64 $accel -smp 2 -m 3584 -nographic -no-reboot \
     -kernel "$kern/boot/vmlinuz-$kver" -initrd "$work/initramfs.gz" \
-    -append "console=ttyS0 panic=-1 loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all stage2=$here/stage2.sh rs=$work/rightsize rsargs=$layouts" \
+    -append "console=ttyS0 panic=-1 loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all stage2=$here/stage2.sh rs=$work/rightsize rsargs=$layouts rounds=${RIGHTSIZE_V2GUEST_ROUNDS:-2}" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
     -virtfs local,path="$out",mount_tag=out,security_model=none \
     -drive file="$work/data.img",if=virtio,format=raw,cache=unsafe \

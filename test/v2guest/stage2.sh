@@ -20,7 +20,7 @@ ip link set lo up 2>/dev/null || busybox ip link set lo up
 args=$(sed -n 's/.*rsargs=\([^ ]*\).*/\1/p' /proc/cmdline)
 {
   echo "=== guest $(uname -r), $(nproc) cpus, root cgroup.controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
-  RS=$(sed -n 's/.*rs=\([^ ]*\).*/\1/p' /proc/cmdline) bash "$here/suite.sh" ${args//,/ }
+  RS=$(sed -n 's/.*rs=\([^ ]*\).*/\1/p' /proc/cmdline) ROUNDS=$(sed -n 's/.* rounds=\([0-9]*\).*/\1/p' /proc/cmdline) bash "$here/suite.sh" ${args//,/ }
   echo "=== suite exit $?"
 } > /out/suite.log 2>&1
 # the systemd layout: systemd becomes PID 1 and runs systemd.sh, which

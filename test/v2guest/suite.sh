@@ -110,7 +110,7 @@ if named bandwidth; then
   mkdir -p $CG/user.slice/session-5.scope; echo "$ALL" > $CG/user.slice/cgroup.subtree_control
   (echo $BASHPID > $CG/user.slice/session-5.scope/cgroup.procs && exec sleep 100000) & comp=$!
   mkdir -p /out/bandwidth
-  for r in 1 2; do
+  for r in $(seq "${ROUNDS:-2}"); do
     echo "=== sweep io none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict, round $r"
     as root $CG/user.slice/session-5.scope /root/rs sweep io --values none,wbps=1M,wbps=200K,wbps=50K --cpus 1 --predict --pg-bin $PGBIN \
       --data-dir /mnt/data/pg --users 4 --rampup 5s --duration 90s --json > /out/bandwidth/sweep-$r.json 2> /out/bandwidth/sweep-$r.err
