@@ -65,7 +65,7 @@ const WriteLimitNote = "cgroup v1 charges buffered writeback to the root group: 
 // it (bench/PREDICT.md, "cgroup v2": before rightsize's managed
 // PostgreSQL settled its steps, the same 50K limit measured 76 to 1,088
 // NOPM).
-const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the limited group: files whose pages another group cached first escape write limits, while a burst the group dirtied itself is written back at the limit; a managed PostgreSQL checkpoints and drops its WAL's cached pages after restoring a step's database, so that what it writes in the step is its group's"
+const WriteLimitNoteV2 = "cgroup v2 throttles the writeback of the pages charged to the limited group: files whose pages another group cached first escape write limits, while a burst the group dirtied itself is written back at the limit; a managed PostgreSQL creates its WAL segments anew (wal_recycle=off, wal_init_zero=off: a recycled segment cached by an earlier server's group would escape the limit), and checkpoints and drops its WAL's cached pages after restoring a step's database, so that what it writes in the step is its group's"
 
 // writeLimitNote is the note a write limit on a hierarchy of version v
 // carries ("" when asked limits no writes).

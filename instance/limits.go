@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rightsize/rightsize/cgroup"
 )
@@ -50,6 +51,9 @@ func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Lim
 		return nil, err
 	}
 	cfg.Join = Join{ProcsFiles: c.ProcsFiles(), PinCPUs: c.PinCPUs()}
+	if c.Report().Version == 2 {
+		cfg.Settings = withFreshWALSegments(cfg.Settings)
+	}
 	p, err := StartPostgres(ctx, cfg)
 	if err != nil {
 		if kills := c.OOMKills(); kills > 0 {
@@ -58,6 +62,26 @@ func StartPostgresConfined(ctx context.Context, cfg PostgresConfig, l cgroup.Lim
 		return nil, errors.Join(err, c.Close())
 	}
 	return &ConfinedPostgres{Postgres: p, Confinement: c}, nil
+}
+
+// withFreshWALSegments is settings with WAL segments created anew rather
+// than recycled (wal_recycle=off) and not zero-filled first
+// (wal_init_zero=off), unless settings name either. On cgroup v2 a
+// file's writeback is charged to the group its inode's writeback was
+// attached to: a recycled segment written by an earlier step's server
+// (whose group is gone, its inodes handed to the parent) escapes the
+// limit of the server writing it now, so a 50K write limit let bursts of
+// 1-2 MB a second through whenever the log moved into such a segment. A
+// segment created by the server is its own group's from its first
+// page; zero-filling it first would write 16 MB more under the limit,
+// which a recycled segment never does.
+func withFreshWALSegments(settings map[string]string) map[string]string {
+	out := map[string]string{"wal_recycle": "off", "wal_init_zero": "off"}
+	for k, v := range settings {
+		delete(out, strings.ToLower(k))
+		out[k] = v
+	}
+	return out
 }
 
 // Stop stops the server and removes its group. The group's I/O limits are

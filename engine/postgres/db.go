@@ -110,7 +110,8 @@ func (db *DB) Version(ctx context.Context) (string, error) {
 
 var settingNames = []string{"server_version", "shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
 	"max_connections", "synchronous_commit", "fsync", "full_page_writes", "wal_level", "max_wal_size", "checkpoint_timeout",
-	"default_transaction_isolation", "max_parallel_workers_per_gather", "huge_pages", "random_page_cost", "data_checksums"}
+	"default_transaction_isolation", "max_parallel_workers_per_gather", "huge_pages", "random_page_cost", "data_checksums",
+	"wal_recycle", "wal_init_zero"}
 
 // Settings implements engine.DB.
 func (db *DB) Settings(ctx context.Context) (map[string]string, error) {

@@ -235,6 +235,11 @@ func checkStored(t *testing.T, dir string, l layout) {
 	if s := doc.Run.Env["caps.summary"]; !strings.Contains(s, "note: "+cgroup.WriteLimitNoteV2) || strings.Contains(s, cgroup.WriteLimitNote) {
 		t.Errorf("caps.summary %q: want v2's write-limit note, not v1's", s)
 	}
+	// and creates its WAL segments anew, each its own group's from its
+	// first page (a recycled one escaped a write limit)
+	if r, z := doc.Run.Env["setting.wal_recycle"], doc.Run.Env["setting.wal_init_zero"]; r != "off" || z != "off" {
+		t.Errorf("stored wal_recycle %q, wal_init_zero %q; want off and off on cgroup v2", r, z)
+	}
 }
 
 // checkLeftovers: no rightsize group and no server after the command.
