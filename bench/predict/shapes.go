@@ -161,9 +161,27 @@ func predictEach(label string, rs [][]point) ([][]capacity.Prediction, error) {
 // point takes point i's rounds into r and returns its error of the
 // medians, worst single round (%) and the bands that held.
 func (r *shapeResult) point(rs [][]point, preds [][]capacity.Prediction, i int) (e, worstOne float64, held int) {
-	var single []float64
+	meas, pred := make([]float64, len(rs)), make([]capacity.Prediction, len(rs))
 	for k := range rs {
-		mp, pr := rs[k][i].nopm, preds[k][i]
+		meas[k], pred[k] = rs[k][i].nopm, preds[k][i]
+	}
+	e, worstOne, held, _ = r.rounds(meas, pred)
+	return e, worstOne, held
+}
+
+// rounds takes one point's rounds (measured NOPM and prediction each)
+// into r and returns the error of their medians, the worst single
+// round's |error| (%), the bands that held and the rounds compared. A
+// round that measured nothing (no New-Order in its window) has no error
+// and its band is not counted; the medians are over all rounds.
+func (r *shapeResult) rounds(meas []float64, preds []capacity.Prediction) (e, worstOne float64, held, compared int) {
+	var single, pred []float64
+	for k, mp := range meas {
+		pr := preds[k]
+		pred = append(pred, pr.NOPM)
+		if mp <= 0 {
+			continue
+		}
 		single = append(single, math.Abs(pr.NOPM-mp)/mp*100)
 		if pr.NOPMLow <= mp && mp <= pr.NOPMHigh {
 			held++
@@ -172,11 +190,11 @@ func (r *shapeResult) point(rs [][]point, preds [][]capacity.Prediction, i int) 
 			r.widths = append(r.widths, (pr.NOPMHigh-pr.NOPMLow)/2/pr.NOPM*100)
 		}
 	}
-	mm := medianNOPM(rs, i)
-	e = (medianPredicted(preds, i) - mm) / mm * 100
+	mm := median(meas)
+	e = (median(pred) - mm) / mm * 100
 	r.errs, r.single = append(r.errs, math.Abs(e)), append(r.single, single...)
-	r.held, r.total = r.held+held, r.total+len(rs)
-	return e, worst(single), held
+	r.held, r.total = r.held+held, r.total+len(single)
+	return e, worst(single), held, len(single)
 }
 
 // medianNOPM is point i's median measured figure over the rounds.

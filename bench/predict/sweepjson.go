@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/rightsize/rightsize/capacity"
 	"github.com/rightsize/rightsize/scenario"
 )
 
@@ -67,31 +67,19 @@ func readSweepFiles(files []string) (map[string][]scenario.SweepPoint, []string,
 	return byValue, order, nil
 }
 
-// value takes one value's rounds into r and returns its line. A round
-// that measured nothing (no New-Order in its window) has no error and
-// its band is not counted: the median of the measured is over all rounds.
+// value takes one value's rounds into r (shapeResult.rounds) and returns
+// its line.
 func (r *shapeResult) value(v string, pts []scenario.SweepPoint) string {
-	var meas, pred, single []float64
-	held, rounds := 0, ""
-	for _, p := range pts {
-		meas, pred = append(meas, p.NOPM), append(pred, p.Predicted.NOPM)
+	meas, pred, line := make([]float64, len(pts)), make([]float64, len(pts)), ""
+	preds := make([]capacity.Prediction, len(pts))
+	for k, p := range pts {
+		meas[k], pred[k], preds[k] = p.NOPM, p.Predicted.NOPM, p.Predicted.Prediction
 		if p.NOPM <= 0 {
-			rounds += fmt.Sprintf(" 0 → %.1f (-)", p.Predicted.NOPM)
+			line += fmt.Sprintf(" 0 → %.1f (-)", p.Predicted.NOPM)
 			continue
 		}
-		e := (p.Predicted.NOPM - p.NOPM) / p.NOPM * 100
-		single = append(single, math.Abs(e))
-		rounds += fmt.Sprintf(" %.1f → %.1f (%+.1f %%)", p.NOPM, p.Predicted.NOPM, e)
-		if p.Predicted.NOPMLow <= p.NOPM && p.NOPM <= p.Predicted.NOPMHigh {
-			held++
-		}
-		if p.Predicted.NOPM > 0 {
-			r.widths = append(r.widths, (p.Predicted.NOPMHigh-p.Predicted.NOPMLow)/2/p.Predicted.NOPM*100)
-		}
+		line += fmt.Sprintf(" %.1f → %.1f (%+.1f %%)", p.NOPM, p.Predicted.NOPM, (p.Predicted.NOPM-p.NOPM)/p.NOPM*100)
 	}
-	mm, mp := median(meas), median(pred)
-	e := (mp - mm) / mm * 100
-	r.errs, r.single = append(r.errs, math.Abs(e)), append(r.single, single...)
-	r.held, r.total = r.held+held, r.total+len(single)
-	return fmt.Sprintf("  %-14s %9.1f %9.1f %+7.1f%% %7.1f%% %2d/%-2d %s", v, mm, mp, e, worst(single), held, len(single), rounds)
+	e, worstOne, held, compared := r.rounds(meas, preds)
+	return fmt.Sprintf("  %-14s %9.1f %9.1f %+7.1f%% %7.1f%% %2d/%-2d %s", v, median(meas), median(pred), e, worstOne, held, compared, line)
 }
